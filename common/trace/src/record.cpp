@@ -1,0 +1,145 @@
+#include "axcore/trace/record.hpp"
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace axcore::trace {
+namespace {
+
+constexpr std::array<std::string_view, 22> kUnitNames = {
+    "host",     "cmdproc",  "mvm.ifd0", "mvm.ifd1", "mvm",      "mvm.dpu",  "mvm.odr",  "dw.ifd0",
+    "dw.ifd1",  "dwpu",     "dw.dpu",   "dw.odr",   "loadimc",  "dma.mm2s0", "dma.mm2s1", "dma.mm2s2",
+    "dma.mm2s3", "dma.s2mm0", "dma.s2mm1", "dma.s2mm2", "dma.s2mm3", "token"};
+constexpr std::array<std::string_view, 5> kKindNames = {"task_start", "task_done", "mem_write", "token",
+                                                        "reg_write"};
+
+uint64_t number(std::string_view s, const char* column) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size())
+    throw std::invalid_argument(std::string("trace record: bad ") + column + " '" + std::string(s) + "'");
+  return v;
+}
+
+}  // namespace
+
+std::string_view to_string(Unit u) { return kUnitNames.at(static_cast<size_t>(u)); }
+std::string_view to_string(Kind k) { return kKindNames.at(static_cast<size_t>(k)); }
+
+std::optional<Unit> parse_unit(std::string_view s) {
+  for (size_t i = 0; i < kUnitNames.size(); ++i)
+    if (kUnitNames[i] == s) return static_cast<Unit>(i);
+  return std::nullopt;
+}
+std::optional<Kind> parse_kind(std::string_view s) {
+  for (size_t i = 0; i < kKindNames.size(); ++i)
+    if (kKindNames[i] == s) return static_cast<Kind>(i);
+  return std::nullopt;
+}
+
+Unit dma_unit(bool mm2s, unsigned channel) {
+  if (channel > 3) throw std::out_of_range("dma_unit: channel " + std::to_string(channel) + " > 3");
+  return static_cast<Unit>(static_cast<unsigned>(mm2s ? Unit::DMA_MM2S0 : Unit::DMA_S2MM0) + channel);
+}
+
+uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string format(const Record& r) {
+  std::ostringstream o;
+  o << r.seq << ' ' << r.cycle << ' ' << unsigned(r.col) << ' ' << unsigned(r.row) << ' ' << to_string(r.unit) << ' '
+    << to_string(r.kind) << " 0x" << std::hex << r.addr << std::dec << ' ' << r.bytes << " 0x" << std::hex
+    << r.data_hash << " 0x" << r.token;
+  return o.str();
+}
+
+Record parse(std::string_view line) {
+  std::array<std::string_view, 10> col{};
+  size_t n = 0;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size()) break;
+    size_t j = line.find(' ', i);
+    if (j == std::string_view::npos) j = line.size();
+    if (n == col.size()) throw std::invalid_argument("trace record: more than 10 columns");
+    col[n++] = line.substr(i, j - i);
+    i = j;
+  }
+  if (n != col.size()) throw std::invalid_argument("trace record: " + std::to_string(n) + " columns, expected 10");
+  Record r;
+  r.seq = number(col[0], "seq");
+  r.cycle = number(col[1], "cycle");
+  const uint64_t c = number(col[2], "col"), w = number(col[3], "row");
+  if (c > 127 || w > 31) throw std::invalid_argument("trace record: tile out of range");
+  r.col = static_cast<uint8_t>(c);
+  r.row = static_cast<uint8_t>(w);
+  auto u = parse_unit(col[4]);
+  if (!u) throw std::invalid_argument("trace record: bad unit '" + std::string(col[4]) + "'");
+  auto k = parse_kind(col[5]);
+  if (!k) throw std::invalid_argument("trace record: bad kind '" + std::string(col[5]) + "'");
+  r.unit = *u;
+  r.kind = *k;
+  r.addr = number(col[6], "addr");
+  const uint64_t b = number(col[7], "bytes");
+  if (b > 0xFFFFFFFFu) throw std::invalid_argument("trace record: bytes out of range");
+  r.bytes = static_cast<uint32_t>(b);
+  r.data_hash = number(col[8], "hash");
+  const uint64_t t = number(col[9], "token");
+  if (t > 0xFFFFFFFFu) throw std::invalid_argument("trace record: token out of range");
+  r.token = static_cast<uint32_t>(t);
+  return r;
+}
+
+Writer::Writer(std::ostream& out) : out_(out) { out_ << "# axcore-trace v1\n"; }
+
+void Writer::write(const Record& r) {
+  out_ << format(r) << '\n';
+  ++count_;
+}
+
+std::vector<Record> read_trace(std::istream& in) {
+  std::vector<Record> out;
+  std::string line;
+  size_t lineno = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (lineno == 1 && line == "# axcore-trace v1") header = true;
+      continue;
+    }
+    if (!header) throw std::invalid_argument("trace: line 1 is not '# axcore-trace v1'");
+    try {
+      out.push_back(parse(line));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("trace line " + std::to_string(lineno) + ": " + e.what());
+    }
+  }
+  if (!header) throw std::invalid_argument("trace: empty input, expected '# axcore-trace v1'");
+  return out;
+}
+
+std::vector<Record> read_trace_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open trace " + path);
+  return read_trace(f);
+}
+
+}  // namespace axcore::trace

@@ -1,0 +1,65 @@
+#include "axcore/trace/record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace axcore::trace;
+
+TEST(TraceRecord, FormatParseRoundTrip) {
+  Record r{42, 1000, 0, 2, Unit::MVM_ODR, Kind::MEM_WRITE, 0x1040, 256, 0xdeadbeefcafef00dULL, 0};
+  const Record back = parse(format(r));
+  EXPECT_TRUE(back.same_transaction(r));
+  EXPECT_EQ(back.seq, 42u);
+  EXPECT_EQ(back.cycle, 1000u);
+}
+
+TEST(TraceRecord, SameTransactionIgnoresCycleAndSeq) {
+  Record a{1, 10, 0, 2, Unit::TOKEN, Kind::TOKEN, 0, 0, 0, 0x80000088};
+  Record b = a;
+  b.seq = 7;
+  b.cycle = 99;
+  EXPECT_TRUE(a.same_transaction(b));
+  b.token ^= 1;
+  EXPECT_FALSE(a.same_transaction(b));
+}
+
+TEST(TraceRecord, EveryUnitAndKindNameRoundTrips) {
+  for (unsigned u = 0; u <= static_cast<unsigned>(Unit::TOKEN); ++u)
+    EXPECT_EQ(parse_unit(to_string(static_cast<Unit>(u))), static_cast<Unit>(u));
+  for (unsigned k = 0; k <= static_cast<unsigned>(Kind::REG_WRITE); ++k)
+    EXPECT_EQ(parse_kind(to_string(static_cast<Kind>(k))), static_cast<Kind>(k));
+  EXPECT_EQ(dma_unit(true, 1), Unit::DMA_MM2S1);
+  EXPECT_EQ(dma_unit(false, 3), Unit::DMA_S2MM3);
+  EXPECT_THROW(dma_unit(false, 4), std::out_of_range);
+}
+
+TEST(TraceRecord, ReaderRejectsMalformedLinesNamingThem) {
+  std::istringstream bad("# axcore-trace v1\n1 2 0 2 mvm.odr mem_write 0x0 4 0x1\n");
+  try {
+    read_trace(bad);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("trace line 2"), std::string::npos) << e.what();
+  }
+  std::istringstream unit("# axcore-trace v1\n1 2 0 2 nosuch mem_write 0x0 4 0x1 0x0\n");
+  EXPECT_THROW(read_trace(unit), std::invalid_argument);
+  std::istringstream noheader("1 2 0 2 mvm.odr mem_write 0x0 4 0x1 0x0\n");
+  EXPECT_THROW(read_trace(noheader), std::invalid_argument);
+}
+
+TEST(TraceRecord, WriterThenReader) {
+  std::stringstream s;
+  Writer w(s);
+  for (uint64_t i = 0; i < 5; ++i) w.write(Record{i, i * 3, 0, 0, Unit::DMA_S2MM0, Kind::MEM_WRITE, i * 64, 64, i, 0});
+  EXPECT_EQ(w.count(), 5u);
+  auto recs = read_trace(s);
+  ASSERT_EQ(recs.size(), 5u);
+  EXPECT_EQ(recs[3].addr, 192u);
+}
+
+TEST(TraceRecord, Fnv1aKnownValues) {
+  EXPECT_EQ(fnv1a64({}), 0xcbf29ce484222325ULL);
+  const uint8_t a[] = {'a'};
+  EXPECT_EQ(fnv1a64(a), 0xaf63dc4c8601ec8cULL);
+}
