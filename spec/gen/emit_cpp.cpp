@@ -29,70 +29,91 @@ std::string field_type(const Field& f) {
 
 const char* access_name(Access a) {
   switch (a) {
-    case Access::RO: return "RO";
-    case Access::RW: return "RW";
-    case Access::WO: return "WO";
-    case Access::W1C: return "W1C";
-    case Access::RC: return "RC";
+    case Access::RO:
+      return "RO";
+    case Access::RW:
+      return "RW";
+    case Access::WO:
+      return "WO";
+    case Access::W1C:
+      return "W1C";
+    case Access::RC:
+      return "RC";
   }
   return "RO";
 }
 
-uint32_t field_mask(const Field& f) { return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb; }
+uint32_t field_mask(const Field& f) {
+  return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
+}
 
 // A typed struct with encode/decode; `words` = 1 for register field types.
-void emit_struct(std::ostream& o, const std::string& type, const std::string& yaml_name, uint32_t words,
-                 const std::vector<Field>& fields, const std::string& doc) {
+void emit_struct(std::ostream& o, const std::string& type, const std::string& yaml_name,
+                 uint32_t words, const std::vector<Field>& fields, const std::string& doc) {
   o << "// " << doc << "\n";
   o << "struct " << type << " {\n";
   o << "  static constexpr std::string_view kName = " << quoted(yaml_name) << ";\n";
   o << "  static constexpr std::size_t kWords = " << words << ";\n";
-  for (const auto& f : fields) o << "  " << field_type(f) << " " << f.name << "{};  // " << f.doc << "\n";
+  for (const auto& f : fields)
+    o << "  " << field_type(f) << " " << f.name << "{};  // " << f.doc << "\n";
   o << "\n  static constexpr std::array<FieldInfo, " << fields.size() << "> kFields{{\n";
   for (const auto& f : fields)
     o << "      {" << quoted(f.name) << ", " << f.word << ", " << f.lsb << ", " << f.width << ", "
-      << (f.is_signed ? "true" : "false") << ", " << quoted(f.enum_name) << ", " << quoted(f.doc) << "},\n";
+      << (f.is_signed ? "true" : "false") << ", " << quoted(f.enum_name) << ", " << quoted(f.doc)
+      << "},\n";
   o << "  }};\n\n";
   // encode
   o << "  // Throws FieldRangeError when a value does not fit its field (never truncates).\n";
   o << "  void encode_to(std::span<uint32_t> w) const {\n";
-  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words << " words\");\n";
+  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words
+    << " words\");\n";
   o << "    for (std::size_t i = 0; i < kWords; ++i) w[i] = 0;\n";
   for (const auto& f : fields) {
     std::string v;
-    if (!f.enum_name.empty()) v = "static_cast<uint64_t>(" + f.name + ")";
-    else v = f.name;
+    if (!f.enum_name.empty())
+      v = "static_cast<uint64_t>(" + f.name + ")";
+    else
+      v = f.name;
     const char* put = f.is_signed ? "put_s" : "put_u";
-    o << "    w[" << f.word << "] |= detail::" << put << "(" << v << ", " << f.width << ", \"" << yaml_name << "." << f.name
-      << "\") << " << f.lsb << ";\n";
+    o << "    w[" << f.word << "] |= detail::" << put << "(" << v << ", " << f.width << ", \""
+      << yaml_name << "." << f.name << "\") << " << f.lsb << ";\n";
   }
   o << "  }\n";
-  o << "  std::array<uint32_t, kWords> encode() const {\n    std::array<uint32_t, kWords> w{};\n    encode_to(w);\n    return w;\n  }\n";
+  o << "  std::array<uint32_t, kWords> encode() const {\n    std::array<uint32_t, kWords> w{};\n   "
+       " encode_to(w);\n    return w;\n  }\n";
   o << "  static " << type << " decode(std::span<const uint32_t> w) {\n";
-  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words << " words\");\n";
+  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words
+    << " words\");\n";
   o << "    " << type << " r;\n";
   for (const auto& f : fields) {
-    std::string raw = "((w[" + std::to_string(f.word) + "] >> " + std::to_string(f.lsb) + ") & detail::mask(" +
-                      std::to_string(f.width) + "))";
-    if (!f.enum_name.empty()) o << "    r." << f.name << " = static_cast<" << camel(f.enum_name) << ">(" << raw << ");\n";
-    else if (f.is_signed) o << "    r." << f.name << " = detail::get_s(" << raw << ", " << f.width << ");\n";
-    else o << "    r." << f.name << " = " << raw << ";\n";
+    std::string raw = "((w[" + std::to_string(f.word) + "] >> " + std::to_string(f.lsb) +
+                      ") & detail::mask(" + std::to_string(f.width) + "))";
+    if (!f.enum_name.empty())
+      o << "    r." << f.name << " = static_cast<" << camel(f.enum_name) << ">(" << raw << ");\n";
+    else if (f.is_signed)
+      o << "    r." << f.name << " = detail::get_s(" << raw << ", " << f.width << ");\n";
+    else
+      o << "    r." << f.name << " = " << raw << ";\n";
   }
   o << "    return r;\n  }\n";
   if (words == 1) {
     o << "  uint32_t encode_word() const { return encode()[0]; }\n";
-    o << "  static " << type << " decode_word(uint32_t v) { const uint32_t w[1] = {v}; return decode(w); }\n";
+    o << "  static " << type
+      << " decode_word(uint32_t v) { const uint32_t w[1] = {v}; return decode(w); }\n";
   }
   // generic access by field index
   o << "  // Field access by index into kFields, for generic tools and tests.\n";
   o << "  int64_t get(std::size_t i) const {\n    switch (i) {\n";
   for (size_t i = 0; i < fields.size(); ++i)
     o << "      case " << i << ": return static_cast<int64_t>(" << fields[i].name << ");\n";
-  o << "      default: throw std::out_of_range(\"" << yaml_name << ": no field \" + std::to_string(i));\n    }\n  }\n";
+  o << "      default: throw std::out_of_range(\"" << yaml_name
+    << ": no field \" + std::to_string(i));\n    }\n  }\n";
   o << "  void set(std::size_t i, int64_t v) {\n    switch (i) {\n";
   for (size_t i = 0; i < fields.size(); ++i)
-    o << "      case " << i << ": " << fields[i].name << " = static_cast<" << field_type(fields[i]) << ">(v); return;\n";
-  o << "      default: throw std::out_of_range(\"" << yaml_name << ": no field \" + std::to_string(i));\n    }\n  }\n";
+    o << "      case " << i << ": " << fields[i].name << " = static_cast<" << field_type(fields[i])
+      << ">(v); return;\n";
+  o << "      default: throw std::out_of_range(\"" << yaml_name
+    << ": no field \" + std::to_string(i));\n    }\n  }\n";
   o << "  bool operator==(const " << type << "&) const = default;\n";
   o << "};\n\n";
 }
@@ -102,10 +123,13 @@ void emit_struct(std::ostream& o, const std::string& type, const std::string& ya
 void emit_cpp(const Spec& spec, const std::string& path) {
   std::ostringstream o;
   o << "// Generated from " << spec.source_path << " by axspecgen. Do not edit: edit the YAML.\n";
-  o << "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n#include <span>\n#include <stdexcept>\n"
-       "#include <string>\n#include <string_view>\n#include <tuple>\n\nnamespace axcore::spec {\n\n";
+  o << "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n#include "
+       "<span>\n#include <stdexcept>\n"
+       "#include <string>\n#include <string_view>\n#include <tuple>\n\nnamespace axcore::spec "
+       "{\n\n";
   o << "// A value that does not fit the field it is encoded into.\n";
-  o << "class FieldRangeError : public std::out_of_range {\n public:\n  using std::out_of_range::out_of_range;\n};\n\n";
+  o << "class FieldRangeError : public std::out_of_range {\n public:\n  using "
+       "std::out_of_range::out_of_range;\n};\n\n";
   o << "inline constexpr uint64_t kSpecHash = " << hex(spec.hash) << "ULL;\n";
   o << "inline constexpr uint32_t kSpecVersion = " << spec.version << ";\n";
   o << "inline constexpr uint32_t kTxnDevGen = " << hex(spec.txn_dev_gen) << ";\n";
@@ -117,10 +141,12 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   for (const auto& p : spec.params)
     o << "inline constexpr uint32_t " << p.name << " = " << p.value << ";  // " << p.doc << "\n";
   o << "}  // namespace param\n\n";
-  o << "struct ParamInfo {\n  std::string_view name;\n  int64_t value, min, max;\n  std::string_view doc;\n};\n";
+  o << "struct ParamInfo {\n  std::string_view name;\n  int64_t value, min, max;\n  "
+       "std::string_view doc;\n};\n";
   o << "inline constexpr std::array<ParamInfo, " << spec.params.size() << "> kParams{{\n";
   for (const auto& p : spec.params)
-    o << "    {" << quoted(p.name) << ", " << p.value << ", " << p.min << ", " << p.max << ", " << quoted(p.doc) << "},\n";
+    o << "    {" << quoted(p.name) << ", " << p.value << ", " << p.min << ", " << p.max << ", "
+      << quoted(p.doc) << "},\n";
   o << "}};\n\n";
 
   o << "// Register address of `offset` in tile (col, row).\n";
@@ -129,21 +155,27 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   o << "constexpr uint32_t core_row(uint32_t core) { return param::first_core_row + core; }\n\n";
 
   o << "namespace detail {\n";
-  o << "constexpr uint32_t mask(uint32_t width) { return width >= 32 ? 0xFFFFFFFFu : (1u << width) - 1; }\n";
+  o << "constexpr uint32_t mask(uint32_t width) { return width >= 32 ? 0xFFFFFFFFu : (1u << width) "
+       "- 1; }\n";
   o << "inline uint32_t put_u(uint64_t v, uint32_t width, const char* name) {\n"
        "  if (width < 32 && (v >> width) != 0)\n"
-       "    throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" does not fit in \" +\n"
+       "    throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" does not "
+       "fit in \" +\n"
        "                          std::to_string(width) + \" bits\");\n"
-       "  if (v > 0xFFFFFFFFull) throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" does not fit in 32 bits\");\n"
+       "  if (v > 0xFFFFFFFFull) throw FieldRangeError(std::string(name) + \" = \" + "
+       "std::to_string(v) + \" does not fit in 32 bits\");\n"
        "  return static_cast<uint32_t>(v);\n}\n";
   o << "inline uint32_t put_u(int64_t v, uint32_t width, const char* name) {\n"
-       "  if (v < 0) throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" is negative in an unsigned field\");\n"
+       "  if (v < 0) throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" is "
+       "negative in an unsigned field\");\n"
        "  return put_u(static_cast<uint64_t>(v), width, name);\n}\n";
-  o << "inline uint32_t put_u(uint32_t v, uint32_t width, const char* name) { return put_u(static_cast<uint64_t>(v), width, name); }\n";
+  o << "inline uint32_t put_u(uint32_t v, uint32_t width, const char* name) { return "
+       "put_u(static_cast<uint64_t>(v), width, name); }\n";
   o << "inline uint32_t put_s(int64_t v, uint32_t width, const char* name) {\n"
        "  const int64_t lo = -(int64_t{1} << (width - 1)), hi = (int64_t{1} << (width - 1)) - 1;\n"
        "  if (v < lo || v > hi)\n"
-       "    throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" does not fit in \" +\n"
+       "    throw FieldRangeError(std::string(name) + \" = \" + std::to_string(v) + \" does not "
+       "fit in \" +\n"
        "                          std::to_string(width) + \" signed bits\");\n"
        "  return static_cast<uint32_t>(v) & mask(width);\n}\n";
   o << "constexpr int32_t get_s(uint32_t raw, uint32_t width) {\n"
@@ -151,28 +183,33 @@ void emit_cpp(const Spec& spec, const std::string& path) {
        "  return static_cast<int32_t>((raw ^ sign) - sign);\n}\n";
   o << "}  // namespace detail\n\n";
 
-  o << "struct FieldInfo {\n  std::string_view name;\n  uint32_t word, lsb, width;\n  bool is_signed;\n"
+  o << "struct FieldInfo {\n  std::string_view name;\n  uint32_t word, lsb, width;\n  bool "
+       "is_signed;\n"
        "  std::string_view enum_name;\n  std::string_view doc;\n};\n\n";
 
   for (const auto& e : spec.enums) {
     const std::string t = camel(e.name);
     o << "// " << e.doc << "\nenum class " << t << " : uint32_t {\n";
-    for (const auto& v : e.values) o << "  " << v.name << " = " << v.value << ",  // " << v.doc << "\n";
+    for (const auto& v : e.values)
+      o << "  " << v.name << " = " << v.value << ",  // " << v.doc << "\n";
     o << "};\n";
     o << "inline constexpr uint32_t k" << t << "Width = " << e.width << ";\n";
     o << "inline constexpr std::array<" << t << ", " << e.values.size() << "> k" << t << "Values{{";
     for (const auto& v : e.values) o << t << "::" << v.name << ", ";
     o << "}};\n";
     o << "constexpr std::string_view to_string(" << t << " v) {\n  switch (v) {\n";
-    for (const auto& v : e.values) o << "    case " << t << "::" << v.name << ": return " << quoted(v.name) << ";\n";
+    for (const auto& v : e.values)
+      o << "    case " << t << "::" << v.name << ": return " << quoted(v.name) << ";\n";
     o << "  }\n  return \"?\";\n}\n";
     o << "constexpr bool parse(std::string_view s, " << t << "& out) {\n";
     for (const auto& v : e.values)
-      o << "  if (s == " << quoted(v.name) << ") { out = " << t << "::" << v.name << "; return true; }\n";
+      o << "  if (s == " << quoted(v.name) << ") { out = " << t << "::" << v.name
+        << "; return true; }\n";
     o << "  return false;\n}\n\n";
   }
 
-  for (const auto& s : spec.structs) emit_struct(o, camel(s.name), s.name, s.words, s.fields, s.doc);
+  for (const auto& s : spec.structs)
+    emit_struct(o, camel(s.name), s.name, s.words, s.fields, s.doc);
 
   o << "// Command-memory layouts: word offsets of each section.\nnamespace layout {\n";
   for (const auto& l : spec.layouts) {
@@ -180,39 +217,50 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     uint32_t end = 0;
     for (const auto& sec : l.sections) {
       const StructDef* sd = spec.find_struct(sec.struct_name);
-      o << "inline constexpr uint32_t " << sec.name << " = " << sec.word << ";  // " << camel(sec.struct_name);
+      o << "inline constexpr uint32_t " << sec.name << " = " << sec.word << ";  // "
+        << camel(sec.struct_name);
       if (sec.count > 1) o << " x " << sec.count;
       o << "\n";
-      if (sec.count > 1) o << "inline constexpr uint32_t " << sec.name << "_count = " << sec.count << ";\n";
+      if (sec.count > 1)
+        o << "inline constexpr uint32_t " << sec.name << "_count = " << sec.count << ";\n";
       end = std::max(end, sec.word + sd->words * sec.count);
     }
     o << "inline constexpr uint32_t max_words = " << end << ";\n}  // namespace " << l.name << "\n";
   }
   o << "}  // namespace layout\n\nnamespace magic {\n";
-  for (const auto& [n, v] : spec.magic) o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
+  for (const auto& [n, v] : spec.magic)
+    o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
   o << "}  // namespace magic\n\n";
 
   o << "enum class Access : uint8_t { RO, RW, WO, W1C, RC };\n";
-  o << "constexpr std::string_view to_string(Access a) {\n  switch (a) {\n    case Access::RO: return \"ro\";\n"
-       "    case Access::RW: return \"rw\";\n    case Access::WO: return \"wo\";\n    case Access::W1C: return \"w1c\";\n"
+  o << "constexpr std::string_view to_string(Access a) {\n  switch (a) {\n    case Access::RO: "
+       "return \"ro\";\n"
+       "    case Access::RW: return \"rw\";\n    case Access::WO: return \"wo\";\n    case "
+       "Access::W1C: return \"w1c\";\n"
        "    case Access::RC: return \"rc\";\n  }\n  return \"?\";\n}\n";
   o << "// One register (or register array, or memory window) of a tile.\n";
-  o << "struct RegisterInfo {\n  std::string_view name;\n  uint32_t offset, count, stride, words;\n  uint32_t reset;\n"
-       "  Access access;\n  uint32_t field_mask;  // bits that hold state (all for plain words)\n  bool memory;\n"
+  o << "struct RegisterInfo {\n  std::string_view name;\n  uint32_t offset, count, stride, "
+       "words;\n  uint32_t reset;\n"
+       "  Access access;\n  uint32_t field_mask;  // bits that hold state (all for plain words)\n  "
+       "bool memory;\n"
        "  uint32_t bytes;\n  std::string_view struct_name;\n  std::string_view doc;\n"
        "  constexpr uint32_t at(uint32_t i) const { return offset + i * stride; }\n};\n";
-  o << "struct Reg {\n  uint32_t offset, count, stride;\n  constexpr uint32_t at(uint32_t i) const { return offset + i * stride; }\n};\n\n";
+  o << "struct Reg {\n  uint32_t offset, count, stride;\n  constexpr uint32_t at(uint32_t i) const "
+       "{ return offset + i * stride; }\n};\n\n";
 
   for (const auto& t : spec.tiles) {
     o << "// Tile '" << t.name << "': " << t.doc << "\nnamespace " << t.name << " {\n";
     for (const auto& r : t.registers) {
-      o << "inline constexpr Reg " << r.name << "{" << hex(r.offset) << ", " << (r.memory ? r.bytes / 4 : r.count) << ", "
-        << (r.memory ? 4 : r.stride) << "};  // " << r.doc << "\n";
-      if (!r.memory) o << "inline constexpr uint32_t " << r.name << "_RESET = " << hex(r.reset) << ";\n";
+      o << "inline constexpr Reg " << r.name << "{" << hex(r.offset) << ", "
+        << (r.memory ? r.bytes / 4 : r.count) << ", " << (r.memory ? 4 : r.stride) << "};  // "
+        << r.doc << "\n";
+      if (!r.memory)
+        o << "inline constexpr uint32_t " << r.name << "_RESET = " << hex(r.reset) << ";\n";
     }
     o << "\n";
     for (const auto& r : t.registers)
-      if (!r.fields.empty()) emit_struct(o, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
+      if (!r.fields.empty())
+        emit_struct(o, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
     o << "inline constexpr std::array<RegisterInfo, " << t.registers.size() << "> kRegisters{{\n";
     for (const auto& r : t.registers) {
       uint32_t mask = 0xFFFFFFFFu;
@@ -223,9 +271,10 @@ void emit_cpp(const Spec& spec, const std::string& path) {
         mask = 0;
         for (const auto& f : spec.find_struct(r.struct_name)->fields) mask |= field_mask(f);
       }
-      o << "    {" << quoted(r.name) << ", " << hex(r.offset) << ", " << r.count << ", " << r.stride << ", " << r.words << ", "
-        << hex(r.reset) << ", Access::" << access_name(r.access) << ", " << hex(mask) << ", " << (r.memory ? "true" : "false")
-        << ", " << r.bytes << ", " << quoted(r.struct_name) << ", " << quoted(r.doc) << "},\n";
+      o << "    {" << quoted(r.name) << ", " << hex(r.offset) << ", " << r.count << ", " << r.stride
+        << ", " << r.words << ", " << hex(r.reset) << ", Access::" << access_name(r.access) << ", "
+        << hex(mask) << ", " << (r.memory ? "true" : "false") << ", " << r.bytes << ", "
+        << quoted(r.struct_name) << ", " << quoted(r.doc) << "},\n";
     }
     o << "}};\n}  // namespace " << t.name << "\n\n";
   }

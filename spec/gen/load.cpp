@@ -74,7 +74,9 @@ class Loader {
     return Mark{file_, m.line + 1, m.column + 1};
   }
 
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw SpecError(mark(n), msg); }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+    throw SpecError(mark(n), msg);
+  }
 
   YAML::Node req(const YAML::Node& map, const std::string& key, const std::string& what) const {
     if (!map.IsMap()) fail(map, what + ": expected a mapping");
@@ -129,11 +131,16 @@ class Loader {
     spec_ = &spec;
 
     YAML::Node head = req(root, "spec", "spec file");
-    spec.version = static_cast<uint32_t>(ranged(req(head, "version", "spec"), "spec.version", 1, 255));
-    spec.txn_dev_gen = static_cast<uint32_t>(ranged(req(head, "txn_dev_gen", "spec"), "spec.txn_dev_gen", 0, 255));
-    spec.txn_major = static_cast<uint32_t>(ranged(req(head, "txn_major", "spec"), "spec.txn_major", 0, 255));
-    spec.txn_minor = static_cast<uint32_t>(ranged(req(head, "txn_minor", "spec"), "spec.txn_minor", 0, 255));
-    spec.id_magic = static_cast<uint32_t>(ranged(req(head, "id_magic", "spec"), "spec.id_magic", 0, 0xFFFFFFFFLL));
+    spec.version =
+        static_cast<uint32_t>(ranged(req(head, "version", "spec"), "spec.version", 1, 255));
+    spec.txn_dev_gen =
+        static_cast<uint32_t>(ranged(req(head, "txn_dev_gen", "spec"), "spec.txn_dev_gen", 0, 255));
+    spec.txn_major =
+        static_cast<uint32_t>(ranged(req(head, "txn_major", "spec"), "spec.txn_major", 0, 255));
+    spec.txn_minor =
+        static_cast<uint32_t>(ranged(req(head, "txn_minor", "spec"), "spec.txn_minor", 0, 255));
+    spec.id_magic = static_cast<uint32_t>(
+        ranged(req(head, "id_magic", "spec"), "spec.id_magic", 0, 0xFFFFFFFFLL));
 
     load_params(req(root, "params", "spec file"));
     load_enums(req(root, "enums", "spec file"));
@@ -161,7 +168,8 @@ class Loader {
       p.min = integer(req(n, "min", what), what + ".min");
       p.max = integer(req(n, "max", what), what + ".max");
       p.doc = opt_text(n, "doc");
-      if (p.min > p.max) fail(n["min"], what + ": min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
+      if (p.min > p.max)
+        fail(n["min"], what + ": min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
       if (p.value < p.min || p.value > p.max)
         fail(n["value"], what + ".value = " + std::to_string(p.value) + " is out of range [" +
                              std::to_string(p.min) + ", " + std::to_string(p.max) + "]");
@@ -175,7 +183,8 @@ class Loader {
       EnumDef e;
       e.name = kv.first.Scalar();
       const std::string what = "enum '" + e.name + "'";
-      e.width = static_cast<uint32_t>(ranged(req(kv.second, "width", what), what + ".width", 1, 32));
+      e.width =
+          static_cast<uint32_t>(ranged(req(kv.second, "width", what), what + ".width", 1, 32));
       e.doc = opt_text(kv.second, "doc");
       std::set<std::string> names;
       std::set<uint32_t> values;
@@ -184,8 +193,10 @@ class Loader {
         ev.name = text(v, "name", what);
         unique(names, ev.name, v, what + " value");
         const int64_t max = (int64_t{1} << e.width) - 1;
-        ev.value = static_cast<uint32_t>(ranged(req(v, "value", what), what + "." + ev.name, 0, max));
-        if (!values.insert(ev.value).second) fail(v, what + ": value " + std::to_string(ev.value) + " used twice");
+        ev.value =
+            static_cast<uint32_t>(ranged(req(v, "value", what), what + "." + ev.name, 0, max));
+        if (!values.insert(ev.value).second)
+          fail(v, what + ": value " + std::to_string(ev.value) + " used twice");
         ev.doc = opt_text(v, "doc");
         e.values.push_back(ev);
       }
@@ -200,20 +211,22 @@ class Loader {
     f.mark = mark(n);
     f.name = text(n, "name", owner + " field");
     const std::string what = owner + "." + f.name;
-    if (has_word) f.word = static_cast<uint32_t>(ranged(req(n, "word", what), what + ".word", 0, words - 1));
+    if (has_word)
+      f.word = static_cast<uint32_t>(ranged(req(n, "word", what), what + ".word", 0, words - 1));
     f.lsb = static_cast<uint32_t>(ranged(req(n, "lsb", what), what + ".lsb", 0, 31));
     f.width = static_cast<uint32_t>(ranged(req(n, "width", what), what + ".width", 1, 32));
     if (f.lsb + f.width > 32)
-      fail(n, "field '" + what + "' (lsb " + std::to_string(f.lsb) + ", width " + std::to_string(f.width) +
-                  ") is wider than its 32-bit " + (has_word ? "word" : "register"));
+      fail(n, "field '" + what + "' (lsb " + std::to_string(f.lsb) + ", width " +
+                  std::to_string(f.width) + ") is wider than its 32-bit " +
+                  (has_word ? "word" : "register"));
     if (n["signed"]) f.is_signed = n["signed"].as<bool>();
     if (n["enum"]) {
       f.enum_name = n["enum"].Scalar();
       const EnumDef* e = spec_->find_enum(f.enum_name);
       if (!e) fail(n["enum"], what + ": unknown enum '" + f.enum_name + "'");
       if (e->width > f.width)
-        fail(n["enum"], what + ": enum '" + f.enum_name + "' needs " + std::to_string(e->width) + " bits, the field has " +
-                            std::to_string(f.width));
+        fail(n["enum"], what + ": enum '" + f.enum_name + "' needs " + std::to_string(e->width) +
+                            " bits, the field has " + std::to_string(f.width));
     }
     if (n["reset"]) {
       if (!allow_reset) fail(n["reset"], what + ": only register fields take a reset value");
@@ -231,10 +244,11 @@ class Loader {
     for (size_t i = 0; i < fields.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         const Field &a = fields[i], &b = fields[j];
-        if (a.name == b.name) throw SpecError(a.mark, "duplicate field '" + owner + "." + a.name + "'");
+        if (a.name == b.name)
+          throw SpecError(a.mark, "duplicate field '" + owner + "." + a.name + "'");
         if (a.word == b.word && a.lsb < b.lsb + b.width && b.lsb < a.lsb + a.width)
-          throw SpecError(a.mark, "field '" + owner + "." + a.name + "' overlaps field '" + b.name + "' in word " +
-                                      std::to_string(a.word));
+          throw SpecError(a.mark, "field '" + owner + "." + a.name + "' overlaps field '" + b.name +
+                                      "' in word " + std::to_string(a.word));
       }
     }
   }
@@ -245,9 +259,11 @@ class Loader {
       StructDef s;
       s.name = kv.first.Scalar();
       const std::string what = "struct '" + s.name + "'";
-      s.words = static_cast<uint32_t>(ranged(req(kv.second, "words", what), what + ".words", 1, 256));
+      s.words =
+          static_cast<uint32_t>(ranged(req(kv.second, "words", what), what + ".words", 1, 256));
       s.doc = opt_text(kv.second, "doc");
-      for (const auto& f : req(kv.second, "fields", what)) s.fields.push_back(load_field(f, s.name, s.words, true, false));
+      for (const auto& f : req(kv.second, "fields", what))
+        s.fields.push_back(load_field(f, s.name, s.words, true, false));
       check_field_overlap(s.fields, s.name);
       spec_->structs.push_back(s);
     }
@@ -270,9 +286,12 @@ class Loader {
         Section sec;
         sec.name = text(s, "name", "section");
         sec.struct_name = text(s, "struct", "section " + sec.name);
-        if (!spec_->find_struct(sec.struct_name)) fail(s["struct"], "section '" + sec.name + "': unknown struct '" + sec.struct_name + "'");
-        sec.word = static_cast<uint32_t>(ranged(req(s, "word", sec.name), sec.name + ".word", 0, 65535));
-        if (s["count"]) sec.count = static_cast<uint32_t>(param_or_int(s["count"], sec.name + ".count"));
+        if (!spec_->find_struct(sec.struct_name))
+          fail(s["struct"], "section '" + sec.name + "': unknown struct '" + sec.struct_name + "'");
+        sec.word =
+            static_cast<uint32_t>(ranged(req(s, "word", sec.name), sec.name + ".word", 0, 65535));
+        if (s["count"])
+          sec.count = static_cast<uint32_t>(param_or_int(s["count"], sec.name + ".count"));
         sec.doc = opt_text(s, "doc");
         l.sections.push_back(sec);
       }
@@ -281,7 +300,8 @@ class Loader {
   }
 
   int64_t param_or_int(const YAML::Node& n, const std::string& what) const {
-    if (n.IsScalar() && !n.Scalar().empty() && std::isalpha(static_cast<unsigned char>(n.Scalar()[0]))) {
+    if (n.IsScalar() && !n.Scalar().empty() &&
+        std::isalpha(static_cast<unsigned char>(n.Scalar()[0]))) {
       const Param* p = spec_->find_param(n.Scalar());
       if (!p) fail(n, what + ": unknown param '" + n.Scalar() + "'");
       return p->value;
@@ -298,7 +318,8 @@ class Loader {
       if (s == "spec_version") return spec_->version;
     }
     const int64_t v = param_or_int(n, what + ".reset");
-    if (v < 0 || v > 0xFFFFFFFFLL) fail(n, what + ": reset value " + std::to_string(v) + " does not fit in 32 bits");
+    if (v < 0 || v > 0xFFFFFFFFLL)
+      fail(n, what + ": reset value " + std::to_string(v) + " does not fit in 32 bits");
     return static_cast<uint64_t>(v);
   }
 
@@ -323,7 +344,8 @@ class Loader {
     r.name = text(n, "name", "register");
     const std::string what = tile.name + "." + r.name;
     const int64_t off = integer(req(n, "offset", what), what + ".offset");
-    if (off < 0 || off % 4 != 0) fail(n["offset"], what + ": offset must be a non-negative multiple of 4");
+    if (off < 0 || off % 4 != 0)
+      fail(n["offset"], what + ": offset must be a non-negative multiple of 4");
     r.offset = base + static_cast<uint32_t>(off);
     r.doc = opt_text(n, "doc");
     if (n["block"]) {
@@ -342,15 +364,17 @@ class Loader {
       return;
     }
     if (n["count"]) r.count = static_cast<uint32_t>(ranged(n["count"], what + ".count", 1, 4096));
-    if (n["stride"]) r.stride = static_cast<uint32_t>(ranged(n["stride"], what + ".stride", 4, 1 << 20));
+    if (n["stride"])
+      r.stride = static_cast<uint32_t>(ranged(n["stride"], what + ".stride", 4, 1 << 20));
     if (n["struct"]) {
       r.struct_name = n["struct"].Scalar();
       const StructDef* s = spec_->find_struct(r.struct_name);
       if (!s) fail(n["struct"], what + ": unknown struct '" + r.struct_name + "'");
       r.words = s->words;
       if (r.count > 1 && r.stride < r.words * 4)
-        fail(n["stride"], what + ": stride " + std::to_string(r.stride) + " is smaller than its struct (" +
-                              std::to_string(r.words * 4) + " bytes)");
+        fail(n["stride"], what + ": stride " + std::to_string(r.stride) +
+                              " is smaller than its struct (" + std::to_string(r.words * 4) +
+                              " bytes)");
     }
     const bool has_fields = static_cast<bool>(n["fields"]);
     if (has_fields) {
@@ -362,10 +386,12 @@ class Loader {
       r.reset = static_cast<uint32_t>(reset_value(n["reset"], what));
       if (has_fields) {
         uint32_t mask = 0;
-        for (const auto& f : r.fields) mask |= f.width == 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
+        for (const auto& f : r.fields)
+          mask |= f.width == 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
         if (r.reset & ~mask) fail(n["reset"], what + ": reset value sets bits outside its fields");
         for (const auto& f : r.fields)
-          if (f.reset) fail(n["reset"], what + ": give the reset on the register or on its fields, not both");
+          if (f.reset)
+            fail(n["reset"], what + ": give the reset on the register or on its fields, not both");
       }
     } else {
       for (const auto& f : r.fields) r.reset |= f.reset << f.lsb;
@@ -384,27 +410,29 @@ class Loader {
         spans.push_back({r.offset, r.offset + r.bytes, &r});
         continue;
       }
-      for (uint32_t i = 0; i < r.count; ++i) spans.push_back({r.offset + i * r.stride, r.offset + i * r.stride + r.words * 4, &r});
+      for (uint32_t i = 0; i < r.count; ++i)
+        spans.push_back({r.offset + i * r.stride, r.offset + i * r.stride + r.words * 4, &r});
     }
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
     const uint32_t window = 1u << 20;
     for (size_t i = 0; i < spans.size(); ++i) {
       if (spans[i].hi > window) {
         std::ostringstream os;
-        os << "register '" << tile.name << "." << spans[i].r->name << "' ends at 0x" << std::hex << spans[i].hi
-           << ", past the 20-bit tile window";
+        os << "register '" << tile.name << "." << spans[i].r->name << "' ends at 0x" << std::hex
+           << spans[i].hi << ", past the 20-bit tile window";
         throw SpecError(spans[i].r->mark, os.str());
       }
       if (i && spans[i].lo < spans[i - 1].hi) {
         std::ostringstream os;
-        os << "register '" << tile.name << "." << spans[i].r->name << "' at 0x" << std::hex << spans[i].lo
-           << " overlaps register '" << spans[i - 1].r->name << "'";
+        os << "register '" << tile.name << "." << spans[i].r->name << "' at 0x" << std::hex
+           << spans[i].lo << " overlaps register '" << spans[i - 1].r->name << "'";
         throw SpecError(spans[i].r->mark, os.str());
       }
     }
     std::set<std::string> names;
     for (const auto& r : tile.registers)
-      if (!names.insert(r.name).second) throw SpecError(r.mark, "duplicate register '" + tile.name + "." + r.name + "'");
+      if (!names.insert(r.name).second)
+        throw SpecError(r.mark, "duplicate register '" + tile.name + "." + r.name + "'");
   }
 
   void load_tiles(const YAML::Node& map) {
@@ -417,7 +445,8 @@ class Loader {
       t.row_param = rows.Scalar();
       if (t.row_param != "shim" && t.row_param != "mem" && t.row_param != "core")
         fail(rows, "tile '" + t.name + "': rows must be shim, mem or core");
-      for (const auto& r : req(kv.second, "registers", "tile '" + t.name + "'")) load_register(r, 0, t);
+      for (const auto& r : req(kv.second, "registers", "tile '" + t.name + "'"))
+        load_register(r, 0, t);
       check_register_overlap(t);
       spec_->tiles.push_back(t);
     }

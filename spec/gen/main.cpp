@@ -1,4 +1,5 @@
-// axspecgen: spec/axcore.yaml -> spec.hpp, axcore_pkg.sv, docs tables. Exit 1 with file:line:col on bad YAML.
+// axspecgen: spec/axcore.yaml -> spec.hpp, axcore_pkg.sv, docs tables. Exit 1 with file:line:col on
+// bad YAML.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>

@@ -15,12 +15,15 @@ struct Mark {
   std::string file;
   int line = 0;    // 1-based
   int column = 0;  // 1-based
-  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+  std::string str() const {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
 };
 
 class SpecError : public std::runtime_error {
  public:
-  SpecError(const Mark& m, const std::string& msg) : std::runtime_error(m.str() + ": error: " + msg) {}
+  SpecError(const Mark& m, const std::string& msg)
+      : std::runtime_error(m.str() + ": error: " + msg) {}
 };
 
 struct Param {
@@ -67,12 +70,12 @@ struct Register {
   uint32_t count = 1, stride = 4;
   Access access = Access::RW;
   uint32_t reset = 0;
-  std::string struct_name;   // multi-word struct, or a 1-word struct the register carries
-  std::string fields_type;   // generated type of a register's own fields (empty if none)
-  std::vector<Field> fields; // the register's own bit fields (word 0)
+  std::string struct_name;    // multi-word struct, or a 1-word struct the register carries
+  std::string fields_type;    // generated type of a register's own fields (empty if none)
+  std::vector<Field> fields;  // the register's own bit fields (word 0)
   bool memory = false;
-  uint32_t bytes = 0;        // memory windows
-  uint32_t words = 1;        // words per element
+  uint32_t bytes = 0;  // memory windows
+  uint32_t words = 1;  // words per element
   std::string doc;
   Mark mark;
   uint32_t span() const { return memory ? bytes : (count - 1) * stride + words * 4; }

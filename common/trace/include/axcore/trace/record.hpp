@@ -1,7 +1,7 @@
-// The canonical transaction record (ARCHITECTURE §5): every timed backend (TLM, RTL, FPGA) emits one
-// record per committed transaction, in commit order. Traces from two backends are compared per
-// (tile, unit) in strict order with cycles ignored, so everything here except `cycle` and `seq` must
-// be identical between backends for the same program.
+// The canonical transaction record (ARCHITECTURE §5): every timed backend (TLM, RTL, FPGA) emits
+// one record per committed transaction, in commit order. Traces from two backends are compared per
+// (tile, unit) in strict order with cycles ignored, so everything here except `cycle` and `seq`
+// must be identical between backends for the same program.
 #pragma once
 
 #include <cstdint>
@@ -16,20 +16,36 @@ namespace axcore::trace {
 
 // Who committed the transaction, within a tile.
 enum class Unit : uint8_t {
-  HOST,       // register write through the host interface (any tile)
-  CMDPROC,    // command processor: task start/done of core queues
-  MVM_IFD0, MVM_IFD1, MVM, MVM_DPU, MVM_ODR,  // MVMEXE pipeline (only ODR writes memory)
-  DW_IFD0, DW_IFD1, DWPU, DW_DPU, DW_ODR,     // DWPU pipeline
-  LOADIMC,    // IMC tile writes
-  DMA_MM2S0, DMA_MM2S1, DMA_MM2S2, DMA_MM2S3,  // DMA read channels (task start/done)
-  DMA_S2MM0, DMA_S2MM1, DMA_S2MM2, DMA_S2MM3,  // DMA write channels (task start/done, writes)
+  HOST,     // register write through the host interface (any tile)
+  CMDPROC,  // command processor: task start/done of core queues
+  MVM_IFD0,
+  MVM_IFD1,
+  MVM,
+  MVM_DPU,
+  MVM_ODR,  // MVMEXE pipeline (only ODR writes memory)
+  DW_IFD0,
+  DW_IFD1,
+  DWPU,
+  DW_DPU,
+  DW_ODR,   // DWPU pipeline
+  LOADIMC,  // IMC tile writes
+  DMA_MM2S0,
+  DMA_MM2S1,
+  DMA_MM2S2,
+  DMA_MM2S3,  // DMA read channels (task start/done)
+  DMA_S2MM0,
+  DMA_S2MM1,
+  DMA_S2MM2,
+  DMA_S2MM3,  // DMA write channels (task start/done, writes)
   TOKEN,      // shim token unit: tokens issued
 };
 
 enum class Kind : uint8_t {
-  TASK_START,  // addr = BD id (DMA) or descriptor word address (core queue); bytes = 0; token = push word
+  TASK_START,  // addr = BD id (DMA) or descriptor word address (core queue); bytes = 0; token =
+               // push word
   TASK_DONE,   // addr as TASK_START; bytes = bytes the task wrote; token = completion token word
-  MEM_WRITE,   // a write burst: ODR = one stored element; S2MM = one innermost (d0) run; LOADIMC = one tile
+  MEM_WRITE,   // a write burst: ODR = one stored element; S2MM = one innermost (d0) run; LOADIMC =
+               // one tile
   TOKEN,       // token = the token word
   REG_WRITE,   // addr = register address (col<<25|row<<20|offset); data_hash = the value written
 };
@@ -61,7 +77,8 @@ Unit dma_unit(bool mm2s, unsigned channel);  // DMA_MM2Sn / DMA_S2MMn; throws fo
 // FNV-1a 64, the data hash of MEM_WRITE records (and the spec hash).
 uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h = 0xcbf29ce484222325ULL);
 
-// One record per line: `seq cycle col row unit kind addr bytes hash token` (hex where it reads better).
+// One record per line: `seq cycle col row unit kind addr bytes hash token` (hex where it reads
+// better).
 std::string format(const Record& r);
 Record parse(std::string_view line);  // throws std::invalid_argument naming the bad column
 
