@@ -1,0 +1,106 @@
+// float18: the DPU's number format. 1 sign bit, 7 exponent bits (bias 63), 10 fraction bits.
+//
+// Bit layout (18 bits, held in the low bits of a uint32_t):
+//   [17] sign   [16:10] biased exponent   [9:0] fraction
+// Values: exponent field 1..126 is normal, (-1)^s * 1.f * 2^(e-63); field 0 is zero (any
+// fraction is a subnormal encoding and reads as a zero of the same sign: flush on input);
+// field 127 is infinity (fraction 0) or NaN (fraction != 0).
+// Range: smallest normal 2^-62, largest finite (2 - 2^-10) * 2^63 (about 1.8447e19).
+//
+// Rounding: every conversion into float18 and every operation result is rounded to nearest,
+// ties to even, as if the exponent range were unbounded; a rounded magnitude below 2^-62
+// becomes a zero of the result's sign (flush to zero on output), one above the largest finite
+// becomes infinity of the result's sign. Every NaN result is the canonical NaN kCanonicalNan
+// (0x1FE00: sign 0, exponent 127, fraction 0x200). All of this is docs/numerics.md.
+#pragma once
+
+#include <cstdint>
+
+namespace axcore::num {
+
+class Float18 {
+ public:
+  static constexpr uint32_t kBits = 18;
+  static constexpr uint32_t kMask = (1u << kBits) - 1;
+  static constexpr uint32_t kFracBits = 10;
+  static constexpr uint32_t kExpBits = 7;
+  static constexpr int kBias = 63;
+  static constexpr int kMinExp = -62;  // smallest normal is 2^kMinExp
+  static constexpr int kMaxExp = 63;   // largest finite is (2 - 2^-10) * 2^kMaxExp
+  static constexpr uint32_t kSignBit = 1u << 17;
+  static constexpr uint32_t kExpMask = 0x7Fu << kFracBits;
+  static constexpr uint32_t kFracMask = (1u << kFracBits) - 1;
+  static constexpr uint32_t kCanonicalNan = 0x1FE00;
+  static constexpr uint32_t kPosInf = 0x1FC00;
+  static constexpr uint32_t kNegInf = 0x3FC00;
+  static constexpr uint32_t kMaxFinite = 0x1FBFF;
+  static constexpr uint32_t kMinNormal = 0x00400;
+
+  constexpr Float18() = default;
+  // Any 18-bit pattern; higher bits are dropped. Subnormal and NaN encodings are kept as given
+  // (they read as zero / NaN); every operation returns canonical results only.
+  static constexpr Float18 from_bits(uint32_t bits) { return Float18(bits & kMask); }
+  constexpr uint32_t bits() const { return bits_; }
+
+  constexpr bool sign() const { return (bits_ & kSignBit) != 0; }
+  constexpr uint32_t exp_field() const { return (bits_ & kExpMask) >> kFracBits; }
+  constexpr uint32_t frac_field() const { return bits_ & kFracMask; }
+  constexpr bool is_nan() const { return exp_field() == 0x7F && frac_field() != 0; }
+  constexpr bool is_inf() const { return exp_field() == 0x7F && frac_field() == 0; }
+  // Zero, including the subnormal encodings (they read as zero).
+  constexpr bool is_zero() const { return exp_field() == 0; }
+  constexpr bool is_finite() const { return exp_field() != 0x7F; }
+  // The encoding an operation would produce for this value: NaN -> canonical NaN,
+  // subnormal encodings -> zero of the same sign, everything else unchanged.
+  constexpr Float18 canonical() const {
+    if (is_nan()) return Float18(kCanonicalNan);
+    if (is_zero()) return Float18(bits_ & kSignBit);
+    return *this;
+  }
+
+  friend constexpr bool operator==(Float18 a, Float18 b) { return a.bits_ == b.bits_; }
+
+ private:
+  constexpr explicit Float18(uint32_t bits) : bits_(bits) {}
+  uint32_t bits_ = 0;
+};
+
+// ---- Conversions. Into float18: one rounding (RNE, FTZ, overflow to inf, canonical NaN). ----
+// `double` is the exact interchange type: every float18, float16, float32 and int32 value is a
+// double, so from_double(x) is the correctly rounded float18 of x for any of them.
+Float18 f18_from_double(double v);
+Float18 f18_from_float(float v);
+Float18 f18_from_int32(int32_t v);                 // RNE (|v| > 2^11 may round)
+constexpr Float18 f18_from_bits(uint32_t b) { return Float18::from_bits(b); }
+double to_double(Float18 v);                       // exact; subnormal encodings read as +-0
+float to_float(Float18 v);                         // exact (float32 holds every float18)
+// Rounds to nearest integer, ties to even, then saturates to [INT32_MIN, INT32_MAX].
+// +-inf saturate; NaN gives 0.
+int32_t to_int32(Float18 v);
+// Rounds to nearest integer, ties to even, then clips to [-128, 127]. NaN gives 0.
+int8_t to_int8(Float18 v);
+
+// ---- Operations. Operands read with flush-to-zero; the result is rounded once (RNE). ----
+Float18 add(Float18 a, Float18 b);
+Float18 sub(Float18 a, Float18 b);
+Float18 mul(Float18 a, Float18 b);
+// a * b + c rounded TWICE: the product is rounded to float18, then the sum (spec dpu_op FMA).
+Float18 fma(Float18 a, Float18 b, Float18 c);
+// NaN if either operand is NaN (canonical); -0 orders below +0; otherwise the smaller/larger.
+Float18 min(Float18 a, Float18 b);
+Float18 max(Float18 a, Float18 b);
+// a >= 0 ? a : a * b (so -0 passes through as -0, NaN gives NaN).
+Float18 prelu(Float18 a, Float18 b);
+Float18 neg(Float18 a);  // flips the sign of the canonical value; NaN stays canonical NaN
+// IEEE comparisons on the flushed values (NaN compares false, -0 == +0).
+bool less(Float18 a, Float18 b);
+bool less_equal(Float18 a, Float18 b);
+
+inline Float18 operator+(Float18 a, Float18 b) { return add(a, b); }
+inline Float18 operator-(Float18 a, Float18 b) { return sub(a, b); }
+inline Float18 operator*(Float18 a, Float18 b) { return mul(a, b); }
+
+// Rounds a float32 to float18 precision and back: the guide's emu.rf18.
+float rf18(float v);
+
+}  // namespace axcore::num

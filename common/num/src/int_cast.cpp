@@ -1,0 +1,47 @@
+#include "axcore/num/int_cast.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace axcore::num {
+
+double round_half_even(double v) {
+  if (!(std::fabs(v) < 4503599627370496.0)) return v;  // >= 2^52 (or NaN): already integral
+  const double fl = std::floor(v);
+  const double d = v - fl;  // exact below 2^52
+  if (d > 0.5) return fl + 1.0;
+  if (d < 0.5) return fl;
+  return std::fmod(fl, 2.0) == 0.0 ? fl : fl + 1.0;
+}
+
+int8_t saturate_to_int8(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 127.0) return 127;
+  if (v <= -128.0) return -128;
+  return static_cast<int8_t>(round_half_even(v));
+}
+
+int32_t saturate_to_int32(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 2147483647.0) return std::numeric_limits<int32_t>::max();
+  if (v <= -2147483648.0) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(round_half_even(v));
+}
+
+int8_t clip_to_int8(int64_t v) {
+  if (v > 127) return 127;
+  if (v < -128) return -128;
+  return static_cast<int8_t>(v);
+}
+
+int32_t div_round_half_even(int64_t sum, int64_t divisor) {
+  const bool negative = sum < 0;
+  const int64_t mag = negative ? -sum : sum;
+  int64_t q = mag / divisor;
+  const int64_t r2 = 2 * (mag % divisor);
+  if (r2 > divisor || (r2 == divisor && (q & 1) != 0)) ++q;
+  return wrap_int32(negative ? -q : q);
+}
+
+}  // namespace axcore::num
