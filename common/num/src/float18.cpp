@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "axcore/num/int_cast.hpp"
 
@@ -37,12 +38,13 @@ Float18 f18_from_float(float v) { return f18_from_double(static_cast<double>(v))
 Float18 f18_from_int32(int32_t v) { return f18_from_double(static_cast<double>(v)); }
 
 double to_double(Float18 v) {
-  const double sign = v.sign() ? -1.0 : 1.0;
-  if (v.is_zero()) return sign * 0.0;
+  // Built from bits: float18 normals map to double normals with the same fraction.
+  const uint64_t sign = v.sign() ? uint64_t{1} << 63 : 0;
+  if (v.is_zero()) return std::bit_cast<double>(sign);
   if (v.is_nan()) return std::numeric_limits<double>::quiet_NaN();
-  if (v.is_inf()) return sign * std::numeric_limits<double>::infinity();
-  const double sig = 1.0 + static_cast<double>(v.frac_field()) / 1024.0;
-  return sign * std::ldexp(sig, static_cast<int>(v.exp_field()) - Float18::kBias);
+  if (v.is_inf()) return std::bit_cast<double>(sign | uint64_t{0x7FF} << 52);
+  const uint64_t exp = uint64_t{v.exp_field()} - Float18::kBias + 1023;
+  return std::bit_cast<double>(sign | exp << 52 | uint64_t{v.frac_field()} << 42);
 }
 
 float to_float(Float18 v) { return static_cast<float>(to_double(v)); }

@@ -117,37 +117,81 @@ struct Segment {
   Float18 slope, offset;
 };
 
-double max_error(const std::vector<Float18>& xs, const std::vector<double>& fx, Float18 s, Float18 o) {
+// Error weight: relative error where |f| is large, absolute error below `floor`.
+struct Points {
+  std::vector<Float18> x;
+  std::vector<double> xd, fx, w;
+};
+
+// Largest weighted error of the hardware evaluation on all points; NaN counts as the worst.
+double hw_error(const Points& p, Float18 s, Float18 o) {
   double worst = 0.0;
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    const double e = std::fabs(to_double(add(mul(s, xs[i]), o)) - fx[i]);
-    if (!(e <= worst)) worst = e;  // NaN counts as the worst
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    const double e = std::fabs(to_double(add(mul(s, p.x[i]), o)) - p.fx[i]) * p.w[i];
+    if (!(e <= worst)) worst = e;
   }
   return worst;
 }
 
-// Minimax-ish linear fit on the exact float18 points of one segment, with the hardware's
-// rounding in the loop: a chord slope, then a small search over neighbouring float18 slopes
-// and offsets, each offset centred on the residual of the rounded product.
-Segment fit_segment(const std::vector<Float18>& xs, const std::vector<double>& fx) {
-  if (xs.size() == 1) return {Float18::from_bits(0), f18_from_double(fx[0])};
-  const double x0 = to_double(xs.front()), x1 = to_double(xs.back());
-  const double chord = (fx.back() - fx.front()) / (x1 - x0);
-  Segment best{};
-  double best_err = std::numeric_limits<double>::infinity();
-  const Float18 s0 = f18_from_double(chord);
-  for (int ds = -3; ds <= 3; ++ds) {
-    const Float18 s = step_f18(s0, ds);
+// Golden-section minimisation of a convex function on [lo, hi].
+template <class F>
+double golden_min(double lo, double hi, int iters, F&& g) {
+  constexpr double kInv = 0.6180339887498949;
+  double a = lo, b = hi, c = b - kInv * (b - a), d = a + kInv * (b - a);
+  double gc = g(c), gd = g(d);
+  for (int i = 0; i < iters; ++i) {
+    if (gc < gd) {
+      b = d; d = c; gd = gc; c = b - kInv * (b - a); gc = g(c);
+    } else {
+      a = c; c = d; gc = gd; d = a + kInv * (b - a); gd = g(d);
+    }
+  }
+  return 0.5 * (a + b);
+}
+
+// Weighted minimax line through the segment's points: the error max_i w_i |f_i - s x_i - o| is
+// jointly convex in (s, o), so nested golden sections find it (on at most 512 sampled points);
+// then the hardware's rounding is put in the loop by searching the neighbouring float18 slopes
+// and offsets on every point.
+Segment fit_segment(const Points& all) {
+  if (all.x.size() == 1) return {Float18::from_bits(0), f18_from_double(all.fx[0])};
+  Points smp;
+  const std::size_t n = all.x.size(), m = std::min<std::size_t>(n, 512);
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::size_t i = m == 1 ? 0 : k * (n - 1) / (m - 1);
+    smp.xd.push_back(all.xd[i]);
+    smp.fx.push_back(all.fx[i]);
+    smp.w.push_back(all.w[i]);
+  }
+  auto err_at = [&](double s, double o) {
+    double worst = 0.0;
+    for (std::size_t i = 0; i < smp.xd.size(); ++i)
+      worst = std::max(worst, smp.w[i] * std::fabs(smp.fx[i] - s * smp.xd[i] - o));
+    return worst;
+  };
+  auto best_offset = [&](double s) {
     double rmin = std::numeric_limits<double>::infinity(), rmax = -rmin;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      const double r = fx[i] - to_double(mul(s, xs[i]));
+    for (std::size_t i = 0; i < smp.xd.size(); ++i) {
+      const double r = smp.fx[i] - s * smp.xd[i];
       rmin = std::min(rmin, r);
       rmax = std::max(rmax, r);
     }
-    const Float18 o0 = f18_from_double(0.5 * (rmin + rmax));
+    if (!(rmax > rmin)) return rmin;
+    return golden_min(rmin, rmax, 60, [&](double o) { return err_at(s, o); });
+  };
+  const double chord = (all.fx.back() - all.fx.front()) / (all.xd.back() - all.xd.front());
+  const double width = 0.25 * std::fabs(chord) + 1e-9;
+  const double s_opt = golden_min(chord - width, chord + width, 50,
+                                  [&](double s) { return err_at(s, best_offset(s)); });
+  const Float18 s0 = f18_from_double(s_opt);
+  Segment best{s0, f18_from_double(best_offset(s_opt))};
+  double best_err = hw_error(all, best.slope, best.offset);
+  for (int ds = -2; ds <= 2; ++ds) {
+    const Float18 s = step_f18(s0, ds);
+    const Float18 o0 = f18_from_double(best_offset(to_double(s)));
     for (int dof = -2; dof <= 2; ++dof) {
       const Float18 o = step_f18(o0, dof);
-      const double e = max_error(xs, fx, s, o);
+      const double e = hw_error(all, s, o);
       if (e < best_err) {
         best_err = e;
         best = {s, o};
@@ -192,25 +236,34 @@ std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, in
 
   // Bucket every float18 input of the domain by the (table, segment) the hardware picks.
   const std::vector<PwordF18> tables = load_lut_tables(params);
-  std::vector<std::vector<Float18>> xs(n * kLutSegments);
-  std::vector<std::vector<double>> fx(n * kLutSegments);
-  for (Float18 x : f18_values_in(x_min, x_max)) {
-    const std::size_t k = lut_select_table(x, tables);
-    const std::size_t j = lut_segment(x, tables[k]);
-    const double y = f(to_double(x));
-    if (!std::isfinite(y)) {
-      throw std::invalid_argument("compute_chained_lut_params: f(" + std::to_string(to_double(x)) +
-                                  ") is not finite");
+  std::vector<Points> pts(n * kLutSegments);
+  const std::vector<Float18> domain = f18_values_in(x_min, x_max);
+  std::vector<double> fvals(domain.size());
+  double fmax = 0.0;
+  for (std::size_t i = 0; i < domain.size(); ++i) {
+    fvals[i] = f(to_double(domain[i]));
+    if (!std::isfinite(fvals[i])) {
+      throw std::invalid_argument("compute_chained_lut_params: f(" +
+                                  std::to_string(to_double(domain[i])) + ") is not finite");
     }
-    xs[k * kLutSegments + j].push_back(x);
-    fx[k * kLutSegments + j].push_back(y);
+    fmax = std::max(fmax, std::fabs(fvals[i]));
+  }
+  const double floor = std::max(fmax * kLutRelFloor, std::numeric_limits<double>::min());
+  for (std::size_t i = 0; i < domain.size(); ++i) {
+    const Float18 x = domain[i];
+    const std::size_t k = lut_select_table(x, tables);
+    Points& p = pts[k * kLutSegments + lut_segment(x, tables[k])];
+    p.x.push_back(x);
+    p.xd.push_back(to_double(x));
+    p.fx.push_back(fvals[i]);
+    p.w.push_back(1.0 / std::max(std::fabs(fvals[i]), floor));
   }
   for (std::size_t k = 0; k < n; ++k) {
     for (std::size_t j = 0; j < kLutSegments; ++j) {
       const std::size_t b = k * kLutSegments + j;
       Segment s{Float18::from_bits(0), Float18::from_bits(0)};
-      if (!xs[b].empty()) {
-        s = fit_segment(xs[b], fx[b]);
+      if (!pts[b].x.empty()) {
+        s = fit_segment(pts[b]);
       } else {  // no float18 input selects it: hold the function's value at the segment start
         const double x = static_cast<double>(params[k].x_min) +
                          static_cast<double>(j) / static_cast<double>(params[k].inv_step);

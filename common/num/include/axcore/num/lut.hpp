@@ -42,9 +42,15 @@ enum class LutSpacing {
   Geometric,  // sub-ranges in geometric progression; needs 0 < x_min (reciprocal, rsqrt)
 };
 
-// Fits n_luts chained tables (1..8) of f over [x_min, x_max]. Each table is fitted against the
-// float18 inputs that will select each of its segments in hardware (after its parameters are
-// rounded to float18), minimising the largest absolute error of the evaluated result.
+// Weighted-error floor of the fit, relative to max |f| over the domain (see below).
+inline constexpr double kLutRelFloor = 1.0 / 1024;
+
+// Fits n_luts chained tables (1..8) of f over [x_min, x_max]. Table k starts at the float18
+// rounding of its sub-range's lower bound, with inv_step = f18(31 / width). Each segment is
+// fitted against exactly the float18 inputs that select it in hardware (after the parameters
+// are rounded to float18), minimising the largest weighted error
+// |lut(x) - f(x)| / max(|f(x)|, kLutRelFloor * max|f|): relative where f is large, absolute
+// near its zeros.
 // Throws std::invalid_argument on a bad range, n_luts, or a non-finite f on the range.
 std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, int n_luts,
                                                   const std::function<double(double)>& f,
