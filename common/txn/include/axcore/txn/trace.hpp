@@ -1,0 +1,32 @@
+// Replays a TXN stream into the register state it programs and reduces it to events (event.hpp):
+// push (a queue write, resolved to the BD chain or descriptor it runs), wait (TCT), write (any
+// other register write), and loadpdi / preempt / scratchpad / update_reg / custom ops verbatim.
+// Polls and noops are not events.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "axcore/txn/decode.hpp"
+#include "axcore/txn/event.hpp"
+#include "axcore/txn/layout.hpp"
+
+namespace axcore::txn {
+
+struct Trace {
+  Header header;
+  const Layout* layout = nullptr;
+  std::vector<Event> events;
+  std::vector<uint32_t> positions;  // word of the op behind each event
+};
+
+// Layout from the header's devGen (TraceError if no layout knows it).
+Trace trace(std::span<const uint32_t> words);
+Trace trace(std::span<const uint32_t> words, const Layout& layout);
+Trace trace(const Decoded& decoded, const Layout& layout);
+
+// The layout of a header's devGen, or TraceError naming the known ones.
+const Layout& layout_for(const Header& header);
+
+}  // namespace axcore::txn
