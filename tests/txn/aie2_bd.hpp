@@ -35,7 +35,7 @@ struct ShimBd {
   uint32_t iter_wrap = 0, iter_step = 0, iter_current = 0;
   uint32_t packet_type = 0, packet_id = 0, ooo_bd = 0, enable_packet = 0;
   uint32_t burst = 0, axqos = 0, axcache = 0, smid = 0, secure = 0;
-  Locks locks;
+  Locks locks{};
   bool valid = true, use_next = false, tlast = false;
   uint32_t next = 0;
 
@@ -77,7 +77,7 @@ struct CoreBd {
   uint32_t length = 0, addr = 0;  // byte address
   uint32_t d0_wrap = 0, d0_step = 0, d1_wrap = 0, d1_step = 0, d2_step = 0;
   uint32_t iter_wrap = 0, iter_step = 0;
-  Locks locks;
+  Locks locks{};
   bool valid = true, use_next = false;
   uint32_t next = 0;
 

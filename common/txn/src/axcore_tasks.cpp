@@ -1,5 +1,6 @@
 #include "axcore_tasks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -164,6 +165,7 @@ TaskRead read_axcore_task(spec::Queue queue, uint32_t start, const TileState& st
   }
   if (!r.missing().empty()) {
     out.missing = r.missing();
+    std::ranges::sort(out.missing);  // sections are read in pipeline order, not word order
     return out;
   }
   task.words = std::move(r.words());

@@ -111,6 +111,11 @@ class AxcoreLayout final : public Layout {
                                    {bd.d2_pad_before, bd.d2_pad_after}, {bd.d3_pad_before, bd.d3_pad_after}}};
     if (std::ranges::any_of(pads, [](const Pad& p) { return p.before || p.after; }))
       t.padding.assign(pads.begin(), pads.end());
+    // Padding keeps dims positional; outer unit dims without padding still say nothing.
+    while (!t.padding.empty() && t.dims.size() > 1 && t.dims.back().wrap <= 1 && t.padding.back() == Pad{}) {
+      t.dims.pop_back();
+      t.padding.pop_back();
+    }
     // iter_size 0 or 1 means no iteration: its stride and current index do nothing.
     if (bd.iter_size > 1) t.iteration = {bd.iter_size, bd.iter_stride};
     normalize_walk(t);
