@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "axcore/tap/pattern.hpp"
+#include "expect_error.hpp"
 
 namespace axcore::tap {
 namespace {
@@ -12,18 +13,7 @@ using P = TensorAccessPattern;
 
 std::string S(const P& p) { return p.str(); }
 
-// Expects `f` to throw exactly `E` with exactly `message`.
-template <class E, class F>
-void expect_error(F&& f, const std::string& message) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error: " << message;
-  } catch (const E& e) {
-    EXPECT_EQ(e.what(), message);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong error kind for: " << e.what();
-  }
-}
+using testing::expect_error;
 
 TEST(TapSeed, TileExamples) {
   P tiles = P::full({16, 16}).tile({4, 4});

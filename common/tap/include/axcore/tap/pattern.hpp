@@ -24,6 +24,10 @@ namespace axcore::tap {
 
 // `start:stop:step`; an unset bound takes NumPy's default (0, the size, 1).
 struct Slice {
+  Slice() = default;
+  Slice(std::optional<SymInt> start_, std::optional<SymInt> stop_,
+        std::optional<SymInt> step_ = std::nullopt)
+      : start(std::move(start_)), stop(std::move(stop_)), step(std::move(step_)) {}
   std::optional<SymInt> start, stop, step;
 };
 // One entry of an index: an integer or a slice.
