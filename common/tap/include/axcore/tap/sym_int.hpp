@@ -69,6 +69,9 @@ class SymInt {
   friend struct SymIntAccess;
 };
 
+SymInt floordiv(const SymInt& a, const SymInt& b);
+SymInt mod(const SymInt& a, const SymInt& b);
+
 // Python integer helpers with overflow checks (ValueError on int64 overflow).
 int64_t checked_add(int64_t a, int64_t b);
 int64_t checked_mul(int64_t a, int64_t b);
