@@ -1,0 +1,70 @@
+// IMC residency, LoadIMC and MVM (spec structs loadimc_desc, mvm_desc; guide §6.2).
+//
+// A tile is 64 reduction rows x 64 output columns of int8: tile[k][n], row k = one 64-byte L1
+// row (lane n = column n). The IMC holds one residency (matrix_id) at a time. A LoadIMC whose
+// matrix_id differs from the current one starts a new residency: every tile becomes invalid
+// (its data stays), then the load writes (and validates) its tiles. An MVM tile-op on a tile
+// that is not valid in the MVM's matrix_id still computes with the data there (the guide's
+// silent hazard) and is counted in stale_reads (IMC_STALE_READS / IMC_STATUS.stale).
+//
+// MVM: for each output (o3 outermost .. o0 innermost, dims >= ndims are size 1):
+//   acc = 0; for kb < k_blocks: x = pop() (int8x64);
+//     tile = tile_base + kb * k_stride + sum(ok * ok_tstride);
+//     acc[n] += sum_k x[k] * tile[k][n]  (int32, wrapping);
+//   push(acc) as int32x64.
+#pragma once
+
+#include <array>
+#include <axcore/spec.hpp>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "axcore/num/pword.hpp"
+#include "axcore/ref/stream.hpp"
+
+namespace axcore::ref {
+
+inline constexpr std::size_t kTileRows = spec::param::imc_tile_rows;
+using Tile = std::array<int8_t, kTileRows * num::kLanes>;  // [k * 64 + n]
+
+class Imc {
+ public:
+  explicit Imc(std::size_t tiles = spec::param::imc_tiles);
+  std::size_t tiles() const { return tiles_.size(); }
+  uint32_t matrix_id() const { return matrix_id_; }
+  bool valid(std::size_t t) const { return valid_.at(t); }
+  std::size_t valid_tiles() const;
+  const Tile& tile(std::size_t t) const { return tiles_.at(t); }
+  Tile& tile(std::size_t t) { return tiles_.at(t); }
+  // A matrix_id other than the current one invalidates every tile (data stays).
+  void begin_residency(uint32_t matrix_id);
+  void set_valid(std::size_t t) { valid_.at(t) = true; }
+  // Counted by the MVM: tile-ops that read a tile not loaded for their matrix_id.
+  uint64_t stale_reads = 0;
+  void reset();  // soft reset: residency 0, no valid tiles, data zero, counters zero
+
+ private:
+  std::vector<Tile> tiles_;
+  std::vector<bool> valid_;
+  uint32_t matrix_id_ = 0;
+};
+
+// LoadIMC (loadimc_desc): for t1 < d1_size, t0 < d0_size (t0 inner): tile = tile_base +
+// t0 * d0_tstride + t1 * d1_tstride; row r of it = L1 row base_row + t0 * d0_astride +
+// t1 * d1_astride + r * row_stride. Faults: magic != 0x1C DESC_MAGIC, size 0 DESC_RANGE,
+// tile outside the IMC IMC_RANGE, row outside L1 L1_RANGE (raised at that tile, before it is
+// written or validated).
+void run_loadimc(const spec::LoadimcDesc& d, std::span<const uint8_t> l1, Imc& imc);
+
+// Checks ndims 1..4, k_blocks >= 1, used sizes >= 1 (DESC_RANGE).
+void validate_mvm(const spec::MvmDesc& d);
+uint64_t mvm_outputs(const spec::MvmDesc& d);
+// One tile-op: acc += x . tile (the 4096 MACs of a cycle).
+void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
+// The IMC tile of output `o` (o0..o3) and reduction step kb; IMC_RANGE if outside.
+std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
+                           std::size_t imc_tiles);
+void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push);
+
+}  // namespace axcore::ref

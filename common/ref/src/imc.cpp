@@ -1,0 +1,136 @@
+#include "axcore/ref/imc.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "axcore/num/int_cast.hpp"
+#include "axcore/ref/error.hpp"
+
+namespace axcore::ref {
+
+using spec::ErrorCode;
+
+Imc::Imc(std::size_t tiles) : tiles_(tiles), valid_(tiles, false) {
+  for (auto& t : tiles_) t.fill(0);
+}
+
+std::size_t Imc::valid_tiles() const {
+  return static_cast<std::size_t>(std::count(valid_.begin(), valid_.end(), true));
+}
+
+void Imc::begin_residency(uint32_t matrix_id) {
+  if (matrix_id == matrix_id_) return;
+  std::fill(valid_.begin(), valid_.end(), false);
+  matrix_id_ = matrix_id;
+}
+
+void Imc::reset() {
+  for (auto& t : tiles_) t.fill(0);
+  std::fill(valid_.begin(), valid_.end(), false);
+  matrix_id_ = 0;
+  stale_reads = 0;
+}
+
+namespace {
+std::size_t checked_tile(int64_t t, std::size_t tiles, const char* who) {
+  if (t < 0 || t >= static_cast<int64_t>(tiles)) {
+    fail(ErrorCode::IMC_RANGE, std::string(who) + ": tile " + std::to_string(t) + " outside the IMC's " +
+                                   std::to_string(tiles) + " tiles");
+  }
+  return static_cast<std::size_t>(t);
+}
+}  // namespace
+
+void run_loadimc(const spec::LoadimcDesc& d, std::span<const uint8_t> l1, Imc& imc) {
+  if (d.magic != spec::magic::loadimc) {
+    fail(ErrorCode::DESC_MAGIC, "LoadIMC: magic " + std::to_string(d.magic) + " is not 0x1C");
+  }
+  if (d.d0_size == 0 || d.d1_size == 0) fail(ErrorCode::DESC_RANGE, "LoadIMC: d0_size and d1_size must be >= 1");
+  imc.begin_residency(d.matrix_id);
+  const std::size_t row_bytes = spec::param::l1_row_bytes;
+  for (uint32_t t1 = 0; t1 < d.d1_size; ++t1) {
+    for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
+      const std::size_t t = checked_tile(int64_t{d.tile_base} + int64_t{t0} * d.d0_tstride +
+                                             int64_t{t1} * d.d1_tstride, imc.tiles(), "LoadIMC");
+      const int64_t first = int64_t{d.base_row} + int64_t{t0} * d.d0_astride + int64_t{t1} * d.d1_astride;
+      const int64_t last = first + int64_t{kTileRows - 1} * d.row_stride;
+      if (first < 0 || (last + 1) * static_cast<int64_t>(row_bytes) > static_cast<int64_t>(l1.size())) {
+        fail(ErrorCode::L1_RANGE, "LoadIMC: tile " + std::to_string(t) + " reads L1 rows " + std::to_string(first) +
+                                      ".." + std::to_string(last) + ", outside L1 of " +
+                                      std::to_string(l1.size() / row_bytes) + " rows");
+      }
+      Tile& tile = imc.tile(t);
+      for (std::size_t r = 0; r < kTileRows; ++r) {
+        const auto row = static_cast<std::size_t>(first + static_cast<int64_t>(r) * d.row_stride);
+        for (std::size_t n = 0; n < num::kLanes; ++n) {
+          tile[r * num::kLanes + n] = static_cast<int8_t>(l1[row * row_bytes + n]);
+        }
+      }
+      imc.set_valid(t);
+    }
+  }
+}
+
+namespace {
+std::array<uint32_t, 4> out_sizes(const spec::MvmDesc& d) {
+  std::array<uint32_t, 4> s{d.o0_size, d.o1_size, d.o2_size, d.o3_size};
+  for (std::size_t k = d.ndims; k < 4; ++k) s[k] = 1;
+  return s;
+}
+}  // namespace
+
+void validate_mvm(const spec::MvmDesc& d) {
+  if (d.ndims < 1 || d.ndims > spec::param::mvm_out_dims) {
+    fail(ErrorCode::DESC_RANGE, "MVM: ndims = " + std::to_string(d.ndims) + " (1..4 allowed)");
+  }
+  if (d.k_blocks < 1) fail(ErrorCode::DESC_RANGE, "MVM: k_blocks must be >= 1");
+  const auto s = out_sizes(d);
+  for (std::size_t k = 0; k < d.ndims; ++k) {
+    if (s[k] == 0) fail(ErrorCode::DESC_RANGE, "MVM: o" + std::to_string(k) + "_size is 0 in a used dimension");
+  }
+}
+
+uint64_t mvm_outputs(const spec::MvmDesc& d) {
+  const auto s = out_sizes(d);
+  return uint64_t{s[0]} * s[1] * s[2] * s[3];
+}
+
+void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+  for (std::size_t n = 0; n < num::kLanes; ++n) {
+    int32_t sum = 0;  // at most 64 * 128 * 128 = 2^20: exact, then the accumulator wraps
+    for (std::size_t k = 0; k < kTileRows; ++k) sum += int32_t{x[k]} * int32_t{tile[k * num::kLanes + n]};
+    acc[n] = num::wrap_add(acc[n], sum);
+  }
+}
+
+std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
+                           std::size_t imc_tiles) {
+  const int64_t t = int64_t{d.tile_base} + int64_t{kb} * d.k_stride + int64_t{o[0]} * d.o0_tstride +
+                    int64_t{o[1]} * d.o1_tstride + int64_t{o[2]} * d.o2_tstride + int64_t{o[3]} * d.o3_tstride;
+  return checked_tile(t, imc_tiles, "MVM");
+}
+
+void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push) {
+  validate_mvm(d);
+  const auto s = out_sizes(d);
+  std::array<uint32_t, 4> o{};
+  for (o[3] = 0; o[3] < s[3]; ++o[3])
+    for (o[2] = 0; o[2] < s[2]; ++o[2])
+      for (o[1] = 0; o[1] < s[1]; ++o[1])
+        for (o[0] = 0; o[0] < s[0]; ++o[0]) {
+          num::PwordI32 acc{};
+          for (uint32_t kb = 0; kb < d.k_blocks; ++kb) {
+            const Element x = pop();
+            if (x.value.dtype != spec::Dtype::INT8) {
+              fail(ErrorCode::STREAM_DTYPE, std::string("MVM: input element is ") +
+                                                std::string(spec::to_string(x.value.dtype)) + ", the MVM takes INT8");
+            }
+            const std::size_t t = mvm_tile_index(d, o, kb, imc.tiles());
+            if (imc.matrix_id() != d.matrix_id || !imc.valid(t)) ++imc.stale_reads;
+            mvm_accumulate(acc, x.value.as_i8(), imc.tile(t));
+          }
+          push(Element{num::AnyPword::of(acc), false});
+        }
+}
+
+}  // namespace axcore::ref

@@ -1,0 +1,142 @@
+#include "axcore/ref/walk.hpp"
+
+#include <string>
+
+#include "axcore/ref/error.hpp"
+
+namespace axcore::ref {
+
+using spec::Dtype;
+using spec::ErrorCode;
+
+namespace {
+
+uint32_t dim_size(const spec::Walk& w, std::size_t k) {
+  const std::array<uint32_t, kWalkDims> s{w.d0_size, w.d1_size, w.d2_size, w.d3_size, w.d4_size, w.d5_size};
+  return s[k];
+}
+int32_t dim_stride(const spec::Walk& w, std::size_t k) {
+  const std::array<int32_t, kWalkDims> s{w.d0_stride, w.d1_stride, w.d2_stride,
+                                         w.d3_stride, w.d4_stride, w.d5_stride};
+  return s[k];
+}
+struct Guard {
+  int32_t offset;
+  uint32_t extent;
+  std::array<int32_t, kWalkDims> coef;
+};
+Guard guard(const spec::Walk& w, std::size_t g) {
+  switch (g) {
+    case 0: return {w.g0_offset, w.g0_extent, {w.g0_coef0, w.g0_coef1, w.g0_coef2, w.g0_coef3, w.g0_coef4, w.g0_coef5}};
+    case 1: return {w.g1_offset, w.g1_extent, {w.g1_coef0, w.g1_coef1, w.g1_coef2, w.g1_coef3, w.g1_coef4, w.g1_coef5}};
+    default: return {w.g2_offset, w.g2_extent, {w.g2_coef0, w.g2_coef1, w.g2_coef2, w.g2_coef3, w.g2_coef4, w.g2_coef5}};
+  }
+}
+const char* role_name(WalkRole r) { return r == WalkRole::Ifd ? "IFD walk" : "ODR walk"; }
+
+// The L1 byte range of an element at `row`, checked.
+std::size_t element_offset(const spec::Walk& w, int64_t row, std::size_t l1_size, const char* who) {
+  const auto bytes = static_cast<int64_t>(num::element_bytes(w.dtype));
+  const int64_t off = row * static_cast<int64_t>(spec::param::l1_row_bytes);
+  if (row < 0 || off + bytes > static_cast<int64_t>(l1_size)) {
+    fail(ErrorCode::L1_RANGE, std::string(who) + ": element at row " + std::to_string(row) +
+                                  " (" + std::to_string(bytes) + " bytes) is outside L1 of " +
+                                  std::to_string(l1_size) + " bytes");
+  }
+  return static_cast<std::size_t>(off);
+}
+
+}  // namespace
+
+void validate_walk(const spec::Walk& w, WalkRole role) {
+  const char* who = role_name(role);
+  if (w.ndims < 1 || w.ndims > kWalkDims) {
+    fail(ErrorCode::DESC_RANGE, std::string(who) + ": ndims = " + std::to_string(w.ndims) + " (1.." +
+                                    std::to_string(kWalkDims) + " allowed)");
+  }
+  if (w.nguards > kWalkGuards) {
+    fail(ErrorCode::DESC_RANGE, std::string(who) + ": nguards = " + std::to_string(w.nguards) + " (0.." +
+                                    std::to_string(kWalkGuards) + " allowed)");
+  }
+  for (std::size_t k = 0; k < w.ndims; ++k) {
+    if (dim_size(w, k) == 0) {
+      fail(ErrorCode::DESC_RANGE, std::string(who) + ": d" + std::to_string(k) +
+                                      "_size is 0 in a used dimension (sizes are >= 1)");
+    }
+  }
+  if (!num::is_memory_dtype(w.dtype)) {
+    fail(ErrorCode::DESC_RANGE, std::string(who) + ": dtype " + std::to_string(static_cast<uint32_t>(w.dtype)) +
+                                    " is not an L1 dtype (INT8, INT32, FLOAT16, FLOAT32)");
+  }
+  if (role == WalkRole::Ifd && w.cast_from != w.dtype) {
+    fail(ErrorCode::DESC_RANGE, "IFD walk: cast_from must equal dtype (an IFD casts nothing)");
+  }
+  if (role == WalkRole::Odr && !num::is_memory_dtype(w.cast_from)) {
+    fail(ErrorCode::DESC_RANGE, "ODR walk: cast_from " + std::to_string(static_cast<uint32_t>(w.cast_from)) +
+                                    " is not a stream dtype (INT8, INT32, FLOAT16, FLOAT32)");
+  }
+}
+
+uint64_t walk_length(const spec::Walk& w) {
+  uint64_t n = 1;
+  for (std::size_t k = 0; k < w.ndims && k < kWalkDims; ++k) n *= dim_size(w, k);
+  return n;
+}
+
+WalkCursor::WalkCursor(const spec::Walk& w, WalkRole role) : w_(w) {
+  validate_walk(w, role);
+  evaluate();
+}
+
+void WalkCursor::evaluate() {
+  int64_t row = w_.base_row;
+  for (std::size_t k = 0; k < w_.ndims; ++k) row += int64_t{step_.idx[k]} * dim_stride(w_, k);
+  step_.row = row;
+  step_.guards_pass = true;
+  for (std::size_t g = 0; g < w_.nguards; ++g) {
+    const Guard gd = guard(w_, g);
+    int64_t v = gd.offset;
+    for (std::size_t k = 0; k < kWalkDims; ++k) v += int64_t{gd.coef[k]} * step_.idx[k];
+    if (v < 0 || v >= int64_t{gd.extent}) step_.guards_pass = false;
+  }
+}
+
+void WalkCursor::advance() {
+  if (done_) return;
+  ++index_;
+  for (std::size_t k = 0; k < w_.ndims; ++k) {
+    if (++step_.idx[k] < dim_size(w_, k)) {
+      evaluate();
+      return;
+    }
+    step_.idx[k] = 0;
+  }
+  done_ = true;
+}
+
+Element ifd_element(const spec::Walk& w, const WalkStep& step, std::span<const uint8_t> l1) {
+  if (!step.guards_pass) return Element{num::AnyPword::splat(w.dtype, w.pad_value), true};
+  const std::size_t off = element_offset(w, step.row, l1.size(), "IFD");
+  return Element{num::load_element(w.dtype, l1.subspan(off, num::element_bytes(w.dtype))), false};
+}
+
+void odr_element(const spec::Walk& w, const WalkStep& step, const Element& popped, std::span<uint8_t> l1) {
+  if (popped.value.dtype != w.cast_from) {
+    fail(ErrorCode::STREAM_DTYPE, std::string("ODR: popped a ") + std::string(spec::to_string(popped.value.dtype)) +
+                                      " element, the walk expects cast_from = " +
+                                      std::string(spec::to_string(w.cast_from)));
+  }
+  if (!step.guards_pass) return;  // drop
+  const std::size_t off = element_offset(w, step.row, l1.size(), "ODR");
+  num::store_element(num::convert(popped.value, w.dtype), l1.subspan(off, num::element_bytes(w.dtype)));
+}
+
+void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& push) {
+  for (WalkCursor c(w, WalkRole::Ifd); !c.done(); c.advance()) push(ifd_element(w, c.step(), l1));
+}
+
+void run_odr(const spec::Walk& w, std::span<uint8_t> l1, const PopFn& pop) {
+  for (WalkCursor c(w, WalkRole::Odr); !c.done(); c.advance()) odr_element(w, c.step(), pop(), l1);
+}
+
+}  // namespace axcore::ref

@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <vector>
+
+#include "axcore/num/int_cast.hpp"
+#include "axcore/ref/walk.hpp"
+#include "ref_test_util.hpp"
+
+namespace axcore::ref {
+namespace {
+
+using spec::Dtype;
+using spec::ErrorCode;
+using testing::expect_error;
+
+std::vector<uint8_t> make_l1(std::size_t rows) {
+  std::vector<uint8_t> l1(rows * 64);
+  for (std::size_t i = 0; i < l1.size(); ++i) l1[i] = static_cast<uint8_t>(i / 64 * 3 + i % 64);
+  return l1;
+}
+
+spec::Walk walk2d(uint32_t base, uint32_t s0, int32_t st0, uint32_t s1, int32_t st1, Dtype dt = Dtype::INT8) {
+  spec::Walk w{};
+  w.base_row = base;
+  w.dtype = dt;
+  w.cast_from = dt;
+  w.ndims = 2;
+  w.d0_size = s0;
+  w.d0_stride = st0;
+  w.d1_size = s1;
+  w.d1_stride = st1;
+  return w;
+}
+
+std::vector<Element> ifd_all(const spec::Walk& w, const std::vector<uint8_t>& l1) {
+  VectorSink sink;
+  run_ifd(w, l1, sink.fn());
+  return sink.elems;
+}
+
+TEST(IfdWalk, RowsInHardwareOrder) {
+  const auto l1 = make_l1(32);
+  const spec::Walk w = walk2d(2, 3, 1, 2, 10);
+  const auto e = ifd_all(w, l1);
+  ASSERT_EQ(e.size(), 6u);
+  EXPECT_EQ(walk_length(w), 6u);
+  const int rows[] = {2, 3, 4, 12, 13, 14};
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_FALSE(e[i].pad);
+    EXPECT_EQ(e[i].value.dtype, Dtype::INT8);
+    for (std::size_t n = 0; n < 64; ++n) {
+      EXPECT_EQ(e[i].value.lanes[n], l1[static_cast<std::size_t>(rows[i]) * 64 + n]);
+    }
+  }
+}
+
+TEST(IfdWalk, NegativeStrideAndFloat32Elements) {
+  auto l1 = make_l1(40);
+  // float32 element at row 20 spans rows 20..23, lane n at byte 4n.
+  const spec::Walk w = walk2d(20, 2, -4, 1, 0, Dtype::FLOAT32);
+  const auto e = ifd_all(w, l1);
+  ASSERT_EQ(e.size(), 2u);
+  for (std::size_t n = 0; n < 64; ++n) {
+    const std::size_t b = 20 * 64 + 4 * n;
+    EXPECT_EQ(e[0].value.lanes[n], uint32_t{l1[b]} | uint32_t{l1[b + 1]} << 8 | uint32_t{l1[b + 2]} << 16 |
+                                       uint32_t{l1[b + 3]} << 24);
+  }
+  EXPECT_EQ(e[1].value.lanes[0], uint32_t{l1[16 * 64]} | uint32_t{l1[16 * 64 + 1]} << 8 |
+                                     uint32_t{l1[16 * 64 + 2]} << 16 | uint32_t{l1[16 * 64 + 3]} << 24);
+}
+
+TEST(IfdWalk, GuardsPadWithPadValue) {
+  const auto l1 = make_l1(8);
+  // A 1-D padded read: i0 in 0..4 reads row i0, guarded 0 <= i0 - 1 < 3 (i0 = 1..3 load).
+  spec::Walk w = walk2d(0, 5, 1, 1, 0);
+  w.ndims = 1;
+  w.nguards = 1;
+  w.g0_offset = -1;
+  w.g0_coef0 = 1;
+  w.g0_extent = 3;
+  w.pad_value = 0xFFFFFF80u;  // int8 uses the low byte: -128
+  const auto e = ifd_all(w, l1);
+  ASSERT_EQ(e.size(), 5u);
+  EXPECT_TRUE(e[0].pad);
+  EXPECT_FALSE(e[1].pad);
+  EXPECT_FALSE(e[3].pad);
+  EXPECT_TRUE(e[4].pad);
+  EXPECT_EQ(e[0].value.as_i8()[7], -128);
+  EXPECT_EQ(e[4].value.as_i8()[63], -128);
+  EXPECT_EQ(e[2].value.lanes[5], l1[2 * 64 + 5]);
+}
+
+TEST(IfdWalk, PaddedElementAddressIsNeverChecked) {
+  const auto l1 = make_l1(4);
+  spec::Walk w = walk2d(0, 3, 100, 1, 0);  // rows 0, 100, 200: only row 0 is inside L1
+  w.ndims = 1;
+  w.nguards = 1;
+  w.g0_extent = 1;  // 0 <= i0 < 1
+  w.g0_coef0 = 1;
+  const auto e = ifd_all(w, l1);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_FALSE(e[0].pad);
+  EXPECT_TRUE(e[1].pad && e[2].pad);
+  w.g0_extent = 2;  // now row 100 is read: L1_RANGE
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::L1_RANGE, "row 100");
+}
+
+TEST(IfdWalk, TwoGuardsOverTwoDimensions) {
+  const auto l1 = make_l1(64);
+  spec::Walk w = walk2d(0, 4, 1, 4, 8);
+  w.nguards = 2;
+  w.g0_offset = -1; w.g0_coef0 = 1; w.g0_extent = 2;   // 1 <= i0 < 3
+  w.g1_offset = -1; w.g1_coef1 = 1; w.g1_extent = 2;   // 1 <= i1 < 3
+  const auto e = ifd_all(w, l1);
+  ASSERT_EQ(e.size(), 16u);
+  for (uint32_t i1 = 0; i1 < 4; ++i1)
+    for (uint32_t i0 = 0; i0 < 4; ++i0)
+      EXPECT_EQ(e[i1 * 4 + i0].pad, !(i0 >= 1 && i0 < 3 && i1 >= 1 && i1 < 3)) << i0 << "," << i1;
+}
+
+TEST(IfdWalk, DescriptorFaults) {
+  const auto l1 = make_l1(4);
+  spec::Walk w = walk2d(0, 1, 1, 1, 1);
+  w.ndims = 0;
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::DESC_RANGE, "ndims = 0");
+  w.ndims = 7;
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::DESC_RANGE, "ndims = 7");
+  w = walk2d(0, 0, 1, 1, 1);
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::DESC_RANGE, "d0_size is 0");
+  w = walk2d(0, 1, 1, 1, 1);
+  w.cast_from = Dtype::FLOAT32;
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::DESC_RANGE, "cast_from must equal dtype");
+  w = walk2d(0, 1, 1, 1, 1, Dtype::FLOAT18);
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::DESC_RANGE, "not an L1 dtype");
+  w = walk2d(0, 1, 1, 1, 1);
+  w.nguards = 3;
+  w.g2_extent = 0;  // an empty guard pads everything
+  EXPECT_TRUE(ifd_all(w, l1)[0].pad);
+  w = walk2d(3, 1, 1, 1, 1, Dtype::INT32);  // rows 3..6 of 4
+  expect_error([&] { ifd_all(w, l1); }, ErrorCode::L1_RANGE, "outside L1");
+}
+
+TEST(OdrWalk, StoresWithCastAndDropsOnGuard) {
+  std::vector<uint8_t> l1(8 * 64, 0xAA);
+  spec::Walk w = walk2d(1, 3, 2, 1, 0);
+  w.ndims = 1;
+  w.cast_from = Dtype::FLOAT32;  // pops float32, stores int8
+  w.nguards = 1;
+  w.g0_coef0 = -1;
+  w.g0_offset = 1;  // 0 <= 1 - i0 < 2: i0 = 0, 1 store; i0 = 2 drops
+  w.g0_extent = 2;
+  std::vector<Element> in;
+  for (int i = 0; i < 3; ++i) {
+    num::PwordF32 p;
+    for (std::size_t n = 0; n < 64; ++n) p[n] = static_cast<float>(n) * 2.5f - 100.0f + static_cast<float>(i);
+    in.push_back(Element{num::AnyPword::of(p), false});
+  }
+  VectorSource src(in);
+  run_odr(w, l1, src.fn());
+  EXPECT_EQ(src.remaining(), 0u);  // the dropped element was popped too
+  for (std::size_t n = 0; n < 64; ++n) {
+    const double v0 = static_cast<double>(n) * 2.5 - 100.0;
+    EXPECT_EQ(static_cast<int8_t>(l1[1 * 64 + n]), num::saturate_to_int8(v0)) << n;
+    EXPECT_EQ(static_cast<int8_t>(l1[3 * 64 + n]), num::saturate_to_int8(v0 + 1)) << n;
+    EXPECT_EQ(l1[5 * 64 + n], 0xAA);  // dropped
+    EXPECT_EQ(l1[2 * 64 + n], 0xAA);  // untouched
+  }
+  EXPECT_EQ(static_cast<int8_t>(l1[64 + 1]), -98);  // -97.5 ties to even
+}
+
+TEST(OdrWalk, Faults) {
+  std::vector<uint8_t> l1(2 * 64);
+  spec::Walk w = walk2d(0, 1, 1, 1, 1, Dtype::INT32);
+  w.cast_from = Dtype::INT32;
+  VectorSource src({Element{num::AnyPword::splat(Dtype::INT32, 5), false}});
+  expect_error([&] { run_odr(w, l1, src.fn()); }, ErrorCode::L1_RANGE, "outside L1");
+  w = walk2d(0, 1, 1, 1, 1);
+  w.cast_from = Dtype::FLOAT16;
+  VectorSource src2({Element{num::AnyPword::splat(Dtype::INT32, 5), false}});
+  expect_error([&] { run_odr(w, l1, src2.fn()); }, ErrorCode::STREAM_DTYPE, "expects cast_from = FLOAT16");
+}
+
+}  // namespace
+}  // namespace axcore::ref
