@@ -38,6 +38,13 @@ if(AXCORE_BUILD_RTL)
   axcore_require(AXCORE_VERILATOR_BIN "the verilator executable" verilator)
 endif()
 
+# Optional: clang with its libFuzzer runtime builds the fuzz targets (common/txn/fuzz).
+find_program(AXCORE_CLANGXX NAMES clang++ clang++-14)
+if(NOT AXCORE_CLANGXX)
+  message(STATUS "axcore: clang++ not found, fuzz targets are skipped: install the Debian packages "
+                 "'clang libclang-rt-14-dev' or ${_axcore_setup_hint}")
+endif()
+
 find_program(CCACHE_PROGRAM ccache)
 if(CCACHE_PROGRAM)
   set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})

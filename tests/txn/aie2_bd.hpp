@@ -7,13 +7,23 @@
 
 namespace aie2 {
 
-constexpr uint32_t tile(uint32_t col, uint32_t row) { return col << 25 | row << 20; }
+constexpr uint32_t tile(uint32_t col, uint32_t row) {
+  return col << 25 | row << 20;
+}
 constexpr uint32_t kShimBd = 0x1D000, kMemBd = 0xA0000, kCoreBd = 0x1D000;
-constexpr uint32_t bd_addr(uint32_t base, uint32_t k) { return base + 0x20 * k; }
+constexpr uint32_t bd_addr(uint32_t base, uint32_t k) {
+  return base + 0x20 * k;
+}
 // Queue register of channel ch: ctrl_base + delta + 8 ch + 4.
-constexpr uint32_t shim_queue(bool mm2s, uint32_t ch) { return 0x1D200 + (mm2s ? 0x10 : 0) + 8 * ch + 4; }
-constexpr uint32_t mem_queue(bool mm2s, uint32_t ch) { return 0xA0600 + (mm2s ? 0x30 : 0) + 8 * ch + 4; }
-constexpr uint32_t core_queue(bool mm2s, uint32_t ch) { return 0x1DE00 + (mm2s ? 0x10 : 0) + 8 * ch + 4; }
+constexpr uint32_t shim_queue(bool mm2s, uint32_t ch) {
+  return 0x1D200 + (mm2s ? 0x10 : 0) + 8 * ch + 4;
+}
+constexpr uint32_t mem_queue(bool mm2s, uint32_t ch) {
+  return 0xA0600 + (mm2s ? 0x30 : 0) + 8 * ch + 4;
+}
+constexpr uint32_t core_queue(bool mm2s, uint32_t ch) {
+  return 0x1DE00 + (mm2s ? 0x10 : 0) + 8 * ch + 4;
+}
 constexpr uint32_t push_word(uint32_t bd, uint32_t repeat = 0, bool token = false) {
   return bd | repeat << 16 | (token ? 1u << 31 : 0);
 }
@@ -54,7 +64,8 @@ struct ShimBd {
 
 struct MemBd {
   uint32_t length = 0, addr = 0;  // byte address
-  uint32_t d0_wrap = 0, d0_step = 0, d1_wrap = 0, d1_step = 0, d2_wrap = 0, d2_step = 0, d3_step = 0;
+  uint32_t d0_wrap = 0, d0_step = 0, d1_wrap = 0, d1_step = 0, d2_wrap = 0, d2_step = 0,
+           d3_step = 0;
   uint32_t d0_before = 0, d0_after = 0, d1_before = 0, d1_after = 0, d2_before = 0, d2_after = 0;
   uint32_t iter_wrap = 0, iter_step = 0, iter_current = 0;
   uint32_t lock_acq_id = 0, lock_rel_id = 0;
@@ -82,12 +93,9 @@ struct CoreBd {
   uint32_t next = 0;
 
   std::array<uint32_t, 6> words() const {
-    return {length | (addr >> 2) << 14,
-            0,
-            d0_step | d1_step << 13,
-            d2_step | d0_wrap << 13 | d1_wrap << 21,
-            iter_step | iter_wrap << 13,
-            lock_word(locks, valid, use_next, next, false)};
+    return {length | (addr >> 2) << 14,  0,
+            d0_step | d1_step << 13,     d2_step | d0_wrap << 13 | d1_wrap << 21,
+            iter_step | iter_wrap << 13, lock_word(locks, valid, use_next, next, false)};
   }
 };
 

@@ -48,10 +48,18 @@ TEST(TxnRoundTrip, HeaderIsComputed) {
 
 TEST(TxnRoundTrip, LayoutsAreTheTxnWords) {
   Writer w(Device::aie2());
-  w.write32(0x1D004, 0x400).maskwrite32(0x1F000, 1, 0x3F).tct(Dir::S2MM, 1, 2, 3, 4, 5)
-      .ddr_patch(0x1D004, 1, 0x400, 7).loadpdi(5, 64, 0x10).preempt(2).create_scratchpad(3, 256)
-      .update_reg(1, 2, 3, 4).blockwrite(0x0231D020, kData);
+  w.write32(0x1D004, 0x400)
+      .maskwrite32(0x1F000, 1, 0x3F)
+      .tct(Dir::S2MM, 1, 2, 3, 4, 5)
+      .ddr_patch(0x1D004, 1, 0x400, 7)
+      .loadpdi(5, 64, 0x10)
+      .preempt(2)
+      .create_scratchpad(3, 256)
+      .update_reg(1, 2, 3, 4)
+      .blockwrite(0x0231D020, kData);
   const auto s = w.words();
+  // One op per row, as the TXN layouts list them.
+  // clang-format off
   const std::vector<uint32_t> expect{
       0, 0, 0x1D004, 0, 0x400, 24,
       3, 0, 0x1F000, 0, 1, 0x3F, 28,
@@ -62,6 +70,7 @@ TEST(TxnRoundTrip, LayoutsAreTheTxnWords) {
       10 | 3 << 8, 256, 0, 0,
       12 | 1 << 8 | 2 << 16, 3, 4,
       1, 1 | 3 << 8, 0x0231D020, 16 + 12, 0x11, 0x22, 0x33};
+  // clang-format on
   EXPECT_EQ(std::vector<uint32_t>(s.begin() + 4, s.end()), expect);
 }
 
@@ -83,7 +92,8 @@ TEST(TxnRoundTrip, EncodeDecodeEncodeIsIdentityForEveryOpKind) {
   const auto& bw = std::get<BlockWrite>(d.ops[5].body);
   EXPECT_EQ(bw.col, 1u);
   EXPECT_EQ(bw.row, 3u);
-  EXPECT_EQ(std::vector<uint32_t>(bw.data.begin(), bw.data.end()), (std::vector<uint32_t>{0x11, 0x22, 0x33}));
+  EXPECT_EQ(std::vector<uint32_t>(bw.data.begin(), bw.data.end()),
+            (std::vector<uint32_t>{0x11, 0x22, 0x33}));
   EXPECT_EQ(std::get<Tct>(d.ops[6].body), (Tct{Dir::MM2S, 3, 1, 5, 2, 4}));
   EXPECT_EQ(std::get<DdrPatch>(d.ops[7].body), (DdrPatch{1, 0x1D004, 2, 0x1'0000'0400ull}));
   EXPECT_EQ(std::get<LoadPdi>(d.ops[8].body), (LoadPdi{9, 0x1000, 0x2'0000'0010ull}));

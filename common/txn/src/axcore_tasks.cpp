@@ -56,7 +56,8 @@ std::string dims_text(std::span<const uint32_t> sizes, std::span<const int32_t> 
 }
 
 std::string walk_text(std::string_view unit, const spec::Walk& w, bool odr) {
-  const std::array<uint32_t, 6> sizes{w.d0_size, w.d1_size, w.d2_size, w.d3_size, w.d4_size, w.d5_size};
+  const std::array<uint32_t, 6> sizes{w.d0_size, w.d1_size, w.d2_size,
+                                      w.d3_size, w.d4_size, w.d5_size};
   const std::array<int32_t, 6> strides{w.d0_stride, w.d1_stride, w.d2_stride,
                                        w.d3_stride, w.d4_stride, w.d5_stride};
   const std::size_t n = w.ndims < 6 ? w.ndims : 6;
@@ -86,8 +87,8 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
   if (h.has_main && h.kind == spec::DpKind::MVMEXE) {
     const auto m = r.read<spec::MvmDesc>(dd::mvm);
     unit("mvm", "mvm k=" + std::to_string(m.k_blocks) + " matrix=" + std::to_string(m.matrix_id) +
-                    " tile=" + std::to_string(m.tile_base) + " out=" +
-                    out_dims(m.ndims, {m.o0_size, m.o1_size, m.o2_size, m.o3_size}));
+                    " tile=" + std::to_string(m.tile_base) +
+                    " out=" + out_dims(m.ndims, {m.o0_size, m.o1_size, m.o2_size, m.o3_size}));
   } else if (h.has_main) {
     const auto d = r.read<spec::DwpuDesc>(dd::dwpu);
     unit("dwpu", "dwpu " + std::string(spec::to_string(d.op)) + " taps=" + std::to_string(d.taps) +
@@ -98,36 +99,44 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
     const uint32_t instrs = d.init_len + d.body_len;
     r.section(dd::program, 2 * instrs, 0);
     unit("dpu", "dpu " + std::to_string(d.init_len) + "+" + std::to_string(d.body_len) + " x" +
-                    std::to_string(d.iterations) + " -> " + std::string(spec::to_string(d.out_dtype)));
+                    std::to_string(d.iterations) + " -> " +
+                    std::string(spec::to_string(d.out_dtype)));
   }
   if (h.has_odr) unit("odr", walk_text("odr", r.read<spec::Walk>(dd::odr), true));
   std::string kind(spec::to_string(h.kind));
   const bool on_its_queue = (h.kind == spec::DpKind::MVMEXE && queue == spec::Queue::MVMEXE) ||
                             (h.kind == spec::DpKind::DWPU && queue == spec::Queue::DWPU);
   if (!on_its_queue) kind += " (on the " + std::string(spec::to_string(queue)) + " queue)";
-  return {"datapath", "datapath " + kind + " id=" + std::to_string(h.id) + " units=" +
-                          (units.empty() ? "none" : units) + parts, {}};
+  return {"datapath",
+          "datapath " + kind + " id=" + std::to_string(h.id) +
+              " units=" + (units.empty() ? "none" : units) + parts,
+          {}};
 }
 
 Task loadimc(DescriptorReader& r) {
   const auto d = r.read<spec::LoadimcDesc>(0);
-  return {"loadimc", "loadimc matrix=" + std::to_string(d.matrix_id) + " tiles=" +
-                         std::to_string(d.d0_size) + "x" + std::to_string(d.d1_size) + " @t" +
-                         std::to_string(d.tile_base) + " from r" + std::to_string(d.base_row) +
-                         " stride " + std::to_string(d.row_stride), {}};
+  return {"loadimc",
+          "loadimc matrix=" + std::to_string(d.matrix_id) + " tiles=" + std::to_string(d.d0_size) +
+              "x" + std::to_string(d.d1_size) + " @t" + std::to_string(d.tile_base) + " from r" +
+              std::to_string(d.base_row) + " stride " + std::to_string(d.row_stride),
+          {}};
 }
 
 Task barrier(DescriptorReader& r) {
   const auto d = r.read<spec::BarrierDesc>(0);
-  return {"barrier", "barrier id=" + std::to_string(d.barrier_id) + " cores=" + hex(d.core_mask), {}};
+  return {
+      "barrier", "barrier id=" + std::to_string(d.barrier_id) + " cores=" + hex(d.core_mask), {}};
 }
 
 uint32_t magic_of(spec::Queue q) {
   switch (q) {
     case spec::Queue::MVMEXE:
-    case spec::Queue::DWPU: return spec::magic::datapath;
-    case spec::Queue::LOADIMC: return spec::magic::loadimc;
-    case spec::Queue::CTRL: return spec::magic::barrier;
+    case spec::Queue::DWPU:
+      return spec::magic::datapath;
+    case spec::Queue::LOADIMC:
+      return spec::magic::loadimc;
+    case spec::Queue::CTRL:
+      return spec::magic::barrier;
   }
   return 0;
 }
@@ -136,10 +145,11 @@ uint32_t magic_of(spec::Queue q) {
 
 TaskRead read_axcore_task(spec::Queue queue, uint32_t start, const TileState& state) {
   TaskRead out;
-  out.what = "the " + std::string(spec::to_string(queue)) + " descriptor at word " + std::to_string(start);
+  out.what =
+      "the " + std::string(spec::to_string(queue)) + " descriptor at word " + std::to_string(start);
   if (start >= spec::core::CMD_MEM.count) {
-    out.problem = "past the end of its " + std::to_string(spec::core::CMD_MEM.count) +
-                  "-word command memory";
+    out.problem =
+        "past the end of its " + std::to_string(spec::core::CMD_MEM.count) + "-word command memory";
     return out;
   }
   DescriptorReader r(start, state);
@@ -150,8 +160,10 @@ TaskRead read_axcore_task(spec::Queue queue, uint32_t start, const TileState& st
     return out;
   }
   if ((first & 0xFF) != magic_of(queue)) {
-    task = {"invalid", "descriptor magic " + hex(first & 0xFF) + ", the " +
-                           std::string(spec::to_string(queue)) + " queue runs " + hex(magic_of(queue)), {}};
+    task = {"invalid",
+            "descriptor magic " + hex(first & 0xFF) + ", the " +
+                std::string(spec::to_string(queue)) + " queue runs " + hex(magic_of(queue)),
+            {}};
   } else {
     r.words().clear();  // the typed reads below read word 0 again
     task = queue == spec::Queue::LOADIMC ? loadimc(r)

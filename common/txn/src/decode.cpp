@@ -10,7 +10,9 @@ namespace {
 constexpr uint32_t kWrite32Words = 6, kMaskWords = 7;
 constexpr uint32_t kTctBytes = 16, kDdrPatchBytes = 48;
 
-[[noreturn]] void fail(const std::string& msg, std::size_t word) { throw DecodeError(msg, word); }
+[[noreturn]] void fail(const std::string& msg, std::size_t word) {
+  throw DecodeError(msg, word);
+}
 
 std::string op_at(Opcode op, std::size_t pos) {
   return "the " + std::string(to_string(op)) + " at word " + std::to_string(pos);
@@ -21,10 +23,13 @@ class Reader {
   explicit Reader(std::span<const uint32_t> w) : w_(w) {}
   // Ensures the op at `pos` has `count` words inside the stream.
   void need(std::size_t pos, uint64_t count) const {
-    if (pos + count > w_.size()) fail("the op at word " + std::to_string(pos) + " runs past the stream", pos);
+    if (pos + count > w_.size())
+      fail("the op at word " + std::to_string(pos) + " runs past the stream", pos);
   }
   uint32_t at(std::size_t i) const { return w_[i]; }
-  std::span<const uint32_t> slice(std::size_t pos, std::size_t count) const { return w_.subspan(pos, count); }
+  std::span<const uint32_t> slice(std::size_t pos, std::size_t count) const {
+    return w_.subspan(pos, count);
+  }
 
  private:
   std::span<const uint32_t> w_;
@@ -107,7 +112,9 @@ Op decode_op(const Reader& r, std::size_t pos) {
     default: {  // custom ops: byte length in word 1
       r.need(pos, 2);
       const uint32_t bytes = r.at(pos + 1);
-      const uint32_t fixed = opc == Opcode::TCT ? kTctBytes : opc == Opcode::DDR_PATCH ? kDdrPatchBytes : 0;
+      const uint32_t fixed = opc == Opcode::TCT         ? kTctBytes
+                             : opc == Opcode::DDR_PATCH ? kDdrPatchBytes
+                                                        : 0;
       if (fixed != 0 && bytes != fixed)
         fail(op_at(opc, pos) + " gives " + std::to_string(bytes) + " bytes, its layout has " +
                  std::to_string(fixed),
@@ -119,8 +126,12 @@ Op decode_op(const Reader& r, std::size_t pos) {
       take(bytes / 4);
       if (opc == Opcode::TCT) {
         const uint32_t w2 = word(2), w3 = word(3);
-        op.body = Tct{(w2 & 0xFF) == 0 ? Dir::S2MM : Dir::MM2S, (w2 >> 16) & 0xFF,
-                      (w2 >> 8) & 0xFF, (w3 >> 24) & 0xFF, (w3 >> 16) & 0xFF, (w3 >> 8) & 0xFF};
+        op.body = Tct{(w2 & 0xFF) == 0 ? Dir::S2MM : Dir::MM2S,
+                      (w2 >> 16) & 0xFF,
+                      (w2 >> 8) & 0xFF,
+                      (w3 >> 24) & 0xFF,
+                      (w3 >> 16) & 0xFF,
+                      (w3 >> 8) & 0xFF};
       } else if (opc == Opcode::DDR_PATCH) {
         op.body = DdrPatch{word(5), word(6), word(8), uint64_t{word(11)} << 32 | word(10)};
       } else {

@@ -8,14 +8,22 @@ namespace axcore::txn {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
-    case EventKind::PUSH: return "push";
-    case EventKind::WAIT: return "wait";
-    case EventKind::WRITE: return "write";
-    case EventKind::LOADPDI: return "loadpdi";
-    case EventKind::PREEMPT: return "preempt";
-    case EventKind::SCRATCHPAD: return "scratchpad";
-    case EventKind::UPDATE_REG: return "update_reg";
-    case EventKind::CUSTOM: return "custom";
+    case EventKind::PUSH:
+      return "push";
+    case EventKind::WAIT:
+      return "wait";
+    case EventKind::WRITE:
+      return "write";
+    case EventKind::LOADPDI:
+      return "loadpdi";
+    case EventKind::PREEMPT:
+      return "preempt";
+    case EventKind::SCRATCHPAD:
+      return "scratchpad";
+    case EventKind::UPDATE_REG:
+      return "update_reg";
+    case EventKind::CUSTOM:
+      return "custom";
   }
   return "?";
 }
@@ -35,7 +43,8 @@ std::string to_string(const Transfer& t) {
   if (!t.padding.empty()) {
     s += " pad=[";
     for (std::size_t i = 0; i < t.padding.size(); ++i)
-      s += (i ? " " : "") + std::to_string(t.padding[i].before) + "/" + std::to_string(t.padding[i].after);
+      s += (i ? " " : "") + std::to_string(t.padding[i].before) + "/" +
+           std::to_string(t.padding[i].after);
     s += "]";
   }
   if (t.iteration.wrap != 0)
@@ -74,7 +83,8 @@ std::string raw_at(const Event& e, std::size_t i) {
 
 std::string to_string(const Event& e) {
   switch (e.kind) {
-    case EventKind::PUSH: return push(e);
+    case EventKind::PUSH:
+      return push(e);
     case EventKind::WAIT:
       return "wait " + tile(e) + " " + channel(e) + " cols=" + std::to_string(e.ncol) +
              " rows=" + std::to_string(e.nrow);
@@ -89,13 +99,16 @@ std::string to_string(const Event& e) {
       const uint64_t addr = e.raw.size() >= 4 ? (uint64_t{e.raw[3]} << 32 | e.raw[2]) : 0;
       return "loadpdi id=" + raw_at(e, 0) + " size=" + raw_at(e, 1) + " addr=" + hex(addr);
     }
-    case EventKind::PREEMPT: return "preempt level=" + raw_at(e, 0);
-    case EventKind::SCRATCHPAD: return "scratchpad usage=" + raw_at(e, 0) + " size=" + raw_at(e, 1);
+    case EventKind::PREEMPT:
+      return "preempt level=" + raw_at(e, 0);
+    case EventKind::SCRATCHPAD:
+      return "scratchpad usage=" + raw_at(e, 0) + " size=" + raw_at(e, 1);
     case EventKind::UPDATE_REG:
       return "update_reg table=" + raw_at(e, 0) + " func=" + raw_at(e, 1) +
              " arg=" + (e.raw.size() > 2 ? hex(e.raw[2]) : "?") +
              " reg=" + (e.raw.size() > 3 ? hex(e.raw[3]) : "?");
-    case EventKind::CUSTOM: return std::string(to_string(e.opcode)) + " " + hex_list(e.raw);
+    case EventKind::CUSTOM:
+      return std::string(to_string(e.opcode)) + " " + hex_list(e.raw);
   }
   return "?";
 }
@@ -109,7 +122,8 @@ std::string differ(const std::string& what, const T& a, const T& b) {
 
 std::string transfer_difference(const std::string& at, const Transfer& a, const Transfer& b) {
   if (a.length != b.length) return differ(at + "length", a.length, b.length);
-  if (a.address != b.address) return at + "address: " + to_string(a.address) + " vs " + to_string(b.address);
+  if (a.address != b.address)
+    return at + "address: " + to_string(a.address) + " vs " + to_string(b.address);
   if (a.dims != b.dims || a.outer_stride != b.outer_stride || a.iteration != b.iteration ||
       a.padding != b.padding)
     return at + "walk: " + to_string(a) + " vs " + to_string(b);
@@ -117,7 +131,8 @@ std::string transfer_difference(const std::string& at, const Transfer& a, const 
   for (std::size_t i = 0; i < n; ++i) {
     if (i >= a.fields.size() || i >= b.fields.size()) return at + "field count differs";
     const Field &x = a.fields[i], &y = b.fields[i];
-    if (x.name != y.name) return at + "fields differ: " + std::string(x.name) + " vs " + std::string(y.name);
+    if (x.name != y.name)
+      return at + "fields differ: " + std::string(x.name) + " vs " + std::string(y.name);
     if (x.value != y.value) return differ(at + std::string(x.name), x.value, y.value);
   }
   return "";
@@ -127,10 +142,13 @@ std::string transfer_difference(const std::string& at, const Transfer& a, const 
 
 std::string first_difference(const Event& a, const Event& b) {
   if (a == b) return "";
-  if (a.kind != b.kind) return "kind: " + std::string(to_string(a.kind)) + " vs " + std::string(to_string(b.kind));
-  if (a.chain.size() != b.chain.size()) return differ("chain length", a.chain.size(), b.chain.size());
+  if (a.kind != b.kind)
+    return "kind: " + std::string(to_string(a.kind)) + " vs " + std::string(to_string(b.kind));
+  if (a.chain.size() != b.chain.size())
+    return differ("chain length", a.chain.size(), b.chain.size());
   for (std::size_t i = 0; i < a.chain.size(); ++i) {
-    std::string d = transfer_difference("chain[" + std::to_string(i) + "].", a.chain[i], b.chain[i]);
+    std::string d =
+        transfer_difference("chain[" + std::to_string(i) + "].", a.chain[i], b.chain[i]);
     if (!d.empty()) return d;
   }
   if (a.task != b.task) {

@@ -1,5 +1,6 @@
 // AIE2 / AIE2p (npu1 / npu2) shim, memtile and core DMA layouts, from shared/design/AIE2-TXN.md
 // (aie-rt register definitions as mlir-aie uses them).
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -24,7 +25,9 @@ const TileTable& table(TileKind k) {
   return k == TileKind::SHIM ? kShim : k == TileKind::MEM ? kMem : kCore;
 }
 
-void add(Transfer& t, std::string_view name, uint32_t value) { t.fields.push_back({name, value}); }
+void add(Transfer& t, std::string_view name, uint32_t value) {
+  t.fields.push_back({name, value});
+}
 
 // Shim w7 / core w5: locks, validity and chain.
 void add_locks(Transfer& t, uint32_t w) {
@@ -49,7 +52,9 @@ void add_packet(Transfer& t, uint32_t w) {
   add(t, "out_of_order_bd_id", bits(w, 24, 6));
 }
 
-Dim dim(uint32_t wrap, uint32_t stepsize) { return {wrap, int64_t{stepsize} + 1}; }
+Dim dim(uint32_t wrap, uint32_t stepsize) {
+  return {wrap, int64_t{stepsize} + 1};
+}
 
 BdContent shim_bd(std::span<const uint32_t> w, const Patch* patch) {
   BdContent c;
@@ -88,8 +93,8 @@ BdContent mem_bd(std::span<const uint32_t> w) {
   const std::array<Pad, 3> pads{{{bits(w[1], 26, 6), bits(w[5], 17, 6)},
                                  {bits(w[3], 27, 5), bits(w[5], 23, 5)},
                                  {bits(w[4], 27, 4), bits(w[5], 28, 4)}}};
-  for (const Pad& p : pads)
-    if (p.before || p.after) t.padding.assign(pads.begin(), pads.end());
+  if (std::ranges::any_of(pads, [](const Pad& p) { return p.before || p.after; }))
+    t.padding.assign(pads.begin(), pads.end());
   t.iteration = dim(bits(w[6], 17, 6), bits(w[6], 0, 17));
   add(t, "enable_packet", bits(w[0], 31, 1));
   add(t, "packet_type", bits(w[0], 28, 3));
@@ -165,8 +170,11 @@ class Aie2Layout final : public Layout {
   PushWord decode_push(TileKind kind, uint32_t v) const override {
     return {bits(v, 0, table(kind).start_bits), bits(v, 16, 8), 0, bits(v, 31, 1) != 0};
   }
-  BdContent decode_bd(TileKind kind, std::span<const uint32_t> w, const Patch* patch) const override {
-    BdContent c = kind == TileKind::SHIM ? shim_bd(w, patch) : kind == TileKind::MEM ? mem_bd(w) : core_bd(w);
+  BdContent decode_bd(TileKind kind, std::span<const uint32_t> w,
+                      const Patch* patch) const override {
+    BdContent c = kind == TileKind::SHIM  ? shim_bd(w, patch)
+                  : kind == TileKind::MEM ? mem_bd(w)
+                                          : core_bd(w);
     normalize_walk(c.transfer);
     return c;
   }
@@ -174,7 +182,8 @@ class Aie2Layout final : public Layout {
   void fold_repeat(TileKind kind, Transfer& t, uint32_t& repeat) const override {
     if (kind != TileKind::SHIM || !t.dims.empty() || t.outer_stride != 1 || repeat == 0) return;
     const int64_t iter_wrap = t.iteration.wrap + 1;
-    if (iter_wrap != int64_t{repeat} + 1 || t.iteration.stride != static_cast<int64_t>(t.length)) return;
+    if (iter_wrap != int64_t{repeat} + 1 || t.iteration.stride != static_cast<int64_t>(t.length))
+      return;
     t.length *= static_cast<uint64_t>(iter_wrap);
     t.iteration = {0, 1};
     repeat = 0;

@@ -8,7 +8,9 @@
 
 namespace axcore::txn {
 
-std::string_view to_string(Dir d) { return d == Dir::S2MM ? "S2MM" : "MM2S"; }
+std::string_view to_string(Dir d) {
+  return d == Dir::S2MM ? "S2MM" : "MM2S";
+}
 
 bool BlockWrite::operator==(const BlockWrite& o) const {
   return col == o.col && row == o.row && addr == o.addr && std::ranges::equal(data, o.data);
@@ -19,7 +21,9 @@ bool CustomOp::operator==(const CustomOp& o) const {
 
 namespace {
 
-std::string at(uint64_t addr) { return "@" + hex_width(addr, 10); }
+std::string at(uint64_t addr) {
+  return "@" + hex_width(addr, 10);
+}
 
 std::string words_text(std::span<const uint32_t> w) {
   std::string s;
@@ -28,7 +32,9 @@ std::string words_text(std::span<const uint32_t> w) {
 }
 
 struct Printer {
-  std::string operator()(const Write32& b) const { return at(b.addr) + " <- " + hex_width(b.value, 10); }
+  std::string operator()(const Write32& b) const {
+    return at(b.addr) + " <- " + hex_width(b.value, 10);
+  }
   std::string operator()(const MaskWrite32& b) const {
     return at(b.addr) + " <- " + hex_width(b.value, 10) + " & " + hex_width(b.mask, 10);
   }
@@ -49,7 +55,8 @@ struct Printer {
            " action=" + std::to_string(b.action);
   }
   std::string operator()(const LoadPdi& b) const {
-    return "id=" + std::to_string(b.id) + " size=" + std::to_string(b.size) + " addr=" + hex(b.addr);
+    return "id=" + std::to_string(b.id) + " size=" + std::to_string(b.size) +
+           " addr=" + hex(b.addr);
   }
   std::string operator()(const Preempt& b) const { return "level=" + std::to_string(b.level); }
   std::string operator()(const CreateScratchpad& b) const {

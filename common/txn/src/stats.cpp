@@ -38,9 +38,11 @@ std::string to_string(const Stats& s) {
   for (const auto& [name, n] : s.events) out += " " + name + "=" + std::to_string(n);
   if (!s.channels.empty()) out += "\nper channel:";
   for (const auto& [key, c] : s.channels) {
-    out += "\n  " + c.name + ": " + std::to_string(c.pushes) + (c.pushes == 1 ? " push" : " pushes");
+    out +=
+        "\n  " + c.name + ": " + std::to_string(c.pushes) + (c.pushes == 1 ? " push" : " pushes");
     if (c.name.find(" ch") != std::string::npos || c.bytes)
-      out += ", " + std::to_string(c.bytes) + " bytes" + (c.endless ? " per pass of a looping chain" : "");
+      out += ", " + std::to_string(c.bytes) + " bytes" +
+             (c.endless ? " per pass of a looping chain" : "");
   }
   return out;
 }

@@ -13,9 +13,15 @@ uint32_t fit(uint64_t v, unsigned bits, const char* what) {
   return static_cast<uint32_t>(v);
 }
 
-uint32_t lo(uint64_t v) { return static_cast<uint32_t>(v); }
-uint32_t hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
-uint32_t op(Opcode o) { return static_cast<uint32_t>(o); }
+uint32_t lo(uint64_t v) {
+  return static_cast<uint32_t>(v);
+}
+uint32_t hi(uint64_t v) {
+  return static_cast<uint32_t>(v >> 32);
+}
+uint32_t op(Opcode o) {
+  return static_cast<uint32_t>(o);
+}
 
 struct Encoder {
   std::vector<uint32_t>& out;
@@ -38,11 +44,11 @@ struct Encoder {
     out.insert(out.end(), b.data.begin(), b.data.end());
   }
   void operator()(const Tct& b) const {
-    out.insert(out.end(),
-               {op(Opcode::TCT), 16,
-                static_cast<uint32_t>(b.dir) | fit(b.row, 8, "tct row") << 8 | fit(b.col, 8, "tct col") << 16,
-                fit(b.nrow, 8, "tct nrow") << 8 | fit(b.ncol, 8, "tct ncol") << 16 |
-                    fit(b.channel, 8, "tct channel") << 24});
+    out.insert(out.end(), {op(Opcode::TCT), 16,
+                           static_cast<uint32_t>(b.dir) | fit(b.row, 8, "tct row") << 8 |
+                               fit(b.col, 8, "tct col") << 16,
+                           fit(b.nrow, 8, "tct nrow") << 8 | fit(b.ncol, 8, "tct ncol") << 16 |
+                               fit(b.channel, 8, "tct channel") << 24});
   }
   void operator()(const DdrPatch& b) const {
     out.insert(out.end(), {op(Opcode::DDR_PATCH), 48, 0, 0, 0, b.action, b.regaddr, 0, b.arg_idx, 0,

@@ -29,7 +29,7 @@ struct Field {
 };
 
 struct Address {
-  bool patched = false;     // true: host argument `arg` + `value` bytes (from a DDR_PATCH)
+  bool patched = false;  // true: host argument `arg` + `value` bytes (from a DDR_PATCH)
   uint32_t arg = 0;
   uint64_t value = 0;       // byte offset (patched) or absolute byte address
   std::string_view memory;  // memory of an absolute address when the layout names it ("L2")
@@ -38,9 +38,9 @@ struct Address {
 
 // A buffer descriptor as the DMA sees it.
 struct Transfer {
-  uint64_t length = 0;       // as the BD counts it (32-bit words on every layout here)
+  uint64_t length = 0;  // as the BD counts it (32-bit words on every layout here)
   Address address;
-  std::vector<Dim> dims;     // innermost first; empty = linear
+  std::vector<Dim> dims;  // innermost first; empty = linear
   int64_t outer_stride = 1;
   Dim iteration;             // (wrap, stride) as the layout defines them
   std::vector<Pad> padding;  // per dim, innermost first; empty = no padding
@@ -50,13 +50,22 @@ struct Transfer {
 
 // The descriptor a task-queue push runs (axcore command queues).
 struct Task {
-  std::string kind;              // "datapath", "loadimc", "barrier", "invalid"
-  std::string summary;           // short human form of the descriptor
-  std::vector<uint32_t> words;   // the descriptor words the task reads, in order
+  std::string kind;             // "datapath", "loadimc", "barrier", "invalid"
+  std::string summary;          // short human form of the descriptor
+  std::vector<uint32_t> words;  // the descriptor words the task reads, in order
   bool operator==(const Task&) const = default;
 };
 
-enum class EventKind : uint8_t { PUSH, WAIT, WRITE, LOADPDI, PREEMPT, SCRATCHPAD, UPDATE_REG, CUSTOM };
+enum class EventKind : uint8_t {
+  PUSH,
+  WAIT,
+  WRITE,
+  LOADPDI,
+  PREEMPT,
+  SCRATCHPAD,
+  UPDATE_REG,
+  CUSTOM
+};
 std::string_view to_string(EventKind k);
 
 struct Event {

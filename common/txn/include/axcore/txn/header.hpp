@@ -22,7 +22,7 @@ struct Device {
   }
   bool operator==(const Device&) const = default;
 
-  static Device axcore(uint32_t cores);                    // devGen spec::kTxnDevGen, from spec/
+  static Device axcore(uint32_t cores);                       // devGen spec::kTxnDevGen, from spec/
   static Device aie2(uint32_t cols = 4, uint32_t rows = 6);   // npu1, devGen 3, TXN 0.1
   static Device aie2p(uint32_t cols = 8, uint32_t rows = 6);  // npu2, devGen 4, TXN 0.1
 };

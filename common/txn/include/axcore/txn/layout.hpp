@@ -16,7 +16,15 @@
 namespace axcore::txn {
 
 struct RegRole {
-  enum class Kind : uint8_t { OTHER, BD_WORD, DMA_CTRL, DMA_QUEUE, TASK_CTRL, TASK_QUEUE, TASK_MEMORY };
+  enum class Kind : uint8_t {
+    OTHER,
+    BD_WORD,
+    DMA_CTRL,
+    DMA_QUEUE,
+    TASK_CTRL,
+    TASK_QUEUE,
+    TASK_MEMORY
+  };
   Kind kind = Kind::OTHER;
   Dir dir = Dir::S2MM;
   uint32_t channel = 0;       // DMA channel; task queues: their TCT channel

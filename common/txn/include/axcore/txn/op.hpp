@@ -3,14 +3,12 @@
 //   write32           [0, 0, addr, addr_hi, value, 24]
 //   maskwrite32/poll  [op, 0, addr, addr_hi, value, mask, 28]   (maskpoll_busy alike)
 //   blockwrite        [1, col | row << 8, addr, bytes, data...]  bytes = 16 + 4 n
-//   tct               [0x80, 16, dir | row << 8 | col << 16, nrow << 8 | ncol << 16 | channel << 24]
-//   ddr_patch         [0x81, 48, 0, 0, 0, action, regaddr, 0, arg_idx, 0, arg_plus_lo, arg_plus_hi]
-//   loadpdi           [8 | id << 16, size, addr_lo, addr_hi]
-//   preempt           [6 | level << 8]
-//   create_scratchpad [10 | usage << 8, size, 0, 0]
-//   update_reg        [12 | table << 8 | func << 16, arg, reg]
-//   noop              [5]
-//   read_regs, record_timer, merge_sync  [op, bytes, payload...]
+//   tct               [0x80, 16, dir | row << 8 | col << 16, nrow << 8 | ncol << 16 | channel <<
+//   24] ddr_patch         [0x81, 48, 0, 0, 0, action, regaddr, 0, arg_idx, 0, arg_plus_lo,
+//   arg_plus_hi] loadpdi           [8 | id << 16, size, addr_lo, addr_hi] preempt           [6 |
+//   level << 8] create_scratchpad [10 | usage << 8, size, 0, 0] update_reg        [12 | table << 8
+//   | func << 16, arg, reg] noop              [5] read_regs, record_timer, merge_sync  [op, bytes,
+//   payload...]
 #pragma once
 
 #include <cstdint>
@@ -90,7 +88,7 @@ using OpBody = std::variant<Write32, MaskWrite32, MaskPoll32, BlockWrite, Tct, D
 
 struct Op {
   Opcode opcode = Opcode::NOOP;
-  uint32_t pos = 0;                // word index of the op in its stream
+  uint32_t pos = 0;                 // word index of the op in its stream
   std::span<const uint32_t> words;  // the op's words, verbatim
   OpBody body;
 };

@@ -21,10 +21,10 @@ struct ChannelKey {
 };
 
 struct ChannelStats {
-  std::string name;           // "(0,0) MM2S ch0" or "(0,2) MVMEXE"
+  std::string name;  // "(0,0) MM2S ch0" or "(0,2) MVMEXE"
   uint64_t pushes = 0;
-  uint64_t bytes = 0;         // DMA: 4 * length summed over the chain, times repeat + 1
-  bool endless = false;       // a chain that loops moves data until the channel is reset
+  uint64_t bytes = 0;    // DMA: 4 * length summed over the chain, times repeat + 1
+  bool endless = false;  // a chain that loops moves data until the channel is reset
 };
 
 struct Stats {

@@ -36,14 +36,20 @@ class Writer {
   Writer& ddr_patch(uint32_t regaddr, uint32_t arg_idx, uint64_t arg_plus, uint32_t action = 0) {
     return add(DdrPatch{action, regaddr, arg_idx, arg_plus});
   }
-  Writer& loadpdi(uint32_t id, uint32_t size, uint64_t addr) { return add(LoadPdi{id, size, addr}); }
+  Writer& loadpdi(uint32_t id, uint32_t size, uint64_t addr) {
+    return add(LoadPdi{id, size, addr});
+  }
   Writer& preempt(uint32_t level) { return add(Preempt{level}); }
-  Writer& create_scratchpad(uint32_t usage, uint32_t size) { return add(CreateScratchpad{usage, size}); }
+  Writer& create_scratchpad(uint32_t usage, uint32_t size) {
+    return add(CreateScratchpad{usage, size});
+  }
   Writer& update_reg(uint32_t table, uint32_t func, uint32_t arg, uint32_t reg) {
     return add(UpdateReg{table, func, arg, reg});
   }
   Writer& noop() { return add(Noop{}); }
-  Writer& custom(Opcode opcode, std::span<const uint32_t> payload) { return add(CustomOp{opcode, payload}); }
+  Writer& custom(Opcode opcode, std::span<const uint32_t> payload) {
+    return add(CustomOp{opcode, payload});
+  }
 
   // Any op from its fields (the canonical encoding: reserved words are 0).
   Writer& add(const OpBody& body);
