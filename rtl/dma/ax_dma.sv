@@ -1,0 +1,329 @@
+// A DMA BD engine (SysDMA, MemDMA or CoreDMA): Channels channel pairs, MM2S ch n feeding S2MM
+// ch n through a dma_stream_depth word FIFO, the BD store in the tile's register space, the
+// channel control/queue/status/bytes registers, one token output and one error report output.
+// Register offsets are the tile's generated ones, passed in by the tile.
+module ax_dma
+  import axcore_pkg::*;
+  import ax_rtl_pkg::*;
+#(
+  parameter int unsigned Bds          = 16,
+  parameter int unsigned Dims         = 4,
+  parameter int unsigned SizeBits     = 16,
+  parameter int unsigned StrideBits   = 24,
+  parameter bit          Padding      = 1'b1,
+  parameter int unsigned Cores        = 1,
+  parameter int unsigned Row          = 0,
+  parameter int unsigned RobDepth     = 64,
+  parameter logic [19:0] S2mmCtrlOff  = CORE_DMA_S2MM_CTRL_OFFSET,
+  parameter logic [19:0] S2mmQueueOff = CORE_DMA_S2MM_QUEUE_OFFSET,
+  parameter logic [19:0] Mm2sCtrlOff  = CORE_DMA_MM2S_CTRL_OFFSET,
+  parameter logic [19:0] Mm2sQueueOff = CORE_DMA_MM2S_QUEUE_OFFSET,
+  parameter int unsigned CtrlStride   = CORE_DMA_S2MM_CTRL_STRIDE,
+  parameter logic [19:0] S2mmStatOff  = CORE_DMA_S2MM_STATUS_OFFSET,
+  parameter logic [19:0] Mm2sStatOff  = CORE_DMA_MM2S_STATUS_OFFSET,
+  parameter logic [19:0] S2mmBytesOff = CORE_DMA_S2MM_BYTES_OFFSET,
+  parameter logic [19:0] Mm2sBytesOff = CORE_DMA_MM2S_BYTES_OFFSET,
+  parameter int unsigned StatStride   = CORE_DMA_S2MM_STATUS_STRIDE,
+  parameter logic [19:0] BdOff        = CORE_DMA_BD_OFFSET,
+  parameter int unsigned BdStride     = CORE_DMA_BD_STRIDE,
+  localparam int unsigned NCh = DMA_CHANNELS,
+  localparam int unsigned NI = 2 * NCh   // word ports: [0, NCh) MM2S, [NCh, 2 NCh) S2MM
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  // register bus (same-cycle answer)
+  input  logic                   reg_valid_i,
+  input  reg_req_t               reg_req_i,
+  output logic                   reg_hit_o,
+  output word_t                  reg_rdata_o,
+  // word fabric initiators
+  output logic      [NI-1:0]     req_valid_o,
+  output word_req_t [NI-1:0]     req_o,
+  input  logic      [NI-1:0]     req_ready_i,
+  input  logic      [NI-1:0]     rsp_valid_i,
+  input  word_t     [NI-1:0]     rsp_data_i,
+  // token
+  output logic                   tok_valid_o,
+  input  logic                   tok_ready_i,
+  output token_t                 tok_o,
+  output logic [NI-1:0]          tok_src_o,     // which channel offers the token (one-hot)
+  // error report
+  output logic                   err_valid_o,
+  output error_code_e            err_code_o,
+  output logic                   err_dir_o,
+  output logic [4:0]             err_channel_o,
+  output logic [15:0]            err_detail_o,
+  output logic [31:0]            err_addr_o,
+  output logic                   busy_o,
+  // trace monitor: per word port
+  output mon_task_t  [NI-1:0]    mon_task_o,
+  output mon_write_t [NI-1:0]    mon_write_o
+);
+  localparam int unsigned BdW = $clog2(Bds);
+
+  // ---- BD store ----
+  word_t                 bd_mem_q [Bds * 16];
+  logic [Bds-1:0][11:0]  iter_q, iter_d;
+  logic [NI-1:0][BdW-1:0] bd_idx, wb_idx;
+  logic [NI-1:0][11:0]   wb_iter;
+  logic [NI-1:0]         wb_valid;
+  dma_bd_t [NI-1:0]      bd_rd;
+
+  logic        wr, bd_hit;
+  logic [19:0] off;
+  logic [BdW-1:0] wr_bd;
+  logic [3:0]  wr_word;
+  assign wr      = reg_valid_i && reg_req_i.we;
+  assign off     = reg_req_i.addr;
+  assign bd_hit  = (off >= BdOff) && (off < BdOff + 20'(Bds * BdStride));
+  logic [19:0] bd_off;
+  assign bd_off  = off - BdOff;
+  assign wr_bd   = BdW'(bd_off / 20'(BdStride));
+  assign wr_word = bd_off[5:2];
+
+  always_comb begin
+    for (int unsigned i = 0; i < NI; i++) begin
+      logic [511:0] w;
+      for (int unsigned k = 0; k < 16; k++) w[32*k +: 32] = bd_mem_q[int'(bd_idx[i]) * 16 + k];
+      w[3*32 + 20 +: 12] = iter_q[bd_idx[i]];
+      bd_rd[i] = dma_bd_t'(w);
+    end
+  end
+
+  always_comb begin
+    iter_d = iter_q;
+    for (int unsigned i = 0; i < NI; i++) begin
+      if (wb_valid[i]) iter_d[wb_idx[i]] = wb_iter[i];
+    end
+    if (wr && bd_hit && wr_word == 4'd3) iter_d[wr_bd] = reg_req_i.wdata[31:20];
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) iter_q <= '0;
+    else         iter_q <= iter_d;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (wr && bd_hit) bd_mem_q[int'(wr_bd) * 16 + int'(wr_word)] <= reg_req_i.wdata;
+  end
+
+  // ---- control registers ----
+  logic [NI-1:0] push, ctl_reset, pause_q, pause_d;
+  always_comb begin
+    push      = '0;
+    ctl_reset = '0;
+    pause_d   = pause_q;
+    for (int unsigned c = 0; c < NCh; c++) begin
+      if (wr && off == Mm2sQueueOff + 20'(c * CtrlStride)) push[c] = 1'b1;
+      if (wr && off == S2mmQueueOff + 20'(c * CtrlStride)) push[NCh + c] = 1'b1;
+      if (wr && off == Mm2sCtrlOff + 20'(c * CtrlStride)) begin
+        ctl_reset[c] = reg_req_i.wdata[1];
+        pause_d[c]   = reg_req_i.wdata[2];
+      end
+      if (wr && off == S2mmCtrlOff + 20'(c * CtrlStride)) begin
+        ctl_reset[NCh + c] = reg_req_i.wdata[1];
+        pause_d[NCh + c]   = reg_req_i.wdata[2];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) pause_q <= '0;
+    else         pause_q <= pause_d;
+  end
+
+  // ---- channels ----
+  logic [NI-1:0]        ovf, fail, flush, tok_v, tok_r, ch_err, ch_busy, ch_error;
+  error_code_e [NI-1:0] fail_code, ch_err_code;
+  token_t [NI-1:0]      tok;
+  logic [NI-1:0][15:0]  ch_err_detail, ch_done;
+  logic [NI-1:0][31:0]  ch_err_addr, ch_bytes;
+  logic [NI-1:0][4:0]   ch_pending;
+  logic [NI-1:0][7:0]   ch_cur_bd;
+  logic [NCh-1:0]       s_valid, s_ready, d_valid, d_ready;
+  word_t [NCh-1:0]      s_data, d_data;
+
+  // A failure reaches the partner channel one cycle later (registered: no loop between them).
+  logic [NI-1:0]        fail_q;
+  error_code_e [NI-1:0] fail_code_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fail_q      <= '0;
+      fail_code_q <= {NI{ERROR_CODE_NONE}};
+    end else begin
+      fail_q      <= fail;
+      fail_code_q <= fail_code;
+    end
+  end
+
+  for (genvar i = 0; i < NI; i++) begin : g_ch
+    localparam bit Mm2s = (i < NCh);
+    localparam int unsigned C = Mm2s ? i : i - NCh;
+    localparam int unsigned P = Mm2s ? i + NCh : i - NCh;  // partner
+    logic  sv_o, sr_o;
+    word_t sd_o;
+    ax_dma_chan #(
+      .IsMm2s     (Mm2s),
+      .Bds        (Bds),
+      .Dims       (Dims),
+      .SizeBits   (SizeBits),
+      .StrideBits (StrideBits),
+      .Padding    (Padding),
+      .Cores      (Cores),
+      .Channel    (C),
+      .Row        (Row),
+      .RobDepth   (RobDepth)
+    ) u_chan (
+      .clk_i          (clk_i),
+      .rst_ni         (rst_ni),
+      .push_valid_i   (push[i]),
+      .push_i         (queue_push_t'(reg_req_i.wdata)),
+      .ovf_o          (ovf[i]),
+      .ctl_reset_i    (ctl_reset[i]),
+      .pause_i        (pause_q[i]),
+      .bd_idx_o       (bd_idx[i]),
+      .bd_i           (bd_rd[i]),
+      .wb_valid_o     (wb_valid[i]),
+      .wb_idx_o       (wb_idx[i]),
+      .wb_iter_o      (wb_iter[i]),
+      .req_valid_o    (req_valid_o[i]),
+      .req_o          (req_o[i]),
+      .req_ready_i    (req_ready_i[i]),
+      .rsp_valid_i    (rsp_valid_i[i]),
+      .rsp_data_i     (rsp_data_i[i]),
+      .s_valid_o      (sv_o),
+      .s_ready_i      (Mm2s ? s_ready[C] : 1'b0),
+      .s_data_o       (sd_o),
+      .s_valid_i      (Mm2s ? 1'b0 : d_valid[C]),
+      .s_ready_o      (sr_o),
+      .s_data_i       (Mm2s ? '0 : d_data[C]),
+      .fail_o         (fail[i]),
+      .fail_code_o    (fail_code[i]),
+      .partner_fail_i (fail_q[P]),
+      .partner_code_i (fail_code_q[P]),
+      .flush_o        (flush[i]),
+      .tok_valid_o    (tok_v[i]),
+      .tok_ready_i    (tok_r[i]),
+      .tok_o          (tok[i]),
+      .err_valid_o    (ch_err[i]),
+      .err_code_o     (ch_err_code[i]),
+      .err_detail_o   (ch_err_detail[i]),
+      .err_addr_o     (ch_err_addr[i]),
+      .pending_o      (ch_pending[i]),
+      .busy_o         (ch_busy[i]),
+      .error_o        (ch_error[i]),
+      .cur_bd_o       (ch_cur_bd[i]),
+      .done_o         (ch_done[i]),
+      .bytes_o        (ch_bytes[i]),
+      .mon_task_o     (mon_task_o[i]),
+      .mon_write_o    (mon_write_o[i])
+    );
+    if (Mm2s) begin : g_src
+      assign s_valid[C] = sv_o;
+      assign s_data[C]  = sd_o;
+      logic unused;
+      assign unused = sr_o;
+    end else begin : g_dst
+      assign d_ready[C] = sr_o;
+      logic unused;
+      assign unused = ^{sv_o, sd_o};
+    end
+  end
+
+  for (genvar c = 0; c < NCh; c++) begin : g_pair
+    ax_fifo #(.T(word_t), .Depth(DMA_STREAM_DEPTH)) u_stream (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .clr_i       (flush[c] || flush[NCh + c]),
+      .in_valid_i  (s_valid[c]),
+      .in_ready_o  (s_ready[c]),
+      .in_data_i   (s_data[c]),
+      .out_valid_o (d_valid[c]),
+      .out_ready_i (d_ready[c]),
+      .out_data_o  (d_data[c]),
+      .count_o     (unused_count)
+    );
+    logic [$clog2(DMA_STREAM_DEPTH + 1)-1:0] unused_count;
+  end
+
+  // ---- tokens: one at a time, round-robin over the channels ----
+  logic [$clog2(NI)-1:0] tok_idx;
+  logic                  tok_any;
+  logic [NI-1:0]         tok_gnt;
+  ax_rr_arb #(.N(NI)) u_tok_arb (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .req_i   (tok_v),
+    .ack_i   (tok_ready_i),
+    .gnt_o   (tok_gnt),
+    .idx_o   (tok_idx),
+    .valid_o (tok_any)
+  );
+  assign tok_valid_o = tok_any;
+  assign tok_o       = tok[tok_idx];
+  assign tok_src_o   = tok_gnt;
+  assign tok_r       = tok_ready_i ? tok_gnt : '0;
+
+  // ---- error report: the lowest channel with an error this cycle ----
+  always_comb begin
+    err_valid_o   = 1'b0;
+    err_code_o    = ERROR_CODE_NONE;
+    err_dir_o     = 1'b0;
+    err_channel_o = '0;
+    err_detail_o  = '0;
+    err_addr_o    = '0;
+    for (int i = NI - 1; i >= 0; i--) begin
+      if (ch_err[i] || ovf[i]) begin
+        err_valid_o   = 1'b1;
+        err_code_o    = ovf[i] ? ERROR_CODE_QUEUE_OVERFLOW : ch_err_code[i];
+        err_dir_o     = (i < NCh);
+        err_channel_o = 5'((i < NCh) ? i : i - NCh);
+        err_detail_o  = ovf[i] ? 16'(reg_req_i.wdata[15:0]) : ch_err_detail[i];
+        err_addr_o    = ovf[i] ? '0 : ch_err_addr[i];
+      end
+    end
+  end
+
+  assign busy_o = |ch_busy || |ch_pending;
+
+  // ---- register reads ----
+  always_comb begin
+    reg_hit_o   = 1'b0;
+    reg_rdata_o = '0;
+    if (bd_hit) begin
+      reg_hit_o   = 1'b1;
+      reg_rdata_o = bd_mem_q[int'(wr_bd) * 16 + int'(wr_word)];
+      if (wr_word == 4'd3) reg_rdata_o[31:20] = iter_q[wr_bd];
+    end
+    for (int unsigned c = 0; c < NCh; c++) begin
+      if (off == Mm2sCtrlOff + 20'(c * CtrlStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = {29'd0, pause_q[c], 2'b00};
+      end
+      if (off == S2mmCtrlOff + 20'(c * CtrlStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = {29'd0, pause_q[NCh + c], 2'b00};
+      end
+      if (off == Mm2sQueueOff + 20'(c * CtrlStride) || off == S2mmQueueOff + 20'(c * CtrlStride)) begin
+        reg_hit_o = 1'b1;  // write-only: reads 0
+      end
+      if (off == Mm2sStatOff + 20'(c * StatStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = {ch_done[c], ch_cur_bd[c], 1'b0, ch_error[c], ch_busy[c], ch_pending[c]};
+      end
+      if (off == S2mmStatOff + 20'(c * StatStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = {ch_done[NCh + c], ch_cur_bd[NCh + c], 1'b0, ch_error[NCh + c],
+                       ch_busy[NCh + c], ch_pending[NCh + c]};
+      end
+      if (off == Mm2sBytesOff + 20'(c * StatStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = ch_bytes[c];
+      end
+      if (off == S2mmBytesOff + 20'(c * StatStride)) begin
+        reg_hit_o   = 1'b1;
+        reg_rdata_o = ch_bytes[NCh + c];
+      end
+    end
+  end
+endmodule

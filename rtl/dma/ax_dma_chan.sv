@@ -1,0 +1,549 @@
+// One DMA channel (MM2S or S2MM) of a BD engine. A task (queue push) runs its BD chain
+// repeat + 1 times; each BD is checked when it is loaded (BD_INVALID, BD_MISALIGNED,
+// PAD_ON_S2MM, ADDR_RANGE, BD_CHAIN_LOOP) and then walked at up to one word per cycle.
+// MM2S reads words (padding generated locally) into an in-order reorder buffer that feeds the
+// channel pair's stream; S2MM pops the stream and writes. A failing task drains its outstanding
+// requests, tells the partner channel (which ends its running task with the same code) and
+// completes with an error token. See docs/rtl.md "DMA engines".
+module ax_dma_chan
+  import axcore_pkg::*;
+  import ax_rtl_pkg::*;
+#(
+  parameter bit          IsMm2s     = 1'b1,
+  parameter int unsigned Bds        = 16,
+  parameter int unsigned Dims       = 4,
+  parameter int unsigned SizeBits   = 16,
+  parameter int unsigned StrideBits = 24,
+  parameter bit          Padding    = 1'b1,
+  parameter int unsigned Cores      = 1,
+  parameter int unsigned Channel    = 0,
+  parameter int unsigned Row        = 0,
+  parameter int unsigned RobDepth   = 64,
+  localparam int unsigned BdW = $clog2(Bds)
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // host
+  input  logic                 push_valid_i,
+  input  queue_push_t          push_i,
+  output logic                 ovf_o,
+  input  logic                 ctl_reset_i,
+  input  logic                 pause_i,
+  // BD store
+  output logic [BdW-1:0]       bd_idx_o,
+  input  dma_bd_t              bd_i,
+  output logic                 wb_valid_o,
+  output logic [BdW-1:0]       wb_idx_o,
+  output logic [11:0]          wb_iter_o,
+  // word fabric
+  output logic                 req_valid_o,
+  output word_req_t            req_o,
+  input  logic                 req_ready_i,
+  input  logic                 rsp_valid_i,
+  input  word_t                rsp_data_i,
+  // pair stream: MM2S drives s_valid_o/s_data_o, S2MM consumes s_valid_i/s_data_i
+  output logic                 s_valid_o,
+  input  logic                 s_ready_i,
+  output word_t                s_data_o,
+  input  logic                 s_valid_i,
+  output logic                 s_ready_o,
+  input  word_t                s_data_i,
+  // pair abort
+  output logic                 fail_o,         // this task failed (pulse)
+  output error_code_e          fail_code_o,
+  input  logic                 partner_fail_i,
+  input  error_code_e          partner_code_i,
+  output logic                 flush_o,        // drop the pair stream's contents
+  // token
+  output logic                 tok_valid_o,
+  input  logic                 tok_ready_i,
+  output token_t               tok_o,
+  // error report (first one is kept by the tile)
+  output logic                 err_valid_o,
+  output error_code_e          err_code_o,
+  output logic [15:0]          err_detail_o,
+  output logic [31:0]          err_addr_o,
+  // status
+  output logic [4:0]           pending_o,
+  output logic                 busy_o,
+  output logic                 error_o,
+  output logic [7:0]           cur_bd_o,
+  output logic [15:0]          done_o,
+  output logic [31:0]          bytes_o,
+  // trace monitor
+  output mon_task_t            mon_task_o,
+  output mon_write_t           mon_write_o
+);
+  typedef enum logic [2:0] {S_IDLE, S_LOAD, S_RUN, S_DRAIN, S_ABORT, S_FINISH, S_TOKEN} state_e;
+
+  localparam int unsigned RobW = $clog2(RobDepth);
+  localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
+
+  state_e              state_q, state_d;
+  queue_push_t         task_q;
+  logic [7:0]          runs_q, runs_d;         // runs still to start after the current one
+  logic [15:0]         bd_q, bd_d;             // BD being run (16 bits: a start >= Bds is BD_INVALID)
+  logic [7:0]          chain_q, chain_d;       // BDs run in this run of the chain
+  logic                err_q, err_d;           // the task has failed
+  error_code_e         code_q, code_d;
+  logic                quiet_q, quiet_d;       // failed by a channel reset: no token
+  logic                last_err_q;
+  logic [15:0]         done_q;
+  logic [31:0]         bytes_q, bytes_d;
+  logic [31:0]         task_bytes_q, task_bytes_d;  // bytes written by this task (S2MM)
+  logic                cls_ddr_q, cls_ddr_d;   // class of the outstanding requests
+  logic [RobW:0]       outst;                  // requests without a response
+
+  // ---- task queue (the running task stays at the head until it completes) ----
+  logic              q_valid, q_pop, q_ready;
+  queue_push_t       q_head;
+  logic [QCntW-1:0]  q_count;
+  logic              q_clr;
+
+  ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH)) u_queue (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .clr_i       (q_clr),
+    .in_valid_i  (push_valid_i),
+    .in_ready_o  (q_ready),
+    .in_data_i   (push_i),
+    .out_valid_o (q_valid),
+    .out_ready_i (q_pop),
+    .out_data_o  (q_head),
+    .count_o     (q_count)
+  );
+  assign ovf_o = push_valid_i && !q_ready;
+
+  // ---- BD check (combinational on the BD being loaded), in common/ref's order ----
+  dma_bd_t            bd;
+  error_code_e        chk_code;
+  logic signed [47:0] base;
+  logic [31:0]        chk_addr;
+
+  assign bd_idx_o = BdW'(bd_q);
+  assign bd       = bd_i;
+
+  function automatic logic fits_signed(logic [23:0] v);
+    // v (24-bit two's complement) is representable in StrideBits bits.
+    logic [23:0] hi;
+    hi = v >> (StrideBits - 1);
+    return (hi == '0) || (hi == (24'hFFFFFF >> (StrideBits - 1)));
+  endfunction
+
+  always_comb begin
+    logic [63:0]        prod;
+    logic signed [47:0] lo, hi, ioff, span, limit;
+    logic [15:0]        sz [4];
+    logic [23:0]        st [4];
+    logic [7:0]         pb [4];
+    logic [7:0]         pa [4];
+    logic               bad_shape, any_pad;
+    logic [11:0]        icur;
+    sz = '{bd.d0_size, bd.d1_size, bd.d2_size, bd.d3_size};
+    st = '{bd.d0_stride, bd.d1_stride, bd.d2_stride, bd.d3_stride};
+    pb = '{bd.d0_pad_before, bd.d1_pad_before, bd.d2_pad_before, bd.d3_pad_before};
+    pa = '{bd.d0_pad_after, bd.d1_pad_after, bd.d2_pad_after, bd.d3_pad_after};
+    prod      = 64'd1;
+    bad_shape = 1'b0;
+    any_pad   = 1'b0;
+    lo        = '0;
+    hi        = '0;
+    for (int unsigned k = 0; k < 4; k++) begin
+      logic [15:0] s;
+      s    = (sz[k] == 16'd0) ? 16'd1 : sz[k];
+      prod = prod * 64'(s);
+      if ((32'(sz[k]) >> SizeBits) != '0) bad_shape = 1'b1;
+      if (!fits_signed(st[k])) bad_shape = 1'b1;
+      if (k >= Dims && (s != 16'd1 || st[k] != '0 || pb[k] != '0 || pa[k] != '0)) bad_shape = 1'b1;
+      if (pb[k] != '0 || pa[k] != '0) any_pad = 1'b1;
+      span = (48'(s) - 48'd1) * 48'($signed(st[k]));
+      if (span < 0) lo = lo + span;
+      else          hi = hi + span;
+    end
+    icur = (bd.iter_size > 12'd1) ? (bd.iter_current % bd.iter_size) : 12'd0;
+    ioff = 48'(icur) * 48'($signed(bd.iter_stride));
+    base = $signed({16'd0, bd.addr_lo}) + ($signed({8'd0, bd.addr_hi[7:0], 32'd0})) + (ioff <<< 2);
+    lo   = base + (lo <<< 2);
+    hi   = base + (hi <<< 2) + 48'sd3;
+    unique case (bd.mem)
+      MEM_SEL_DDR: limit = 48'sd1 <<< DDR_ADDR_BITS;
+      MEM_SEL_L2:  limit = 48'(L2_BYTES);
+      default:     limit = 48'(L1_BYTES);
+    endcase
+    chk_addr = bd.addr_lo;
+    if (bd_q >= 16'(Bds) || !bd.valid || bd.mem == MEM_SEL_RESERVED) begin
+      chk_code = ERROR_CODE_BD_INVALID;
+    end else if (bd.addr_lo[1:0] != 2'b00) begin
+      chk_code = ERROR_CODE_BD_MISALIGNED;
+    end else if (bad_shape || 64'(bd.length) != prod) begin
+      chk_code = ERROR_CODE_BD_INVALID;
+    end else if (any_pad && (!IsMm2s || !Padding)) begin
+      chk_code = ERROR_CODE_PAD_ON_S2MM;
+    end else if (bd.addr_hi[31:8] != '0 || lo < 0 || hi >= limit ||
+                 (bd.mem == MEM_SEL_L1 && int'(bd.core) >= Cores)) begin
+      chk_code = ERROR_CODE_ADDR_RANGE;
+      chk_addr = (lo < 0) ? lo[31:0] : hi[31:0];
+    end else begin
+      chk_code = ERROR_CODE_NONE;
+    end
+  end
+
+  // ---- walk ----
+  logic                     w_load, w_step, w_active, w_pad, w_first, w_rlast, w_last;
+  logic [DDR_ADDR_BITS-1:0] w_addr;
+  dma_bd_t                  bd_run_q;  // the BD being walked (mem, core, pad value)
+
+  ax_dma_walk u_walk (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .load_i      (w_load),
+    .bd_i        (bd),
+    .base_i      (base),
+    .step_i      (w_step),
+    .active_o    (w_active),
+    .addr_o      (w_addr),
+    .pad_o       (w_pad),
+    .run_first_o (w_first),
+    .run_last_o  (w_rlast),
+    .last_o      (w_last)
+  );
+
+  logic class_ok;
+  assign class_ok = (outst == '0) || (cls_ddr_q == (bd.mem == MEM_SEL_DDR));
+
+  // ---- data movement ----
+  logic run, issue;
+  assign run = (state_q == S_RUN) && w_active && !pause_i;
+
+  always_comb begin
+    req_o       = '0;
+    req_o.mem   = bd_run_q.mem;
+    req_o.core  = bd_run_q.core;
+    req_o.addr  = w_addr;
+    req_o.we    = !IsMm2s;
+    req_o.wdata = s_data_i;
+  end
+
+  if (IsMm2s) begin : g_mm2s
+    logic                rob_space, mq_ready;
+    // Reorder buffer: slots are allocated in walk order; pads are filled at once, reads when
+    // their response returns (responses come back in request order, tracked by memq).
+    word_t               rob_q [RobDepth];
+    logic [RobDepth-1:0] fill_q, fill_d;
+    logic [RobW-1:0]     head_q, head_d, tail_q, tail_d;
+    logic [RobW:0]       cnt_q, cnt_d;
+    logic                mq_valid, mq_push, mq_pop;
+    logic [RobW-1:0]     mq_slot;
+    logic [RobW:0]       mq_count;
+    logic                alloc, drain, clear;
+
+    assign rob_space   = (cnt_q != (RobW + 1)'(RobDepth));
+    assign req_valid_o = run && !w_pad && rob_space;
+    assign alloc       = run && rob_space && (w_pad || req_ready_i);
+    assign issue       = alloc;
+    assign mq_push     = alloc && !w_pad;
+    assign mq_pop      = rsp_valid_i;
+    assign outst       = mq_count;
+    assign clear       = (state_q == S_ABORT) && (mq_count == '0);
+    assign s_valid_o   = fill_q[head_q] && (cnt_q != '0) && (state_q != S_ABORT);
+    assign s_data_o    = rob_q[head_q];
+    assign drain       = s_valid_o && s_ready_i;
+    assign s_ready_o   = 1'b0;
+
+    ax_fifo #(.T(logic [RobW-1:0]), .Depth(RobDepth)) u_memq (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .clr_i       (1'b0),
+      .in_valid_i  (mq_push),
+      .in_ready_o  (mq_ready),  // never full: it holds at most RobDepth slots
+      .in_data_i   (tail_q),
+      .out_valid_o (mq_valid),
+      .out_ready_i (mq_pop),
+      .out_data_o  (mq_slot),
+      .count_o     (mq_count)
+    );
+
+    always_comb begin
+      fill_d = fill_q;
+      head_d = head_q;
+      tail_d = tail_q;
+      cnt_d  = cnt_q;
+      if (alloc) begin
+        fill_d[tail_q] = w_pad;
+        tail_d = (tail_q == RobW'(RobDepth - 1)) ? '0 : tail_q + 1'b1;
+      end
+      if (rsp_valid_i && mq_valid && state_q != S_ABORT) fill_d[mq_slot] = 1'b1;
+      if (drain) begin
+        fill_d[head_q] = 1'b0;
+        head_d = (head_q == RobW'(RobDepth - 1)) ? '0 : head_q + 1'b1;
+      end
+      cnt_d = cnt_q + (RobW + 1)'(alloc) - (RobW + 1)'(drain);
+      if (clear) begin
+        fill_d = '0;
+        head_d = '0;
+        tail_d = '0;
+        cnt_d  = '0;
+      end
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        fill_q <= '0;
+        head_q <= '0;
+        tail_q <= '0;
+        cnt_q  <= '0;
+      end else begin
+        fill_q <= fill_d;
+        head_q <= head_d;
+        tail_q <= tail_d;
+        cnt_q  <= cnt_d;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (alloc && w_pad) rob_q[tail_q] <= bd_run_q.pad_value;
+      if (rsp_valid_i && mq_valid) rob_q[mq_slot] <= rsp_data_i;
+    end
+
+    logic rob_empty;
+    assign rob_empty = (cnt_q == '0);
+    logic unused_s2mm;
+    assign unused_s2mm = ^{s_valid_i, rob_empty, mq_ready};
+  end else begin : g_s2mm
+    logic [RobW:0] acks_q, acks_d;
+    assign req_valid_o = run && s_valid_i;
+    assign issue       = req_valid_o && req_ready_i;
+    assign s_ready_o   = issue;
+    assign s_valid_o   = 1'b0;
+    assign s_data_o    = '0;
+    assign outst       = acks_q;
+    always_comb begin
+      acks_d = acks_q + (RobW + 1)'(issue) - (RobW + 1)'(rsp_valid_i);
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) acks_q <= '0;
+      else         acks_q <= acks_d;
+    end
+    logic unused_mm2s;
+    assign unused_mm2s = ^{s_ready_i, rsp_data_i};
+  end
+
+  logic rob_idle;
+  if (IsMm2s) begin : g_idle_mm2s
+    assign rob_idle = (g_mm2s.cnt_q == '0) && (outst == '0);
+  end else begin : g_idle_s2mm
+    assign rob_idle = (outst == '0);
+  end
+
+  assign w_step = issue;
+
+  // Fields of the latched task and BD that only the BD store (or nothing) needs.
+  logic unused_fields;
+  assign unused_fields = ^{task_q.repeat_f, bd_run_q};
+
+  // ---- task state machine ----
+  logic fail_now;  // this channel's own failure this cycle (at BD load or chain)
+  error_code_e fail_now_code;
+
+  always_comb begin
+    state_d       = state_q;
+    runs_d        = runs_q;
+    bd_d          = bd_q;
+    chain_d       = chain_q;
+    err_d         = err_q;
+    code_d        = code_q;
+    quiet_d       = quiet_q;
+    cls_ddr_d     = cls_ddr_q;
+    bytes_d       = bytes_q + (issue && !(IsMm2s && w_pad) ? 32'd4 : 32'd0);
+    task_bytes_d  = task_bytes_q + ((!IsMm2s && issue) ? 32'd4 : 32'd0);
+    q_pop         = 1'b0;
+    q_clr         = 1'b0;
+    w_load        = 1'b0;
+    wb_valid_o    = 1'b0;
+    wb_idx_o      = BdW'(bd_q);
+    wb_iter_o     = '0;
+    fail_now      = 1'b0;
+    fail_now_code = chk_code;
+    tok_valid_o   = 1'b0;
+
+    if (issue) cls_ddr_d = (bd_run_q.mem == MEM_SEL_DDR);
+
+    unique case (state_q)
+      S_IDLE: begin
+        if (q_valid) begin
+          bd_d         = q_head.start;
+          runs_d       = q_head.repeat_f;
+          chain_d      = 8'd1;
+          err_d        = 1'b0;
+          code_d       = ERROR_CODE_NONE;
+          quiet_d      = 1'b0;
+          task_bytes_d = '0;
+          state_d      = S_LOAD;
+        end
+      end
+      S_LOAD: begin
+        if (chk_code != ERROR_CODE_NONE) begin
+          fail_now = 1'b1;
+          err_d    = 1'b1;
+          code_d   = chk_code;
+          state_d  = S_ABORT;
+        end else if (class_ok) begin
+          w_load  = 1'b1;
+          state_d = S_RUN;
+        end
+      end
+      S_RUN: begin
+        // The BD's last word: write its iteration back and decide the next step in the same
+        // cycle, so a chain or a repeat costs one cycle (S_LOAD) between BDs.
+        if (issue && w_last) begin
+          if (bd_run_q.iter_size > 12'd1) begin
+            wb_valid_o = 1'b1;
+            wb_iter_o  = ((bd_run_q.iter_current % bd_run_q.iter_size) == bd_run_q.iter_size - 1'b1)
+                         ? 12'd0 : (bd_run_q.iter_current % bd_run_q.iter_size) + 1'b1;
+          end
+          if (bd_run_q.use_next) begin
+            if (chain_q >= 8'(Bds) && 32'(bd_run_q.next_bd) < Bds) begin
+              fail_now      = 1'b1;
+              fail_now_code = ERROR_CODE_BD_CHAIN_LOOP;
+              err_d         = 1'b1;
+              code_d        = ERROR_CODE_BD_CHAIN_LOOP;
+              state_d       = S_ABORT;
+            end else begin
+              bd_d    = 16'(bd_run_q.next_bd);  // a missing BD fails in S_LOAD (BD_INVALID)
+              chain_d = chain_q + 1'b1;
+              state_d = S_LOAD;
+            end
+          end else if (runs_q != 8'd0) begin
+            runs_d  = runs_q - 1'b1;
+            bd_d    = task_q.start;
+            chain_d = 8'd1;
+            state_d = S_LOAD;
+          end else begin
+            state_d = S_DRAIN;
+          end
+        end
+      end
+      S_DRAIN: begin
+        if (rob_idle) state_d = S_FINISH;
+      end
+      S_ABORT: begin
+        if (outst == '0) state_d = S_FINISH;
+      end
+      S_FINISH: begin
+        q_pop   = 1'b1;
+        state_d = (task_q.token && !quiet_q) ? S_TOKEN : S_IDLE;
+      end
+      S_TOKEN: begin
+        tok_valid_o = 1'b1;
+        if (tok_ready_i) state_d = S_IDLE;
+      end
+      default: state_d = S_IDLE;
+    endcase
+
+    // The partner failed: end the running task with its code.
+    if (partner_fail_i && state_q inside {S_LOAD, S_RUN, S_DRAIN} && !fail_now) begin
+      err_d   = 1'b1;
+      code_d  = partner_code_i;
+      state_d = S_ABORT;
+    end
+    // Channel reset: drop every queued task, end the running one without a token.
+    if (ctl_reset_i) begin
+      q_clr = 1'b1;
+      if (state_q inside {S_LOAD, S_RUN, S_DRAIN, S_ABORT}) begin
+        err_d   = 1'b1;
+        quiet_d = 1'b1;
+        state_d = S_ABORT;
+      end else if (state_q inside {S_FINISH, S_TOKEN}) begin
+        state_d = S_IDLE;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q      <= S_IDLE;
+      task_q       <= '0;
+      runs_q       <= '0;
+      bd_q         <= '0;
+      chain_q      <= '0;
+      err_q        <= 1'b0;
+      code_q       <= ERROR_CODE_NONE;
+      quiet_q      <= 1'b0;
+      last_err_q   <= 1'b0;
+      done_q       <= '0;
+      bytes_q      <= '0;
+      task_bytes_q <= '0;
+      cls_ddr_q    <= 1'b0;
+      bd_run_q     <= '0;
+    end else begin
+      state_q      <= state_d;
+      runs_q       <= runs_d;
+      bd_q         <= bd_d;
+      chain_q      <= chain_d;
+      err_q        <= err_d;
+      code_q       <= code_d;
+      quiet_q      <= quiet_d;
+      bytes_q      <= bytes_d;
+      task_bytes_q <= task_bytes_d;
+      cls_ddr_q    <= cls_ddr_d;
+      if (state_q == S_IDLE && q_valid) task_q <= q_head;
+      if (w_load) bd_run_q <= bd;
+      if (state_q == S_FINISH) begin
+        done_q     <= done_q + 1'b1;
+        last_err_q <= err_q;
+      end
+    end
+  end
+
+  // ---- outputs ----
+  assign flush_o      = fail_now || (partner_fail_i && state_d == S_ABORT && state_q != S_ABORT) ||
+                        ctl_reset_i;
+  assign fail_o       = fail_now;
+  assign fail_code_o  = fail_now_code;
+  assign err_valid_o  = fail_now;
+  assign err_code_o   = fail_now_code;
+  assign err_detail_o = bd_q;
+  assign err_addr_o   = (fail_now_code == ERROR_CODE_ADDR_RANGE) ? chk_addr : bd.addr_lo;
+
+  always_comb begin
+    tok_o         = '0;
+    tok_o.valid   = 1'b1;
+    tok_o.error   = err_q;
+    tok_o.code    = code_q;
+    tok_o.tag     = task_q.tag;
+    tok_o.col     = '0;
+    tok_o.row     = 5'(Row);
+    tok_o.dir     = IsMm2s;
+    tok_o.channel = 5'(Channel);
+  end
+
+  assign pending_o = 5'(q_count);
+  assign busy_o    = (state_q != S_IDLE);
+  assign error_o   = last_err_q;
+  assign cur_bd_o  = bd_q[7:0];
+  assign done_o    = done_q;
+  assign bytes_o   = bytes_q;
+
+  always_comb begin
+    mon_task_o       = '0;
+    if (state_q == S_IDLE && q_valid) begin
+      mon_task_o.valid = 1'b1;
+      mon_task_o.start = 1'b1;
+      mon_task_o.addr  = q_head.start;
+      mon_task_o.word  = q_head;
+    end else if (state_q == S_FINISH && !quiet_q) begin
+      mon_task_o.valid = 1'b1;
+      mon_task_o.start = 1'b0;
+      mon_task_o.addr  = task_q.start;
+      mon_task_o.bytes = task_bytes_q;
+      mon_task_o.word  = task_q.token ? tok_o : '0;
+    end
+    mon_write_o        = '0;
+    mon_write_o.valid  = !IsMm2s && issue;
+    mon_write_o.first  = w_first;
+    mon_write_o.last   = w_rlast;
+    mon_write_o.addr   = w_addr;
+    mon_write_o.nbytes = 8'd4;
+    mon_write_o.data   = ROW_BITS'(s_data_i);
+  end
+endmodule

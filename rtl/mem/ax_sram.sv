@@ -1,0 +1,53 @@
+// Single-port SRAM with byte enables and a registered read (data in the cycle after the
+// request). Contents have no reset. The C++ harness reaches the array through the DPI backdoor
+// functions below (test setup and checks only; they bypass every port and arbiter).
+module ax_sram #(
+  parameter int unsigned Width = 512,
+  parameter int unsigned Depth = 1024,
+  localparam int unsigned AW = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int unsigned BeW = Width / 8
+) (
+  input  logic             clk_i,
+  input  logic             req_i,
+  input  logic             we_i,
+  input  logic [AW-1:0]    addr_i,
+  input  logic [BeW-1:0]   be_i,
+  input  logic [Width-1:0] wdata_i,
+  output logic [Width-1:0] rdata_o
+);
+  logic [Width-1:0] mem_q [Depth];
+  logic [Width-1:0] rdata_q;
+  logic [Width-1:0] bitmask;
+
+  always_comb begin
+    for (int unsigned b = 0; b < BeW; b++) bitmask[8*b +: 8] = {8{be_i[b]}};
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (req_i) begin
+      if (we_i) mem_q[addr_i] <= (mem_q[addr_i] & ~bitmask) | (wdata_i & bitmask);
+      else      rdata_q <= mem_q[addr_i];
+    end
+  end
+  assign rdata_o = rdata_q;
+
+`ifdef VERILATOR
+  // Backdoor: whole-entry access, data in the low Width bits of a 512-bit vector.
+  export "DPI-C" function ax_sram_bd_write;
+  export "DPI-C" function ax_sram_bd_read;
+  export "DPI-C" function ax_sram_bd_depth;
+
+  function automatic void ax_sram_bd_write(input int unsigned addr, input bit [511:0] data);
+    if (addr < Depth) mem_q[addr[AW-1:0]] = data[Width-1:0];
+  endfunction
+
+  function automatic void ax_sram_bd_read(input int unsigned addr, output bit [511:0] data);
+    data = '0;
+    if (addr < Depth) data[Width-1:0] = mem_q[addr[AW-1:0]];
+  endfunction
+
+  function automatic int unsigned ax_sram_bd_depth();
+    return Depth;
+  endfunction
+`endif
+endmodule
