@@ -1,0 +1,34 @@
+// A buffer's logical array (ref::AnyArray, as .npy files hold them) and its device image (the
+// bytes in DDR under the buffer's DeviceLayout), both ways.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "axcore/ref/npy.hpp"
+#include "axcore/runtime/bundle.hpp"
+
+namespace axcore::runtime {
+
+spec::Dtype dtype_of(const ref::AnyArray& a);
+std::vector<uint64_t> shape_of(const ref::AnyArray& a);
+std::string shape_text(std::span<const uint64_t> shape);
+
+// Empty when `a` matches the buffer's dtype and shape, else e.g. "input 'x': expected
+// INT8 (4, 64), got FLOAT32 (4, 64)".
+std::string mismatch(const BufferDesc& b, const ref::AnyArray& a);
+
+// The device image (device_bytes(b) long; bytes past the layout's image are 0). Throws
+// BundleError with mismatch()'s message when `a` does not fit the buffer.
+std::vector<uint8_t> to_device_image(const BufferDesc& b, const ref::AnyArray& a);
+// The logical array back from a device image of at least layout_image_bytes(b) bytes.
+ref::AnyArray from_device_image(const BufferDesc& b, std::span<const uint8_t> image);
+// The logical array of a CONSTANT buffer (its blob, C order).
+ref::AnyArray constant_array(const Bundle& bundle, const BufferDesc& b);
+// Logical C-order bytes of an array / an array from them (the blob encoding).
+std::vector<uint8_t> array_bytes(const ref::AnyArray& a);
+ref::AnyArray array_from_bytes(spec::Dtype d, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
+
+}  // namespace axcore::runtime

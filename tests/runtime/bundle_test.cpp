@@ -1,0 +1,174 @@
+// .axb bundles: round trip of every section, validation rules, and the reader's refusals
+// (truncated, oversized, corrupted, foreign spec hash, bad offsets) with their messages.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "axcore/runtime/buffer_image.hpp"
+#include "axcore/runtime/bundle.hpp"
+#include "axcore/txn/axcore_builder.hpp"
+#include "sample_bundle.hpp"
+
+namespace axcore::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const BundleError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+TEST(RuntimeBundle, RoundTripsEverySection) {
+  const Bundle b = testing_support::sample_bundle();
+  const auto bytes = encode_bundle(b);
+  const Bundle back = decode_bundle(bytes);
+  EXPECT_EQ(back, b);
+  EXPECT_EQ(encode_bundle(back), bytes);  // deterministic
+}
+
+TEST(RuntimeBundle, HeaderInfo) {
+  const auto bytes = encode_bundle(testing_support::sample_bundle());
+  const auto h = decode_bundle_header(bytes);
+  EXPECT_EQ(h.version_major, kBundleVersionMajor);
+  EXPECT_EQ(h.spec_hash, spec::kSpecHash);
+  EXPECT_EQ(h.file_bytes, bytes.size());
+  EXPECT_EQ(h.sections, 7u);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 4), "AXB1");
+}
+
+TEST(RuntimeBundle, TruncatedAtEveryLengthIsRefused) {
+  const auto bytes = encode_bundle(testing_support::sample_bundle());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const std::span<const uint8_t> cut(bytes.data(), n);
+    const std::string e = error_of([&] { decode_bundle(cut); });
+    ASSERT_THAT(e, HasSubstr("truncated")) << "at " << n;
+  }
+}
+
+TEST(RuntimeBundle, OversizedIsRefused) {
+  auto bytes = encode_bundle(testing_support::sample_bundle());
+  bytes.push_back(0);
+  EXPECT_THAT(error_of([&] { decode_bundle(bytes); }), HasSubstr("oversized: 1 bytes after the"));
+}
+
+TEST(RuntimeBundle, ForeignSpecHashNamesBothHashes) {
+  Bundle b = testing_support::sample_bundle();
+  b.spec_hash = 0x1234abcd5678ef00ULL;
+  const auto bytes = encode_bundle(b);
+  const std::string e = error_of([&] { decode_bundle(bytes); });
+  EXPECT_THAT(e, HasSubstr("spec hash 0x1234abcd5678ef00"));
+  std::ostringstream ours;
+  ours << "0x" << std::hex << spec::kSpecHash;
+  EXPECT_THAT(e, HasSubstr(ours.str()));
+  DecodeOptions opt;
+  opt.allow_foreign_spec = true;
+  EXPECT_EQ(decode_bundle(bytes, opt).spec_hash, 0x1234abcd5678ef00ULL);
+}
+
+TEST(RuntimeBundle, BadMagicAndVersion) {
+  auto bytes = encode_bundle(testing_support::sample_bundle());
+  auto bad = bytes;
+  bad[0] = 'Z';
+  EXPECT_THAT(error_of([&] { decode_bundle(bad); }), HasSubstr("not an axcore bundle: magic"));
+  bad = bytes;
+  bad[4] = 2;
+  EXPECT_THAT(error_of([&] { decode_bundle(bad); }), HasSubstr("container version 2.0"));
+}
+
+TEST(RuntimeBundle, CorruptedSectionFailsItsChecksum) {
+  auto bytes = encode_bundle(testing_support::sample_bundle());
+  bytes[bytes.size() - 9] ^= 0x40;  // inside the last section
+  EXPECT_THAT(error_of([&] { decode_bundle(bytes); }), HasSubstr("checksum"));
+}
+
+TEST(RuntimeBundle, SectionOutsideTheFileOrOverlapping) {
+  const auto bytes = encode_bundle(testing_support::sample_bundle());
+  auto bad = bytes;
+  put_u64(bad, 64 + 16, 1u << 30);  // first entry's size
+  EXPECT_THAT(error_of([&] { decode_bundle(bad); }), HasSubstr("are outside the file's sections"));
+  bad = bytes;
+  uint64_t off1 = 0;
+  for (int i = 0; i < 8; ++i) off1 |= uint64_t{bytes[64 + 8 + i]} << (8 * i);
+  put_u64(bad, 64 + 32 + 8, off1);  // second section at the first's offset
+  EXPECT_THAT(error_of([&] { decode_bundle(bad); }), HasSubstr("overlaps the"));
+  bad = bytes;
+  bad[64] = 99;  // unknown kind
+  EXPECT_THAT(error_of([&] { decode_bundle(bad); }), HasSubstr("unknown kind 99"));
+}
+
+TEST(RuntimeBundle, SectionContentBoundsAreChecked) {
+  // A buffer count that the section cannot hold: found without reading past the section.
+  Bundle b;
+  b.buffers.push_back({"x", BufferRole::INPUT, spec::Dtype::INT8, {4}, {}, 0, std::nullopt});
+  auto bytes = encode_bundle(b);
+  uint64_t off = 0;
+  for (int i = 0; i < 8; ++i) off |= uint64_t{bytes[64 + 8 + i]} << (8 * i);
+  bytes[off] = 0xFF;  // count = 255
+  DecodeOptions opt;
+  opt.verify_checksums = false;
+  EXPECT_THAT(error_of([&] { decode_bundle(bytes, opt); }),
+              HasSubstr("section BUFFERS at byte 96: 255 buffers need at least"));
+}
+
+TEST(RuntimeBundle, ValidationRules) {
+  auto with = [](auto edit) {
+    Bundle b = testing_support::sample_bundle();
+    edit(b);
+    return error_of([&] { encode_bundle(b); });
+  };
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[1].name = b.buffers[0].name; }), HasSubstr("two buffers are named"));
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[0].name = "a b"; }), HasSubstr("is not 1..256 characters"));
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[0].dtype = spec::Dtype::FLOAT18; }),
+              HasSubstr("is not int8, int32, float16 or float32"));
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[1].arg = b.buffers[0].arg; }), HasSubstr("is bound to two buffers"));
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[0].layout.bytes = 3; }), HasSubstr("is smaller than its"));
+  EXPECT_THAT(with([](Bundle& b) { b.buffers[0].layout.align = 3; }), HasSubstr("is not a power of two"));
+  EXPECT_THAT(with([](Bundle& b) { b.constants[0].bytes.pop_back(); }), HasSubstr("needs"));
+  EXPECT_THAT(with([](Bundle& b) { b.commands[0].word = spec::core::CMD_MEM.count - 1; }),
+              HasSubstr("run past command memory"));
+  EXPECT_THAT(with([](Bundle& b) { b.commands[0].core = 3; }), HasSubstr("core 3, the program has 1"));
+  EXPECT_THAT(with([](Bundle& b) { b.params[0].targets[0].addr = 0x1u << 25; }),
+              HasSubstr("is not an aligned register of the device"));
+  EXPECT_THAT(with([](Bundle& b) { b.graph[0].inputs[0] = "nothing"; }), HasSubstr("input 'nothing' is no buffer"));
+  EXPECT_THAT(with([](Bundle& b) { b.graph[0].outputs[0] = "w"; }), HasSubstr("overwrites the constant buffer"));
+  EXPECT_THAT(with([](Bundle& b) { b.graph.pop_back(); }), HasSubstr("is not produced by the operator graph"));
+  EXPECT_THAT(with([](Bundle& b) { b.txn.pop_back(); }), HasSubstr("TXN section: TXN header gives"));
+}
+
+TEST(RuntimeBufferImage, PwordLayoutRoundTripsAndPads) {
+  BufferDesc b{"x", BufferRole::INPUT, spec::Dtype::INT8, {2, 70}, {}, 0, std::nullopt};
+  b.layout.kind = LayoutKind::PWORDS;
+  b.layout.pad_bits = 0x7F;
+  EXPECT_EQ(layout_image_bytes(b), 2u * 2 * 64);
+  ref::NDArray<int8_t> a({2, 70});
+  for (size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int8_t>(i);
+  const auto img = to_device_image(b, a);
+  ASSERT_EQ(img.size(), 256u);
+  EXPECT_EQ(img[64 + 5], 69);    // row 0, block 1, lane 5 = element 69
+  EXPECT_EQ(img[64 + 6], 0x7F);  // lane 6 is padding
+  const auto back = std::get<ref::NDArray<int8_t>>(from_device_image(b, img));
+  EXPECT_EQ(back.data(), a.data());
+  EXPECT_THAT(mismatch(b, ref::NDArray<float>({2, 70})), HasSubstr("input 'x': expected INT8 (2, 70), got FLOAT32 (2, 70)"));
+}
+
+TEST(RuntimeBundle, SaveAndLoadNameThePath) {
+  const auto path = std::filesystem::temp_directory_path() / "axcore_bundle_test.axb";
+  save_bundle(path, testing_support::sample_bundle());
+  EXPECT_EQ(load_bundle(path), testing_support::sample_bundle());
+  std::filesystem::resize_file(path, 100);
+  EXPECT_THAT(error_of([&] { load_bundle(path); }), HasSubstr("axcore_bundle_test.axb: bundle: truncated"));
+  EXPECT_THAT(error_of([&] { load_bundle("/nonexistent/x.axb"); }), HasSubstr("/nonexistent/x.axb: cannot open"));
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace axcore::runtime
