@@ -1,0 +1,95 @@
+// axregress SUITE.yaml [-j N] [--tags a,b] [--resume] [--out DIR] [--build DIR] [--list]
+// Runs a regression suite across backends and configurations; writes results.json, junit.xml and
+// report.html into --out; the closing line is "N passed, N failed" (", N skipped"). Exit code 0 when
+// nothing failed, 1 when a job failed, 2 on a bad suite or command line.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "axcore/regress/report.hpp"
+#include "axcore/regress/runner.hpp"
+#include "axcore/regress/suite.hpp"
+
+namespace fs = std::filesystem;
+using namespace axcore::regress;
+
+int main(int argc, char** argv) {
+  CLI::App app{"axregress: run a regression suite on the ref, TLM and RTL backends and report"};
+  std::string suite_file, out_dir, build_dir, tags_arg;
+  unsigned jobs = 2;
+  bool resume = false, list = false, no_tty = false;
+  app.add_option("suite", suite_file, "suite YAML")->required()->check(CLI::ExistingFile);
+  app.add_option("-j,--jobs", jobs, "jobs in parallel")->check(CLI::Range(1u, 256u));
+  app.add_option("--tags", tags_arg, "only tests with one of these tags (comma separated)");
+  app.add_flag("--resume", resume, "keep the jobs that passed in an earlier run into --out");
+  app.add_option("--out", out_dir, "output directory (default: regress-<suite>)");
+  app.add_option("--build", build_dir, "build tree holding axc, axrun, axtrace, axrand (default: the one axregress is in)");
+  app.add_flag("--list", list, "print the jobs and exit");
+  app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const auto suite = load_suite(suite_file);
+    std::vector<std::string> tags;
+    for (std::size_t p = 0; !tags_arg.empty();) {
+      const auto q = tags_arg.find(',', p);
+      tags.push_back(tags_arg.substr(p, q - p));
+      if (q == std::string::npos) break;
+      p = q + 1;
+    }
+    const auto job_list = expand(suite, tags);
+    if (list) {
+      for (const auto& j : job_list) std::cout << j.id << "\n";
+      return 0;
+    }
+    if (job_list.empty()) {
+      std::cerr << "axregress: no test of " << suite_file << " carries the tags " << tags_arg << "\n";
+      return 2;
+    }
+    RunOptions opt;
+    opt.out_dir = fs::absolute(out_dir.empty() ? "regress-" + suite.name : out_dir);
+    opt.suite_dir = suite.file.parent_path();
+    opt.jobs = jobs;
+    opt.resume = resume;
+    opt.progress_tty = !no_tty && ::isatty(STDOUT_FILENO);
+    const fs::path self = fs::canonical("/proc/self/exe");
+    // <build>/tests/regress/axregress -> <build>
+    opt.tools = find_tools(build_dir.empty() ? self.parent_path().parent_path().parent_path() : fs::path(build_dir));
+    fs::create_directories(opt.out_dir);
+    const auto previous = resume ? read_previous_results(opt.out_dir) : std::vector<JobResult>{};
+
+    char started[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::cout << fmt::format("axregress: suite {} — {} jobs on {} workers → {}\n", suite.name, job_list.size(), jobs,
+                             opt.out_dir.string());
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto results = run_suite(job_list, opt, previous);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ReportInfo info{suite.name, started, jobs, summarize(results, secs)};
+    const auto html = write_reports(opt.out_dir, results, info);
+    for (const auto& r : results) {
+      if (r.status != Status::PASS && r.status != Status::SKIP) {
+        std::cout << fmt::format("FAILED {}: {}\n", r.id, r.message);
+      }
+    }
+    std::cout << fmt::format("report: {}\n", html.string());
+    std::cout << fmt::format("throughput: {:.1f} jobs/min ({:.1f} s)\n",
+                             secs > 0 ? 60.0 * static_cast<double>(results.size()) / secs : 0.0, secs);
+    std::cout << info.summary.closing_line() << "\n";
+    return info.summary.failed ? 1 : 0;
+  } catch (const SuiteError& e) {
+    std::cerr << "axregress: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "axregress: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,75 @@
+// Runs the jobs of a suite in parallel: each job in its own folder under the output directory, each
+// step a process with the job's deadline, outputs compared against the reference backend, TLM and
+// RTL traces compared with `axtrace compare`, a live progress line while it runs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "axcore/regress/suite.hpp"
+
+namespace axcore::regress {
+
+enum class Status { PASS, FAIL, ERROR, TIMEOUT, SKIP };
+const char* to_string(Status s);
+std::optional<Status> parse_status(const std::string& s);
+
+// The tools a job calls; found next to axregress in the build tree or on PATH (see find_tools).
+struct Tools {
+  std::filesystem::path axc, axrun, axtrace, axrand;
+};
+Tools find_tools(const std::filesystem::path& build_dir);
+
+struct StepResult {
+  std::string name;  // backend (ref/tlm/rtl/fpga), "compile", "generate", "tlm~rtl", "cmd"
+  Status status = Status::SKIP;
+  uint64_t cycles = 0;  // simulated cycles (tlm/rtl/fpga), from the last trace record
+  double seconds = 0;
+  std::string message;  // why it failed, or a short figure
+  std::string log, trace, timeline;  // paths relative to the output directory ("" when absent)
+};
+
+struct JobResult {
+  std::string id, test;
+  Kind kind = Kind::COMMAND;
+  unsigned cores = 1;
+  uint64_t seed = 1;
+  std::vector<std::string> tags;
+  Status status = Status::SKIP;
+  std::string message;
+  double seconds = 0;
+  bool reused = false;  // taken from an earlier run by --resume
+  std::vector<StepResult> steps;
+  std::optional<double> tlm_rtl_ratio;  // TLM cycles / RTL cycles
+  const StepResult* step(const std::string& name) const;
+};
+
+struct RunOptions {
+  std::filesystem::path out_dir;
+  std::filesystem::path suite_dir;  // {suite_dir} in commands
+  unsigned jobs = 2;
+  bool resume = false;
+  bool progress_tty = false;  // redraw one line; otherwise one line per finished job
+  Tools tools;
+  std::vector<std::string> extra_axrun_args;  // e.g. --coverage
+};
+
+struct Summary {
+  unsigned passed = 0, failed = 0, skipped = 0;
+  double seconds = 0;
+  std::string closing_line() const;  // "N passed, N failed" (", N skipped" when any)
+};
+Summary summarize(const std::vector<JobResult>& results, double seconds);
+
+// Runs one job (used by run_suite; public for tests).
+JobResult run_job(const Job& job, const RunOptions& opt);
+
+// Runs every job; `previous` (from results.json) feeds --resume. Results are in job order.
+std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
+                                 const std::vector<JobResult>& previous = {});
+
+}  // namespace axcore::regress

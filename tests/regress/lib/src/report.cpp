@@ -1,0 +1,215 @@
+#include "axcore/regress/report.hpp"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace axcore::regress {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters; logs may carry them.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') o += '?';
+        else o += c;
+    }
+  }
+  return o;
+}
+
+std::string results_json(const std::vector<JobResult>& results, const ReportInfo& info) {
+  json j;
+  j["suite"] = info.suite;
+  j["started"] = info.started;
+  j["workers"] = info.jobs;
+  j["summary"] = {{"passed", info.summary.passed},
+                  {"failed", info.summary.failed},
+                  {"skipped", info.summary.skipped},
+                  {"seconds", info.summary.seconds}};
+  j["jobs"] = json::array();
+  for (const auto& r : results) {
+    json jr{{"id", r.id},         {"test", r.test},       {"kind", to_string(r.kind)}, {"cores", r.cores},
+            {"seed", r.seed},     {"tags", r.tags},       {"status", to_string(r.status)},
+            {"message", r.message}, {"seconds", r.seconds}, {"reused", r.reused}};
+    if (r.tlm_rtl_ratio) jr["tlm_rtl_ratio"] = *r.tlm_rtl_ratio;
+    jr["steps"] = json::array();
+    for (const auto& s : r.steps) {
+      jr["steps"].push_back({{"name", s.name},
+                             {"status", to_string(s.status)},
+                             {"cycles", s.cycles},
+                             {"seconds", s.seconds},
+                             {"message", s.message},
+                             {"log", s.log},
+                             {"trace", s.trace},
+                             {"timeline", s.timeline}});
+    }
+    j["jobs"].push_back(std::move(jr));
+  }
+  return j.dump(2) + "\n";
+}
+
+std::vector<JobResult> parse_results_json(const std::string& text) {
+  std::vector<JobResult> out;
+  try {
+    const auto j = json::parse(text);
+    for (const auto& jr : j.at("jobs")) {
+      JobResult r;
+      r.id = jr.at("id").get<std::string>();
+      r.test = jr.at("test").get<std::string>();
+      r.cores = jr.at("cores").get<unsigned>();
+      r.seed = jr.at("seed").get<uint64_t>();
+      r.tags = jr.at("tags").get<std::vector<std::string>>();
+      const auto st = parse_status(jr.at("status").get<std::string>());
+      if (!st) throw std::runtime_error("unknown status " + jr.at("status").dump());
+      r.status = *st;
+      r.message = jr.at("message").get<std::string>();
+      r.seconds = jr.at("seconds").get<double>();
+      const auto kind = jr.at("kind").get<std::string>();
+      for (Kind k : {Kind::MODEL, Kind::BUNDLE, Kind::RANDOM, Kind::COMMAND}) {
+        if (kind == to_string(k)) r.kind = k;
+      }
+      if (jr.contains("tlm_rtl_ratio")) r.tlm_rtl_ratio = jr["tlm_rtl_ratio"].get<double>();
+      for (const auto& js : jr.at("steps")) {
+        StepResult s;
+        s.name = js.at("name").get<std::string>();
+        s.status = parse_status(js.at("status").get<std::string>()).value_or(Status::ERROR);
+        s.cycles = js.at("cycles").get<uint64_t>();
+        s.seconds = js.at("seconds").get<double>();
+        s.message = js.at("message").get<std::string>();
+        s.log = js.at("log").get<std::string>();
+        s.trace = js.at("trace").get<std::string>();
+        s.timeline = js.at("timeline").get<std::string>();
+        r.steps.push_back(std::move(s));
+      }
+      out.push_back(std::move(r));
+    }
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("results.json: ") + e.what());
+  }
+  return out;
+}
+
+std::string junit_xml(const std::vector<JobResult>& results, const ReportInfo& info) {
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  o << fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
+                   xml_escape(info.suite), results.size(), info.summary.failed, info.summary.skipped,
+                   info.summary.seconds);
+  o << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\" timestamp=\"{}\">\n",
+                   xml_escape(info.suite), results.size(), info.summary.failed, info.summary.skipped,
+                   info.summary.seconds, xml_escape(info.started));
+  for (const auto& r : results) {
+    o << fmt::format("    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3f}\">", xml_escape(info.suite),
+                     xml_escape(r.test), xml_escape(r.id), r.seconds);
+    if (r.status == Status::SKIP) {
+      o << "<skipped/>";
+    } else if (r.status != Status::PASS) {
+      o << fmt::format("<failure type=\"{}\" message=\"{}\">", to_string(r.status), xml_escape(r.message));
+      for (const auto& s : r.steps) {
+        o << xml_escape(fmt::format("{}: {} {} (log {})\n", s.name, to_string(s.status), s.message, s.log));
+      }
+      o << "</failure>";
+    }
+    o << "</testcase>\n";
+  }
+  o << "  </testsuite>\n</testsuites>\n";
+  return o.str();
+}
+
+namespace {
+
+std::string link(const std::string& path, const char* label) {
+  return path.empty() ? std::string() : fmt::format(" <a href=\"{}\">{}</a>", xml_escape(path), label);
+}
+
+}  // namespace
+
+std::string html_report(const std::vector<JobResult>& results, const ReportInfo& info) {
+  // Columns: every step name that occurs, in first-seen order.
+  std::vector<std::string> cols;
+  std::set<std::string> seen;
+  for (const auto& r : results) {
+    for (const auto& s : r.steps) {
+      if (seen.insert(s.name).second) cols.push_back(s.name);
+    }
+  }
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  o << "<title>axregress: " << xml_escape(info.suite) << "</title>\n";
+  o << "<style>body{font:14px system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
+       "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}th{background:#eee}"
+       ".pass{background:#d7f5d7}.fail,.error{background:#f8d0d0}.timeout{background:#f8e3c0}"
+       ".skip{background:#eee;color:#777}.num{text-align:right;font-variant-numeric:tabular-nums}"
+       "small{color:#555}</style></head><body>\n";
+  o << fmt::format("<h1>{}</h1>\n<p id=\"summary\"><b>{}</b> &middot; {:.1f} s on {} workers &middot; started {}</p>\n",
+                   xml_escape(info.suite), xml_escape(info.summary.closing_line()), info.summary.seconds, info.jobs,
+                   xml_escape(info.started));
+  o << "<table id=\"results\"><thead><tr><th>test</th><th>status</th>";
+  for (const auto& c : cols) o << "<th>" << xml_escape(c) << "</th>";
+  o << "<th>TLM/RTL cycles</th><th>wall-clock</th></tr></thead><tbody>\n";
+  for (const auto& r : results) {
+    o << fmt::format("<tr><td>{}{}</td><td class=\"{}\">{}</td>", xml_escape(r.id), r.reused ? " <small>(resumed)</small>" : "",
+                     to_string(r.status), to_string(r.status));
+    for (const auto& c : cols) {
+      const auto* s = r.step(c);
+      if (!s) {
+        o << "<td></td>";
+        continue;
+      }
+      o << fmt::format("<td class=\"{}\">{}", to_string(s->status), to_string(s->status));
+      if (s->cycles) o << fmt::format("<br><span class=\"num\">{} cyc</span>", s->cycles);
+      o << fmt::format("<br><small>{:.1f} s</small>", s->seconds);
+      if (!s->message.empty()) o << "<br><small>" << xml_escape(s->message) << "</small>";
+      o << "<br>" << link(s->log, "log") << link(s->trace, "trace") << link(s->timeline, "timeline") << "</td>";
+    }
+    o << "<td class=\"num\">" << (r.tlm_rtl_ratio ? fmt::format("{:.3f}", *r.tlm_rtl_ratio) : std::string()) << "</td>";
+    o << fmt::format("<td class=\"num\">{:.1f} s</td></tr>\n", r.seconds);
+  }
+  o << "</tbody></table>\n";
+  o << "<p><small>Timelines are Chrome/Perfetto trace-event JSON: open them in ui.perfetto.dev or "
+       "chrome://tracing.</small></p>\n</body></html>\n";
+  return o.str();
+}
+
+fs::path write_reports(const fs::path& out_dir, const std::vector<JobResult>& results, const ReportInfo& info) {
+  fs::create_directories(out_dir);
+  auto put = [&](const char* name, const std::string& text) {
+    const auto tmp = out_dir / (std::string(name) + ".tmp");
+    {
+      std::ofstream f(tmp);
+      if (!f) throw std::runtime_error("cannot write " + tmp.string());
+      f << text;
+    }
+    fs::rename(tmp, out_dir / name);
+  };
+  put("results.json", results_json(results, info));
+  put("junit.xml", junit_xml(results, info));
+  put("report.html", html_report(results, info));
+  return out_dir / "report.html";
+}
+
+std::vector<JobResult> read_previous_results(const fs::path& out_dir) {
+  const auto p = out_dir / "results.json";
+  if (!fs::exists(p)) return {};
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_results_json(ss.str());
+}
+
+}  // namespace axcore::regress

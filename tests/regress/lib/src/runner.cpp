@@ -1,0 +1,307 @@
+#include "axcore/regress/runner.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "axcore/regress/compare.hpp"
+#include "axcore/regress/process.hpp"
+#include "axcore/trace/record.hpp"
+
+namespace axcore::regress {
+namespace fs = std::filesystem;
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::PASS: return "pass";
+    case Status::FAIL: return "fail";
+    case Status::ERROR: return "error";
+    case Status::TIMEOUT: return "timeout";
+    case Status::SKIP: return "skip";
+  }
+  return "?";
+}
+
+std::optional<Status> parse_status(const std::string& s) {
+  for (Status x : {Status::PASS, Status::FAIL, Status::ERROR, Status::TIMEOUT, Status::SKIP}) {
+    if (s == to_string(x)) return x;
+  }
+  return std::nullopt;
+}
+
+const StepResult* JobResult::step(const std::string& n) const {
+  for (const auto& s : steps) {
+    if (s.name == n) return &s;
+  }
+  return nullptr;
+}
+
+std::string Summary::closing_line() const {
+  return skipped ? fmt::format("{} passed, {} failed, {} skipped", passed, failed, skipped)
+                 : fmt::format("{} passed, {} failed", passed, failed);
+}
+
+Summary summarize(const std::vector<JobResult>& results, double seconds) {
+  Summary s;
+  s.seconds = seconds;
+  for (const auto& r : results) {
+    if (r.status == Status::PASS) ++s.passed;
+    else if (r.status == Status::SKIP) ++s.skipped;
+    else ++s.failed;
+  }
+  return s;
+}
+
+namespace {
+
+fs::path find_one(const fs::path& build, const std::string& name, std::initializer_list<const char*> subdirs) {
+  for (const char* d : subdirs) {
+    const auto p = build / d / name;
+    if (fs::exists(p) && ::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return name;  // looked up in PATH when run
+}
+
+// The job's deadline, shared by its steps.
+struct Clock {
+  std::chrono::steady_clock::time_point end;
+  std::chrono::duration<double> left() const {
+    return std::max(std::chrono::duration<double>(0.05), std::chrono::duration<double>(end - std::chrono::steady_clock::now()));
+  }
+};
+
+std::string substitute(std::string s, const Job& job, const fs::path& dir, const fs::path& suite_dir) {
+  auto rep = [&](const std::string& key, const std::string& value) {
+    for (std::size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, key.size(), value);
+  };
+  rep("{out}", dir.string());
+  rep("{cores}", std::to_string(job.cores));
+  rep("{seed}", std::to_string(job.seed));
+  rep("{suite_dir}", suite_dir.string());
+  return s;
+}
+
+uint64_t last_cycle(const fs::path& trace) {
+  if (!fs::exists(trace)) return 0;
+  uint64_t c = 0;
+  for (const auto& r : trace::read_trace_file(trace.string())) c = std::max(c, r.cycle);
+  return c;
+}
+
+StepResult step_process(const std::string& name, const std::vector<std::string>& argv, const fs::path& out_dir,
+                        const fs::path& dir, const Clock& clock) {
+  StepResult s;
+  s.name = name;
+  const auto log = dir / (name + ".log");
+  s.log = fs::relative(log, out_dir).string();
+  try {
+    const auto p = run_process(argv, log, clock.left());
+    s.seconds = p.seconds;
+    s.status = p.timed_out ? Status::TIMEOUT : p.ok() ? Status::PASS : Status::FAIL;
+    if (!p.ok()) s.message = p.describe();
+  } catch (const std::exception& e) {
+    s.status = Status::ERROR;
+    s.message = e.what();
+  }
+  return s;
+}
+
+void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r) {
+  const TestSpec& t = *job.test;
+  fs::path bundle = t.source;
+  if (t.kind == Kind::MODEL || t.kind == Kind::RANDOM) {
+    bundle = dir / "program.axb";
+    const std::vector<std::string> argv =
+        t.kind == Kind::MODEL
+            ? std::vector<std::string>{opt.tools.axc.string(), t.source.string(), "-o", bundle.string(), "--cores",
+                                       std::to_string(job.cores)}
+            : std::vector<std::string>{opt.tools.axrand.string(), "--seed", std::to_string(job.seed), "--cores",
+                                       std::to_string(job.cores), "-o", bundle.string()};
+    r.steps.push_back(step_process(t.kind == Kind::MODEL ? "compile" : "generate", argv, opt.out_dir, dir, clock));
+    if (r.steps.back().status != Status::PASS) return;
+  }
+  for (const auto& b : t.backends) {
+    std::vector<std::string> argv{opt.tools.axrun.string(), bundle.string(),          "--backend",
+                                  b,                        "--output-dir",           (dir / b).string(),
+                                  "--seed",                 std::to_string(job.seed)};
+    for (const auto& [name, file] : t.inputs) argv.push_back("--input=" + name + "=" + file.string());
+    const bool timed = b != "ref";
+    if (timed) {
+      argv.insert(argv.end(), {"--trace", (dir / (b + ".trace")).string(), "--timeline",
+                               (dir / (b + ".timeline.json")).string()});
+    }
+    argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
+    auto s = step_process(b, argv, opt.out_dir, dir, clock);
+    if (timed) {
+      if (fs::exists(dir / (b + ".trace"))) s.trace = fs::relative(dir / (b + ".trace"), opt.out_dir).string();
+      if (fs::exists(dir / (b + ".timeline.json"))) {
+        s.timeline = fs::relative(dir / (b + ".timeline.json"), opt.out_dir).string();
+      }
+      try {
+        s.cycles = last_cycle(dir / (b + ".trace"));
+      } catch (const std::exception& e) {
+        if (s.status == Status::PASS) {
+          s.status = Status::FAIL;
+          s.message = std::string("unreadable trace: ") + e.what();
+        }
+      }
+    }
+    r.steps.push_back(std::move(s));
+  }
+  // Outputs against the reference (or the first backend when ref does not run).
+  const std::string golden = std::find(t.backends.begin(), t.backends.end(), "ref") != t.backends.end()
+                                 ? std::string("ref")
+                                 : t.backends.front();
+  const auto* g = r.step(golden);
+  if (t.mode != Mode::TRACE_EQUIVALENT && g && g->status == Status::PASS) {
+    for (auto& s : r.steps) {
+      if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate") continue;
+      const auto c = compare_outputs(dir / golden, dir / s.name, t.mode, t.atol, t.rtol);
+      if (!c.equal) {
+        s.status = Status::FAIL;
+        s.message = "outputs differ from " + golden + ": " + c.message;
+      } else if (s.message.empty()) {
+        s.message = c.message;
+      }
+    }
+  }
+  const auto* tl = r.step("tlm");
+  const auto* rt = r.step("rtl");
+  if (tl && rt && tl->status != Status::TIMEOUT && rt->status != Status::TIMEOUT && !tl->trace.empty() &&
+      !rt->trace.empty()) {
+    auto s = step_process("tlm~rtl",
+                          {opt.tools.axtrace.string(), "compare", (opt.out_dir / tl->trace).string(),
+                           (opt.out_dir / rt->trace).string()},
+                          opt.out_dir, dir, clock);
+    if (s.status == Status::FAIL) s.message = "traces diverge (see " + s.log + ")";
+    r.steps.push_back(std::move(s));
+    if (rt->cycles > 0) r.tlm_rtl_ratio = static_cast<double>(tl->cycles) / static_cast<double>(rt->cycles);
+  }
+}
+
+}  // namespace
+
+Tools find_tools(const fs::path& build) {
+  Tools t;
+  t.axc = find_one(build, "axc", {"compiler", "bin"});
+  t.axrun = find_one(build, "axrun", {"runtime", "runtime/cli", "runtime/tools", "bin"});
+  t.axtrace = find_one(build, "axtrace", {"runtime", "runtime/cli", "runtime/tools", "bin"});
+  t.axrand = find_one(build, "axrand", {"tests/regress", "compiler", "bin"});
+  return t;
+}
+
+JobResult run_job(const Job& job, const RunOptions& opt) {
+  JobResult r;
+  r.id = job.id;
+  r.test = job.test->name;
+  r.kind = job.test->kind;
+  r.cores = job.cores;
+  r.seed = job.seed;
+  r.tags = job.test->tags;
+  const auto dir = opt.out_dir / "jobs" / job.id;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Clock clock{t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(job.test->timeout_s))};
+  if (job.test->kind == Kind::COMMAND) {
+    std::vector<std::string> argv;
+    for (const auto& a : job.test->command) argv.push_back(substitute(a, job, dir, opt.suite_dir));
+    r.steps.push_back(step_process("cmd", argv, opt.out_dir, dir, clock));
+  } else {
+    run_program(job, opt, dir, clock, r);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.status = Status::PASS;
+  for (const auto& s : r.steps) {
+    if (s.status == Status::PASS) continue;
+    if (r.status == Status::PASS) {
+      r.status = s.status;
+      r.message = s.name + ": " + s.message;
+    }
+  }
+  if (r.steps.empty()) {
+    r.status = Status::ERROR;
+    r.message = "nothing ran";
+  }
+  return r;
+}
+
+std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
+                                 const std::vector<JobResult>& previous) {
+  std::vector<JobResult> results(jobs.size());
+  std::vector<char> done(jobs.size(), 0);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (opt.resume) {
+      auto it = std::find_if(previous.begin(), previous.end(),
+                             [&](const JobResult& p) { return p.id == jobs[i].id && p.status == Status::PASS; });
+      if (it != previous.end()) {
+        results[i] = *it;
+        results[i].reused = true;
+        done[i] = 1;
+        continue;
+      }
+    }
+    todo.push_back(i);
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<unsigned> finished{static_cast<unsigned>(jobs.size() - todo.size())};
+  std::mutex mu;
+  std::vector<std::string> running;
+  unsigned passed = finished, failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto line = [&] {
+    const auto s = elapsed();
+    std::string cur = running.empty() ? std::string() : "  running: " + running.front();
+    if (running.size() > 1) cur += fmt::format(" +{}", running.size() - 1);
+    return fmt::format("[{}/{}] {} passed, {} failed  {:02}:{:02}{}", finished.load(), jobs.size(), passed, failed,
+                       static_cast<int>(s) / 60, static_cast<int>(s) % 60, cur);
+  };
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      const std::size_t i = todo[k];
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        running.push_back(jobs[i].id);
+      }
+      auto r = run_job(jobs[i], opt);
+      std::lock_guard<std::mutex> lock(mu);
+      running.erase(std::find(running.begin(), running.end(), jobs[i].id));
+      (r.status == Status::PASS ? passed : failed) += 1;
+      ++finished;
+      if (!opt.progress_tty) {
+        std::printf("%-6s %-28s %6.1f s  %s\n", to_string(r.status), r.id.c_str(), r.seconds, r.message.c_str());
+        std::fflush(stdout);
+      }
+      results[i] = std::move(r);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < std::max(1u, opt.jobs); ++w) pool.emplace_back(worker);
+  if (opt.progress_tty) {
+    while (finished.load() < jobs.size()) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        std::printf("\r\033[K%s", line().c_str());
+        std::fflush(stdout);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  for (auto& t : pool) t.join();
+  if (opt.progress_tty) std::printf("\r\033[K%s\n", line().c_str());
+  return results;
+}
+
+}  // namespace axcore::regress

@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include "axcore/regress/report.hpp"
+
+using namespace axcore::regress;
+
+namespace {
+
+std::vector<JobResult> sample() {
+  JobResult a;
+  a.id = "mlp@c1";
+  a.test = "mlp";
+  a.kind = Kind::MODEL;
+  a.status = Status::PASS;
+  a.seconds = 3.5;
+  a.tags = {"smoke"};
+  a.tlm_rtl_ratio = 0.98;
+  StepResult s;
+  s.name = "tlm";
+  s.status = Status::PASS;
+  s.cycles = 1234;
+  s.log = "jobs/mlp@c1/tlm.log";
+  s.trace = "jobs/mlp@c1/tlm.trace";
+  a.steps.push_back(s);
+  JobResult b = a;
+  b.id = "conv@c4";
+  b.test = "conv";
+  b.cores = 4;
+  b.status = Status::FAIL;
+  b.message = "rtl: outputs differ <y.npy[0]>";
+  b.tlm_rtl_ratio.reset();
+  b.steps[0].name = "rtl";
+  b.steps[0].status = Status::FAIL;
+  return {a, b};
+}
+
+}  // namespace
+
+TEST(RegressReport, JsonRoundTrips) {
+  const auto r = sample();
+  ReportInfo info{"smoke", "2026-12-03T08:00:00Z", 2, summarize(r, 4.0)};
+  const auto back = parse_results_json(results_json(r, info));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].id, "mlp@c1");
+  EXPECT_EQ(back[0].kind, Kind::MODEL);
+  EXPECT_EQ(back[0].steps.at(0).cycles, 1234u);
+  EXPECT_DOUBLE_EQ(*back[0].tlm_rtl_ratio, 0.98);
+  EXPECT_EQ(back[1].status, Status::FAIL);
+  EXPECT_EQ(back[1].cores, 4u);
+  EXPECT_FALSE(back[1].tlm_rtl_ratio.has_value());
+  EXPECT_THROW(parse_results_json("{\"jobs\": [{\"id\": 1}]}"), std::runtime_error);
+  EXPECT_THROW(parse_results_json("not json"), std::runtime_error);
+}
+
+TEST(RegressReport, JunitCountsAndEscapes) {
+  const auto r = sample();
+  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0)};
+  const auto x = junit_xml(r, info);
+  EXPECT_NE(x.find("<testsuites name=\"smoke\" tests=\"2\" failures=\"1\" skipped=\"0\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<testcase classname=\"smoke.mlp\" name=\"mlp@c1\" time=\"3.500\"></testcase>"), std::string::npos);
+  EXPECT_NE(x.find("message=\"rtl: outputs differ &lt;y.npy[0]&gt;\""), std::string::npos);
+  EXPECT_EQ(x.find("<y.npy"), std::string::npos);
+}
+
+TEST(RegressReport, HtmlHasOneRowPerJobAndLinks) {
+  const auto r = sample();
+  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0)};
+  const auto h = html_report(r, info);
+  EXPECT_NE(h.find("<b>1 passed, 1 failed</b>"), std::string::npos);
+  EXPECT_NE(h.find("<th>tlm</th><th>rtl</th>"), std::string::npos);
+  EXPECT_NE(h.find("<a href=\"jobs/mlp@c1/tlm.trace\">trace</a>"), std::string::npos);
+  EXPECT_NE(h.find("1234 cyc"), std::string::npos);
+  EXPECT_NE(h.find("0.980"), std::string::npos);
+  std::size_t rows = 0;
+  for (std::size_t p = h.find("<tr><td>"); p != std::string::npos; p = h.find("<tr><td>", p + 1)) ++rows;
+  EXPECT_EQ(rows, 2u);
+  EXPECT_EQ(xml_escape("a<&>\"'\x01"), "a&lt;&amp;&gt;&quot;&apos;?");
+}
