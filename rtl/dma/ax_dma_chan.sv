@@ -180,7 +180,7 @@ module ax_dma_chan
     end else if (any_pad && (!IsMm2s || !Padding)) begin
       chk_code = ERROR_CODE_PAD_ON_S2MM;
     end else if (bd.addr_hi[31:8] != '0 || lo < 0 || hi >= limit ||
-                 (bd.mem == MEM_SEL_L1 && int'(bd.core) >= Cores)) begin
+                 (bd.mem == MEM_SEL_L1 && int'(bd.core) >= int'(Cores))) begin
       chk_code = ERROR_CODE_ADDR_RANGE;
       chk_addr = (lo < 0) ? lo[31:0] : hi[31:0];
     end else begin
@@ -364,7 +364,6 @@ module ax_dma_chan
     wb_iter_o     = '0;
     fail_now      = 1'b0;
     fail_now_code = chk_code;
-    tok_valid_o   = 1'b0;
 
     if (issue) cls_ddr_d = (bd_run_q.mem == MEM_SEL_DDR);
 
@@ -434,7 +433,6 @@ module ax_dma_chan
         state_d = (task_q.token && !quiet_q) ? S_TOKEN : S_IDLE;
       end
       S_TOKEN: begin
-        tok_valid_o = 1'b1;
         if (tok_ready_i) state_d = S_IDLE;
       end
       default: state_d = S_IDLE;
@@ -496,6 +494,7 @@ module ax_dma_chan
   end
 
   // ---- outputs ----
+  assign tok_valid_o  = (state_q == S_TOKEN);  // from the state only: no loop through the token arbiters
   assign flush_o      = fail_now || (partner_fail_i && state_d == S_ABORT && state_q != S_ABORT) ||
                         ctl_reset_i;
   assign fail_o       = fail_now;

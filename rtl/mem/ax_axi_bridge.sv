@@ -49,8 +49,9 @@ module ax_axi_bridge
 );
   // One transaction at a time (docs/timing.md): accept a word at t, present AR (or AW+W) from
   // t+1 until taken, pass the R (or B) response through in the cycle it arrives, accept the next
-  // word the cycle after. A DDR read word therefore takes ddr_latency + 2 cycles, a write 4.
-  typedef enum logic [1:0] {B_IDLE, B_ADDR, B_RESP, B_GAP} bstate_e;
+  // word the cycle after. A DDR read word therefore takes ddr_latency + 2 cycles, a write 4
+  // (the DDR model answers a write 2 cycles after its address).
+  typedef enum logic [1:0] {B_IDLE, B_ADDR, B_RESP} bstate_e;
   bstate_e                  state_q, state_d;
   logic                     we_q, aw_q, aw_d, w_q, w_d;
   logic [IdW-1:0]           id_q;
@@ -75,8 +76,7 @@ module ax_axi_bridge
       B_ADDR: begin
         if (we_q ? (!aw_d && !w_d) : arready_i) state_d = B_RESP;
       end
-      B_RESP: if (resp) state_d = B_GAP;
-      B_GAP:  state_d = B_IDLE;
+      B_RESP: if (resp) state_d = B_IDLE;
       default: state_d = B_IDLE;
     endcase
   end

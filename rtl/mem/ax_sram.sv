@@ -1,6 +1,6 @@
 // Single-port SRAM with byte enables and a registered read (data in the cycle after the
-// request). Contents have no reset. The C++ harness reaches the array through the DPI backdoor
-// functions below (test setup and checks only; they bypass every port and arbiter).
+// request). Contents have no reset (the host loads memories through DMA or DBG_MEM; no DPI
+// backdoor, so several Verilated models can share one executable).
 module ax_sram #(
   parameter int unsigned Width = 512,
   parameter int unsigned Depth = 1024,
@@ -31,23 +31,4 @@ module ax_sram #(
   end
   assign rdata_o = rdata_q;
 
-`ifdef VERILATOR
-  // Backdoor: whole-entry access, data in the low Width bits of a 512-bit vector.
-  export "DPI-C" function ax_sram_bd_write;
-  export "DPI-C" function ax_sram_bd_read;
-  export "DPI-C" function ax_sram_bd_depth;
-
-  function automatic void ax_sram_bd_write(input int unsigned addr, input bit [511:0] data);
-    if (addr < Depth) mem_q[addr[AW-1:0]] = data[Width-1:0];
-  endfunction
-
-  function automatic void ax_sram_bd_read(input int unsigned addr, output bit [511:0] data);
-    data = '0;
-    if (addr < Depth) data[Width-1:0] = mem_q[addr[AW-1:0]];
-  endfunction
-
-  function automatic int unsigned ax_sram_bd_depth();
-    return Depth;
-  endfunction
-`endif
 endmodule

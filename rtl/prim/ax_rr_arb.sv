@@ -30,6 +30,10 @@ module ax_rr_arb #(
       end
     end
     if (valid_o) gnt_o[idx_o] = 1'b1;
+  end
+
+  // Separate from the grant so that an ack that depends on the grant makes no loop.
+  always_comb begin
     ptr_d = ptr_q;
     if (valid_o && ack_i) ptr_d = (idx_o == IdxW'(N - 1)) ? '0 : idx_o + 1'b1;
   end
