@@ -1,0 +1,9 @@
+// The AI core tile (rtl/core), in compile order. Needs the two packages, rtl/prim, rtl/mem,
+// rtl/dma and rtl/top/ax_err_rec.sv before it.
+rtl/core/ax_core_pkg.sv
+rtl/core/ax_lane_cast.sv
+rtl/core/ax_pword_cast.sv
+rtl/core/ax_walk_gen.sv
+rtl/core/ax_l1.sv
+rtl/core/ax_ifd.sv
+rtl/core/ax_odr.sv
