@@ -131,6 +131,8 @@ TEST(TapBdProperty, LegalWalksRoundTrip) {
   EXPECT_GT(chains, 10);
   EXPECT_GT(repeats, 10);
   EXPECT_GT(padded, 100);
+  std::cout << "lowered " << legal << " (" << chains << " chains, " << repeats << " repeats, " << padded
+            << " padded), refused " << illegal << "\n";
   for (const auto& [m, n] : refusals) std::cout << "refused " << n << " x " << m << "\n";
 }
 

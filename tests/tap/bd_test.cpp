@@ -69,6 +69,15 @@ TEST(TapBdPadding, EngineDirectionGranuleAndLimit) {
                            "dma_bd: Padding before of dim 0 is 1 elements * 2 bytes = 2 bytes, which is not divisible by 4");
   expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 300}, {0, 0}}), 32, Engine::kCoreDma); },
                            "dma_bd: Padding after of dim 1 is 300, which exceeds dma_pad_max (255)");
+  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {2, 3}}), 16, Engine::kMemDma); },
+                           "dma_bd: Padding after of dim 0 is 3 elements * 2 bytes = 6 bytes, which is not divisible by 4");
+  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{256, 0}, {0, 0}}), 32, Engine::kMemDma); },
+                           "dma_bd: Padding before of dim 1 is 256, which exceeds dma_pad_max (255)");
+  EXPECT_NO_THROW(lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{255, 255}, {0, 0}}), 32, Engine::kMemDma));
+  // Innermost padding counts in elements: 2 bf16 elements are 1 pad word, 510 are 255 (the limit).
+  EXPECT_NO_THROW(lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {510, 2}}), 16, Engine::kMemDma));
+  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {0, 512}}), 16, Engine::kMemDma); },
+                           "dma_bd: Padding after of dim 0 is 256, which exceeds dma_pad_max (255)");
   LowerOptions o;
   o.pad_value = 0xDEAD;
   BdTask task = lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{1, 1}, {2, 2}}), 16, Engine::kCoreDma, o);
@@ -147,7 +156,15 @@ TEST(TapBdChains, RepeatBecomesQueueRepeat) {
   std::vector<P> back = decode_task(task, {{4, 4, 4}, 32, 0});
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0], rep);
-  // More runs than a queue push repeats: chained instead, and too long a chain.
+  // More runs than a queue push repeats: refused where one BD is required, chained otherwise.
+  LowerOptions one;
+  one.single_bd = true;
+  EXPECT_NO_THROW(lower_to_bds(P::full({4, 4, 4}).T().repeat(256), 32, Engine::kCoreDma, one));
+  expect_error<ValueError>([&] { lower_to_bds(P::full({4, 4, 4}).T().repeat(257), 32, Engine::kCoreDma, one); },
+                           "dma_bd: the walk needs 4 dimensions, but one CoreDMA BD holds 3 plus the repeat, and its "
+                           "outermost dimension of 257 runs exceeds the queue repeat (dma_repeat_max = 255, at most "
+                           "256 runs); this transfer must fit one BD");
+  EXPECT_EQ(lower_to_bds(P::full({4, 4, 4}).T().repeat(256), 32, Engine::kCoreDma, one).repeat, 255u);
   expect_error<ValueError>([&] { lower_to_bds(P::full({4, 4, 4}).T().repeat(300), 32, Engine::kCoreDma); },
                            "dma_bd: the walk needs a chain of 300 BDs from BD 0, but the CoreDMA has 16");
 }

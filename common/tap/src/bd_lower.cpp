@@ -188,6 +188,14 @@ class Lowering {
     std::size_t first_chain = iterate ? 1 : 0;
     int64_t chain_len = 1;
     for (std::size_t i = first_chain; i < outer; ++i) chain_len *= w.sizes[i];
+    if (chain_len > 1 && opt_.single_bd && outer == 1 && opt_.use_repeat &&
+        w.sizes[0] - 1 > lim_.repeat_max) {
+      fail("the walk needs " + s(static_cast<int64_t>(r)) + " dimensions, but one " + lim_.name +
+           " BD holds " + s(dims) + " plus the repeat, and its outermost dimension of " +
+           s(w.sizes[0]) + " runs exceeds the queue repeat (dma_repeat_max = " +
+           s(lim_.repeat_max) + ", at most " + s(int64_t{lim_.repeat_max} + 1) +
+           " runs); this transfer must fit one BD");
+    }
     if (chain_len > 1 && opt_.single_bd) {
       fail("the walk needs " + s(static_cast<int64_t>(r)) + " dimensions, but one " + lim_.name + " BD holds " +
            s(dims) + (opt_.use_repeat ? " plus the repeat" : "") +
