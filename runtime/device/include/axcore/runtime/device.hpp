@@ -84,6 +84,10 @@ class Device {
 
   // ---- DDR (byte addressed, the host's view of the device's AXI master space) -------------
   virtual uint64_t ddr_size() const = 0;
+  // Device (bus) address of DDR byte 0: where the device sees the host's ddr_write(0, ...).
+  // 0 for the simulators; the fpga backend's DMA buffer sits at its physical address. ddr_read/
+  // ddr_write take offsets from it; TXN arguments are bound to ddr_base() + offset.
+  virtual uint64_t ddr_base() const { return 0; }
   virtual void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) = 0;
   virtual void ddr_read(uint64_t addr, std::span<uint8_t> bytes) = 0;
 

@@ -1,0 +1,61 @@
+// Running a bundle: inputs and parameters checked against the bundle, buffers placed in device
+// DDR, inputs/constants written in their device layout, command streams loaded, parameters applied,
+// the TXN played (player.hpp), outputs read back. Backends (backend.hpp) build on this.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "axcore/ref/npy.hpp"
+#include "axcore/runtime/bundle.hpp"
+#include "axcore/runtime/device.hpp"
+#include "axcore/runtime/player.hpp"
+
+namespace axcore::runtime {
+
+// Input / parameter errors: missing, extra or mismatched (name, shape, dtype), saying what the
+// bundle expects.
+class RunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Arrays = std::map<std::string, ref::AnyArray, std::less<>>;
+
+struct RunOptions {
+  std::map<std::string, std::string, std::less<>> params;  // NAME -> VALUE as typed on the command line
+  PlayOptions play;
+  uint64_t idle_timeout_cycles = 10'000'000;
+};
+
+struct UnitUse {
+  std::string name;  // "core0.mvm"
+  UnitCounters counters;
+};
+
+struct RunResult {
+  Arrays outputs;
+  uint64_t cycles = 0;  // device cycles the run took (0 for ref)
+  PlayStats play;
+  std::vector<UnitUse> units;   // per core and perf unit, where the device counts
+  uint64_t dma_bytes = 0;       // bytes DMA channels moved (sum of DMA_*_BYTES), where counted
+  uint64_t host_bytes_in = 0;   // bytes written into DDR before the run (inputs + constants)
+  uint64_t host_bytes_out = 0;  // bytes read back
+  std::map<std::string, uint64_t, std::less<>> buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
+};
+
+// Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected).
+void check_inputs(const Bundle& b, const Arrays& inputs);
+// The 32-bit encodings of every parameter: defaults overridden by `values` (RunError for an
+// unknown name or a value that does not parse as the parameter's type).
+std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
+                                                        const std::map<std::string, std::string, std::less<>>& values);
+
+// DDR placement: buffers in table order from `base`, each at its alignment.
+std::map<std::string, uint64_t, std::less<>> place_buffers(const Bundle& b, uint64_t ddr_size, uint64_t base = 0x10000);
+
+RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt = {});
+
+}  // namespace axcore::runtime

@@ -1,0 +1,151 @@
+#include "axcore/runtime/program.hpp"
+
+#include <charconv>
+#include <cstring>
+
+#include "axcore/runtime/buffer_image.hpp"
+
+namespace axcore::runtime {
+namespace {
+
+std::string expected_inputs(const Bundle& b) {
+  std::string s;
+  for (const auto& buf : b.buffers)
+    if (buf.role == BufferRole::INPUT)
+      s += "\n  " + buf.name + ": " + std::string(spec::to_string(buf.dtype)) + " " + shape_text(buf.shape);
+  return s.empty() ? " (none)" : s;
+}
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+void check_inputs(const Bundle& b, const Arrays& inputs) {
+  for (const auto& [name, arr] : inputs) {
+    const BufferDesc* buf = b.find_buffer(name);
+    if (!buf || buf->role != BufferRole::INPUT)
+      throw RunError("unknown input '" + name + "'" +
+                     (buf ? " (it is a " + std::string(to_string(buf->role)) + " buffer)" : "") +
+                     "; the bundle's inputs are:" + expected_inputs(b));
+    if (auto m = mismatch(*buf, arr); !m.empty()) throw RunError(m);
+  }
+  for (const auto& buf : b.buffers)
+    if (buf.role == BufferRole::INPUT && !inputs.count(buf.name))
+      throw RunError("missing input '" + buf.name + "': expected " + std::string(spec::to_string(buf.dtype)) + " " +
+                     shape_text(buf.shape) + "; the bundle's inputs are:" + expected_inputs(b));
+}
+
+std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
+                                                        const std::map<std::string, std::string, std::less<>>& values) {
+  std::map<std::string, uint32_t, std::less<>> out;
+  for (const auto& p : b.params) out[p.name] = p.default_bits;
+  for (const auto& [name, text] : values) {
+    const RuntimeParam* p = b.find_param(name);
+    if (!p) {
+      std::string known;
+      for (const auto& q : b.params) known += " " + q.name + " (" + std::string(to_string(q.type)) + ")";
+      throw RunError("unknown parameter '" + name + "'; the bundle's parameters are:" + (known.empty() ? " (none)" : known));
+    }
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (p->type == ParamType::INT32) {
+      int64_t v = 0;
+      int base = 10;
+      if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        first += 2;
+        base = 16;
+      }
+      auto [ptr, ec] = std::from_chars(first, last, v, base);
+      if (ec != std::errc() || ptr != last || v < INT32_MIN || v > int64_t{UINT32_MAX})
+        throw RunError("parameter '" + name + "' is int32, '" + text + "' is not an int32 value");
+      out[name] = static_cast<uint32_t>(v);
+    } else {
+      float v = 0;
+      auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec != std::errc() || ptr != last)
+        throw RunError("parameter '" + name + "' is float32, '" + text + "' is not a number");
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      out[name] = bits;
+    }
+  }
+  return out;
+}
+
+std::map<std::string, uint64_t, std::less<>> place_buffers(const Bundle& b, uint64_t ddr_size, uint64_t base) {
+  std::map<std::string, uint64_t, std::less<>> at;
+  uint64_t next = base;
+  for (const auto& buf : b.buffers) {
+    const uint64_t al = buf.layout.align;
+    next = (next + al - 1) & ~(al - 1);
+    const uint64_t size = device_bytes(buf);
+    if (next > ddr_size || size > ddr_size - next)
+      throw RunError("buffer '" + buf.name + "' (" + std::to_string(size) + " bytes at " + hex(next) +
+                     ") does not fit the device's " + std::to_string(ddr_size) + "-byte DDR");
+    at[buf.name] = next;
+    next += size;
+  }
+  return at;
+}
+
+RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
+  check_inputs(b, inputs);
+  const auto bits = param_bits(b, opt.params);
+  if (b.txn.empty()) throw RunError("the bundle has no TXN stream; only the ref backend can run it");
+  RunResult res;
+  res.buffer_addr = place_buffers(b, dev.ddr_size());
+
+  // Arguments, by index (gaps stay unbound: a patch of one is an error naming it).
+  std::vector<ArgBinding> args;
+  for (const auto& buf : b.buffers) {
+    if (!buf.arg) continue;
+    if (args.size() <= *buf.arg) args.resize(*buf.arg + 1, {"(unbound)", 0, 0});
+    args[*buf.arg] = {buf.name, dev.ddr_base() + res.buffer_addr[buf.name], device_bytes(buf)};
+  }
+  for (const auto& buf : b.buffers) {
+    std::vector<uint8_t> img;
+    if (buf.role == BufferRole::INPUT) img = to_device_image(buf, inputs.find(buf.name)->second);
+    else if (buf.role == BufferRole::CONSTANT) img = to_device_image(buf, constant_array(b, buf));
+    else continue;
+    dev.ddr_write(res.buffer_addr[buf.name], img);
+    res.host_bytes_in += img.size();
+  }
+  const uint64_t start = dev.cycle();
+  for (const auto& c : b.commands)
+    dev.block_write(spec::tile_addr(0, spec::core_row(c.core), spec::core::CMD_MEM.at(c.word)), c.words);
+  for (const auto& p : b.params)
+    for (const auto& t : p.targets) dev.mask_write32(t.addr, bits.at(p.name) << t.shift, t.mask);
+  res.play = play(dev, b.txn, args, opt.play);
+  dev.run_until_idle(opt.idle_timeout_cycles);
+  res.cycles = dev.cycle() - start;
+
+  for (const auto& buf : b.buffers) {
+    if (buf.role != BufferRole::OUTPUT) continue;
+    std::vector<uint8_t> img(device_bytes(buf));
+    dev.ddr_read(res.buffer_addr[buf.name], img);
+    res.host_bytes_out += img.size();
+    res.outputs.emplace(buf.name, from_device_image(buf, img));
+  }
+  // Counters where the device has them (a backend that cannot read one just reports less).
+  try {
+    for (unsigned c = 0; c < dev.cores(); ++c)
+      for (auto u : spec::kPerfUnitValues) {
+        const auto cnt = dev.counters(c, static_cast<unsigned>(u));
+        std::string n(spec::to_string(u));
+        for (auto& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        res.units.push_back({"core" + std::to_string(c) + "." + n, cnt});
+      }
+    for (unsigned row = 0; row < spec::core_row(dev.cores()); ++row)
+      for (uint32_t ch = 0; ch < spec::param::dma_channels; ++ch)
+        res.dma_bytes += uint64_t{dev.read32(spec::tile_addr(0, row, spec::shim::DMA_S2MM_BYTES.at(ch)))} +
+                         dev.read32(spec::tile_addr(0, row, spec::shim::DMA_MM2S_BYTES.at(ch)));
+  } catch (const DeviceError&) {
+  }
+  return res;
+}
+
+}  // namespace axcore::runtime

@@ -1,0 +1,22 @@
+// Hand-built bundles the backend tests run: a DMA copy DDR -> L1 -> DDR with padding (TXN only,
+// expected output computed here by hand), and a linear + relu graph for the ref backend.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "axcore/runtime/bundle.hpp"
+#include "axcore/ref/ndarray.hpp"
+
+namespace axcore::runtime::testing_support {
+
+// x: INT32 (8, 8) -> y: INT32 (8, 10), each row framed by one pad word before and after.
+// Parameter "marker" (int32) is written into shim SCRATCH before the TXN plays.
+inline constexpr uint32_t kCopyPad = 0x5A5A5A5A;
+Bundle dma_copy_bundle();
+ref::NDArray<int32_t> dma_copy_expected(const ref::NDArray<int32_t>& x);
+
+// x: INT8 (2, 64), w: INT8 (64, 4) constant, scale FLOAT32 (4,) constant -> y = relu(linear) FLOAT32 (2, 4).
+Bundle linear_relu_bundle();
+
+}  // namespace axcore::runtime::testing_support
