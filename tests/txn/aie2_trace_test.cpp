@@ -265,6 +265,24 @@ TEST(TxnAie2, BlockwriteSupersedesAnEarlierPatch) {
                 "   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x5000 dims=[linear] outer=1"}));
 }
 
+TEST(TxnAie2, AnyLaterWriteOfThePatchedWordDropsThePatch) {
+  // docs/txn.md: the register then holds what was written, as the runtime player plays it.
+  Writer w(Device::aie2());
+  put_bd(w, bd_addr(kShimBd, 0), ShimBd{.length = 8, .addr = 0x5000}.words());
+  w.ddr_patch(bd_addr(kShimBd, 0) + 4, 3, 0x40);
+  w.write32(shim_queue(true, 0), push_word(0));
+  w.write32(bd_addr(kShimBd, 0) + 4, 0x6000);
+  w.write32(shim_queue(true, 0), push_word(0));
+  w.ddr_patch(bd_addr(kShimBd, 0) + 4, 1, 0x80);
+  w.maskwrite32(bd_addr(kShimBd, 0) + 4, 0x7000, 0xFF00);
+  w.write32(shim_queue(true, 0), push_word(0));
+  EXPECT_EQ(explained(w),
+            (std::vector<std::string>{
+                "   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @arg3+0x40 dims=[linear] outer=1",
+                "   1 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x6000 dims=[linear] outer=1",
+                "   2 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x7000 dims=[linear] outer=1"}));
+}
+
 // The dispatch-time path draws a BD from a pool, polls for room in the queue, assembles BD
 // words one by one and leaves the address word to the patch; the static path blockwrites BD 0
 // and folds the repeat into the length (sample_streams.cpp). They program the same transfers.
