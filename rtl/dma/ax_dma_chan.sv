@@ -100,7 +100,7 @@ module ax_dma_chan
   logic [QCntW-1:0]  q_count;
   logic              q_clr;
 
-  ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH)) u_queue (
+  ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH), .CheckIn(1'b0)) u_queue (  // a push to a full queue is dropped
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .clr_i       (q_clr),

@@ -3,6 +3,7 @@
 module ax_fifo #(
   parameter type         T     = logic,
   parameter int unsigned Depth = 4,
+  parameter bit          CheckIn = 1'b1,  // 0: the input is a pulse that may be dropped when full
   localparam int unsigned CntW = $clog2(Depth + 1)
 ) (
   input  logic            clk_i,
@@ -62,12 +63,14 @@ module ax_fifo #(
     if (push) mem_q[wr_q] <= in_data_i;
   end
 
-  ax_stream_check #(.T(T)) u_check_in (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .clr_i   (clr_i),
-    .valid_i (in_valid_i),
-    .ready_i (in_ready_o),
-    .data_i  (in_data_i)
-  );
+  if (CheckIn) begin : g_check
+    ax_stream_check #(.T(T)) u_check_in (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .clr_i   (clr_i),
+      .valid_i (in_valid_i),
+      .ready_i (in_ready_o),
+      .data_i  (in_data_i)
+    );
+  end
 endmodule

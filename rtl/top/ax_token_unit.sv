@@ -37,7 +37,7 @@ module ax_token_unit
   );
   assign tok_ready_o = gnt;
 
-  ax_fifo #(.T(token_t), .Depth(TOKEN_FIFO_DEPTH)) u_fifo (
+  ax_fifo #(.T(token_t), .Depth(TOKEN_FIFO_DEPTH), .CheckIn(1'b0)) u_fifo (  // full: dropped
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
     .clr_i       (1'b0),

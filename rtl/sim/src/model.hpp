@@ -33,6 +33,7 @@ class Model {
   virtual void open_fst(const std::string& path, int depth) = 0;
   virtual void dump(uint64_t time) = 0;
   virtual void finish() = 0;
+  virtual bool got_error() const = 0;  // an assertion or $error fired
   Pins pins{};
 };
 
@@ -47,6 +48,7 @@ class ModelOf final : public Model {
   }
   ~ModelOf() override { finish(); }
   void eval() override { top_->eval(); }
+  bool got_error() const override { return ctx_->gotError(); }
   void open_fst(const std::string& path, int depth) override {
     fst_ = std::make_unique<VerilatedFstC>();
     top_->trace(fst_.get(), depth);

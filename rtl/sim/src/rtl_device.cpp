@@ -111,6 +111,10 @@ void RtlDevice::tick() {
   model_->eval();
   model_->dump(2 * cycle_ + 1);
   ++cycle_;
+  if (model_->got_error()) {
+    throw DeviceError("RtlDevice: an RTL assertion failed in cycle " + std::to_string(cycle_ - 1) +
+                      " (the message is on stderr); the model cannot continue");
+  }
 }
 
 bool RtlDevice::busy() const { return *model_->pins.busy != 0; }
