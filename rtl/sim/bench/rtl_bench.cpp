@@ -1,0 +1,105 @@
+// RTL benchmarks: Verilated cycles per second (idle, and with DMA traffic) and the bandwidth the
+// DMA channels reach against the contract's one word per cycle. Prints figures (docs/rtl.md).
+//   axcore_rtl_bench [cores]     cores: 0 = system test top (default), 1, 4
+#include <axcore/rtl/rtl_device.hpp>
+#include <axcore/spec.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+using axcore::rtl::RtlDevice;
+using axcore::rtl::RtlOptions;
+namespace spec = axcore::spec;
+namespace P = spec::param;
+using Clock = std::chrono::steady_clock;
+
+uint32_t reg(uint32_t row, uint32_t off) { return spec::tile_addr(0, row, off); }
+
+void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a, uint32_t words) {
+  spec::DmaBd b;
+  b.mem = mem;
+  b.valid = 1;
+  b.addr_lo = static_cast<uint32_t>(a);
+  b.length = words;
+  b.d0_size = words > 4096 ? 4096 : words;  // long copies: 4096-word rows (sizes are 16-bit)
+  b.d0_stride = 1;
+  b.d1_size = words / b.d0_size;
+  b.d1_stride = static_cast<int32_t>(b.d0_size);
+  d.block_write(reg(row, spec::shim::DMA_BD.at(id)), b.encode());
+}
+void push(RtlDevice& d, uint32_t row, bool mm2s, uint32_t ch, uint32_t bd) {
+  spec::QueuePush q;
+  q.start = bd;
+  const spec::Reg& r = mm2s ? spec::shim::DMA_MM2S_QUEUE : spec::shim::DMA_S2MM_QUEUE;
+  d.write32(reg(row, r.at(ch)), q.encode_word());
+}
+
+// Copies `words` from `from` to L2 through (row, ch); returns (cycles, wall seconds).
+std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::MemSel from, uint64_t src,
+                                 spec::MemSel to, uint64_t dst, uint32_t words) {
+  write_bd(d, row, 2 * ch, from, src, words);
+  write_bd(d, row, 2 * ch + 1, to, dst, words);
+  const uint64_t c0 = d.cycle();
+  const auto t0 = Clock::now();
+  push(d, row, false, ch, 2 * ch + 1);
+  push(d, row, true, ch, 2 * ch);
+  d.run_until_idle(100'000'000);
+  return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count()};
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  RtlOptions opt;
+  opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
+  if (!RtlDevice::has_config(opt.cores)) {
+    std::fprintf(stderr, "axcore_rtl_bench: no model for cores = %u in this build\n", opt.cores);
+    return 2;
+  }
+  const auto tb = Clock::now();
+  RtlDevice dev(opt);
+  std::printf("model: cores=%u, construction+reset %.1f ms\n", opt.cores,
+              1e3 * std::chrono::duration<double>(Clock::now() - tb).count());
+
+  const uint64_t idle = 500'000;
+  auto t0 = Clock::now();
+  dev.advance(idle);
+  double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("idle:              %10.0f cycles/s (%lu cycles in %.3f s)\n", idle / s, static_cast<unsigned long>(idle), s);
+
+  const uint32_t n = 1u << 18;  // 1 MiB
+  auto [cyc, wall] = copy(dev, P::mem_row, 0, spec::MemSel::L2, 0, spec::MemSel::L2, 0x200100, n);
+  std::printf("MemDMA L2->L2:     %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle (contract: 1)\n",
+              cyc / wall, n, static_cast<unsigned long>(cyc), double(n) / cyc);
+
+  // Both MemDMA channel pairs at once (the fabric arbitrates the banks round-robin).
+  write_bd(dev, P::mem_row, 0, spec::MemSel::L2, 0, n);
+  write_bd(dev, P::mem_row, 1, spec::MemSel::L2, 0x200100, n);
+  write_bd(dev, P::mem_row, 2, spec::MemSel::L2, 0x100200, n / 2);
+  write_bd(dev, P::mem_row, 3, spec::MemSel::L2, 0x300300, n / 2);
+  {
+    const uint64_t c0 = dev.cycle();
+    t0 = Clock::now();
+    push(dev, P::mem_row, false, 0, 1);
+    push(dev, P::mem_row, false, 1, 3);
+    push(dev, P::mem_row, true, 0, 0);
+    push(dev, P::mem_row, true, 1, 2);
+    dev.run_until_idle(100'000'000);
+    const uint64_t c = dev.cycle() - c0;
+    s = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n", c / s,
+                n + n / 2, static_cast<unsigned long>(c), double(n + n / 2) / c);
+  }
+
+  const uint32_t m = 1u << 14;
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
+  std::printf("SysDMA DDR->L2:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle "
+              "(contract: 1 / (ddr_latency %u + 2) = %.4f)\n",
+              cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc, dev.ddr().latency(),
+              1.0 / (dev.ddr().latency() + 2));
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
+  std::printf("SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: 1/4)\n",
+              cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc);
+  return 0;
+}
