@@ -1,6 +1,6 @@
 // Registers the simulator backends this build has. CMake compiles this file with AXCORE_HAVE_TLM /
 // AXCORE_HAVE_RTL when the axcore::tlm / axcore::rtl targets exist; the device headers and
-// constructors are those sc_models/ and rtl/sim/ publish (TlmDevice(cores), RtlDevice(cores, fst)).
+// constructors are those sc_models/ and rtl/sim/ publish (TlmDevice(TlmOptions), RtlDevice(RtlOptions)).
 #include "axcore/runtime/backend.hpp"
 
 #if defined(AXCORE_HAVE_TLM) && __has_include("axcore/tlm/tlm_device.hpp")
@@ -17,12 +17,20 @@ namespace axcore::runtime {
 void register_builtin_simulators() {
 #ifdef AXCORE_WIRE_TLM
   register_device_factory("tlm", [](const BackendConfig& c) {
-    return std::unique_ptr<Device>(std::make_unique<axcore::tlm::TlmDevice>(c.cores));
+    axcore::tlm::TlmOptions o;
+    o.cores = c.cores;
+    return std::unique_ptr<Device>(std::make_unique<axcore::tlm::TlmDevice>(o));
   });
 #endif
 #ifdef AXCORE_WIRE_RTL
   register_device_factory("rtl", [](const BackendConfig& c) {
-    return std::unique_ptr<Device>(std::make_unique<axcore::rtl::RtlDevice>(c.cores, c.fst));
+    if (!axcore::rtl::RtlDevice::has_config(c.cores))
+      throw RunError("rtl: this build has no Verilated model with " + std::to_string(c.cores) +
+                     " cores (configurations: 0 = shim/mem test top, 1, 4)");
+    axcore::rtl::RtlOptions o;
+    o.cores = c.cores;
+    o.fst_path = c.fst;
+    return std::unique_ptr<Device>(std::make_unique<axcore::rtl::RtlDevice>(o));
   });
 #endif
 }

@@ -1,0 +1,51 @@
+// Canonical-trace tools (ARCHITECTURE §5): compare two traces per (tile, unit) in strict order with
+// cycles ignored (their ratio reported), list a trace, and export a Chrome/Perfetto timeline.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "axcore/trace/record.hpp"
+
+namespace axcore::runtime {
+
+struct CompareOptions {
+  size_t context = 3;             // matching records shown before a divergence
+  std::string names[2] = {"A", "B"};
+};
+
+struct UnitDivergence {
+  uint8_t col = 0, row = 0;
+  trace::Unit unit = trace::Unit::HOST;
+  size_t index = 0;  // position within the unit's stream of the first differing record
+  bool a_ended = false, b_ended = false;  // one stream ran out (tail)
+};
+
+struct CompareResult {
+  bool equivalent = false;
+  size_t units = 0, matched = 0;  // unit streams seen, records that matched
+  std::vector<UnitDivergence> divergences;  // sorted: the first (by A's seq) first
+  double cycle_ratio = 0;  // last cycle of A / last cycle of B (0 when B is empty)
+  std::string report;      // the human report axtrace prints
+};
+
+CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vector<trace::Record>& b,
+                             const CompareOptions& opt = {});
+
+// One line per record (trace::format), filtered; then a per-(tile, unit, kind) count summary.
+struct ShowOptions {
+  int row = -1;          // -1: all
+  std::string unit;      // "" : all
+  size_t limit = SIZE_MAX;
+  bool summary = false;
+};
+void show_trace(std::ostream& out, const std::vector<trace::Record>& recs, const ShowOptions& opt = {});
+
+// Chrome trace-event JSON ("traceEvents"): a process per tile, a thread per unit; task spans
+// (TASK_START..TASK_DONE, DMA transfers included) as complete events, memory writes, tokens and
+// register writes as instants. Timestamps are cycles at spec::param::clock_mhz, in microseconds.
+void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs);
+
+}  // namespace axcore::runtime

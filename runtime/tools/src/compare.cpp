@@ -1,0 +1,117 @@
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "axcore/runtime/trace_tools.hpp"
+
+namespace axcore::runtime {
+namespace {
+
+using Key = std::tuple<uint8_t, uint8_t, trace::Unit>;
+using Streams = std::map<Key, std::vector<const trace::Record*>>;
+
+Streams split(const std::vector<trace::Record>& v) {
+  Streams s;
+  for (const auto& r : v) s[{r.col, r.row, r.unit}].push_back(&r);
+  return s;
+}
+
+std::string key_text(const Key& k) {
+  return "(" + std::to_string(std::get<0>(k)) + "," + std::to_string(std::get<1>(k)) + ") " +
+         std::string(trace::to_string(std::get<2>(k)));
+}
+
+uint64_t last_cycle(const std::vector<trace::Record>& v) {
+  uint64_t c = 0;
+  for (const auto& r : v) c = std::max(c, r.cycle);
+  return c;
+}
+
+}  // namespace
+
+CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vector<trace::Record>& b,
+                             const CompareOptions& opt) {
+  CompareResult res;
+  const Streams sa = split(a), sb = split(b);
+  std::map<Key, int> keys;
+  for (const auto& [k, v] : sa) keys[k] |= 1;
+  for (const auto& [k, v] : sb) keys[k] |= 2;
+  static const std::vector<const trace::Record*> kNone;
+  struct Found {
+    UnitDivergence d;
+    uint64_t order;  // A's seq at the divergence (or past its end)
+  };
+  std::vector<Found> found;
+  std::ostringstream unit_lines;
+  for (const auto& [k, which] : keys) {
+    ++res.units;
+    const auto& x = which & 1 ? sa.at(k) : kNone;
+    const auto& y = which & 2 ? sb.at(k) : kNone;
+    size_t i = 0;
+    while (i < x.size() && i < y.size() && x[i]->same_transaction(*y[i])) ++i;
+    res.matched += i;
+    if (i == x.size() && i == y.size()) continue;
+    UnitDivergence d{std::get<0>(k), std::get<1>(k), std::get<2>(k), i, i == x.size(), i == y.size()};
+    const uint64_t order = i < x.size() ? x[i]->seq : (x.empty() ? 0 : x.back()->seq + 1);
+    found.push_back({d, order});
+  }
+  std::sort(found.begin(), found.end(), [](const Found& p, const Found& q) { return p.order < q.order; });
+  for (const auto& f : found) res.divergences.push_back(f.d);
+  res.equivalent = found.empty();
+  const uint64_t ca = last_cycle(a), cb = last_cycle(b);
+  res.cycle_ratio = cb ? static_cast<double>(ca) / static_cast<double>(cb) : 0;
+
+  std::ostringstream o;
+  const auto& [na, nb] = opt.names;
+  o << na << ": " << a.size() << " records, " << nb << ": " << b.size() << " records, " << res.units
+    << " unit streams\n";
+  if (res.equivalent) {
+    o << "equivalent: " << res.matched << " records match in every unit stream\n";
+  } else {
+    const UnitDivergence& d = res.divergences.front();
+    const Key k{d.col, d.row, d.unit};
+    const auto& x = sa.count(k) ? sa.at(k) : kNone;
+    const auto& y = sb.count(k) ? sb.at(k) : kNone;
+    o << "first divergence in " << key_text(k) << " at record " << d.index << " of that unit:\n";
+    const size_t from = d.index > opt.context ? d.index - opt.context : 0;
+    if (from < d.index) o << "  last " << (d.index - from) << " matching:\n";
+    for (size_t i = from; i < d.index; ++i) o << "    " << trace::format(*x[i]) << "\n";
+    o << "  " << na << ": " << (d.a_ended ? "(no more records)" : trace::format(*x[d.index])) << "\n";
+    o << "  " << nb << ": " << (d.b_ended ? "(no more records)" : trace::format(*y[d.index])) << "\n";
+    for (const auto& dv : res.divergences) {
+      const Key kk{dv.col, dv.row, dv.unit};
+      const size_t lx = sa.count(kk) ? sa.at(kk).size() : 0, ly = sb.count(kk) ? sb.at(kk).size() : 0;
+      o << "  " << key_text(kk) << ": diverges at record " << dv.index;
+      if (lx != ly) o << "; tail: " << (lx > ly ? na : nb) << " has " << (lx > ly ? lx - ly : ly - lx) << " more records";
+      o << "\n";
+    }
+    o << res.divergences.size() << " of " << res.units << " unit streams diverge\n";
+  }
+  char ratio[64];
+  std::snprintf(ratio, sizeof ratio, "%.4f", res.cycle_ratio);
+  o << "cycles: " << na << " " << ca << ", " << nb << " " << cb << ", ratio " << na << "/" << nb << " " << ratio << "\n";
+  res.report = o.str();
+  return res;
+}
+
+void show_trace(std::ostream& out, const std::vector<trace::Record>& recs, const ShowOptions& opt) {
+  std::map<std::tuple<uint8_t, uint8_t, trace::Unit, trace::Kind>, uint64_t> counts;
+  size_t shown = 0;
+  for (const auto& r : recs) {
+    if (opt.row >= 0 && r.row != opt.row) continue;
+    if (!opt.unit.empty() && trace::to_string(r.unit) != opt.unit) continue;
+    ++counts[{r.col, r.row, r.unit, r.kind}];
+    if (!opt.summary && shown < opt.limit) {
+      out << trace::format(r) << "\n";
+      ++shown;
+    }
+  }
+  if (opt.summary) {
+    for (const auto& [k, n] : counts)
+      out << "(" << unsigned(std::get<0>(k)) << "," << unsigned(std::get<1>(k)) << ") " << trace::to_string(std::get<2>(k))
+          << " " << trace::to_string(std::get<3>(k)) << ": " << n << "\n";
+  }
+}
+
+}  // namespace axcore::runtime

@@ -1,0 +1,131 @@
+// axrun and axtrace end to end: a bundle file, .npy inputs, outputs, traces, timelines, exit codes
+// and the messages of bad inputs, a truncated bundle and a foreign spec hash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "axcore/ref/npy.hpp"
+#include "sample_programs.hpp"
+
+namespace axcore::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Exec {
+  int rc;
+  std::string out;
+};
+
+Exec sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+class RuntimeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("axcore_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    save_bundle(dir / "copy.axb", testing_support::dma_copy_bundle());
+    for (size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<int32_t>(7 * i - 100);
+    ref::save_npy((dir / "x.npy").string(), x);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string axrun(const std::string& args) { return std::string(AXRUN) + " " + (dir / "copy.axb").string() + " " + args; }
+  std::string p(const char* name) { return (dir / name).string(); }
+  fs::path dir;
+  ref::NDArray<int32_t> x{{8, 8}};
+};
+
+TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
+  const Exec r = sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " +
+                         p("t1.trace") + " --timeline " + p("t.json")));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("axrun: regfile ran dma_copy_pad in"));
+  EXPECT_THAT(r.out, HasSubstr("TXN: 14 ops, 4 waits, 2 patches"));
+  EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1152, host in 256, host out 320"));
+  const auto y = ref::load_npy_as<int32_t>(p("out/y.npy"));
+  EXPECT_EQ(y.data(), testing_support::dma_copy_expected(x).data());
+  EXPECT_EQ(sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " + p("t2.trace"))).rc, 0);
+  const Exec same = sh(std::string(AXTRACE) + " compare " + p("t1.trace") + " " + p("t2.trace"));
+  EXPECT_EQ(same.rc, 0) << same.out;
+  EXPECT_THAT(same.out, HasSubstr("equivalent:"));
+  // A different parameter value is one different register write: reported as the divergence.
+  EXPECT_EQ(sh(axrun("--backend regfile -q --param marker=9 --input x=" + p("x.npy") + " --output-dir " + p("out") +
+                     " --trace " + p("t3.trace"))).rc, 0);
+  const Exec diff = sh(std::string(AXTRACE) + " compare " + p("t1.trace") + " " + p("t3.trace"));
+  EXPECT_EQ(diff.rc, 1) << diff.out;
+  EXPECT_THAT(diff.out, HasSubstr("first divergence in (0,0) host at record 0 of that unit:"));
+  EXPECT_THAT(diff.out, HasSubstr("host reg_write 0x50 0 0x9 0x0"));
+  const Exec show = sh(std::string(AXTRACE) + " show --summary " + p("t1.trace"));
+  EXPECT_THAT(show.out, HasSubstr("(0,0) host reg_write: "));
+  std::ifstream tl(p("t.json"));
+  std::string head;
+  std::getline(tl, head);
+  EXPECT_EQ(head, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+}
+
+TEST_F(RuntimeCli, FpgaFakeBoardRun) {
+  const Exec r = sh(axrun("--backend fpga --board fake=" + p("board.log") + " -q --input x=" + p("x.npy") +
+                         " --output-dir " + p("fout")));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(ref::load_npy_as<int32_t>(p("fout/y.npy")).data(), testing_support::dma_copy_expected(x).data());
+  EXPECT_TRUE(fs::file_size(p("board.log")) > 1000);
+}
+
+TEST_F(RuntimeCli, InputErrorsSayWhatWasExpected) {
+  Exec r = sh(axrun("--backend ref --output-dir " + p("o")));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("axrun: missing input 'x': expected INT32 (8, 8)"));
+  ref::save_npy(p("bad.npy"), ref::NDArray<float>({8, 8}));
+  r = sh(axrun("--backend regfile --input x=" + p("bad.npy") + " --output-dir " + p("o")));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("input 'x': expected INT32 (8, 8), got FLOAT32 (8, 8)"));
+  r = sh(axrun("--backend regfile --input y=" + p("x.npy") + " --output-dir " + p("o")));
+  EXPECT_THAT(r.out, HasSubstr("unknown input 'y' (it is a output buffer); the bundle's inputs are:\n  x: INT32 (8, 8)"));
+  r = sh(axrun("--backend regfile --input x=" + p("x.npy") + " --param gain=2 --output-dir " + p("o")));
+  EXPECT_THAT(r.out, HasSubstr("unknown parameter 'gain'; the bundle's parameters are: marker (int32)"));
+  r = sh(axrun("--backend tpu --input x=" + p("x.npy") + " --output-dir " + p("o")));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("unknown backend 'tpu'"));
+  r = sh(axrun("--backend ref --input x=" + p("x.npy") + " --output-dir " + p("o")));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("ref: the bundle has no operator graph"));
+}
+
+TEST_F(RuntimeCli, TruncatedAndForeignBundlesAreRefused) {
+  fs::copy_file(p("copy.axb"), p("cut.axb"));
+  fs::resize_file(p("cut.axb"), fs::file_size(p("cut.axb")) - 9);
+  Exec r = sh(std::string(AXRUN) + " " + p("cut.axb") + " --describe");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("cut.axb: bundle: truncated: the header gives"));
+  Bundle f = testing_support::dma_copy_bundle();
+  f.spec_hash = 0xfeedfacecafebeefULL;
+  save_bundle(p("foreign.axb"), f);
+  r = sh(std::string(AXRUN) + " " + p("foreign.axb") + " --backend regfile --output-dir " + p("o"));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("built against spec hash 0xfeedfacecafebeef, this runtime implements spec hash 0x"));
+  r = sh(std::string(AXTRACE) + " compare " + p("none.trace") + " " + p("none.trace"));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_THAT(r.out, HasSubstr("none.trace: cannot open trace"));
+}
+
+TEST_F(RuntimeCli, DescribeListsTheBundle) {
+  const Exec r = sh(std::string(AXRUN) + " " + p("copy.axb") + " --describe");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_THAT(r.out, HasSubstr("    x input INT32(8, 8) dense 256 B arg0"));
+  EXPECT_THAT(r.out, HasSubstr("    marker int32 default 0x7 -> 1 targets"));
+}
+
+}  // namespace
+}  // namespace axcore::runtime

@@ -1,0 +1,98 @@
+// axtrace's library: compare per (tile, unit) in strict order with cycles ignored, the first
+// divergence with context and tail, the cycle ratio; the timeline export.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "axcore/runtime/trace_tools.hpp"
+
+namespace axcore::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+using trace::Kind;
+using trace::Record;
+using trace::Unit;
+
+std::vector<Record> program(uint64_t cycle_scale) {
+  std::vector<Record> v;
+  uint64_t seq = 0;
+  auto add = [&](uint8_t row, Unit u, Kind k, uint64_t addr, uint32_t bytes, uint64_t hash, uint64_t cyc) {
+    Record r;
+    r.seq = seq++;
+    r.cycle = cyc * cycle_scale;
+    r.row = row;
+    r.unit = u;
+    r.kind = k;
+    r.addr = addr;
+    r.bytes = bytes;
+    r.data_hash = hash;
+    v.push_back(r);
+  };
+  add(0, Unit::HOST, Kind::REG_WRITE, 0x2004, 0, 0x1000, 1);
+  for (uint64_t i = 0; i < 6; ++i) {
+    add(2, Unit::MVM_ODR, Kind::MEM_WRITE, 0x40 * i, 64, 0xABC0 + i, 10 + 2 * i);
+    add(0, Unit::DMA_S2MM0, Kind::MEM_WRITE, 0x100 + 4 * i, 4, 0x77 + i, 11 + 2 * i);  // interleaved
+  }
+  add(2, Unit::CMDPROC, Kind::TASK_DONE, 64, 384, 0, 30);
+  return v;
+}
+
+TEST(RuntimeTraceCompare, EquivalentWithADifferentTimingAndInterleaving) {
+  auto a = program(1), b = program(2);
+  std::stable_sort(b.begin(), b.end(), [](const Record& x, const Record& y) { return x.unit < y.unit; });
+  const auto r = compare_traces(a, b);
+  EXPECT_TRUE(r.equivalent) << r.report;
+  EXPECT_EQ(r.matched, a.size());
+  EXPECT_NEAR(r.cycle_ratio, 0.5, 1e-9);
+  EXPECT_THAT(r.report, HasSubstr("ratio A/B 0.5000"));
+}
+
+TEST(RuntimeTraceCompare, ReportsThePerturbedRecordAsTheFirstDivergence) {
+  const auto a = program(1);
+  auto b = program(1);
+  b[7].data_hash ^= 1;  // the 4th ODR write (index 3 of its unit)
+  b[8].data_hash ^= 1;  // a later DMA write diverges too, but after it in A's order
+  CompareOptions opt;
+  opt.context = 2;
+  const auto r = compare_traces(a, b, opt);
+  ASSERT_FALSE(r.equivalent);
+  ASSERT_EQ(r.divergences.size(), 2u);
+  EXPECT_EQ(r.divergences[0].unit, Unit::MVM_ODR);
+  EXPECT_EQ(r.divergences[0].index, 3u);
+  EXPECT_THAT(r.report, HasSubstr("first divergence in (0,2) mvm.odr at record 3 of that unit:\n  last 2 matching:\n    " +
+                                  trace::format(a[3]) + "\n    " + trace::format(a[5]) + "\n  A: " + trace::format(a[7]) +
+                                  "\n  B: " + trace::format(b[7]) + "\n"));
+  EXPECT_THAT(r.report, HasSubstr("2 of 4 unit streams diverge"));
+}
+
+TEST(RuntimeTraceCompare, TailCheckNamesTheLongerTrace) {
+  const auto a = program(1);
+  auto b = program(1);
+  b.pop_back();  // the TASK_DONE
+  const auto r = compare_traces(a, b);
+  ASSERT_FALSE(r.equivalent);
+  EXPECT_TRUE(r.divergences[0].b_ended);
+  EXPECT_THAT(r.report, HasSubstr("B: (no more records)"));
+  EXPECT_THAT(r.report, HasSubstr("(0,2) cmdproc: diverges at record 0; tail: A has 1 more records"));
+}
+
+TEST(RuntimeTimeline, OneTrackPerUnitWithTaskSpans) {
+  auto v = program(1);
+  Record start = v.back();
+  start.kind = Kind::TASK_START;
+  start.cycle = 5;
+  v.insert(v.begin() + 1, start);
+  std::ostringstream o;
+  write_timeline(o, v);
+  const std::string j = o.str();
+  EXPECT_EQ(j.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
+  EXPECT_THAT(j, HasSubstr("{\"name\":\"task 0x40\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.005,\"dur\":0.025,\"pid\":2,\"tid\":1"));
+  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"mvm.odr\"}"));
+  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"tile (0,2)\"}"));
+  EXPECT_EQ(j.substr(j.size() - 4), "\n]}\n");
+}
+
+}  // namespace
+}  // namespace axcore::runtime
