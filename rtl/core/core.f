@@ -7,3 +7,10 @@ rtl/core/ax_walk_gen.sv
 rtl/core/ax_l1.sv
 rtl/core/ax_ifd.sv
 rtl/core/ax_odr.sv
+rtl/core/ax_imc.sv
+rtl/core/ax_loadimc.sv
+rtl/core/ax_mvm.sv
+rtl/core/ax_datapath.sv
+rtl/core/ax_cmdproc.sv
+rtl/core/ax_barrier_net.sv
+rtl/core/ax_core_tile.sv

@@ -1,0 +1,481 @@
+// Command processor: the four core queues (MVMEXE, DWPU, LOADIMC, CTRL), each a FIFO of
+// queue_depth push words run in order. A queue's head task fetches its descriptor from CMD_MEM
+// (one shared read port, one word per cycle, lowest queue first; datapath: header.words words,
+// LoadIMC 8, barrier 4), is validated the cycle after its last word arrived and starts in that
+// cycle (TASK_START) when its resources are free: LoadIMC never overlaps a running MVMEXE task
+// nor the reverse. A task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the
+// token follows the next cycle (always on an error). A refused descriptor or a unit fault ends
+// the task with an error token and one error report. Built units: MVMEXE without DPU/IFD1,
+// LoadIMC, barriers; DWPU datapaths and descriptors naming the DPU or IFD1 are DESC_UNITS.
+module ax_cmdproc
+  import axcore_pkg::*;
+  import ax_rtl_pkg::*;
+  import ax_core_pkg::*;
+#(
+  parameter int unsigned Row   = FIRST_CORE_ROW,
+  parameter int unsigned Cores = CORES
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  input  logic                     clr_i,
+  // host queue registers
+  input  logic [CORE_QUEUES-1:0]   push_i,
+  input  queue_push_t              push_word_i,
+  input  logic [CORE_QUEUES-1:0]   q_reset_i,
+  // CMD_MEM read port (data the cycle after rd_o)
+  output logic                     cmd_rd_o,
+  output logic [CMD_AW-1:0]        cmd_addr_o,
+  input  word_t                    cmd_data_i,
+  // MVMEXE datapath
+  output logic                     dp_start_o,
+  output logic                     dp_abort_o,
+  output walk_t                    dp_ifd0_o,
+  output mvm_desc_t                dp_mvm_o,
+  output walk_t                    dp_odr_o,
+  input  logic                     dp_done_i,
+  input  unit_err_t                dp_err_i,
+  input  logic [31:0]              dp_bytes_i,
+  input  logic                     wdog_fire_i,
+  // LoadIMC
+  output logic                     li_start_o,
+  output logic                     li_abort_o,
+  output loadimc_desc_t            li_desc_o,
+  input  logic                     li_done_i,
+  input  unit_err_t                li_err_i,
+  // barrier
+  output logic                     bar_arrive_o,
+  output logic [7:0]               bar_id_o,
+  output logic [7:0]               bar_mask_o,
+  input  logic                     bar_release_i,
+  // token and error report
+  output logic                     tok_valid_o,
+  input  logic                     tok_ready_i,
+  output token_t                   tok_o,
+  output logic                     err_valid_o,
+  output error_code_e              err_code_o,
+  output logic [4:0]               err_channel_o,
+  output logic [15:0]              err_detail_o,
+  output logic [31:0]              err_addr_o,
+  // status
+  output logic [CORE_QUEUES-1:0][4:0]  q_pending_o,
+  output logic [CORE_QUEUES-1:0]       q_busy_o,
+  output logic [CORE_QUEUES-1:0]       q_error_o,
+  output logic [CORE_QUEUES-1:0][15:0] q_done_o,
+  output logic [CORE_QUEUES-1:0]       q_task_done_o,   // perf: a task completed
+  output mon_task_t [CORE_QUEUES-1:0]  mon_o
+);
+  localparam int unsigned NQ = CORE_QUEUES;
+  localparam int unsigned DpWords = DATAPATH_DESC_PROGRAM_WORD;   // fixed part: 92 words
+  localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
+  localparam int unsigned QMVM = 0, QDW = 1, QLI = 2, QCTRL = 3;
+
+  typedef enum logic [2:0] {S_IDLE, S_FETCH, S_CHECK, S_RUN, S_TOKEN} state_e;
+
+  // ---- queues ----
+  logic [NQ-1:0]            q_valid, q_pop, q_in_ready;
+  queue_push_t [NQ-1:0]     q_head;
+  logic [NQ-1:0][QCntW-1:0] q_cnt;
+  logic [NQ-1:0]            ovf;
+  for (genvar q = 0; q < NQ; q++) begin : g_q
+    ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH)) u_q (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .clr_i       (clr_i || q_reset_i[q]),
+      .in_valid_i  (push_i[q]),
+      .in_ready_o  (q_in_ready[q]),
+      .in_data_i   (push_word_i),
+      .out_valid_o (q_valid[q]),
+      .out_ready_i (q_pop[q]),
+      .out_data_o  (q_head[q]),
+      .count_o     (q_cnt[q])
+    );
+    assign ovf[q] = push_i[q] && !q_in_ready[q];
+  end
+
+  state_e [NQ-1:0]       st_q, st_d;
+  logic [NQ-1:0][7:0]    rep_q, rep_d;
+  logic [NQ-1:0]         err_q, err_d, lasterr_q, lasterr_d;
+  error_code_e [NQ-1:0]  code_q, code_d;
+  logic [NQ-1:0][15:0]   done_q, done_d;
+
+  // ---- fetch engine ----
+  logic               f_busy_q, f_busy_d, f_rsp_q;
+  logic [1:0]         f_q_q, f_q_d;
+  logic [15:0]        f_idx_q, f_idx_d, f_rcv_q, f_rcv_d, f_total_q, f_total_d, f_rsp_idx_q;
+  logic [DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
+  logic [7:0][31:0]   li_buf_q, li_buf_d;
+  logic [3:0][31:0]   bar_buf_q, bar_buf_d;
+  logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle
+  logic [NQ-1:0]      f_range;     // descriptor runs past CMD_MEM
+
+  function automatic logic [15:0] fixed_words(logic [1:0] q);
+    unique case (q)
+      2'(QLI):   return 16'(LOADIMC_DESC_WORDS);
+      2'(QCTRL): return 16'(BARRIER_DESC_WORDS);
+      default:   return 16'(DpWords);
+    endcase
+  endfunction
+
+  logic [1:0]  f_pick;
+  logic        f_any;
+  always_comb begin
+    f_any  = 1'b0;
+    f_pick = '0;
+    for (int q = NQ - 1; q >= 0; q--) begin
+      if (st_q[q] == S_FETCH) begin
+        f_any  = 1'b1;
+        f_pick = 2'(q);
+      end
+    end
+  end
+
+  logic [31:0] f_start;
+  assign f_start    = 32'(q_head[f_q_q].start);
+  assign cmd_rd_o   = f_busy_q && (f_idx_q < f_total_q);
+  assign cmd_addr_o = CMD_AW'(f_start + 32'(f_idx_q));
+
+  always_comb begin
+    f_busy_d  = f_busy_q;
+    f_q_d     = f_q_q;
+    f_idx_d   = f_idx_q;
+    f_rcv_d   = f_rcv_q;
+    f_total_d = f_total_q;
+    dp_buf_d  = dp_buf_q;
+    li_buf_d  = li_buf_q;
+    bar_buf_d = bar_buf_q;
+    f_done    = '0;
+    f_range   = '0;
+    if (!f_busy_q && f_any) begin
+      f_busy_d  = 1'b1;
+      f_q_d     = f_pick;
+      f_idx_d   = '0;
+      f_rcv_d   = '0;
+      f_total_d = fixed_words(f_pick);
+    end
+    if (f_busy_q) begin
+      if (cmd_rd_o) f_idx_d = f_idx_q + 16'd1;
+      if (f_start + 32'(f_total_q) > 32'(CMD_WORDS)) begin
+        f_range[f_q_q] = 1'b1;   // CMD_RANGE: nothing more is read
+        f_busy_d       = 1'b0;
+      end else if (f_rsp_q) begin
+        f_rcv_d = f_rcv_q + 16'd1;
+        unique case (f_q_q)
+          2'(QLI):   if (f_rsp_idx_q < 16'd8) li_buf_d[f_rsp_idx_q[2:0]] = cmd_data_i;
+          2'(QCTRL): if (f_rsp_idx_q < 16'd4) bar_buf_d[f_rsp_idx_q[1:0]] = cmd_data_i;
+          default: begin
+            if (f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
+            // the header's length decides how many words follow (at least the header)
+            if (f_rsp_idx_q == '0) f_total_d = (cmd_data_i[31:16] == '0) ? 16'd1 : cmd_data_i[31:16];
+          end
+        endcase
+        if (f_rcv_q + 16'd1 >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != 2'(QLI) &&
+            f_q_q != 2'(QCTRL) && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
+          f_done[f_q_q] = 1'b1;
+          f_busy_d      = 1'b0;
+        end
+      end
+    end
+    if (clr_i) f_busy_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_busy_q    <= 1'b0;
+      f_q_q       <= '0;
+      f_idx_q     <= '0;
+      f_rcv_q     <= '0;
+      f_total_q   <= '0;
+      f_rsp_q     <= 1'b0;
+      f_rsp_idx_q <= '0;
+    end else begin
+      f_busy_q    <= f_busy_d;
+      f_q_q       <= f_q_d;
+      f_idx_q     <= f_idx_d;
+      f_rcv_q     <= f_rcv_d;
+      f_total_q   <= f_total_d;
+      f_rsp_q     <= cmd_rd_o && f_busy_d;
+      f_rsp_idx_q <= f_idx_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    dp_buf_q  <= dp_buf_d;
+    li_buf_q  <= li_buf_d;
+    bar_buf_q <= bar_buf_d;
+  end
+
+  // ---- descriptor views and checks ----
+  dp_header_t    hdr;
+  walk_t         w_ifd0, w_odr;
+  mvm_desc_t     mvm;
+  loadimc_desc_t li;
+  barrier_desc_t bar;
+  assign hdr    = dp_header_t'(dp_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign w_ifd0 = walk_t'(dp_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign w_odr  = walk_t'(dp_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign mvm    = mvm_desc_t'(dp_buf_q[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
+  assign li     = loadimc_desc_t'(li_buf_q);
+  assign bar    = barrier_desc_t'(bar_buf_q);
+  assign dp_ifd0_o = w_ifd0;
+  assign dp_odr_o  = w_odr;
+  assign dp_mvm_o  = mvm;
+  assign li_desc_o = li;
+
+  // verilator lint_off UNUSEDSIGNAL
+  function automatic logic walk_bad(walk_t w, logic is_ifd);
+    logic [5:0][15:0] s;
+    logic bad;
+    s   = {w.d5_size, w.d4_size, w.d3_size, w.d2_size, w.d1_size, w.d0_size};
+    bad = (w.ndims < 3'd1) || (w.ndims > 3'(WALK_DIMS)) ||  // nguards: 2 bits, always <= 3
+         
+          !dtype_is_memory(w.dtype) || !dtype_is_memory(w.cast_from) ||
+          (is_ifd && w.cast_from != w.dtype);
+    for (int unsigned k = 0; k < WALK_DIMS; k++) if (k < 32'(w.ndims) && s[k] == '0) bad = 1'b1;
+    return bad;
+  endfunction
+
+  function automatic logic mvm_bad(mvm_desc_t d);
+    logic bad;
+    bad = (d.ndims < 3'd1) || (d.ndims > 3'd4) || (d.k_blocks == '0) || (d.o0_size == '0) ||
+          (d.ndims >= 3'd2 && d.o1_size == '0) || (d.ndims >= 3'd3 && d.o2_size == '0) ||
+          (d.ndims >= 3'd4 && d.o3_size == '0);
+    return bad;
+  endfunction
+  // verilator lint_on UNUSEDSIGNAL
+
+  error_code_e dp_code, li_code, bar_code;
+  always_comb begin
+    dp_code = ERROR_CODE_NONE;
+    if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE)      dp_code = ERROR_CODE_DESC_MAGIC;
+    else if (!hdr.has_ifd0 || !hdr.has_main || !hdr.has_odr || hdr.has_dpu || hdr.has_ifd1)
+                                                                        dp_code = ERROR_CODE_DESC_UNITS;
+    else if (hdr.words < 16'(DpWords) || walk_bad(w_ifd0, 1'b1) || walk_bad(w_odr, 1'b0) || mvm_bad(mvm))
+                                                                        dp_code = ERROR_CODE_DESC_RANGE;
+    else if (w_ifd0.dtype != DTYPE_INT8 || w_odr.cast_from != DTYPE_INT32)
+                                                                        dp_code = ERROR_CODE_STREAM_DTYPE;
+    li_code = ERROR_CODE_NONE;
+    if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;
+    else if (li.d0_size == '0 || li.d1_size == '0)  li_code = ERROR_CODE_DESC_RANGE;
+    bar_code = ERROR_CODE_NONE;
+    if (bar.magic != MAGIC_BARRIER) bar_code = ERROR_CODE_DESC_MAGIC;
+    else if (!bar.core_mask[Row - FIRST_CORE_ROW] || (32'(bar.core_mask) >> Cores) != 0)
+      bar_code = ERROR_CODE_BARRIER_MASK;
+  end
+
+  // ---- per-queue task state ----
+  logic dp_run, li_run, bar_run;
+  assign dp_run  = (st_q[QMVM] == S_RUN);
+  assign li_run  = (st_q[QLI] == S_RUN);
+  assign bar_run = (st_q[QCTRL] == S_RUN);
+
+  logic [NQ-1:0] can_start, chk_fail, run_done, run_err, start_now, tok_gnt;
+  error_code_e [NQ-1:0] chk_code, run_code;
+  logic [NQ-1:0][31:0]  run_addr;
+  always_comb begin
+    chk_code = {ERROR_CODE_NONE, ERROR_CODE_DESC_UNITS, li_code, dp_code};
+    chk_code[QCTRL] = bar_code;
+    chk_code[QDW]   = (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_DWPU) ?
+                      ERROR_CODE_DESC_MAGIC : ERROR_CODE_DESC_UNITS;   // DWPU datapath not built
+    chk_code[QLI]   = li_code;
+    chk_code[QMVM]  = dp_code;
+    for (int unsigned q = 0; q < NQ; q++) chk_fail[q] = (st_q[q] == S_CHECK) && chk_code[q] != ERROR_CODE_NONE;
+    can_start       = '0;
+    can_start[QMVM] = !li_run;
+    can_start[QLI]  = !dp_run;
+    // a barrier waits for every other queue to be idle and empty
+    can_start[QCTRL] = 1'b1;
+    for (int unsigned q = 0; q < NQ - 1; q++) if (st_q[q] != S_IDLE || q_valid[q]) can_start[QCTRL] = 1'b0;
+    for (int unsigned q = 0; q < NQ; q++) start_now[q] = (st_q[q] == S_CHECK) && !chk_fail[q] && can_start[q];
+    run_done = '0;
+    run_err  = '0;
+    run_code = {NQ{ERROR_CODE_NONE}};
+    run_addr = '0;
+    run_done[QMVM] = dp_run && dp_done_i;
+    run_err[QMVM]  = dp_run && (dp_err_i.valid || wdog_fire_i);
+    run_code[QMVM] = wdog_fire_i ? ERROR_CODE_WATCHDOG : dp_err_i.code;
+    run_addr[QMVM] = dp_err_i.addr;
+    run_done[QLI]  = li_run && li_done_i;
+    run_err[QLI]   = li_run && li_err_i.valid;
+    run_code[QLI]  = li_err_i.code;
+    run_addr[QLI]  = li_err_i.addr;
+    run_done[QCTRL] = bar_run && bar_release_i;
+  end
+
+  // restart of a repeated run happens the cycle after a run ends
+  logic [NQ-1:0] restart_q, restart_d;
+  assign dp_start_o   = start_now[QMVM] || restart_q[QMVM];
+  assign li_start_o   = start_now[QLI] || restart_q[QLI];
+  assign dp_abort_o   = run_err[QMVM] || clr_i || q_reset_i[QMVM];
+  assign li_abort_o   = run_err[QLI] || clr_i || q_reset_i[QLI];
+  assign bar_arrive_o = bar_run;
+  assign bar_id_o     = bar.barrier_id;
+  assign bar_mask_o   = bar.core_mask;
+
+  always_comb begin
+    st_d      = st_q;
+    rep_d     = rep_q;
+    err_d     = err_q;
+    code_d    = code_q;
+    done_d    = done_q;
+    lasterr_d = lasterr_q;
+    restart_d = '0;
+    q_pop     = '0;
+    for (int unsigned q = 0; q < NQ; q++) begin
+      unique case (st_q[q])
+        S_IDLE: if (q_valid[q]) begin
+          st_d[q]  = S_FETCH;
+          rep_d[q] = '0;
+          err_d[q] = 1'b0;
+        end
+        S_FETCH: begin
+          if (f_range[q]) begin
+            st_d[q]   = S_TOKEN;
+            err_d[q]  = 1'b1;
+            code_d[q] = ERROR_CODE_CMD_RANGE;
+          end else if (f_done[q]) st_d[q] = S_CHECK;
+        end
+        S_CHECK: begin
+          if (chk_fail[q]) begin
+            st_d[q]   = S_TOKEN;
+            err_d[q]  = 1'b1;
+            code_d[q] = chk_code[q];
+          end else if (start_now[q]) st_d[q] = S_RUN;
+        end
+        S_RUN: begin
+          if (run_err[q]) begin
+            st_d[q]   = S_TOKEN;
+            err_d[q]  = 1'b1;
+            code_d[q] = run_code[q];
+          end else if (run_done[q]) begin
+            if (rep_q[q] < q_head[q].repeat_f && q != QCTRL) begin
+              rep_d[q]     = rep_q[q] + 8'd1;
+              restart_d[q] = 1'b1;
+            end else st_d[q] = S_TOKEN;
+          end
+        end
+        default: begin  // S_TOKEN: the task is done; offer the token if there is one
+          if (!(q_head[q].token || err_q[q]) || tok_gnt[q]) begin
+            st_d[q]      = S_IDLE;
+            q_pop[q]     = 1'b1;
+            done_d[q]    = done_q[q] + 16'd1;
+            lasterr_d[q] = err_q[q];
+          end
+        end
+      endcase
+      if (clr_i || q_reset_i[q]) begin
+        st_d[q] = S_IDLE;
+        q_pop[q] = 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      st_q      <= {NQ{S_IDLE}};
+      rep_q     <= '0;
+      err_q     <= '0;
+      code_q    <= {NQ{ERROR_CODE_NONE}};
+      done_q    <= '0;
+      lasterr_q <= '0;
+      restart_q <= '0;
+    end else begin
+      st_q      <= st_d;
+      rep_q     <= rep_d;
+      err_q     <= err_d;
+      code_q    <= code_d;
+      done_q    <= clr_i ? '0 : done_d;
+      lasterr_q <= lasterr_d;
+      restart_q <= restart_d;
+    end
+  end
+
+  // ---- tokens: the lowest queue with one pending ----
+  token_t [NQ-1:0] tok;
+  always_comb begin
+    tok_gnt     = '0;
+    tok_valid_o = 1'b0;
+    tok_o       = '0;
+    for (int unsigned q = 0; q < NQ; q++) begin
+      tok[q]         = '0;
+      tok[q].valid   = 1'b1;
+      tok[q].error   = err_q[q];
+      tok[q].code    = err_q[q] ? code_q[q] : ERROR_CODE_NONE;
+      tok[q].tag     = q_head[q].tag;
+      tok[q].col     = '0;
+      tok[q].row     = 5'(Row);
+      tok[q].dir     = 1'b0;
+      tok[q].channel = 5'(CORE_QUEUE_CHANNEL_BASE + q);
+    end
+    for (int q = NQ - 1; q >= 0; q--) begin
+      if (st_q[q] == S_TOKEN && (q_head[q].token || err_q[q])) begin
+        tok_valid_o = 1'b1;
+        tok_o       = tok[q];
+        tok_gnt     = '0;
+        tok_gnt[q]  = tok_ready_i;
+      end
+    end
+  end
+
+  // ---- error report: overflow first, then the lowest queue failing this cycle ----
+  always_comb begin
+    err_valid_o   = 1'b0;
+    err_code_o    = ERROR_CODE_NONE;
+    err_channel_o = '0;
+    err_detail_o  = '0;
+    err_addr_o    = '0;
+    for (int q = NQ - 1; q >= 0; q--) begin
+      logic fail;
+      fail = (st_q[q] == S_FETCH && f_range[q]) || chk_fail[q] || run_err[q];
+      if (fail) begin
+        err_valid_o   = 1'b1;
+        err_code_o    = (st_q[q] == S_FETCH) ? ERROR_CODE_CMD_RANGE :
+                        (st_q[q] == S_CHECK) ? chk_code[q] : run_code[q];
+        err_channel_o = 5'(CORE_QUEUE_CHANNEL_BASE + q);
+        err_detail_o  = q_head[q].start;
+        err_addr_o    = (st_q[q] == S_RUN) ? run_addr[q] : 32'(q_head[q].start);
+      end
+    end
+    for (int q = NQ - 1; q >= 0; q--) begin
+      if (ovf[q]) begin
+        err_valid_o   = 1'b1;
+        err_code_o    = ERROR_CODE_QUEUE_OVERFLOW;
+        err_channel_o = 5'(CORE_QUEUE_CHANNEL_BASE + q);
+        err_detail_o  = push_word_i.start;
+        err_addr_o    = '0;
+      end
+    end
+  end
+
+  // ---- status and monitors ----
+  logic [31:0] li_bytes;
+  assign li_bytes = 32'(li.d0_size) * 32'(li.d1_size) * 32'(IMC_TILE_ROWS * ROW_BYTES);
+  always_comb begin
+    for (int unsigned q = 0; q < NQ; q++) begin
+      q_pending_o[q]   = 5'(q_cnt[q]);
+      q_busy_o[q]      = (st_q[q] != S_IDLE);
+      q_error_o[q]     = lasterr_q[q];
+      q_done_o[q]      = done_q[q];
+      q_task_done_o[q] = q_pop[q];
+      mon_o[q]         = '0;
+      if (start_now[q]) begin
+        mon_o[q].valid = 1'b1;
+        mon_o[q].start = 1'b1;
+        mon_o[q].addr  = q_head[q].start;
+        mon_o[q].word  = word_t'(q_head[q]);
+      end
+      if ((st_q[q] != S_TOKEN) && (st_d[q] == S_TOKEN)) begin
+        mon_o[q].valid = 1'b1;
+        mon_o[q].start = 1'b0;
+        mon_o[q].addr  = q_head[q].start;
+        mon_o[q].bytes = (q == QMVM && !err_d[q]) ? dp_bytes_i :
+                         (q == QLI && !err_d[q]) ? li_bytes : '0;
+        mon_o[q].word  = (q_head[q].token || err_d[q]) ?
+                         word_t'({1'b1, err_d[q], err_d[q] ? code_d[q] : ERROR_CODE_NONE,
+                                  q_head[q].tag, 7'd0, 5'(Row), 1'b0,
+                                  5'(CORE_QUEUE_CHANNEL_BASE + q)}) : '0;
+      end
+    end
+  end
+
+  logic unused;
+  assign unused = ^{hdr, mvm, bar, li};
+endmodule
