@@ -1,0 +1,121 @@
+// Elementwise operator references (add/sub/mul with broadcast, cast, quantize, dequantize,
+// relu, prelu): hand cases and random cases against double loops. Bounds (u = 2^-11, inputs
+// rounded to float18 on POP, one rounding per DPU op; docs/numerics.md):
+//   add/sub   |y - (a +- b)| <= 2.01 u (|a| + |b|)
+//   mul       |y - a b|      <= 3.01 u |a b|
+//   dequant   |y - (q - zp) s| <= 2.01 u |(q - zp) s|     (q - zp is exact in float18)
+//   quantize  |q - clip(rne(x s + zp))| <= 1, exact away from the rounding boundaries
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "axcore/ref/op/elementwise.hpp"
+#include "op_test_util.hpp"
+
+namespace axcore::ref {
+namespace {
+
+using testing::kU18;
+
+TEST(OpElementwise, HandCases) {
+  const NDArray<float> a(Shape{2, 3}, {1.0f, 2.0f, 3.0f, -4.0f, 0.5f, 1e-30f});
+  const NDArray<float> b(Shape{3}, {10.0f, -2.0f, 0.25f});  // per-channel (last axis) broadcast
+  EXPECT_EQ(add_tensor(a, b).data(), (std::vector<float>{11.0f, 0.0f, 3.25f, 6.0f, -1.5f, 0.25f}));
+  EXPECT_EQ(sub_tensor(a, b).data(), (std::vector<float>{-9.0f, 4.0f, 2.75f, -14.0f, 2.5f, -0.25f}));
+  // 1e-30 is below 2^-62 (about 2.2e-19): POP flushes it to +0, so the product is +0.
+  EXPECT_EQ(mul_tensor(a, b).data(), (std::vector<float>{10.0f, -4.0f, 0.75f, -40.0f, -1.0f, 0.0f}));
+  // 1 + 2^-11 is not a float18: POP rounds it to 1 (tie to even), so 1 + 2^-11 - 1 = 0.
+  const NDArray<float> c(Shape{1}, {1.0f + std::ldexp(1.0f, -11)});
+  EXPECT_EQ(sub_tensor(c, NDArray<float>(Shape{1}, {1.0f})).data()[0], 0.0f);
+  // Overflow: 2^62 * 8 = 2^65 > float18 max -> inf.
+  EXPECT_EQ(mul_tensor(NDArray<float>(Shape{1}, {std::ldexp(1.0f, 62)}), NDArray<float>(Shape{1}, {8.0f})).data()[0],
+            HUGE_VALF);
+  EXPECT_THROW(add_tensor(a, NDArray<float>(Shape{4})), std::invalid_argument);
+  // int8 inputs and outputs: saturating.
+  const NDArray<int8_t> i(Shape{3}, {100, -100, 7});
+  EXPECT_EQ((add_tensor<int8_t>(i, i).data()), (std::vector<int8_t>{127, -128, 14}));
+}
+
+TEST(OpElementwise, CastsRoundThroughFloat18) {
+  // float32 -> int8 goes through float18: 2.5004 POPs as 2.5 and then rounds to even 2.
+  const NDArray<float> x(Shape{6}, {2.5004f, 3.5f, -0.5f, 300.0f, -1e9f, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_EQ((cast<int8_t>(x).data()), (std::vector<int8_t>{2, 4, 0, 127, -128, 0}));
+  // float32 -> float16 through float18: 65519 rounds to 65504 in float18 (ulp 32), then exact.
+  const NDArray<float> h(Shape{2}, {65519.0f, 1e-7f});
+  const auto y = cast<num::Float16>(h);
+  EXPECT_EQ(y.data()[0].bits, 0x7BFF);
+  EXPECT_EQ(num::to_double(y.data()[1]), num::to_double(num::f16_from_double(num::to_double(num::f18_from_float(1e-7f)))));
+  // int32 -> float32: 2^24 + 1 is not a float18; the result is the float18 rounding.
+  const NDArray<int32_t> big(Shape{2}, {(1 << 24) + 1, 2049});
+  EXPECT_EQ((cast<float>(big).data()), (std::vector<float>{16777216.0f, 2048.0f}));
+}
+
+TEST(OpElementwise, QuantizeDequantizeHand) {
+  // q = int8(f18(f18(x * 10) + 3)): 0.25 -> 5.5 -> 6 (tie to even), -0.35 -> about -0.5 -> 0.
+  const NDArray<float> x(Shape{4}, {0.25f, -0.35f, 100.0f, 0.0f});
+  const auto q = quantize(x, NDArray<float>(Shape{1}, {10.0f}), NDArray<float>(Shape{1}, {3.0f}));
+  EXPECT_EQ(q.data(), (std::vector<int8_t>{6, 0, 127, 3}));
+  const auto d = dequantize(q, NDArray<float>(Shape{1}, {3.0f}), NDArray<float>(Shape{1}, {0.1f}));
+  // (6 - 3) * f18(0.1): 0.1 rounds to 0.0999755859375 in float18, then * 3 rounds again.
+  EXPECT_EQ(d.data()[0], static_cast<float>(num::to_double(num::mul(num::f18_from_double(3), num::f18_from_float(0.1f)))));
+  EXPECT_NEAR(d.data()[0], 0.3f, 3e-4);
+  EXPECT_EQ(d.data()[3], 0.0f);
+  EXPECT_NEAR(d.data()[2], 12.4f, 0.01f);
+}
+
+TEST(OpElementwise, ReluPreluHand) {
+  const NDArray<float> x(Shape{2, 2}, {-2.0f, 3.0f, -0.0f, std::numeric_limits<float>::quiet_NaN()});
+  const auto r = relu(x);
+  EXPECT_EQ(r.data()[0], 0.0f);
+  EXPECT_FALSE(std::signbit(r.data()[0]));
+  EXPECT_EQ(r.data()[1], 3.0f);
+  EXPECT_EQ(r.data()[2], 0.0f);
+  EXPECT_TRUE(std::isnan(r.data()[3]));
+  const auto p = prelu(x, NDArray<float>(Shape{2}, {0.25f, 0.5f}));
+  EXPECT_EQ(p.data()[0], -0.5f);
+  EXPECT_EQ(p.data()[1], 3.0f);
+  EXPECT_TRUE(std::signbit(p.data()[2]));  // -0 >= 0 passes through as -0
+  EXPECT_TRUE(std::isnan(p.data()[3]));
+}
+
+TEST(OpElementwise, RandomAgainstDoubleLoops) {
+  std::mt19937 rng(21);
+  for (int t = 0; t < 50; ++t) {
+    const std::size_t H = 1 + rng() % 4, W = 1 + rng() % 5, C = 1 + rng() % 130;
+    const auto a = testing::random_f32({H, W, C}, rng, -1000.0, 1000.0);
+    const auto b = testing::random_f32({C}, rng, -10.0, 10.0);
+    const auto s = add_tensor(a, b), d = sub_tensor(a, b), m = mul_tensor(a, b);
+    const auto pr = prelu(a, b), re = relu(a);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double x = a.data()[i], y = b.data()[i % C];
+      ASSERT_LE(std::fabs(s.data()[i] - (x + y)), 2.01 * kU18 * (std::fabs(x) + std::fabs(y)));
+      ASSERT_LE(std::fabs(d.data()[i] - (x - y)), 2.01 * kU18 * (std::fabs(x) + std::fabs(y)));
+      ASSERT_LE(std::fabs(m.data()[i] - x * y), 3.01 * kU18 * std::fabs(x * y));
+      ASSERT_LE(std::fabs(pr.data()[i] - (x >= 0 ? x : x * y)), 3.01 * kU18 * std::fabs(x >= 0 ? x : x * y));
+      ASSERT_LE(std::fabs(re.data()[i] - std::max(x, 0.0)), kU18 * std::fabs(x));
+    }
+    // quantize / dequantize with per-channel scales and integer zero points.
+    const auto inv = testing::random_f32({C}, rng, 0.05, 0.2);
+    NDArray<float> zp(Shape{C});
+    for (auto& z : zp.data()) z = static_cast<float>(static_cast<int>(rng() % 21) - 10);
+    const auto q = quantize(a, inv, zp);
+    int exact = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double v = static_cast<double>(a.data()[i]) * inv.data()[i % C] + zp.data()[i % C];
+      const double want = std::fmax(-128.0, std::fmin(127.0, std::nearbyint(v)));
+      ASSERT_LE(std::fabs(q.data()[i] - want), 1.0) << v;
+      exact += q.data()[i] == want ? 1 : 0;
+    }
+    EXPECT_GE(exact, static_cast<int>(a.size() * 9 / 10));
+    const auto sc = testing::random_f32({C}, rng, 0.001, 0.1);
+    const auto dq = dequantize(q, zp, sc);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      const double want = (static_cast<double>(q.data()[i]) - zp.data()[i % C]) * sc.data()[i % C];
+      ASSERT_LE(std::fabs(dq.data()[i] - want), 2.01 * kU18 * std::fabs(want));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace axcore::ref
