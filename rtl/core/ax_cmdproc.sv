@@ -163,7 +163,8 @@ module ax_cmdproc
           2'(QLI):   if (f_rsp_idx_q < 16'd8) li_buf_d[f_rsp_idx_q[2:0]] = cmd_data_i;
           2'(QCTRL): if (f_rsp_idx_q < 16'd4) bar_buf_d[f_rsp_idx_q[1:0]] = cmd_data_i;
           default: begin
-            if (f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
+            // only the MVMEXE queue owns the datapath buffer (a running task reads it)
+            if (f_q_q == 2'(QMVM) && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
             // the header's length decides how many words follow (at least the header)
             if (f_rsp_idx_q == '0) f_total_d = (cmd_data_i[31:16] == '0) ? 16'd1 : cmd_data_i[31:16];
           end
@@ -273,8 +274,7 @@ module ax_cmdproc
   always_comb begin
     chk_code = {ERROR_CODE_NONE, ERROR_CODE_DESC_UNITS, li_code, dp_code};
     chk_code[QCTRL] = bar_code;
-    chk_code[QDW]   = (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_DWPU) ?
-                      ERROR_CODE_DESC_MAGIC : ERROR_CODE_DESC_UNITS;   // DWPU datapath not built
+    chk_code[QDW]   = ERROR_CODE_DESC_UNITS;   // the DWPU datapath is not built
     chk_code[QLI]   = li_code;
     chk_code[QMVM]  = dp_code;
     for (int unsigned q = 0; q < NQ; q++) chk_fail[q] = (st_q[q] == S_CHECK) && chk_code[q] != ERROR_CODE_NONE;
