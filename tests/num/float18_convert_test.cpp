@@ -227,6 +227,20 @@ TEST(Float18Float16, EveryFloat18ToFloat16) {
   EXPECT_EQ(f16_from_double(std::ldexp(3.0, -26)).bits, 0x0001);
 }
 
+TEST(Float18Float16, DirectConversionsMatchTheExactPath) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const Float16 x{static_cast<uint16_t>(h)};
+    ASSERT_EQ(f18_from_f16(x).bits(), hand_round(to_double(x))) << h;
+  }
+  for (uint32_t b = 0; b < (1u << 18); ++b) {
+    ASSERT_EQ(to_f16(Float18::from_bits(b)).bits, hand_f16(hand_value(b))) << std::hex << b;
+  }
+  for (int v = -128; v <= 127; ++v) {
+    ASSERT_EQ(f18_from_int8(static_cast<int8_t>(v)).bits(), hand_round(v)) << v;
+    ASSERT_EQ(to_double(f18_from_int8(static_cast<int8_t>(v))), v);
+  }
+}
+
 TEST(Float18Int, Int32ToFloat18) {
   std::mt19937 rng(7);
   for (int i = 0; i < 300000; ++i) {

@@ -92,6 +92,33 @@ TEST(Float18Ops, FmaRoundsTwice) {
                   oracle::fma2(a, b, c));
 }
 
+// NaN / inf / flush rules exhaustively: every one of the 2^18 encodings against every special
+// operand (both zeros, subnormal encodings, the smallest normals, the largest finite, +-inf and
+// NaN encodings), in both operand orders, for every binary op.
+TEST(Float18Ops, EveryEncodingAgainstEverySpecial) {
+  const std::vector<uint32_t> specials = {0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400,
+                                          0x1FBFF, 0x3FBFF, 0x1FC00, 0x3FC00, 0x1FE00, 0x3FC01};
+  struct Named { const char* name; Op2 op; Ref2 ref; };
+  const std::vector<Named> ops = {
+      {"add", add, oracle::add},
+      {"sub", sub, oracle::sub},
+      {"mul", mul, oracle::mul},
+      {"min", [](Float18 a, Float18 b) { return min(a, b); }, oracle::min},
+      {"max", [](Float18 a, Float18 b) { return max(a, b); }, oracle::max},
+      {"prelu", prelu, oracle::prelu},
+  };
+  for (const Named& o : ops) {
+    for (uint32_t a = 0; a < (1u << 18); ++a) {
+      for (uint32_t b : specials) {
+        ASSERT_EQ(o.op(Float18::from_bits(a), Float18::from_bits(b)).bits(), o.ref(a, b))
+            << o.name << std::hex << " a=0x" << a << " b=0x" << b;
+        ASSERT_EQ(o.op(Float18::from_bits(b), Float18::from_bits(a)).bits(), o.ref(b, a))
+            << o.name << std::hex << " a=0x" << b << " b=0x" << a;
+      }
+    }
+  }
+}
+
 TEST(Float18Ops, FmaIsNotFused) {
   // a = 1 + 2^-10, a*a = 1 + 2^-9 + 2^-20: the product rounds to 1 + 2^-9 first, so
   // a*a - (1 + 2^-9) is exactly 0, where a fused FMA would give 2^-20.

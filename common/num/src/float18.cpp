@@ -36,6 +36,9 @@ Float18 f18_from_double(double v) {
 
 Float18 f18_from_float(float v) { return f18_from_double(static_cast<double>(v)); }
 Float18 f18_from_int32(int32_t v) { return f18_from_double(static_cast<double>(v)); }
+Float18 f18_from_int8(int8_t v) { return f18_from_double(static_cast<double>(v)); }
+Float18 f18_from_f16(Float16 v) { return f18_from_double(to_double(v)); }
+Float16 to_f16(Float18 v) { return f16_from_double(to_double(v)); }
 
 double to_double(Float18 v) {
   // Built from bits: float18 normals map to double normals with the same fraction.

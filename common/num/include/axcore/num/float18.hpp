@@ -16,6 +16,8 @@
 
 #include <cstdint>
 
+#include "axcore/num/float16.hpp"
+
 namespace axcore::num {
 
 class Float18 {
@@ -71,6 +73,8 @@ class Float18 {
 Float18 f18_from_double(double v);
 Float18 f18_from_float(float v);
 Float18 f18_from_int32(int32_t v);                 // RNE (|v| > 2^11 may round)
+Float18 f18_from_int8(int8_t v);                   // exact
+Float18 f18_from_f16(Float16 v);                   // exact (binary16 subnormals are float18 normals)
 constexpr Float18 f18_from_bits(uint32_t b) { return Float18::from_bits(b); }
 double to_double(Float18 v);                       // exact; subnormal encodings read as +-0
 float to_float(Float18 v);                         // exact (float32 holds every float18)
@@ -79,6 +83,8 @@ float to_float(Float18 v);                         // exact (float32 holds every
 int32_t to_int32(Float18 v);
 // Rounds to nearest integer, ties to even, then clips to [-128, 127]. NaN gives 0.
 int8_t to_int8(Float18 v);
+// One rounding to binary16 (RNE, gradual underflow, overflow to +-inf, NaN -> 0x7E00).
+Float16 to_f16(Float18 v);
 
 // ---- Operations. Operands read with flush-to-zero; the result is rounded once (RNE). ----
 Float18 add(Float18 a, Float18 b);
