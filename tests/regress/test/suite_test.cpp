@@ -66,7 +66,7 @@ TEST(RegressSuite, ErrorsNameFileLineAndColumn) {
             "s.yaml:3:29: unknown key 'colour' in a test (known: name, doc, model, bundle, random, command, inputs, "
             "backends, cores, mode, tolerance, timeout, tags, seed, count)");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x], backends: [gpu]}\n"),
-            "s.yaml:3:39: unknown backend 'gpu' (known: ref, tlm, rtl, fpga)");
+            "s.yaml:3:39: unknown backend 'gpu' (known: ref, tlm, rtl, fpga, regfile)");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x], cores: 9}\n"), "s.yaml:3:36: cores 9 is outside 1..4");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a}\n"),
             "s.yaml:3:5: test 'a' needs exactly one of model, bundle, random, command");

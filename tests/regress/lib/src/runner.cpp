@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -115,22 +116,34 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
 void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r) {
   const TestSpec& t = *job.test;
   fs::path bundle = t.source;
-  if (t.kind == Kind::MODEL || t.kind == Kind::RANDOM) {
+  std::map<std::string, fs::path> inputs = t.inputs;
+  std::string golden;  // folder of the expected outputs, relative to the job folder
+  if (t.kind == Kind::MODEL) {
     bundle = dir / "program.axb";
-    const std::vector<std::string> argv =
-        t.kind == Kind::MODEL
-            ? std::vector<std::string>{opt.tools.axc.string(), t.source.string(), "-o", bundle.string(), "--cores",
-                                       std::to_string(job.cores)}
-            : std::vector<std::string>{opt.tools.axrand.string(), "--seed", std::to_string(job.seed), "--cores",
-                                       std::to_string(job.cores), "-o", bundle.string()};
-    r.steps.push_back(step_process(t.kind == Kind::MODEL ? "compile" : "generate", argv, opt.out_dir, dir, clock));
+    r.steps.push_back(step_process("compile",
+                                   {opt.tools.axc.string(), t.source.string(), "-o", bundle.string(), "--cores",
+                                    std::to_string(job.cores)},
+                                   opt.out_dir, dir, clock));
     if (r.steps.back().status != Status::PASS) return;
+  } else if (t.kind == Kind::RANDOM) {
+    // The generator writes the program, its inputs and the expected outputs (common/ref's DMA model).
+    std::vector<std::string> argv{opt.tools.axrand.string(), "--out", dir.string()};
+    if (t.source.empty()) {
+      argv.insert(argv.end(), {"--seed", std::to_string(job.seed), "--cores", std::to_string(job.cores)});
+    } else {
+      argv.insert(argv.end(), {"--program", t.source.string()});
+    }
+    r.steps.push_back(step_process("generate", argv, opt.out_dir, dir, clock));
+    if (r.steps.back().status != Status::PASS) return;
+    bundle = dir / "program.axb";
+    for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
+    golden = "expected";
   }
   for (const auto& b : t.backends) {
-    std::vector<std::string> argv{opt.tools.axrun.string(), bundle.string(),          "--backend",
-                                  b,                        "--output-dir",           (dir / b).string(),
-                                  "--seed",                 std::to_string(job.seed)};
-    for (const auto& [name, file] : t.inputs) argv.push_back("--input=" + name + "=" + file.string());
+    if (b == "ref" && t.kind == Kind::RANDOM) continue;  // the generator's expected outputs are the golden
+    std::vector<std::string> argv{opt.tools.axrun.string(), bundle.string(), "--backend", b, "--output-dir",
+                                  (dir / b).string(), "--cores", std::to_string(job.cores), "-q"};
+    for (const auto& [name, file] : inputs) argv.insert(argv.end(), {"--input", name + "=" + file.string()});
     const bool timed = b != "ref";
     if (timed) {
       argv.insert(argv.end(), {"--trace", (dir / (b + ".trace")).string(), "--timeline",
@@ -154,12 +167,14 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     }
     r.steps.push_back(std::move(s));
   }
-  // Outputs against the reference (or the first backend when ref does not run).
-  const std::string golden = std::find(t.backends.begin(), t.backends.end(), "ref") != t.backends.end()
-                                 ? std::string("ref")
-                                 : t.backends.front();
-  const auto* g = r.step(golden);
-  if (t.mode != Mode::TRACE_EQUIVALENT && g && g->status == Status::PASS) {
+  // Outputs against the golden: the generator's expected outputs, the ref backend, or the first backend.
+  if (golden.empty()) {
+    golden = std::find(t.backends.begin(), t.backends.end(), "ref") != t.backends.end() ? std::string("ref")
+                                                                                         : t.backends.front();
+    const auto* g = r.step(golden);
+    if (!g || g->status != Status::PASS) golden.clear();
+  }
+  if (t.mode != Mode::TRACE_EQUIVALENT && !golden.empty()) {
     for (auto& s : r.steps) {
       if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate") continue;
       const auto c = compare_outputs(dir / golden, dir / s.name, t.mode, t.atol, t.rtol);
@@ -169,6 +184,32 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
       } else if (s.message.empty()) {
         s.message = c.message;
       }
+    }
+  }
+  // A generated program that fails is reduced right away, and the small program saved beside it
+  // (add it to a suite as `random: {program: FILE}`).
+  if (t.kind == Kind::RANDOM && t.source.empty()) {
+    const StepResult* bad = nullptr;
+    for (const auto& s : r.steps) {
+      if (s.status == Status::FAIL && s.name != "generate") {
+        bad = &s;
+        break;
+      }
+    }
+    if (bad) {
+      std::vector<std::string> run{opt.tools.axrun.string(), "{dir}/program.axb", "--backend", bad->name,
+                                   "--output-dir", "{dir}/out", "--cores", std::to_string(job.cores), "-q"};
+      for (const auto& [name, file] : inputs) run.insert(run.end(), {"--input", name + "={dir}/inputs/" + file.filename().string()});
+      const std::string check =
+          shell_join(run) + " && " + shell_join({opt.tools.axrand.string(), "--compare", "{dir}/expected", "{dir}/out"});
+      auto s = step_process("reduce",
+                            {opt.tools.axrand.string(), "--reduce", (dir / "program.json").string(), "--check", check,
+                             "--save", (dir / "reduced.json").string()},
+                            opt.out_dir, dir, clock);
+      s.message = s.status == Status::PASS ? "reduced program: " + fs::relative(dir / "reduced.json", opt.out_dir).string()
+                                           : "reduction failed: " + s.message;
+      if (s.status != Status::TIMEOUT) s.status = Status::SKIP;  // informative; the job failed already
+      r.steps.push_back(std::move(s));
     }
   }
   const auto* tl = r.step("tlm");
@@ -190,8 +231,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
 Tools find_tools(const fs::path& build) {
   Tools t;
   t.axc = find_one(build, "axc", {"compiler", "bin"});
-  t.axrun = find_one(build, "axrun", {"runtime", "runtime/cli", "runtime/tools", "bin"});
-  t.axtrace = find_one(build, "axtrace", {"runtime", "runtime/cli", "runtime/tools", "bin"});
+  t.axrun = find_one(build, "axrun", {"runtime/tools", "runtime", "bin"});
+  t.axtrace = find_one(build, "axtrace", {"runtime/tools", "runtime", "bin"});
   t.axrand = find_one(build, "axrand", {"tests/regress", "compiler", "bin"});
   return t;
 }

@@ -11,7 +11,7 @@
 namespace axcore::regress {
 namespace {
 
-const std::set<std::string> kBackends{"ref", "tlm", "rtl", "fpga"};
+const std::set<std::string> kBackends{"ref", "tlm", "rtl", "fpga", "regfile"};
 
 struct Ctx {
   std::filesystem::path file;
@@ -61,7 +61,7 @@ void apply_common(const Ctx& c, const YAML::Node& m, TestSpec& t) {
     t.backends = c.strings(n, "backends");
     if (t.backends.empty()) c.fail(n, "backends is empty");
     for (const auto& b : t.backends) {
-      if (!kBackends.count(b)) c.fail(n, fmt::format("unknown backend '{}' (known: ref, tlm, rtl, fpga)", b));
+      if (!kBackends.count(b)) c.fail(n, fmt::format("unknown backend '{}' (known: ref, tlm, rtl, fpga, regfile)", b));
     }
   }
   if (auto n = m["cores"]) {
@@ -163,7 +163,11 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     if (auto r = n["random"]) {
       t.kind = Kind::RANDOM;
       if (!r.IsMap()) c.fail(r, "random must be a map {seed: .., count: ..}");
-      check_keys(c, r, {"seed", "count"}, "random");
+      check_keys(c, r, {"seed", "count", "program"}, "random");
+      if (r["program"]) {
+        t.source = dir / c.as<std::string>(r["program"], "random.program");
+        if (!std::filesystem::exists(t.source)) c.fail(r["program"], fmt::format("{} not found", t.source.string()));
+      }
       if (r["seed"]) t.seed = c.as<uint64_t>(r["seed"], "random.seed");
       if (r["count"]) {
         const auto v = c.as<long>(r["count"], "random.count");

@@ -26,7 +26,7 @@ const char* to_string(Mode m);
 struct TestSpec {
   std::string name;
   Kind kind = Kind::COMMAND;
-  std::filesystem::path source;                // model YAML or bundle (absolute)
+  std::filesystem::path source;                // model YAML, bundle, or RANDOM's saved program JSON (absolute)
   std::map<std::string, std::filesystem::path> inputs;  // bundle/model input name -> .npy
   uint64_t seed = 1;                           // input data seed; first program seed of RANDOM
   unsigned count = 1;                          // RANDOM: programs (seeds seed .. seed+count-1)
