@@ -1,0 +1,37 @@
+// Diagnostics: every user-facing compiler error carries the user's source location (a C++
+// std::source_location captured by the builder, or a YAML line:column) and says what to write
+// instead. Errors that quote the language guide use its text verbatim.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace axcore::compiler {
+
+struct SourceLoc {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  static SourceLoc from(const std::source_location& l) {
+    return {l.file_name(), static_cast<uint32_t>(l.line()), static_cast<uint32_t>(l.column())};
+  }
+  bool known() const { return line != 0; }
+  std::string str() const;  // "file:line:column" (or "<unknown>")
+};
+
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(SourceLoc loc, std::string message, std::string hint = {});
+  const SourceLoc& loc() const { return loc_; }
+  const std::string& message() const { return message_; }
+  const std::string& hint() const { return hint_; }
+
+ private:
+  SourceLoc loc_;
+  std::string message_, hint_;
+};
+
+[[noreturn]] void fail(const SourceLoc& loc, const std::string& message, const std::string& hint = {});
+
+}  // namespace axcore::compiler

@@ -1,0 +1,185 @@
+// The compiler's IR: a module of prim_funcs whose bodies are statement trees over buffers,
+// streams, loop variables and expressions — the guide's A-namespace constructs as data
+// (guide §3). Nodes are immutable once built except Stmt bodies, which the builder appends to
+// and passes rewrite into new trees. Every node carries the SourceLoc it was written at.
+#pragma once
+
+#include <axcore/spec.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "axcore/compiler/diag.hpp"
+
+namespace axcore::compiler {
+
+// "<base>x<lanes>": int8x64, int32x64, float16x64, float32x64, float18x64, int8x4096 (an IMC
+// tile), and "int32" for index values.
+struct DType {
+  enum class Base : uint8_t { Int8, Int32, Float16, Float32, Float18, Index };
+  Base base = Base::Index;
+  uint32_t lanes = 1;
+  static DType parse(const std::string& s, const SourceLoc& loc = {});
+  static DType index() { return {}; }
+  std::string str() const;
+  bool is_index() const { return base == Base::Index; }
+  bool is_float() const { return base == Base::Float16 || base == Base::Float32 || base == Base::Float18; }
+  spec::Dtype spec() const;  // throws for Index / non-PWORD lanes
+  uint32_t rows() const;     // L1 rows of one element (int8 1, float16 2, int32/float32 4)
+  uint32_t bytes() const;    // bytes of one element
+  bool operator==(const DType&) const = default;
+};
+
+enum class Scope : uint8_t { DDR, L2, L1, DDR_WEAK, L2_WEAK, L1_WEAK, IMC, DPU_REGISTERS, MVM_ACCUMULATOR };
+std::string to_string(Scope s);
+std::optional<Scope> parse_scope(const std::string& s);
+bool is_weak(Scope s);
+
+enum class BufferRole : uint8_t { Input, Output, Local, Constant, Register, Accumulator, Imc };
+
+struct BufferNode;
+using Buffer = std::shared_ptr<BufferNode>;
+struct BufferNode {
+  std::string name;
+  std::vector<int64_t> shape;  // PWORD-packed: the lanes live in the dtype
+  DType dtype;
+  Scope scope = Scope::DDR;
+  BufferRole role = BufferRole::Local;
+  bool is_var = false;          // A.var (registers): accessed without an index
+  int core = -1;                // A.alloc_imc(core=) / A.AICore
+  std::vector<double> data;     // Constant: the values, C order over shape x lanes
+  Buffer alias_of;              // a reshaped view of another buffer (same storage)
+  // Model-level metadata for emission: the logical shape and the packed axis of an I/O buffer.
+  std::vector<int64_t> logical_shape;
+  bool output = false;          // named by A.output
+  SourceLoc loc;
+  int64_t elements() const;
+  const BufferNode* root() const { return alias_of ? alias_of->root() : this; }
+};
+
+struct StreamNode {
+  std::string name;
+  DType dtype;
+  std::string scope;  // "" = inferred from the unit that pushes it
+  SourceLoc loc;
+};
+using Stream = std::shared_ptr<StreamNode>;
+
+struct VarNode {
+  std::string name;
+};
+using Var = std::shared_ptr<VarNode>;
+
+enum class ExprKind : uint8_t {
+  Int, Float, VarRef,                        // immediates and loop variables
+  Add, Sub, Mul, FloorDiv, Mod, Min, Max,  // arithmetic (index or vector)
+  Lt, Le, Gt, Ge, Eq, Ne, And,             // predicates (index)
+  Load,        // buf[indices]; an index may be a Ramp (a slice)
+  Ramp,        // base, step(int), lanes(int)
+  Pop,         // stream.pop()
+  Cast,        // A.cast(value, dtype)
+  Broadcast,   // A.Broadcast(scalar, lanes)
+  IfThenElse,  // A.if_then_else(cond, a, b)
+  RegRead,     // reg[i] / var
+  Mvm,         // A.mvm_1x1(x, imc[kb, nb])
+  DpuCall,     // A.dpu.ops.<name>(args...)
+};
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+struct ExprNode {
+  ExprKind kind = ExprKind::Int;
+  int64_t ival = 0;
+  double fval = 0;
+  std::string name;  // Cast: dtype; DpuCall: op; Float: dtype
+  DType dtype;       // result type
+  Buffer buf;        // Load, RegRead, Mvm (the IMC)
+  Stream stream;     // Pop
+  Var var;           // Var
+  std::vector<Expr> args;
+  SourceLoc loc;
+};
+
+Expr make_int(int64_t v, SourceLoc loc = {});
+Expr make_var(const Var& v, SourceLoc loc = {});
+Expr make_binary(ExprKind k, Expr a, Expr b, SourceLoc loc = {});
+bool is_arith(ExprKind k);
+bool is_compare(ExprKind k);
+
+enum class LoopKind : uint8_t { Serial, Grid, Unroll };
+// Depthwise is the operator library's DWPU block (the guide has no A.pseudo block for it yet, §6.3):
+// num = spec::DwpuOp, extent = taps, start = AVERAGE divisor, buf = the weights in L1.
+enum class Unit : uint8_t { IFD, MatMul, DPU, ODR, LoadIMC, Init, CoreDMA, SysDMA, AICore, Depthwise };
+std::string to_string(Unit u);
+enum class DpKind : uint8_t { MVMEXE, DWPU };
+
+enum class StmtKind : uint8_t {
+  Seq, For, Datapath, Block,
+  Push,      // stream.push(value)
+  Store,     // buf[indices] = value (buffers and registers)
+  Drop,      // A.drop(stream.pop())
+  If,        // A.If / Then / Else (body = then, else_body)
+  Reset,     // A.reset_accumulator(acc)
+  Accum,     // acc += A.mvm_1x1(...)
+  Sync,      // A.sync(waits, signals)
+  Barrier,   // A.barrier(cores)
+  DeclStream, DeclReg,
+  OpMarker,  // a boundary between operators (name, for traces and the graph)
+};
+
+struct StmtNode;
+using Stmt = std::shared_ptr<StmtNode>;
+struct StmtNode {
+  StmtKind kind = StmtKind::Seq;
+  std::vector<Stmt> body, else_body;
+  // For
+  Var var;
+  int64_t start = 0, extent = 0;
+  LoopKind loop = LoopKind::Serial;
+  // Datapath / Block
+  std::optional<DpKind> dp_kind;
+  int core = -1;
+  std::string id;
+  Unit unit = Unit::IFD;
+  int num = 0;  // IFD num
+  // Push / Store / Drop / If
+  Stream stream;
+  Buffer buf;
+  std::vector<Expr> indices;
+  Expr value;  // Push/Store value, If condition, Accum rhs
+  // Sync
+  std::vector<std::string> waits, signals;
+  std::vector<int> cores;
+  SourceLoc loc;
+};
+
+Stmt make_stmt(StmtKind k, SourceLoc loc = {});
+
+struct PrimFunc {
+  std::string name;
+  std::vector<Buffer> params;   // A.input order
+  std::vector<Buffer> buffers;  // every buffer allocated in the body (constants, locals, IMC)
+  std::vector<Stream> streams;
+  std::vector<Buffer> outputs;  // A.output order
+  Stmt body = make_stmt(StmtKind::Seq);
+  // The operator graph the ref backend runs, filled by the operator library.
+  struct GraphNode {
+    std::string op;
+    std::vector<std::string> inputs, outputs;
+    std::map<std::string, std::vector<double>> num_attrs;
+    std::map<std::string, std::string> str_attrs;
+  };
+  std::vector<GraphNode> graph;
+  SourceLoc loc;
+};
+
+struct Module {
+  std::string name;
+  std::vector<std::shared_ptr<PrimFunc>> funcs;
+  PrimFunc& main() const;
+};
+
+}  // namespace axcore::compiler

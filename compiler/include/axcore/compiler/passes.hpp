@@ -1,0 +1,38 @@
+// The pass manager and the IR-to-IR passes. A pass holds no state across runs; the manager runs
+// them in order and stops at the first CompileError (which carries the user's location).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "axcore/compiler/ir.hpp"
+
+namespace axcore::compiler {
+
+struct PassTiming {
+  std::string name;
+  double ms = 0;
+};
+
+class PassManager {
+ public:
+  using Fn = std::function<void(PrimFunc&)>;
+  PassManager& add(std::string name, Fn fn);
+  std::vector<PassTiming> run(PrimFunc& f) const;
+
+ private:
+  std::vector<std::pair<std::string, Fn>> passes_;
+};
+
+// §9: a serial/grid loop around exactly one datapath (or LoadIMC) is sunk into its units; a loop
+// around two or more, and every A.unroll, is unrolled. Inside unit blocks, A.unroll loops expand.
+void sink_and_unroll(PrimFunc& f);
+// Removes loops of extent 0 (they lower to nothing, §4.4) and datapaths left without work.
+void drop_empty_loops(PrimFunc& f);
+// §6: infers each datapath's kind (MatMul -> DP_MVMEXE, else DP_DWPU) and refuses a pinned kind
+// that contradicts the blocks.
+void infer_datapath_kinds(PrimFunc& f);
+
+}  // namespace axcore::compiler

@@ -1,0 +1,76 @@
+// The lowered program: what runs where, in program order — DMA transfers (BD tasks), command
+// processor tasks (datapath / LoadIMC descriptors in command memory) and the waits between them.
+// Built from a sunk, unrolled PrimFunc by lower(); turned into a bundle by emit_bundle().
+#pragma once
+
+#include <axcore/spec.hpp>
+#include <axcore/tap/bd.hpp>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "axcore/compiler/ir.hpp"
+
+namespace axcore::compiler {
+
+struct L1Region {
+  uint32_t core = 0;
+  uint32_t base_row = 0;
+  uint32_t rows = 0;
+};
+
+// A copy between a DDR buffer and its L1 region, on the shim's SysDMA channel 0.
+struct Transfer {
+  const BufferNode* buffer = nullptr;  // the DDR buffer (its root)
+  bool to_l1 = true;
+  L1Region l1;
+  tap::BdTask mm2s, s2mm;  // BD ids are assigned at emission
+  uint64_t words = 0;
+  std::string id;  // "" = default sync (waited right after launch)
+};
+
+// One command-processor task: a descriptor in core command memory, pushed to a queue.
+struct Task {
+  uint32_t core = 0;
+  spec::Queue queue = spec::Queue::MVMEXE;
+  std::vector<uint32_t> words;  // the descriptor
+  uint32_t cmd_word = 0;        // where it sits in CMD_MEM (assigned by lower())
+  std::string name;             // "dp3.mvmexe (linear0)"
+  std::string id;
+  // What the task does, for `axc explain` and the performance model.
+  uint64_t mvm_tile_ops = 0;   // MVM tile-ops (64x64 MACs each)
+  uint64_t ifd0_elems = 0, ifd1_elems = 0, odr_elems = 0, dpu_instr_per_iter = 0, dpu_iterations = 0;
+  uint64_t predicted_cycles = 0;
+};
+
+struct Wait {
+  std::size_t launch = 0;  // index into Program::steps of the launch waited for
+};
+
+struct Barrier {
+  std::vector<int> cores;
+};
+
+using Step = std::variant<Transfer, Task, Wait, Barrier>;
+
+struct Program {
+  std::vector<Step> steps;
+  std::map<const BufferNode*, L1Region> l1;  // placement of every buffer a unit touches (roots)
+  uint32_t cores = 1;
+  std::vector<uint32_t> l1_rows_used;  // per core
+  std::map<std::string, std::string> notes;
+};
+
+struct LowerOptions {
+  uint32_t cores = 1;
+};
+
+// Places buffers, inserts DMA transfers and default sync, and lowers every datapath, LoadIMC and
+// movement block to descriptors. Contract violations throw CompileError at the user's line.
+Program lower(const PrimFunc& f, const LowerOptions& opt = {});
+
+// Human-readable listing of the program (axc explain).
+std::string explain(const Program& p);
+
+}  // namespace axcore::compiler

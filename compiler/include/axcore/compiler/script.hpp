@@ -1,0 +1,343 @@
+// The builder: the guide's A namespace in C++ (guide §3), so that a reader of the guide can write
+// a kernel without a second manual. The mapping is mechanical:
+//
+//   Python (guide)                          C++ (this header)
+//   for i in A.grid(8):                     for (auto [i] : A::grid(8)) { ... }     device loop
+//   for i, j in A.grid(H, W):               for (auto [i, j] : A::grid(H, W)) { ... }
+//   for k in A.serial(K):                   for (auto k : A::serial(K)) { ... }
+//   for c in range(cores):  (build time)    for (int c = 0; c < cores; ++c) { ... } build-time unroll
+//   with A.Datapath(id="mm"):               A::Datapath({.id = "mm"}, [&] { ... });
+//   with A.IFD(num=0): s.push(inp[i, 0])    A::IFD(0, [&] { s.push(inp(i, 0)); });
+//   with A.pseudo.MatMul(): ...             A::MatMul([&] { ... });
+//   with A.DPU(): ... / with A.init(): ...  A::DPU([&] { ... A::init([&] { ... }); });
+//   with A.ODR(): out[i, 0] = s.pop()       A::ODR([&] { out(i, 0) = s.pop(); });
+//   with A.If(c): with A.Then(): ... Else   A::If(c, [&] { ... }, [&] { ... });
+//   w_imc[kb, nb] = w[kb*64 : kb*64+64, nb] A::LoadIMC([&] { w_imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb); });
+//   acc += A.mvm_1x1(x, w_imc[kb, nb])      acc += A::mvm_1x1(x, w_imc(kb, nb));
+//   x = A.var("float18x64")                 auto x = A::var("float18x64", "x");  x = ...;
+//
+// As in the guide, C++ code around the builder runs at build time; a C++ helper that returns a
+// Value is the guide's build-time helper (§4.1): only the expression it returns enters the IR.
+// Every construct records the caller's std::source_location; contract errors point there.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <initializer_list>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "axcore/compiler/ir.hpp"
+
+namespace axcore::compiler::A {
+
+using Loc = std::source_location;
+using Body = std::function<void()>;
+
+inline constexpr Scope DDR = Scope::DDR, L2 = Scope::L2, L1 = Scope::L1, DDR_WEAK = Scope::DDR_WEAK,
+                       L2_WEAK = Scope::L2_WEAK, L1_WEAK = Scope::L1_WEAK, IMC = Scope::IMC,
+                       DPU_REGISTERS = Scope::DPU_REGISTERS, MVM_ACCUMULATOR = Scope::MVM_ACCUMULATOR;
+inline constexpr DpKind DP_MVMEXE = DpKind::MVMEXE, DP_DWPU = DpKind::DWPU;
+
+// An expression (index arithmetic, a loaded value, a DPU computation).
+class Value {
+ public:
+  Value() = default;
+  Value(Expr e) : e_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
+  Value(int v, Loc l = Loc::current());  // NOLINT: integer immediates read naturally
+  Value(int64_t v, Loc l = Loc::current());
+  const Expr& expr() const { return e_; }
+  explicit operator bool() const { return e_ != nullptr; }
+
+ private:
+  Expr e_;
+};
+Value operator+(const Value& a, const Value& b);
+Value operator-(const Value& a, const Value& b);
+Value operator*(const Value& a, const Value& b);
+Value operator/(const Value& a, const Value& b);  // floor division (index)
+Value operator%(const Value& a, const Value& b);
+Value operator-(const Value& a);
+Value operator<(const Value& a, const Value& b);
+Value operator<=(const Value& a, const Value& b);
+Value operator>(const Value& a, const Value& b);
+Value operator>=(const Value& a, const Value& b);
+Value operator==(const Value& a, const Value& b);
+Value operator&&(const Value& a, const Value& b);
+
+// An index: a Value or a slice (A::slice / A::Ramp). Records where it was written.
+struct Ix {
+  Ix() = default;
+  Ix(Value v, Loc l = Loc::current());  // NOLINT
+  Ix(int v, Loc l = Loc::current());    // NOLINT
+  Ix(int64_t v, Loc l = Loc::current());  // NOLINT
+  Value v;
+  SourceLoc loc;
+  bool present = false;
+};
+
+class BufferHandle;
+// buf(i, j): reads as a Value, assigning stores (an ODR store, a LoadIMC store, a DMA copy).
+class Element {
+ public:
+  Element(Buffer b, std::vector<Expr> idx, SourceLoc loc) : b_(std::move(b)), idx_(std::move(idx)), loc_(std::move(loc)) {}
+  operator Value() const;  // NOLINT
+  Value value() const { return Value(*this); }
+  void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
+  void operator=(const Element& e) { *this = e.value(); }
+
+ private:
+  Buffer b_;
+  std::vector<Expr> idx_;
+  SourceLoc loc_;
+};
+
+class BufferHandle {
+ public:
+  BufferHandle() = default;
+  explicit BufferHandle(Buffer b) : b_(std::move(b)) {}
+  Element operator()(Ix i0, Ix i1 = {}, Ix i2 = {}, Ix i3 = {}, Ix i4 = {}, Ix i5 = {}) const;
+  Element at(const std::vector<Value>& idx, Loc l = Loc::current()) const;
+  const std::vector<int64_t>& shape() const { return b_->shape; }
+  std::string dtype() const { return b_->dtype.str(); }
+  Scope scope() const { return b_->scope; }
+  const std::string& name() const { return b_->name; }
+  // A view with another shape over the same storage (element count must match).
+  BufferHandle reshape(std::vector<int64_t> shape, Loc l = Loc::current()) const;
+  const Buffer& node() const { return b_; }
+  explicit operator bool() const { return b_ != nullptr; }
+
+ private:
+  Buffer b_;
+};
+
+// A DPU register file (A.array) or single register (A.var).
+class Reg {
+ public:
+  Reg() = default;
+  explicit Reg(Buffer b) : b_(std::move(b)) {}
+  // A.var: read and write without an index.
+  operator Value() const;  // NOLINT
+  void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
+  void operator=(const Reg& r) { *this = Value(r); }
+  // A.array: reg[i].
+  Element operator[](Ix i) const;
+  const Buffer& node() const { return b_; }
+
+ private:
+  Buffer b_;
+};
+
+// The MVM accumulator register (A.mvm_accumulator()).
+class Acc {
+ public:
+  Acc() = default;
+  explicit Acc(Buffer b) : b_(std::move(b)) {}
+  void operator+=(const Value& mvm);
+  Element operator[](Ix i) const;  // refused: the accumulator takes no index
+  const Buffer& node() const { return b_; }
+
+ private:
+  Buffer b_;
+};
+
+class StreamHandle {
+ public:
+  StreamHandle() = default;
+  explicit StreamHandle(Stream s) : s_(std::move(s)) {}
+  void push(const Value& v, Loc l = Loc::current()) const;
+  void push(const Acc& acc, Loc l = Loc::current()) const;
+  Value pop(Loc l = Loc::current()) const;
+  const Stream& node() const { return s_; }
+
+ private:
+  Stream s_;
+};
+
+// ---- functions and scripts ------------------------------------------------------------------
+class Module;
+// A prim_func under construction. Use Script to make it the current function.
+class Func {
+ public:
+  explicit Func(std::shared_ptr<PrimFunc> f) : f_(std::move(f)) {}
+  BufferHandle input(const std::string& name, std::vector<int64_t> shape, const std::string& dtype,
+                     Scope scope = Scope::DDR, Loc l = Loc::current());
+  PrimFunc& ir() const { return *f_; }
+  const std::shared_ptr<PrimFunc>& ptr() const { return f_; }
+
+ private:
+  std::shared_ptr<PrimFunc> f_;
+};
+
+class Module {
+ public:
+  explicit Module(std::string name) : m_(std::make_shared<compiler::Module>()) { m_->name = std::move(name); }
+  Func prim_func(const std::string& name = "main", Loc l = Loc::current());
+  const compiler::Module& ir() const { return *m_; }
+  std::shared_ptr<compiler::Module> ptr() const { return m_; }
+
+ private:
+  std::shared_ptr<compiler::Module> m_;
+};
+
+// with A.script(): statements built while a Script is alive go into `f`'s body (or, nested,
+// wherever the enclosing construct is). Scripts nest; the innermost wins.
+class Script {
+ public:
+  explicit Script(Func& f);
+  ~Script();
+  Script(const Script&) = delete;
+  Script& operator=(const Script&) = delete;
+};
+
+// The function being built (throws outside a Script).
+PrimFunc& current_func();
+
+// ---- buffers, streams, registers --------------------------------------------------------------
+BufferHandle alloc_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope = Scope::L1_WEAK,
+                          const std::string& name = "", Loc l = Loc::current());
+// Values in C order over shape x lanes; a single PWORD's 64 values for shape (1,).
+BufferHandle alloc_constant(std::vector<double> values, const std::string& dtype, Scope scope = Scope::DDR,
+                            std::vector<int64_t> shape = {}, const std::string& name = "", Loc l = Loc::current());
+BufferHandle alloc_imc(std::vector<int64_t> tiles, const std::string& dtype = "int8x4096", int core = -1,
+                       const std::string& name = "", Loc l = Loc::current());
+Acc mvm_accumulator(Loc l = Loc::current());
+void reset_accumulator(const Acc& acc, Loc l = Loc::current());
+Reg var(const std::string& dtype, const std::string& name = "", Loc l = Loc::current());
+Reg array(const std::string& dtype, int64_t size, const std::string& name = "", Loc l = Loc::current());
+StreamHandle decl_stream(const std::string& dtype, const std::string& scope = "", const std::string& name = "",
+                         Loc l = Loc::current());
+void output(const BufferHandle& b, Loc l = Loc::current());
+
+// ---- loops ------------------------------------------------------------------------------------
+// A device loop nest. Iterating it once opens the loops; the body is what runs at device time.
+template <std::size_t N>
+class Loops {
+ public:
+  using Vars = std::conditional_t<N == 1, Value, std::array<Value, N>>;
+  Loops(LoopKind kind, std::array<int64_t, N> starts, std::array<int64_t, N> extents, SourceLoc loc)
+      : kind_(kind), starts_(starts), extents_(extents), loc_(std::move(loc)) {}
+  struct Sentinel {};
+  class It {
+   public:
+    explicit It(Loops* l) : l_(l) {}
+    Vars operator*() const { return l_->vars(); }
+    It& operator++() {
+      l_->close();
+      return *this;
+    }
+    bool operator!=(Sentinel) const { return l_->open_; }
+
+   private:
+    Loops* l_;
+  };
+  It begin() {
+    open();
+    return It(this);
+  }
+  Sentinel end() { return {}; }
+
+ private:
+  void open();
+  void close();
+  Vars vars() const {
+    if constexpr (N == 1) return vars_[0];
+    else return vars_;
+  }
+  LoopKind kind_;
+  std::array<int64_t, N> starts_, extents_;
+  SourceLoc loc_;
+  std::array<Value, N> vars_{};
+  bool open_ = false;
+};
+
+namespace detail {
+// The DWPU stage, for the operator library (the guide has no A.pseudo block for depthwise yet,
+// §6.3): inside, a loop nest over the outputs whose innermost statement is
+// out_stream.push(A::detail::dwpu_window(in_stream.pop(), group)), `taps` pops per output.
+void Depthwise(spec::DwpuOp op, int64_t taps, const BufferHandle& weights, int64_t divisor, const Body& body,
+               Loc l = Loc::current());
+Value dwpu_window(const Value& popped, const Value& weight_group, Loc l = Loc::current());
+Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc);
+void close_loop();
+}  // namespace detail
+
+template <std::size_t N>
+void Loops<N>::open() {
+  for (std::size_t k = 0; k < N; ++k) vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_);
+  open_ = true;
+}
+template <std::size_t N>
+void Loops<N>::close() {
+  for (std::size_t k = 0; k < N; ++k) detail::close_loop();
+  open_ = false;
+}
+
+Loops<1> serial(int64_t extent, Loc l = Loc::current());
+Loops<1> serial(int64_t start, int64_t stop, Loc l = Loc::current());
+Loops<1> unroll(int64_t extent, Loc l = Loc::current());
+Loops<1> unroll(int64_t start, int64_t stop, Loc l = Loc::current());
+Loops<1> grid(int64_t a, Loc l = Loc::current());
+Loops<2> grid(int64_t a, int64_t b, Loc l = Loc::current());
+Loops<3> grid(int64_t a, int64_t b, int64_t c, Loc l = Loc::current());
+Loops<4> grid(int64_t a, int64_t b, int64_t c, int64_t d, Loc l = Loc::current());
+// A.grid(*shape, always_tuple=True): a nest of any depth; `body` gets the loop variables.
+void grid_nest(const std::vector<int64_t>& extents, const std::function<void(const std::vector<Value>&)>& body,
+               Loc l = Loc::current());
+
+// ---- datapaths and blocks ---------------------------------------------------------------------
+struct DatapathArgs {
+  std::optional<DpKind> kind;
+  int core = -1;
+  std::string id;
+};
+void Datapath(const Body& body, Loc l = Loc::current());
+void Datapath(const DatapathArgs& args, const Body& body, Loc l = Loc::current());
+void IFD(int num, const Body& body, Loc l = Loc::current());
+void IFD(const Body& body, Loc l = Loc::current());
+void MatMul(const Body& body, Loc l = Loc::current());  // A.pseudo.MatMul
+void DPU(const Body& body, Loc l = Loc::current());
+void init(const Body& body, Loc l = Loc::current());
+void ODR(const Body& body, Loc l = Loc::current());
+void LoadIMC(const Body& body, Loc l = Loc::current());  // A.pseudo.LoadIMC
+void CoreDMA(const Body& body, int core = -1, const std::string& id = "", Loc l = Loc::current());
+void SysDMA(const Body& body, const std::string& id = "", Loc l = Loc::current());
+void AICore(int core, const Body& body, Loc l = Loc::current());
+void If(const Value& cond, const Body& then_body, const Body& else_body = {}, Loc l = Loc::current());
+void when(const Value& cond, const Body& body, Loc l = Loc::current());
+void drop(const Value& popped, Loc l = Loc::current());
+
+// ---- sync ---------------------------------------------------------------------------------------
+void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals = {},
+          Loc l = Loc::current());
+void waits(const std::string& id, Loc l = Loc::current());
+void signals(const std::string& id, Loc l = Loc::current());
+void barrier(const std::vector<int>& cores, Loc l = Loc::current());
+// An operator boundary (the operator library marks each call; traces and `axc explain` use it).
+void op_marker(const std::string& name, Loc l = Loc::current());
+
+// ---- values -------------------------------------------------------------------------------------
+Value cast(const Value& v, const std::string& dtype, Loc l = Loc::current());
+Value Broadcast(const Value& scalar, int64_t lanes, Loc l = Loc::current());
+Value if_then_else(const Value& cond, const Value& a, const Value& b, Loc l = Loc::current());
+Value int8(int64_t v, Loc l = Loc::current());
+Value int32(int64_t v, Loc l = Loc::current());
+Value float32(double v, Loc l = Loc::current());
+Value Ramp(const Value& base, int64_t step, int64_t lanes, Loc l = Loc::current());
+Value slice(const Value& start, const Value& stop, Loc l = Loc::current());  // buf[a:b]
+Value all(std::initializer_list<Value> conds, Loc l = Loc::current());      // tir.all
+Value Min(const Value& a, const Value& b, Loc l = Loc::current());
+Value Max(const Value& a, const Value& b, Loc l = Loc::current());
+Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l = Loc::current());
+
+namespace dpu {
+Value lut(const Value& x, const Value& table, Loc l = Loc::current());
+Value prelu(const Value& x, const Value& slope, Loc l = Loc::current());
+Value fma(const Value& a, const Value& b, const Value& c, Loc l = Loc::current());
+Value add_reduce(const Value& x, Loc l = Loc::current());
+Value max_reduce(const Value& x, Loc l = Loc::current());
+Value min_reduce(const Value& x, Loc l = Loc::current());
+}  // namespace dpu
+
+}  // namespace axcore::compiler::A

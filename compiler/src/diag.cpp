@@ -1,0 +1,26 @@
+#include "axcore/compiler/diag.hpp"
+
+namespace axcore::compiler {
+
+std::string SourceLoc::str() const {
+  if (!known()) return "<unknown>";
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+static std::string compose(const SourceLoc& loc, const std::string& m, const std::string& h) {
+  std::string s = loc.str() + ": error: " + m;
+  if (!h.empty()) s += "\n  write instead: " + h;
+  return s;
+}
+
+CompileError::CompileError(SourceLoc loc, std::string message, std::string hint)
+    : std::runtime_error(compose(loc, message, hint)),
+      loc_(std::move(loc)),
+      message_(std::move(message)),
+      hint_(std::move(hint)) {}
+
+void fail(const SourceLoc& loc, const std::string& message, const std::string& hint) {
+  throw CompileError(loc, message, hint);
+}
+
+}  // namespace axcore::compiler

@@ -1,0 +1,673 @@
+// The builder context: a stack of open statement containers per Script, and the block units
+// enclosing the point being built (for the checks that need to know "which block am I in").
+#include "axcore/compiler/script.hpp"
+
+#include <algorithm>
+
+namespace axcore::compiler::A {
+namespace {
+
+struct Ctx {
+  PrimFunc* func = nullptr;
+  std::vector<std::vector<Stmt>*> containers;
+  std::vector<Unit> units;  // enclosing blocks, innermost last
+  int datapaths = 0;        // enclosing Datapath regions
+  std::vector<Stmt> open_loops;
+};
+thread_local std::vector<Ctx> g_ctx;
+thread_local int g_names = 0;
+
+Ctx& ctx(const SourceLoc& loc = {}) {
+  if (g_ctx.empty()) fail(loc, "this construct is only valid inside a parsed region", "open an A::Script(func) first (the C++ form of `with A.script():`)");
+  return g_ctx.back();
+}
+
+void append(Stmt s) { ctx(s->loc).containers.back()->push_back(std::move(s)); }
+
+std::string fresh(const std::string& stem) { return stem + std::to_string(g_names++); }
+
+SourceLoc first_loc(std::initializer_list<const Expr*> es) {
+  for (const Expr* e : es)
+    if (*e && (*e)->loc.known()) return (*e)->loc;
+  return {};
+}
+
+std::shared_ptr<ExprNode> mk(ExprKind k, const SourceLoc& loc) {
+  auto e = std::make_shared<ExprNode>();
+  e->kind = k;
+  e->loc = loc;
+  return e;
+}
+
+const char* block_name(const Ctx& c) {
+  if (c.units.empty()) return c.datapaths ? "Datapath" : "top-level";
+  switch (c.units.back()) {
+    case Unit::IFD: return "IFD";
+    case Unit::MatMul: return "MatMul";
+    case Unit::DPU: return "DPU";
+    case Unit::ODR: return "ODR";
+    case Unit::LoadIMC: return "LoadIMC";
+    case Unit::Init: return "DPU";
+    case Unit::CoreDMA: return "CoreDMA";
+    case Unit::SysDMA: return "SysDMA";
+    case Unit::AICore: return "AICore";
+    case Unit::Depthwise: return "Depthwise";
+  }
+  return "?";
+}
+
+bool in_dpu(const Ctx& c) {
+  return std::find(c.units.begin(), c.units.end(), Unit::DPU) != c.units.end();
+}
+
+std::string index_text(const Expr& e) {
+  if (e->kind == ExprKind::Int) return std::to_string(e->ival);
+  if (e->kind == ExprKind::VarRef) return e->var->name;
+  return "<expr>";
+}
+
+void check_register_access(const Buffer& b, const SourceLoc& loc) {
+  if (b->role != BufferRole::Register) return;
+  Ctx& c = ctx(loc);
+  if (!in_dpu(c))
+    fail(loc, b->name + " is a DPU register: registers may only be read or written in a DPU block, and this is " +
+                  (c.units.empty() ? std::string("outside any block") : std::string("an ") + block_name(c) + " block"),
+         "move the access into a with A.DPU() block, or stream the value to the DPU");
+}
+
+void check_register_index(const Buffer& b, const std::vector<Expr>& idx, bool store, const SourceLoc& loc) {
+  if (b->role == BufferRole::Accumulator)
+    fail(loc, "Cannot index " + b->name + " with [" + (idx.empty() ? "" : index_text(idx[0])) +
+                  "]: the MVM accumulator is a register, read and written without an index",
+         "acc += A.mvm_1x1(...) and stream.push(acc)");
+  if (b->role != BufferRole::Register) return;
+  check_register_access(b, loc);
+  if (b->is_var) {
+    const std::string at = idx.empty() ? "" : index_text(idx[0]);
+    if (store) fail(loc, "Cannot store into " + b->name + " at " + at, b->name + " = value  (an A.var is assigned directly)");
+    fail(loc, "Cannot index " + b->name + " with [" + at + "]: it is a var (a.k.a. single element buffer)",
+         "read " + b->name + " directly, or declare it with A.array(dtype, size=N) to index it");
+  }
+  if (idx.size() != 1) fail(loc, "register file " + b->name + " takes one index, got " + std::to_string(idx.size()));
+  const Expr& i = idx[0];
+  if (i->kind == ExprKind::Ramp)
+    fail(loc, "Cannot index " + b->name + " with a slice or a Ramp: a register file is indexed one register at a time",
+         b->name + "[i] with a whole-number index");
+  if (i->kind == ExprKind::Float || !i->dtype.is_index())
+    fail(loc, "Cannot index " + b->name + " with a non-integer index: registers are indexed by whole numbers",
+         b->name + "[k] with an integer k or a device-loop variable");
+  if (i->kind == ExprKind::Int && (i->ival < 0 || i->ival >= b->shape[0]))
+    fail(loc, b->name + "[" + std::to_string(i->ival) + "] is out of range: " + b->name + " was declared with size=" +
+                  std::to_string(b->shape[0]),
+         "an index in 0.." + std::to_string(b->shape[0] - 1) + ", or a larger A.array size");
+}
+
+Buffer new_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope, BufferRole role,
+                  const std::string& name, const SourceLoc& loc) {
+  auto b = std::make_shared<BufferNode>();
+  b->name = name.empty() ? fresh(role == BufferRole::Register ? "reg" : "buf") : name;
+  b->shape = std::move(shape);
+  b->dtype = DType::parse(dtype, loc);
+  b->scope = scope;
+  b->role = role;
+  b->loc = loc;
+  for (int64_t d : b->shape)
+    if (d < 0) fail(loc, "buffer " + b->name + " has a negative extent");
+  return b;
+}
+
+}  // namespace
+
+// ---- Value ---------------------------------------------------------------------------------------
+Value::Value(int v, Loc l) : e_(make_int(v, SourceLoc::from(l))) {}
+Value::Value(int64_t v, Loc l) : e_(make_int(v, SourceLoc::from(l))) {}
+
+static Value bin(ExprKind k, const Value& a, const Value& b) {
+  return Value(make_binary(k, a.expr(), b.expr(), first_loc({&a.expr(), &b.expr()})));
+}
+Value operator+(const Value& a, const Value& b) { return bin(ExprKind::Add, a, b); }
+Value operator-(const Value& a, const Value& b) { return bin(ExprKind::Sub, a, b); }
+Value operator*(const Value& a, const Value& b) { return bin(ExprKind::Mul, a, b); }
+Value operator/(const Value& a, const Value& b) { return bin(ExprKind::FloorDiv, a, b); }
+Value operator%(const Value& a, const Value& b) { return bin(ExprKind::Mod, a, b); }
+Value operator-(const Value& a) { return bin(ExprKind::Sub, Value(make_int(0, a.expr()->loc)), a); }
+Value operator<(const Value& a, const Value& b) { return bin(ExprKind::Lt, a, b); }
+Value operator<=(const Value& a, const Value& b) { return bin(ExprKind::Le, a, b); }
+Value operator>(const Value& a, const Value& b) { return bin(ExprKind::Gt, a, b); }
+Value operator>=(const Value& a, const Value& b) { return bin(ExprKind::Ge, a, b); }
+Value operator==(const Value& a, const Value& b) { return bin(ExprKind::Eq, a, b); }
+Value operator&&(const Value& a, const Value& b) { return bin(ExprKind::And, a, b); }
+
+Ix::Ix(Value value, Loc l) : v(std::move(value)), loc(SourceLoc::from(l)), present(true) {}
+Ix::Ix(int value, Loc l) : v(Value(make_int(value, SourceLoc::from(l)))), loc(SourceLoc::from(l)), present(true) {}
+Ix::Ix(int64_t value, Loc l) : v(Value(make_int(value, SourceLoc::from(l)))), loc(SourceLoc::from(l)), present(true) {}
+
+// ---- Element ---------------------------------------------------------------------------------------
+Element::operator Value() const {
+  check_register_index(b_, idx_, false, loc_);
+  auto e = mk(b_->role == BufferRole::Register ? ExprKind::RegRead : ExprKind::Load, loc_);
+  e->buf = b_;
+  e->args = idx_;
+  e->dtype = b_->dtype;
+  return Value(Expr(e));
+}
+
+void Element::operator=(const Value& v) {
+  check_register_index(b_, idx_, true, loc_);
+  auto s = make_stmt(StmtKind::Store, loc_);
+  s->buf = b_;
+  s->indices = idx_;
+  s->value = v.expr();
+  append(s);
+}
+
+Element BufferHandle::operator()(Ix i0, Ix i1, Ix i2, Ix i3, Ix i4, Ix i5) const {
+  std::vector<Expr> idx;
+  for (const Ix* i : {&i0, &i1, &i2, &i3, &i4, &i5})
+    if (i->present) idx.push_back(i->v.expr());
+  return Element(b_, std::move(idx), i0.loc);
+}
+
+Element BufferHandle::at(const std::vector<Value>& idx, Loc l) const {
+  std::vector<Expr> e;
+  for (const auto& v : idx) e.push_back(v.expr());
+  return Element(b_, std::move(e), SourceLoc::from(l));
+}
+
+BufferHandle BufferHandle::reshape(std::vector<int64_t> shape, Loc l) const {
+  auto v = std::make_shared<BufferNode>(*b_);
+  v->name = b_->name + ".view" + std::to_string(g_names++);
+  v->shape = std::move(shape);
+  v->alias_of = b_;
+  v->data.clear();
+  v->loc = SourceLoc::from(l);
+  if (v->elements() != b_->elements())
+    fail(v->loc, "reshape of " + b_->name + ": " + std::to_string(b_->elements()) + " elements cannot view as " +
+                     std::to_string(v->elements()));
+  if (!g_ctx.empty()) g_ctx.back().func->buffers.push_back(v);
+  return BufferHandle(v);
+}
+
+// ---- registers, accumulator, streams -------------------------------------------------------------
+Reg::operator Value() const {
+  const SourceLoc loc{};
+  check_register_access(b_, loc);
+  if (!b_->is_var) {
+    fail(b_->loc, b_->name + " is a register file (A.array): read it with an index", b_->name + "[i]");
+  }
+  auto e = mk(ExprKind::RegRead, {});
+  e->buf = b_;
+  e->dtype = b_->dtype;
+  return Value(Expr(e));
+}
+
+void Reg::operator=(const Value& v) {
+  const SourceLoc loc = v.expr() ? v.expr()->loc : SourceLoc{};
+  check_register_access(b_, loc);
+  if (!b_->is_var) fail(loc, "Cannot store into " + b_->name + " without an index: it is a register file (A.array)", b_->name + "[i] = value");
+  auto s = make_stmt(StmtKind::Store, loc);
+  s->buf = b_;
+  s->value = v.expr();
+  append(s);
+}
+
+Element Reg::operator[](Ix i) const { return Element(b_, {i.v.expr()}, i.loc); }
+
+void Acc::operator+=(const Value& mvm) {
+  const SourceLoc loc = mvm.expr() ? mvm.expr()->loc : SourceLoc{};
+  auto s = make_stmt(StmtKind::Accum, loc);
+  s->buf = b_;
+  s->value = mvm.expr();
+  append(s);
+}
+
+Element Acc::operator[](Ix i) const {
+  check_register_index(b_, {i.v.expr()}, false, i.loc);
+  return Element(b_, {}, i.loc);
+}
+
+void StreamHandle::push(const Value& v, Loc l) const {
+  auto s = make_stmt(StmtKind::Push, SourceLoc::from(l));
+  s->stream = s_;
+  s->value = v.expr();
+  append(s);
+}
+
+void StreamHandle::push(const Acc& acc, Loc l) const {
+  auto e = mk(ExprKind::RegRead, SourceLoc::from(l));
+  e->buf = acc.node();
+  e->dtype = DType::parse("int32x64");
+  push(Value(Expr(e)), l);
+}
+
+Value StreamHandle::pop(Loc l) const {
+  auto e = mk(ExprKind::Pop, SourceLoc::from(l));
+  e->stream = s_;
+  e->dtype = s_->dtype;
+  return Value(Expr(e));
+}
+
+// ---- functions ---------------------------------------------------------------------------------------
+Func Module::prim_func(const std::string& name, Loc l) {
+  auto f = std::make_shared<PrimFunc>();
+  f->name = name;
+  f->loc = SourceLoc::from(l);
+  m_->funcs.push_back(f);
+  return Func(f);
+}
+
+BufferHandle Func::input(const std::string& name, std::vector<int64_t> shape, const std::string& dtype, Scope scope, Loc l) {
+  auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Input, name, SourceLoc::from(l));
+  f_->params.push_back(b);
+  return BufferHandle(b);
+}
+
+Script::Script(Func& f) {
+  Ctx c;
+  c.func = &f.ir();
+  c.containers.push_back(&f.ir().body->body);
+  g_ctx.push_back(std::move(c));
+}
+Script::~Script() { g_ctx.pop_back(); }
+
+PrimFunc& current_func() { return *ctx().func; }
+
+BufferHandle alloc_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope, const std::string& name, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (scope == Scope::DPU_REGISTERS || scope == Scope::MVM_ACCUMULATOR)
+    fail(loc, "A.alloc_buffer cannot allocate the register scope " + to_string(scope),
+         scope == Scope::DPU_REGISTERS ? "A.array(dtype, size=N) (it checks the register count and the block the file is declared in)"
+                                       : "A.mvm_accumulator()");
+  if (scope == Scope::IMC) fail(loc, "A.alloc_buffer cannot allocate IMC", "A.alloc_imc((K_BLOCKS, N_BLOCKS))");
+  auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Local, name, loc);
+  ctx(loc).func->buffers.push_back(b);
+  return BufferHandle(b);
+}
+
+BufferHandle alloc_constant(std::vector<double> values, const std::string& dtype, Scope scope, std::vector<int64_t> shape,
+                            const std::string& name, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  const DType d = DType::parse(dtype, loc);
+  if (shape.empty()) shape = {static_cast<int64_t>(values.size() / std::max<uint32_t>(d.lanes, 1))};
+  auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Constant, name, loc);
+  if (static_cast<int64_t>(values.size()) != b->elements() * d.lanes)
+    fail(loc, "A.alloc_constant: " + std::to_string(values.size()) + " values for a buffer of " +
+                  std::to_string(b->elements()) + " x " + std::to_string(d.lanes) + " lanes");
+  b->data = std::move(values);
+  ctx(loc).func->buffers.push_back(b);
+  return BufferHandle(b);
+}
+
+BufferHandle alloc_imc(std::vector<int64_t> tiles, const std::string& dtype, int core, const std::string& name, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (tiles.size() != 2) fail(loc, "A.alloc_imc takes the matrix in tiles: (K_BLOCKS, N_BLOCKS)");
+  if (dtype != "int8x4096") fail(loc, "A.alloc_imc holds int8x4096 tiles, not " + dtype, "dtype=\"int8x4096\"");
+  auto b = new_buffer(std::move(tiles), dtype, Scope::IMC, BufferRole::Imc, name.empty() ? fresh("imc") : name, loc);
+  b->core = core;
+  ctx(loc).func->buffers.push_back(b);
+  return BufferHandle(b);
+}
+
+Acc mvm_accumulator(Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (c.units.empty() || c.units.back() != Unit::MatMul)
+    fail(loc, "A.mvm_accumulator() is the MVM's own register: declare it inside the MatMul block", "with A.pseudo.MatMul(): acc = A.mvm_accumulator()");
+  auto b = new_buffer({1}, "int32x64", Scope::MVM_ACCUMULATOR, BufferRole::Accumulator, fresh("acc"), loc);
+  b->is_var = true;
+  return Acc(b);
+}
+
+void reset_accumulator(const Acc& acc, Loc l) {
+  auto s = make_stmt(StmtKind::Reset, SourceLoc::from(l));
+  s->buf = acc.node();
+  append(s);
+}
+
+static Reg new_reg(const std::string& dtype, int64_t size, bool is_var, const std::string& name, const SourceLoc& loc) {
+  Ctx& c = ctx(loc);
+  const bool ok = (!c.units.empty() && (c.units.back() == Unit::DPU || c.units.back() == Unit::Init)) ||
+                  (c.units.empty() && c.datapaths > 0);
+  const char* what = is_var ? "A.var" : "A.array";
+  if (!ok)
+    fail(loc, std::string(what) + " declares a DPU register: declare it inside a DPU block or on a Datapath, not " +
+                  (c.units.empty() ? std::string("outside any datapath") : std::string("in an ") + block_name(c) + " block"),
+         "declare it at the top of the with A.DPU() block");
+  if (size <= 0)
+    fail(loc, std::string(what) + " size must be a build-time positive integer, got " + std::to_string(size));
+  const DType d = DType::parse(dtype, loc);
+  if (d.base != DType::Base::Float18)
+    fail(loc, "DPU registers hold float18x64, not " + dtype, std::string(what) + "(\"float18x64\", ...)");
+  auto b = new_buffer({size}, dtype, Scope::DPU_REGISTERS, BufferRole::Register, name, loc);
+  b->is_var = is_var;
+  auto s = make_stmt(StmtKind::DeclReg, loc);
+  s->buf = b;
+  append(s);
+  return Reg(b);
+}
+
+Reg var(const std::string& dtype, const std::string& name, Loc l) { return new_reg(dtype, 1, true, name, SourceLoc::from(l)); }
+Reg array(const std::string& dtype, int64_t size, const std::string& name, Loc l) {
+  return new_reg(dtype, size, false, name, SourceLoc::from(l));
+}
+
+StreamHandle decl_stream(const std::string& dtype, const std::string& scope, const std::string& name, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto s = std::make_shared<StreamNode>();
+  s->name = name.empty() ? fresh("s") : name;
+  s->dtype = DType::parse(dtype, loc);
+  s->scope = scope;
+  s->loc = loc;
+  ctx(loc).func->streams.push_back(s);
+  return StreamHandle(s);
+}
+
+void output(const BufferHandle& b, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  b.node()->output = true;
+  ctx(loc).func->outputs.push_back(b.node());
+}
+
+// ---- loops -------------------------------------------------------------------------------------------
+namespace detail {
+Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc) {
+  if (extent < 0) fail(loc, "a loop extent must be >= 0, got " + std::to_string(extent));
+  auto s = make_stmt(StmtKind::For, loc);
+  s->var = std::make_shared<VarNode>();
+  s->var->name = fresh("i");
+  s->start = start;
+  s->extent = extent;
+  s->loop = kind;
+  append(s);
+  Ctx& c = ctx(loc);
+  c.containers.push_back(&s->body);
+  c.open_loops.push_back(s);
+  auto v = std::make_shared<ExprNode>();
+  v->kind = ExprKind::VarRef;
+  v->var = s->var;
+  v->loc = loc;
+  return Value(Expr(v));
+}
+void close_loop() {
+  Ctx& c = ctx();
+  c.containers.pop_back();
+  c.open_loops.pop_back();
+}
+}  // namespace detail
+
+Loops<1> serial(int64_t extent, Loc l) { return Loops<1>(LoopKind::Serial, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1> serial(int64_t start, int64_t stop, Loc l) {
+  return Loops<1>(LoopKind::Serial, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
+}
+Loops<1> unroll(int64_t extent, Loc l) { return Loops<1>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1> unroll(int64_t start, int64_t stop, Loc l) {
+  return Loops<1>(LoopKind::Unroll, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
+}
+Loops<1> grid(int64_t a, Loc l) { return Loops<1>(LoopKind::Grid, {0}, {a}, SourceLoc::from(l)); }
+Loops<2> grid(int64_t a, int64_t b, Loc l) { return Loops<2>(LoopKind::Grid, {0, 0}, {a, b}, SourceLoc::from(l)); }
+Loops<3> grid(int64_t a, int64_t b, int64_t c, Loc l) {
+  return Loops<3>(LoopKind::Grid, {0, 0, 0}, {a, b, c}, SourceLoc::from(l));
+}
+Loops<4> grid(int64_t a, int64_t b, int64_t c, int64_t d, Loc l) {
+  return Loops<4>(LoopKind::Grid, {0, 0, 0, 0}, {a, b, c, d}, SourceLoc::from(l));
+}
+
+void grid_nest(const std::vector<int64_t>& extents, const std::function<void(const std::vector<Value>&)>& body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  std::vector<Value> vars;
+  for (int64_t e : extents) vars.push_back(detail::open_loop(LoopKind::Grid, 0, e, loc));
+  body(vars);
+  for (std::size_t k = 0; k < extents.size(); ++k) detail::close_loop();
+}
+
+// ---- blocks -------------------------------------------------------------------------------------------
+namespace {
+struct Opened {
+  Opened(Stmt s, std::optional<Unit> unit, bool datapath) : unit_(unit), dp_(datapath) {
+    Ctx& c = ctx(s->loc);
+    append(s);
+    c.containers.push_back(&s->body);
+    if (unit_) c.units.push_back(*unit_);
+    if (dp_) ++c.datapaths;
+  }
+  ~Opened() {
+    Ctx& c = ctx();
+    c.containers.pop_back();
+    if (unit_) c.units.pop_back();
+    if (dp_) --c.datapaths;
+  }
+  Opened(const Opened&) = delete;
+  Opened& operator=(const Opened&) = delete;
+  std::optional<Unit> unit_;
+  bool dp_;
+};
+
+void block(Unit unit, int num, const Body& body, const SourceLoc& loc) {
+  Ctx& c = ctx(loc);
+  const bool in_dp = c.datapaths > 0;
+  const bool stream_unit = unit == Unit::IFD || unit == Unit::MatMul || unit == Unit::DPU || unit == Unit::ODR;
+  if (stream_unit && !in_dp)
+    fail(loc, "A." + to_string(unit) + " is a stream unit: write it inside a with A.Datapath() region",
+         "with A.Datapath(): with A." + to_string(unit) + "(): ...");
+  if (stream_unit && !c.units.empty() && c.units.back() != Unit::AICore)
+    fail(loc, "A." + to_string(unit) + " cannot be nested in an " + block_name(c) + " block");
+  if ((unit == Unit::LoadIMC || unit == Unit::CoreDMA || unit == Unit::SysDMA) && in_dp)
+    fail(loc, "A." + std::string(unit == Unit::LoadIMC ? "pseudo.LoadIMC" : to_string(unit)) +
+                  " is a datapath of its own: write it outside any A.Datapath");
+  if (unit == Unit::Init && (c.units.empty() || c.units.back() != Unit::DPU))
+    fail(loc, "A.init is the DPU's preamble: write it inside a DPU block");
+  auto s = make_stmt(StmtKind::Block, loc);
+  s->unit = unit;
+  s->num = num;
+  Opened o(s, unit, false);
+  body();
+}
+}  // namespace
+
+void Datapath(const Body& body, Loc l) { Datapath(DatapathArgs{}, body, l); }
+void Datapath(const DatapathArgs& args, const Body& body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (c.datapaths > 0) fail(loc, "a Datapath cannot be nested in another Datapath");
+  if (!c.units.empty() && c.units.back() != Unit::AICore)
+    fail(loc, "a Datapath cannot be written inside an " + std::string(block_name(c)) + " block");
+  auto s = make_stmt(StmtKind::Datapath, loc);
+  s->dp_kind = args.kind;
+  s->core = args.core;
+  s->id = args.id;
+  Opened o(s, std::nullopt, true);
+  body();
+}
+void IFD(int num, const Body& body, Loc l) { block(Unit::IFD, num, body, SourceLoc::from(l)); }
+void IFD(const Body& body, Loc l) { block(Unit::IFD, 0, body, SourceLoc::from(l)); }
+void MatMul(const Body& body, Loc l) { block(Unit::MatMul, 0, body, SourceLoc::from(l)); }
+void DPU(const Body& body, Loc l) { block(Unit::DPU, 0, body, SourceLoc::from(l)); }
+void init(const Body& body, Loc l) { block(Unit::Init, 0, body, SourceLoc::from(l)); }
+void ODR(const Body& body, Loc l) { block(Unit::ODR, 0, body, SourceLoc::from(l)); }
+void LoadIMC(const Body& body, Loc l) { block(Unit::LoadIMC, 0, body, SourceLoc::from(l)); }
+void CoreDMA(const Body& body, int core, const std::string& id, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto s = make_stmt(StmtKind::Block, loc);
+  s->unit = Unit::CoreDMA;
+  s->core = core;
+  s->id = id;
+  if (ctx(loc).datapaths > 0) fail(loc, "A.CoreDMA is a movement block: write it outside any A.Datapath");
+  Opened o(s, Unit::CoreDMA, false);
+  body();
+}
+void SysDMA(const Body& body, const std::string& id, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto s = make_stmt(StmtKind::Block, loc);
+  s->unit = Unit::SysDMA;
+  s->id = id;
+  if (ctx(loc).datapaths > 0) fail(loc, "A.SysDMA is a movement block: write it outside any A.Datapath");
+  Opened o(s, Unit::SysDMA, false);
+  body();
+}
+void AICore(int core, const Body& body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto s = make_stmt(StmtKind::Block, loc);
+  s->unit = Unit::AICore;
+  s->core = core;
+  Opened o(s, Unit::AICore, false);
+  body();
+}
+
+void If(const Value& cond, const Body& then_body, const Body& else_body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto s = make_stmt(StmtKind::If, loc);
+  s->value = cond.expr();
+  append(s);
+  Ctx& c = ctx(loc);
+  c.containers.push_back(&s->body);
+  then_body();
+  c.containers.pop_back();
+  if (else_body) {
+    c.containers.push_back(&s->else_body);
+    else_body();
+    c.containers.pop_back();
+  }
+}
+void when(const Value& cond, const Body& body, Loc l) { If(cond, body, {}, l); }
+
+void drop(const Value& popped, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (c.units.empty() || c.units.back() != Unit::ODR)
+    fail(loc, "A.drop(stream.pop()) is valid only in an ODR block (the store-or-drop pattern, §8.4)");
+  if (!popped.expr() || popped.expr()->kind != ExprKind::Pop) fail(loc, "A.drop takes a stream pop", "A.drop(stream.pop())");
+  auto s = make_stmt(StmtKind::Drop, loc);
+  s->stream = popped.expr()->stream;
+  s->value = popped.expr();
+  append(s);
+}
+
+// ---- sync -----------------------------------------------------------------------------------------------
+void sync(const std::vector<std::string>& w, const std::vector<std::string>& s, Loc l) {
+  auto st = make_stmt(StmtKind::Sync, SourceLoc::from(l));
+  st->waits = w;
+  st->signals = s;
+  append(st);
+}
+void waits(const std::string& id, Loc l) { sync({id}, {}, l); }
+void signals(const std::string& id, Loc l) { sync({}, {id}, l); }
+void barrier(const std::vector<int>& cores, Loc l) {
+  auto st = make_stmt(StmtKind::Barrier, SourceLoc::from(l));
+  st->cores = cores;
+  append(st);
+}
+void op_marker(const std::string& name, Loc l) {
+  auto st = make_stmt(StmtKind::OpMarker, SourceLoc::from(l));
+  st->id = name;
+  append(st);
+}
+
+// ---- values ------------------------------------------------------------------------------------------------
+Value cast(const Value& v, const std::string& dtype, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto e = mk(ExprKind::Cast, loc);
+  e->name = dtype;
+  e->dtype = DType::parse(dtype, loc);
+  e->args = {v.expr()};
+  return Value(Expr(e));
+}
+Value Broadcast(const Value& scalar, int64_t lanes, Loc l) {
+  auto e = mk(ExprKind::Broadcast, SourceLoc::from(l));
+  e->ival = lanes;
+  e->args = {scalar.expr()};
+  e->dtype = scalar.expr()->dtype;
+  e->dtype.lanes = static_cast<uint32_t>(lanes);
+  return Value(Expr(e));
+}
+Value if_then_else(const Value& cond, const Value& a, const Value& b, Loc l) {
+  auto e = mk(ExprKind::IfThenElse, SourceLoc::from(l));
+  e->args = {cond.expr(), a.expr(), b.expr()};
+  e->dtype = a.expr()->dtype;
+  return Value(Expr(e));
+}
+static Value typed_imm(int64_t v, const char* dtype, Loc l) {
+  auto e = mk(ExprKind::Int, SourceLoc::from(l));
+  e->ival = v;
+  e->name = dtype;
+  e->dtype = DType::parse(std::string(dtype) + "x64");
+  e->dtype.lanes = 1;
+  return Value(Expr(e));
+}
+Value int8(int64_t v, Loc l) { return typed_imm(v, "int8", l); }
+Value int32(int64_t v, Loc l) { return typed_imm(v, "int32", l); }
+Value float32(double v, Loc l) {
+  auto e = mk(ExprKind::Float, SourceLoc::from(l));
+  e->fval = v;
+  e->name = "float32";
+  e->dtype = DType::parse("float32x64");
+  e->dtype.lanes = 1;
+  return Value(Expr(e));
+}
+Value Ramp(const Value& base, int64_t step, int64_t lanes, Loc l) {
+  auto e = mk(ExprKind::Ramp, SourceLoc::from(l));
+  e->args = {base.expr(), make_int(step), make_int(lanes)};
+  return Value(Expr(e));
+}
+Value slice(const Value& start, const Value& stop, Loc l) {
+  // buf[a:b] == A.Ramp(a, 1, b - a); b - a must be a build-time constant (checked at lowering).
+  auto e = mk(ExprKind::Ramp, SourceLoc::from(l));
+  e->args = {start.expr(), make_int(1), make_binary(ExprKind::Sub, stop.expr(), start.expr())};
+  return Value(Expr(e));
+}
+Value all(std::initializer_list<Value> conds, Loc l) {
+  Value r;
+  for (const Value& c : conds) r = r ? Value(make_binary(ExprKind::And, r.expr(), c.expr(), SourceLoc::from(l))) : c;
+  return r;
+}
+Value Min(const Value& a, const Value& b, Loc l) { return Value(make_binary(ExprKind::Min, a.expr(), b.expr(), SourceLoc::from(l))); }
+Value Max(const Value& a, const Value& b, Loc l) { return Value(make_binary(ExprKind::Max, a.expr(), b.expr(), SourceLoc::from(l))); }
+Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (c.units.empty() || c.units.back() != Unit::MatMul)
+    fail(loc, "A.mvm_1x1 is the MatMul intrinsic: call it inside a MatMul block");
+  auto e = mk(ExprKind::Mvm, loc);
+  e->args = {x.expr(), imc_tile.expr()};
+  e->dtype = DType::parse("int32x64");
+  return Value(Expr(e));
+}
+
+namespace dpu {
+static Value call(const char* op, std::vector<Expr> args, Loc l) {
+  auto e = mk(ExprKind::DpuCall, SourceLoc::from(l));
+  e->name = op;
+  e->dtype = args[0]->dtype;
+  e->args = std::move(args);
+  return Value(Expr(e));
+}
+Value lut(const Value& x, const Value& table, Loc l) { return call("lut", {x.expr(), table.expr()}, l); }
+Value prelu(const Value& x, const Value& slope, Loc l) { return call("prelu", {x.expr(), slope.expr()}, l); }
+Value fma(const Value& a, const Value& b, const Value& c, Loc l) { return call("fma", {a.expr(), b.expr(), c.expr()}, l); }
+Value add_reduce(const Value& x, Loc l) { return call("add_reduce", {x.expr()}, l); }
+Value max_reduce(const Value& x, Loc l) { return call("max_reduce", {x.expr()}, l); }
+Value min_reduce(const Value& x, Loc l) { return call("min_reduce", {x.expr()}, l); }
+}  // namespace dpu
+
+namespace detail {
+void Depthwise(spec::DwpuOp op, int64_t taps, const BufferHandle& weights, int64_t divisor, const Body& body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (ctx(loc).datapaths == 0) fail(loc, "the depthwise stage is a stream unit: write it inside a Datapath");
+  auto s = make_stmt(StmtKind::Block, loc);
+  s->unit = Unit::Depthwise;
+  s->num = static_cast<int>(op);
+  s->extent = taps;
+  s->start = divisor;
+  s->buf = weights.node();
+  Opened o(s, Unit::Depthwise, false);
+  body();
+}
+Value dwpu_window(const Value& popped, const Value& group, Loc l) {
+  auto e = mk(ExprKind::DpuCall, SourceLoc::from(l));
+  e->name = "dwpu";
+  e->args = {popped.expr(), group.expr()};
+  e->dtype = DType::parse("int32x64");
+  return Value(Expr(e));
+}
+}  // namespace detail
+
+}  // namespace axcore::compiler::A
