@@ -1,0 +1,57 @@
+// Firmware in the loop: a bundle played through the firmware and through the runtime's player on
+// the same kind of device gives the same canonical trace and the same outputs. Runs on every
+// timed backend this build has (regfile always; tlm and rtl when they are built).
+#include <gtest/gtest.h>
+
+#include "axcore/runtime/backend.hpp"
+#include "axfw/host/run_bundle.hpp"
+#include "sample_programs.hpp"
+
+namespace {
+
+using namespace axcore;
+
+std::vector<trace::Record> traced(runtime::Device& d, const std::function<void()>& f) {
+  std::vector<trace::Record> t;
+  d.set_trace_sink([&](const trace::Record& r) { t.push_back(r); });
+  f();
+  d.set_trace_sink({});
+  return t;
+}
+
+void same_bundle_both_ways(const std::string& backend) {
+  SCOPED_TRACE(backend);
+  const auto b = runtime::testing_support::dma_copy_bundle();
+  ref::NDArray<int32_t> x({8, 8});
+  for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);
+  const runtime::Arrays in{{"x", x}};
+  auto da = runtime::make_device(backend);
+  auto db = runtime::make_device(backend);
+  runtime::RunResult ra;
+  fw::FirmwareRunResult rb;
+  const auto ta = traced(*da, [&] { ra = runtime::run_on_device(*da, b, in); });
+  const auto tb = traced(*db, [&] { rb = fw::run_bundle_via_firmware(*db, b, in); });
+  ASSERT_FALSE(ta.empty());
+  ASSERT_EQ(ta.size(), tb.size());
+  for (size_t i = 0; i < ta.size(); ++i) {
+    // DDR addresses differ only if placement differed; the runner places buffers the same way.
+    EXPECT_TRUE(ta[i].same_transaction(tb[i])) << "record " << i;
+  }
+  const auto& ya = std::get<ref::NDArray<int32_t>>(ra.outputs.at("y"));
+  const auto& yb = std::get<ref::NDArray<int32_t>>(rb.outputs.at("y"));
+  EXPECT_EQ(ya.data(), yb.data());
+  EXPECT_EQ(yb.data(), runtime::testing_support::dma_copy_expected(x).data());
+  EXPECT_EQ(rb.completion.ops, ra.play.ops);
+}
+
+TEST(FirmwareInTheLoop, BundleMatchesTheRuntimePlayerOnEveryTimedBackend) {
+  int ran = 0;
+  for (const auto& name : runtime::backend_names()) {
+    if (name != "regfile" && name != "tlm" && name != "rtl") continue;
+    same_bundle_both_ways(name);
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+}  // namespace
