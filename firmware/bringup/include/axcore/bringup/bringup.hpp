@@ -1,0 +1,61 @@
+// Board bring-up (issue 11): ordered steps against any Device (fpga board, tlm, rtl, regfile),
+// each PASS/FAIL with a log; the run stops at the first failure and says what to check.
+// `FaultyDevice` breaks one thing on purpose so tests can see each step catch its fault.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "axcore/runtime/device.hpp"
+
+namespace axcore::bringup {
+
+struct StepResult {
+  std::string name;
+  bool pass = false;
+  std::string detail;  // PASS: what was checked / measured; FAIL: what went wrong
+  std::string check;   // FAIL: what to check on the board
+};
+
+struct Options {
+  uint32_t seed = 1;
+  uint32_t mem_words = 1024;  // words per memory-test window
+};
+
+// Runs the steps in order, printing "[n/N] name ... PASS|FAIL" and details to `log`.
+// Returns every step run (the last one is the failure, if any).
+std::vector<StepResult> run(runtime::Device& dev, const Options& opt, std::ostream& log);
+std::vector<std::string> step_names();
+
+enum class Fault { NONE, SPEC_HASH, RESET_VALUE, SCRATCH_BIT, STUCK_DDR_BIT, DMA_DROP, TOKEN_TAG };
+Fault parse_fault(const std::string& s);  // throws std::invalid_argument listing the names
+std::string to_string(Fault f);
+std::vector<Fault> all_faults();
+
+// A Device that forwards to another one, except for the one fault it injects.
+class FaultyDevice : public runtime::Device {
+ public:
+  FaultyDevice(runtime::Device& inner, Fault f) : d_(inner), f_(f) {}
+  std::string_view backend() const override { return d_.backend(); }
+  unsigned cores() const override { return d_.cores(); }
+  uint32_t read32(uint64_t addr) override;
+  void write32(uint64_t addr, uint32_t value) override;
+  uint64_t cycle() const override { return d_.cycle(); }
+  void advance(uint64_t c) override { d_.advance(c); }
+  void run_until_idle(uint64_t t) override { d_.run_until_idle(t); }
+  uint64_t ddr_size() const override { return d_.ddr_size(); }
+  uint64_t ddr_base() const override { return d_.ddr_base(); }
+  void ddr_write(uint64_t a, std::span<const uint8_t> b) override { d_.ddr_write(a, b); }
+  void ddr_read(uint64_t a, std::span<uint8_t> b) override;
+  void set_trace_sink(runtime::TraceSink s) override { d_.set_trace_sink(std::move(s)); }
+
+ private:
+  runtime::Device& d_;
+  Fault f_;
+};
+
+}  // namespace axcore::bringup
