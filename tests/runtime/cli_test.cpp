@@ -53,7 +53,7 @@ TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("axrun: regfile ran dma_copy_pad in"));
   EXPECT_THAT(r.out, HasSubstr("TXN: 14 ops, 4 waits, 2 patches"));
-  EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1152, host in 256, host out 320"));
+  EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1088, host in 256, host out 320"));
   const auto y = ref::load_npy_as<int32_t>(p("out/y.npy"));
   EXPECT_EQ(y.data(), testing_support::dma_copy_expected(x).data());
   EXPECT_EQ(sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " + p("t2.trace"))).rc, 0);

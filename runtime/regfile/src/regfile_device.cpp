@@ -241,7 +241,8 @@ bool RegFileDevice::run_dma(ChanKey k, const Task& t) {
       if (dir) {
         const auto words = ref::mm2s_read(bd, walk, {mem.bytes, mem.base});
         sink.fifo.insert(sink.fifo.end(), words.begin(), words.end());
-        c.bytes += 4 * words.size();
+        // DMA_MM2S_BYTES counts bytes read from memory: pad words are emitted, not read.
+        c.bytes += 4 * static_cast<uint64_t>(std::count_if(walk.begin(), walk.end(), [](const ref::DmaWord& w) { return !w.pad; }));
       } else {
         std::vector<uint32_t> words(sink.fifo.begin(), sink.fifo.begin() + static_cast<std::ptrdiff_t>(walk.size()));
         sink.fifo.erase(sink.fifo.begin(), sink.fifo.begin() + static_cast<std::ptrdiff_t>(walk.size()));
