@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -363,6 +364,35 @@ Program program_from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("program JSON: ") + e.what());
   }
+}
+
+std::vector<std::string> coverage_points(const Program& p) {
+  std::set<std::string> c;
+  c.insert(fmt::format("cores.{}", p.cores));
+  c.insert(fmt::format("hops.{}", p.hops.size()));
+  for (const auto& h : p.hops) {
+    c.insert(fmt::format("engine.{}", to_string(h.engine)));
+    c.insert(fmt::format("channel.{}", h.channel));
+    c.insert(fmt::format("repeat.{}", h.repeat));
+    c.insert(fmt::format("chain.{}", h.reads.size()));
+    if (h.write.sizes.size() > 1) c.insert("write.permuted");
+    for (const Place* pl : {&h.src, &h.dst}) {
+      if (pl->mem == spec::MemSel::L1) c.insert(fmt::format("l1.core{}", pl->core));
+      if (pl->mem == spec::MemSel::L2) c.insert("l2");
+    }
+    for (const auto& r : h.reads) {
+      c.insert(fmt::format("read.dims.{}", r.sizes.size()));
+      if (!r.pad.empty()) c.insert("read.padded");
+      if (r.iter_stride != 0) c.insert("read.iter_stride");
+      for (std::size_t k = 0; k < r.strides.size(); ++k) {
+        if (r.sizes[k] <= 1) continue;
+        if (r.strides[k] < 0) c.insert("stride.negative");
+        if (r.strides[k] == 0) c.insert("stride.zero");
+        if (k == 0 && r.strides[k] > 1) c.insert("stride.d0_gt_1");
+      }
+    }
+  }
+  return {c.begin(), c.end()};
 }
 
 std::string summary(const Program& p) {

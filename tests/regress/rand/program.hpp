@@ -72,6 +72,10 @@ bool normalize(Program& p, std::string* why = nullptr);
 nlohmann::json to_json(const Program& p);
 Program program_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
 
+// Functional coverage points the program exercises ("engine.core", "read.padded", "read.dims.3",
+// "stride.negative", "hop.repeat.2", "chain.3", "write.permuted", "l1.core3", ...).
+std::vector<std::string> coverage_points(const Program& p);
+
 // One line per hop, for logs: "sys ch0: ddr:x[2 walks, pad] -> l1.0 (r1) 640 words".
 std::string summary(const Program& p);
 

@@ -47,6 +47,7 @@ std::string results_json(const std::vector<JobResult>& results, const ReportInfo
             {"seed", r.seed},     {"tags", r.tags},       {"status", to_string(r.status)},
             {"message", r.message}, {"seconds", r.seconds}, {"reused", r.reused}};
     if (r.tlm_rtl_ratio) jr["tlm_rtl_ratio"] = *r.tlm_rtl_ratio;
+    if (!r.coverage.empty()) jr["coverage"] = r.coverage;
     jr["steps"] = json::array();
     for (const auto& s : r.steps) {
       jr["steps"].push_back({{"name", s.name},
@@ -84,6 +85,7 @@ std::vector<JobResult> parse_results_json(const std::string& text) {
         if (kind == to_string(k)) r.kind = k;
       }
       if (jr.contains("tlm_rtl_ratio")) r.tlm_rtl_ratio = jr["tlm_rtl_ratio"].get<double>();
+      if (jr.contains("coverage")) r.coverage = jr["coverage"].get<std::vector<std::string>>();
       for (const auto& js : jr.at("steps")) {
         StepResult s;
         s.name = js.at("name").get<std::string>();
@@ -181,6 +183,22 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
     o << fmt::format("<td class=\"num\">{:.1f} s</td></tr>\n", r.seconds);
   }
   o << "</tbody></table>\n";
+  // Functional coverage: how many jobs hit each point.
+  std::map<std::string, unsigned> cov;
+  unsigned with_cov = 0;
+  for (const auto& r : results) {
+    with_cov += !r.coverage.empty();
+    for (const auto& c : r.coverage) ++cov[c];
+  }
+  if (!cov.empty()) {
+    o << fmt::format("<h2>Functional coverage</h2>\n<p>{} points over {} random programs</p>\n", cov.size(), with_cov);
+    o << "<table id=\"coverage\"><thead><tr><th>point</th><th>programs</th><th>share</th></tr></thead><tbody>\n";
+    for (const auto& [point, n] : cov) {
+      o << fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}%</td></tr>\n", xml_escape(point), n,
+                       100.0 * n / with_cov);
+    }
+    o << "</tbody></table>\n";
+  }
   o << "<p><small>Timelines are Chrome/Perfetto trace-event JSON: open them in ui.perfetto.dev or "
        "chrome://tracing.</small></p>\n</body></html>\n";
   return o.str();

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <map>
 #include <thread>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "axcore/regress/compare.hpp"
 #include "axcore/regress/process.hpp"
@@ -135,6 +137,13 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     }
     r.steps.push_back(step_process("generate", argv, opt.out_dir, dir, clock));
     if (r.steps.back().status != Status::PASS) return;
+    if (std::ifstream cov(dir / "coverage.json"); cov) {
+      try {
+        r.coverage = nlohmann::json::parse(cov).get<std::vector<std::string>>();
+      } catch (const nlohmann::json::exception&) {
+        r.steps.back().message = "coverage.json unreadable";
+      }
+    }
     bundle = dir / "program.axb";
     for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
     golden = "expected";

@@ -45,6 +45,7 @@ struct JobResult {
   bool reused = false;  // taken from an earlier run by --resume
   std::vector<StepResult> steps;
   std::optional<double> tlm_rtl_ratio;  // TLM cycles / RTL cycles
+  std::vector<std::string> coverage;    // functional coverage points (random programs' coverage.json)
   const StepResult* step(const std::string& name) const;
 };
 
