@@ -7,6 +7,7 @@
 #include "axcore/runtime/player.hpp"
 #include "axcore/runtime/regfile_device.hpp"
 #include "axcore/txn/axcore_builder.hpp"
+#include "sample_programs.hpp"
 
 namespace axcore::runtime {
 namespace {
@@ -26,24 +27,8 @@ std::string play_error(F&& f) {
   return "(no error)";
 }
 
-spec::QueuePush token_push(uint32_t start, uint32_t tag = 0) {
-  spec::QueuePush p;
-  p.start = start;
-  p.tag = tag;
-  p.token = 1;
-  return p;
-}
-
-spec::DmaBd linear_bd(spec::MemSel mem, uint32_t words, uint32_t addr = 0) {
-  spec::DmaBd bd;
-  bd.valid = 1;
-  bd.mem = mem;
-  bd.length = words;
-  bd.d0_size = words;
-  bd.d0_stride = 1;
-  bd.addr_lo = addr;
-  return bd;
-}
+using testing_support::linear_bd;
+using testing_support::token_push;
 
 TEST(RuntimePlayer, DmaCopyDdrToL1ToDdrWithPadding) {
   RegFileDevice dev;

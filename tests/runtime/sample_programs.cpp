@@ -5,12 +5,10 @@
 #include "axcore/txn/axcore_builder.hpp"
 
 namespace axcore::runtime::testing_support {
-namespace {
-
 using txn::Dir;
 using txn::Tile;
 
-spec::DmaBd linear_bd(spec::MemSel mem, uint32_t words, uint32_t addr = 0) {
+spec::DmaBd linear_bd(spec::MemSel mem, uint32_t words, uint32_t addr) {
   spec::DmaBd bd;
   bd.valid = 1;
   bd.mem = mem;
@@ -20,14 +18,13 @@ spec::DmaBd linear_bd(spec::MemSel mem, uint32_t words, uint32_t addr = 0) {
   bd.addr_lo = addr;
   return bd;
 }
-spec::QueuePush token_push(uint32_t start) {
+spec::QueuePush token_push(uint32_t start, uint32_t tag) {
   spec::QueuePush p;
   p.start = start;
+  p.tag = tag;
   p.token = 1;
   return p;
 }
-
-}  // namespace
 
 Bundle dma_copy_bundle() {
   Bundle b;

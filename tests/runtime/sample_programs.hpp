@@ -6,9 +6,14 @@
 #include <vector>
 
 #include "axcore/runtime/bundle.hpp"
+#include <axcore/spec.hpp>
 #include "axcore/ref/ndarray.hpp"
 
 namespace axcore::runtime::testing_support {
+
+// A valid linear BD of `words` words at `addr` in `mem`, and a push that asks for a token.
+spec::DmaBd linear_bd(spec::MemSel mem, uint32_t words, uint32_t addr = 0);
+spec::QueuePush token_push(uint32_t start, uint32_t tag = 0);
 
 // x: INT32 (8, 8) -> y: INT32 (8, 10), each row framed by one pad word before and after.
 // Parameter "marker" (int32) is written into shim SCRATCH before the TXN plays.
