@@ -1,0 +1,314 @@
+#include "core_tile.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "axcore/ref/dwpu.hpp"
+#include "axcore/ref/error.hpp"
+
+namespace axcore::tlm {
+
+namespace {
+using spec::ErrorCode;
+namespace L = spec::layout::datapath_desc;
+constexpr uint32_t kCmdWords = spec::param::cmd_mem_bytes / 4;
+enum QueueId : unsigned { kMvmexe = 0, kDwpu = 1, kLoadimc = 2, kCtrl = 3 };
+}  // namespace
+
+CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token, BarrierHub& hub)
+    : Tile(n, spec::core::kRegisters, spec::core_row(core), tr),
+      l1("l1", spec::param::l1_bytes),
+      core_(core),
+      cores_(cores),
+      token_(std::move(token)),
+      hub_(hub) {
+  dma = std::make_unique<DmaEngine>("coredma", ref::DmaEngine::coredma(),
+                                    DmaContext{&regs, &errors, &tracer, token_, row, cores});
+  const UnitEnv env{l1.bytes(), &imc, &tracer, row, &perf_};
+  for (unsigned k = 0; k < 2; ++k) {
+    const unsigned base = k * 5;
+    const std::string p = k == 0 ? "mvm_" : "dw_";
+    pipes_[k].ifd0 = std::make_unique<IfdUnit>((p + "ifd0").c_str(), env, base + 0, false);
+    pipes_[k].ifd1 = std::make_unique<IfdUnit>((p + "ifd1").c_str(), env, base + 1, true);
+    if (k == 0) pipes_[k].mvm = std::make_unique<MvmUnit>("mvm", env, base + 2);
+    else pipes_[k].dwpu = std::make_unique<DwpuUnit>("dwpu", env, base + 2);
+    pipes_[k].dpu = std::make_unique<DpuUnit>((p + "dpu").c_str(), env, base + 3);
+    pipes_[k].odr = std::make_unique<OdrUnit>((p + "odr").c_str(), env, base + 4);
+  }
+  loadimc_ = std::make_unique<LoadImcUnit>("loadimc", env);
+  for (unsigned q = 0; q < queues_.size(); ++q) {
+    queues_[q].q = q;
+    sc_core::sc_spawn([this, q] { queue_thread(queues_[q]); });
+  }
+  regs.on_write("Q_PUSH", [this](uint32_t q, uint32_t, uint32_t v) {
+    const auto p = spec::QueuePush::decode_word(v);
+    Queue& qu = queues_[q];
+    if (qu.tasks.size() >= spec::param::queue_depth) {
+      errors.report({ErrorCode::QUEUE_OVERFLOW, 0, spec::param::core_queue_channel_base + q, p.start, 0});
+      return;
+    }
+    const uint64_t s = seq_++;
+    if (q == kCtrl) barrier_seqs_.push_back(s);
+    qu.tasks.push_back({p, now_cycles(), s});
+    qu.wake.notify(sc_core::SC_ZERO_TIME);
+  });
+  regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {
+    Queue& qu = queues_[q];
+    if (v & 2u) {
+      while (qu.tasks.size() > (qu.running ? 1u : 0u)) qu.tasks.pop_back();
+      regs.at("Q_CTRL", q) &= ~2u;
+    }
+  });
+  regs.on_read("Q_STATUS", [this](uint32_t q, uint32_t) {
+    const Queue& qu = queues_[q];
+    return static_cast<uint32_t>(qu.tasks.size()) | (qu.running ? 1u : 0u) << 5 | (qu.last_error ? 1u : 0u) << 6 |
+           (qu.done & 0xFFFF) << 16;
+  });
+  regs.on_read("CORE_STATUS", [this](uint32_t, uint32_t) {
+    return (queues_[kMvmexe].running ? 1u : 0u) | (queues_[kDwpu].running ? 2u : 0u) |
+           (queues_[kLoadimc].running ? 4u : 0u) | (barrier_id >= 0 ? 8u : 0u) | (dma->busy() ? 16u : 0u);
+  });
+  regs.on_write("CORE_CTRL", [this](uint32_t, uint32_t, uint32_t) { regs.at("CORE_CTRL") = 0; });
+  regs.on_read("IMC_STATUS", [this](uint32_t, uint32_t) {
+    return (imc.matrix_id() & 0xFF) | static_cast<uint32_t>(std::min<std::size_t>(imc.valid_tiles(), 255)) << 8 |
+           (imc.stale_reads ? 1u : 0u) << 16;
+  });
+  regs.on_read("IMC_STALE_READS", [this](uint32_t, uint32_t) { return static_cast<uint32_t>(imc.stale_reads); });
+  regs.on_read("PERF_BUSY", [this](uint32_t i, uint32_t) { return i == 11 ? static_cast<uint32_t>(cmdproc_busy_) : perf_[i].busy; });
+  regs.on_read("PERF_STALL_IN", [this](uint32_t i, uint32_t) { return perf_[i].stall_in; });
+  regs.on_read("PERF_STALL_OUT", [this](uint32_t i, uint32_t) { return perf_[i].stall_out; });
+  regs.on_read("PERF_TASKS", [this](uint32_t i, uint32_t) { return perf_[i].tasks; });
+  auto dbg = [this]() -> uint8_t* {
+    const uint32_t a = regs.at("DBG_MEM_ADDR") & ~3u;
+    if ((regs.at("DBG_MEM_SEL") & 3u) == 1) {
+      const std::size_t tb = ref::kTileRows * num::kLanes;
+      if (a / tb >= imc.tiles()) return nullptr;
+      return reinterpret_cast<uint8_t*>(imc.tile(a / tb).data()) + a % tb;
+    }
+    return a + 4 <= l1.bytes().size() ? &l1.bytes()[a] : nullptr;
+  };
+  regs.on_read("DBG_MEM_DATA", [this, dbg](uint32_t, uint32_t) {
+    uint32_t v = 0;
+    if (uint8_t* p = dbg()) std::memcpy(&v, p, 4);
+    regs.at("DBG_MEM_ADDR") += 4;
+    return v;
+  });
+  regs.on_write("DBG_MEM_DATA", [this, dbg](uint32_t, uint32_t, uint32_t v) {
+    if (uint8_t* p = dbg()) std::memcpy(p, &v, 4);
+    regs.at("DBG_MEM_ADDR") += 4;
+  });
+}
+
+bool CoreTile::busy() const {
+  return dma->busy() || std::any_of(queues_.begin(), queues_.end(), [](const Queue& q) { return !q.tasks.empty(); });
+}
+
+uint32_t CoreTile::cmd_word(uint32_t a) { return regs.at("CMD_MEM", 0, a); }
+
+bool CoreTile::earlier_barrier_pending(uint64_t seq) const {
+  return std::any_of(barrier_seqs_.begin(), barrier_seqs_.end(), [seq](uint64_t b) { return b < seq; });
+}
+
+void CoreTile::queue_thread(Queue& q) {
+  for (;;) {
+    while (q.tasks.empty()) sc_core::wait(q.wake);
+    const Task task = q.tasks.front();
+    q.running = true;
+    // Tasks pushed after a barrier wait for it; LoadIMC and MVMEXE exclude each other (IMC).
+    for (;;) {
+      const bool blocked = earlier_barrier_pending(task.seq) ||
+                           (q.q == kLoadimc && queues_[kMvmexe].running && queues_[kMvmexe].tasks.front().seq < task.seq) ||
+                           (q.q == kMvmexe && queues_[kLoadimc].running && queues_[kLoadimc].tasks.front().seq < task.seq);
+      if (!blocked) break;
+      sc_core::wait(resource_ev_);
+    }
+    uint64_t t = std::max(now_cycles(), task.accepted);
+    const uint64_t t_begin = t;
+    uint32_t bytes = 0, err_addr = 0;
+    const ErrorCode code = run_task(q, task, t, bytes, err_addr);
+    sync_to(t);
+    const uint32_t channel = spec::param::core_queue_channel_base + q.q;
+    if (code != ErrorCode::NONE) errors.report({code, 0, channel, task.push.start, err_addr});
+    spec::Token tok;
+    tok.valid = 1;
+    tok.error = code != ErrorCode::NONE;
+    tok.code = code;
+    tok.tag = task.push.tag;
+    tok.row = row;
+    tok.channel = channel;
+    const uint32_t tw = task.push.token ? tok.encode_word() : 0;
+    tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_DONE, task.push.start, bytes, 0, tw);
+    cmdproc_busy_ += t - t_begin;
+    ++perf_[spec::param::perf_units - 1].tasks;
+    q.tasks.pop_front();
+    q.running = false;
+    q.last_error = code != ErrorCode::NONE;
+    ++q.done;
+    resource_ev_.notify(sc_core::SC_ZERO_TIME);
+    if (task.push.token) {
+      sync_to(t + 1);
+      token_(tw, t + 1);
+    }
+  }
+}
+
+ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
+  const uint32_t start = task.push.start;
+  const uint32_t push_word = task.push.encode_word();
+  auto started = [&] { tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, push_word); };
+  if (start >= kCmdWords) {
+    started();
+    return ErrorCode::CMD_RANGE;
+  }
+  if (q.q == kMvmexe || q.q == kDwpu) return run_datapath(q, start, task.push.repeat, t, bytes, err_addr);
+  const uint32_t words = q.q == kLoadimc ? spec::LoadimcDesc::kWords : spec::BarrierDesc::kWords;
+  if (start + words > kCmdWords) {
+    started();
+    return ErrorCode::CMD_RANGE;
+  }
+  std::vector<uint32_t> w(words);
+  for (uint32_t i = 0; i < words; ++i) w[i] = cmd_word(start + i);
+  t += words + 1;
+  started();
+  if (q.q == kLoadimc) {
+    const auto d = spec::LoadimcDesc::decode(w);
+    for (uint32_t r = 0; r <= task.push.repeat; ++r) {
+      const ErrorCode c = loadimc_->run(d, t, bytes, err_addr);
+      if (c != ErrorCode::NONE) return c;
+    }
+    auto& pc = perf_[static_cast<unsigned>(spec::PerfUnit::LOADIMC)];
+    ++pc.tasks;
+    pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes);
+    return ErrorCode::NONE;
+  }
+  const auto b = spec::BarrierDesc::decode(w);
+  if (b.magic != spec::magic::barrier) return ErrorCode::DESC_MAGIC;
+  return run_barrier(b, t, task.seq);
+}
+
+ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_t seq) {
+  auto drop = [&] { barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), seq)); };
+  if (!(b.core_mask >> core_ & 1u) || (b.core_mask >> cores_) != 0) {
+    drop();
+    return ErrorCode::BARRIER_MASK;
+  }
+  // Every task pushed before the barrier completes first.
+  auto earlier_busy = [&] {
+    for (unsigned q = 0; q < kCtrl; ++q)
+      if (!queues_[q].tasks.empty() && queues_[q].tasks.front().seq < seq) return true;
+    return false;
+  };
+  while (earlier_busy()) sc_core::wait(resource_ev_);
+  barrier_id = static_cast<int>(b.barrier_id);
+  hub_.changed.notify(sc_core::SC_ZERO_TIME);
+  auto all_here = [&] {
+    for (unsigned c = 0; c < cores_; ++c)
+      if ((b.core_mask >> c & 1u) && hub_.cores[c]->barrier_id != static_cast<int>(b.barrier_id)) return false;
+    return true;
+  };
+  while (!all_here()) sc_core::wait(hub_.changed);
+  wait(sc_core::SC_ZERO_TIME);  // let every participant see the release before it leaves
+  barrier_id = -1;
+  t = std::max(t, now_cycles()) + 1;
+  drop();
+  return ErrorCode::NONE;
+}
+
+ErrorCode CoreTile::run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
+  const uint32_t push_word = queues_[q.q].tasks.front().push.encode_word();
+  auto started = [&] { tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, push_word); };
+  std::array<uint32_t, spec::DpHeader::kWords> hw{};
+  for (uint32_t i = 0; i < hw.size() && start + i < kCmdWords; ++i) hw[i] = cmd_word(start + i);
+  const auto h = spec::DpHeader::decode(hw);
+  if (h.magic != spec::magic::datapath) {
+    t += 2;
+    started();
+    return ErrorCode::DESC_MAGIC;
+  }
+  const uint32_t words = std::max<uint32_t>(h.words, 1);
+  if (uint64_t{start} + words > kCmdWords) {
+    t += 2;
+    started();
+    return ErrorCode::CMD_RANGE;
+  }
+  t += words + 1;
+  started();
+  std::vector<uint32_t> w(words + L::max_words, 0);
+  for (uint32_t i = 0; i < words; ++i) w[i] = cmd_word(start + i);
+  const std::span<const uint32_t> ws(w);
+  const bool mvm = q.q == kMvmexe;
+  if (static_cast<unsigned>(h.kind) != q.q) return ErrorCode::DESC_UNITS;
+  if (!h.has_odr || !h.has_ifd0 || (h.has_ifd1 && !h.has_dpu)) return ErrorCode::DESC_UNITS;
+  Pipeline& p = pipes_[mvm ? 0 : 1];
+  try {
+    if (words < L::program) ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
+    p.ifd0->walk = spec::Walk::decode(ws.subspan(L::ifd0));
+    ref::validate_walk(p.ifd0->walk, ref::WalkRole::Ifd);
+    if (h.has_ifd1) {
+      p.ifd1->walk = spec::Walk::decode(ws.subspan(L::ifd1));
+      ref::validate_walk(p.ifd1->walk, ref::WalkRole::Ifd);
+    }
+    if (h.has_main && mvm) {
+      p.mvm->desc = spec::MvmDesc::decode(ws.subspan(L::mvm));
+      ref::validate_mvm(p.mvm->desc);
+    }
+    if (h.has_main && !mvm) {
+      p.dwpu->desc = spec::DwpuDesc::decode(ws.subspan(L::dwpu));
+      ref::validate_dwpu(p.dwpu->desc);
+    }
+    if (h.has_dpu) {
+      const auto dd = spec::DpuDesc::decode(ws.subspan(L::dpu));
+      const uint32_t n = dd.init_len + dd.body_len;
+      if (L::program + 2 * n > words) ref::fail(ErrorCode::DESC_RANGE, "DPU program runs past the descriptor's words");
+      p.dpu->program = ref::DpuProgram::decode(dd, ws.subspan(L::program, 2 * n));
+      p.dpu->cfg.has_in1 = h.has_ifd1;
+      ref::validate_dpu(p.dpu->program, p.dpu->cfg);
+    }
+    p.odr->walk = spec::Walk::decode(ws.subspan(L::odr));
+    ref::validate_walk(p.odr->walk, ref::WalkRole::Odr);
+  } catch (const ref::RefError& e) {
+    return e.code();
+  }
+  for (uint32_t r = 0; r <= repeat; ++r) {
+    Pipe pipe;
+    p.ifd0->out = h.has_main ? &pipe.ifd0 : (h.has_dpu ? &pipe.ifd0 : &pipe.ifd0);
+    Stream* main_out = h.has_main ? &pipe.main : &pipe.ifd0;
+    if (h.has_main) (mvm ? p.mvm->out : p.dwpu->out) = &pipe.main;
+    p.dpu->in0 = main_out;
+    p.ifd1->out = &pipe.ifd1;
+    p.odr->in = h.has_dpu ? &pipe.dpu : main_out;
+    p.ifd0->launch(pipe, t);
+    if (h.has_ifd1) p.ifd1->launch(pipe, t);
+    if (h.has_main) (mvm ? static_cast<Unit*>(p.mvm.get()) : static_cast<Unit*>(p.dwpu.get()))->launch(pipe, t);
+    if (h.has_dpu) p.dpu->launch(pipe, t);
+    p.odr->launch(pipe, t);
+    bool fired = false;
+    while (pipe.bt.running() > 0) {
+      if (!pipe.bt.deadlocked()) {
+        sc_core::wait(pipe.bt.done_ev | pipe.bt.deadlock_ev);
+        continue;
+      }
+      const uint32_t limit = regs.at("WDOG_LIMIT");
+      if (limit == 0 || fired) {  // watchdog off: hangs like the hardware
+        sc_core::wait(pipe.bt.done_ev);
+        continue;
+      }
+      sync_to(pipe.bt.last_progress() + limit);
+      if (!pipe.bt.deadlocked()) continue;
+      fired = true;
+      regs.at("WDOG_STATUS") = 1u | (mvm ? 0u : 2u);
+      regs.at("WDOG_WAITS") = pipe.bt.waits();
+      pipe.err = ErrorCode::WATCHDOG;
+      pipe.bt.abort();
+    }
+    bytes += pipe.bytes;
+    t = std::max({t, pipe.end, fired ? now_cycles() : 0});
+    if (pipe.err != ErrorCode::NONE) {
+      err_addr = pipe.err_addr;
+      return pipe.err;
+    }
+  }
+  return ErrorCode::NONE;
+}
+
+}  // namespace axcore::tlm

@@ -1,0 +1,174 @@
+#include "datapath.hpp"
+
+#include <algorithm>
+
+#include "axcore/ref/dwpu.hpp"
+#include "axcore/ref/error.hpp"
+
+namespace axcore::tlm {
+
+namespace {
+using spec::param::dpu_latency;
+using spec::param::ifd_latency;
+using spec::param::mvm_latency;
+using spec::param::odr_latency;
+constexpr uint64_t kCyclesPerTileOp = spec::param::imc_tile_rows / spec::param::mvm_rows_per_cycle;
+}  // namespace
+
+void Unit::launch(Pipe& pipe, uint64_t t0) {
+  pipe.bt.start_unit();
+  sc_core::sc_spawn([this, &pipe, t0] {
+    uint64_t t = t0;
+    stall_in_ = stall_out_ = 0;
+    try {
+      body(pipe, t);
+    } catch (const Aborted&) {
+    } catch (const ref::RefError& e) {
+      if (pipe.err == spec::ErrorCode::NONE) pipe.err = e.code();
+      pipe.bt.abort();
+    }
+    auto& c = (*env_.perf)[perf_];
+    const uint64_t span = t > t0 ? t - t0 : 0;
+    c.stall_in += static_cast<uint32_t>(stall_in_);
+    c.stall_out += static_cast<uint32_t>(stall_out_);
+    c.busy += static_cast<uint32_t>(span - std::min(span, stall_in_ + stall_out_));
+    ++c.tasks;
+    pipe.bt.end_unit(t);
+  });
+}
+
+void IfdUnit::body(Pipe& pipe, uint64_t& t) {
+  const uint64_t rows = num::element_rows(walk.dtype);
+  for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
+    ref::Element e;
+    try {
+      e = ref::ifd_element(walk, c.step(), env_.l1);
+    } catch (const ref::RefError&) {
+      pipe.err_addr = static_cast<uint32_t>(c.step().row);
+      throw;
+    }
+    const uint64_t want = t + ifd_latency;
+    const uint64_t enter = out->push(std::move(e), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
+    stall_out_ += enter - want;
+    t = std::max(t + rows, enter + 1 - ifd_latency);
+  }
+  t += ifd_latency;
+}
+
+void MvmUnit::body(Pipe& pipe, uint64_t& t) {
+  auto pop = [&] {
+    auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
+    stall_in_ += got.cycle - t;
+    t = got.cycle + kCyclesPerTileOp;
+    return std::move(got.value);
+  };
+  auto push = [&](const ref::Element& e) {
+    const uint64_t want = t - 1 + mvm_latency;
+    const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
+    stall_out_ += enter - want;
+    t = std::max(t, enter + 1 - mvm_latency);
+  };
+  ref::run_mvm(desc, *env_.imc, pop, push);
+  t += mvm_latency;
+}
+
+void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
+  t += desc.weight_count;  // weight fetch, one row per cycle
+  auto pop = [&] {
+    auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
+    stall_in_ += got.cycle - t;
+    t = got.cycle + 1;
+    return std::move(got.value);
+  };
+  auto push = [&](const ref::Element& e) {
+    const uint64_t want = t - 1 + mvm_latency;
+    const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
+    stall_out_ += enter - want;
+    t = std::max(t, enter + 1 - mvm_latency);
+  };
+  ref::run_dwpu(desc, env_.l1, pop, push);
+  t += mvm_latency;
+}
+
+void DpuUnit::body(Pipe& pipe, uint64_t& t) {
+  ref::Dpu dpu(program, cfg);
+  ref::DpuIo io;
+  io.pop = [&](unsigned s) {
+    Stream& f = s == 1 ? pipe.ifd1 : *in0;
+    auto got = f.pop(t, &pipe.bt, s == 1 ? kDpuIn1 : kDpuIn0);
+    stall_in_ += got.cycle - t;
+    t = got.cycle;
+    return std::move(got.value);
+  };
+  io.push = [&](const ref::Element& e) {
+    const uint64_t want = t + dpu_latency;
+    const uint64_t enter = pipe.dpu.push(e, want, &pipe.bt, kDpuOut);
+    stall_out_ += enter - want;
+    t = enter - dpu_latency;
+  };
+  while (dpu.step(io)) ++t;
+  t += dpu_latency;
+}
+
+void OdrUnit::body(Pipe& pipe, uint64_t& t) {
+  const uint64_t rows = num::element_rows(walk.dtype);
+  const std::size_t bytes = num::element_bytes(walk.dtype);
+  for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
+    auto got = in->pop(t, &pipe.bt, kOdrIn);
+    stall_in_ += got.cycle - t;
+    const auto& st = c.step();
+    if (!st.guards_pass) {
+      t = got.cycle + 1;
+      pipe.end = t - 1;
+      continue;
+    }
+    if (got.value.value.dtype != walk.cast_from)
+      ref::fail(spec::ErrorCode::STREAM_DTYPE, std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
+                                                   ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
+    try {
+      ref::odr_element(walk, st, got.value, env_.l1);
+    } catch (const ref::RefError&) {
+      pipe.err_addr = static_cast<uint32_t>(st.row);
+      throw;
+    }
+    const uint64_t written = got.cycle + odr_latency + rows - 1;
+    const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
+    env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
+                      trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
+    pipe.bytes += static_cast<uint32_t>(bytes);
+    pipe.end = written;
+    t = got.cycle + rows;
+  }
+  t = std::max(t, pipe.end);
+}
+
+spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
+  if (d.magic != spec::magic::loadimc) return spec::ErrorCode::DESC_MAGIC;
+  if (d.d0_size == 0 || d.d1_size == 0) return spec::ErrorCode::DESC_RANGE;
+  env_.imc->begin_residency(d.matrix_id);
+  constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
+  for (uint32_t t1 = 0; t1 < d.d1_size; ++t1)
+    for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
+      // One tile at a time through the reference, so earlier tiles are written when a later one faults.
+      spec::LoadimcDesc one = d;
+      one.d0_size = one.d1_size = 1;
+      const int64_t tile = int64_t{d.tile_base} + int64_t{t0} * d.d0_tstride + int64_t{t1} * d.d1_tstride;
+      const int64_t row = int64_t{d.base_row} + int64_t{t0} * d.d0_astride + int64_t{t1} * d.d1_astride;
+      one.tile_base = static_cast<uint32_t>(tile < 0 ? 0xFFFFFFFF : tile);
+      one.base_row = static_cast<uint32_t>(row < 0 ? 0xFFFFFFFF : row);
+      try {
+        ref::run_loadimc(one, env_.l1, *env_.imc);
+      } catch (const ref::RefError& e) {
+        err_addr = static_cast<uint32_t>(e.code() == spec::ErrorCode::IMC_RANGE ? tile : row);
+        return e.code();
+      }
+      t += spec::param::imc_tile_rows * spec::param::loadimc_cycles_per_row;
+      const auto& data = env_.imc->tile(static_cast<std::size_t>(tile));
+      env_.tracer->emit(t - 1, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE, static_cast<uint64_t>(tile) * kTileBytes,
+                        kTileBytes, trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
+      bytes += kTileBytes;
+    }
+  return spec::ErrorCode::NONE;
+}
+
+}  // namespace axcore::tlm

@@ -1,0 +1,130 @@
+// The datapath units of a core (IFD0/IFD1, MVM, DWPU, DPU, ODR; one set per pipeline kind, so a
+// MVMEXE and a DWPU datapath overlap) and LoadIMC. Every unit computes by calling common/ref
+// (walk cursors, run_mvm, run_dwpu, the Dpu interpreter, run_loadimc) through blocking TimedFifo
+// callbacks, and annotates the cycles of docs/timing.md on its local clock.
+#pragma once
+
+#include <systemc>
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "axcore/ref/dpu.hpp"
+#include "axcore/ref/imc.hpp"
+#include "axcore/ref/walk.hpp"
+#include "axcore/runtime/device.hpp"
+#include "sim.hpp"
+#include "timed_fifo.hpp"
+
+namespace axcore::tlm {
+
+using Stream = TimedFifo<ref::Element>;
+
+// WDOG_WAITS bits.
+enum WaitBit : uint32_t {
+  kIfd0Out = 1, kIfd1Out = 2, kMainIn = 4, kMainOut = 8, kDpuIn0 = 16, kDpuIn1 = 32, kDpuOut = 64, kOdrIn = 128
+};
+
+// One task's run of a datapath: its streams, the block tracker, the first error.
+struct Pipe {
+  Pipe()
+      : ifd0(spec::param::stream_depth), ifd1(spec::param::stream_depth), main(spec::param::stream_depth),
+        dpu(spec::param::stream_depth) {}
+  BlockTracker bt;
+  Stream ifd0, ifd1, main, dpu;
+  spec::ErrorCode err = spec::ErrorCode::NONE;
+  uint32_t err_addr = 0;
+  uint64_t end = 0;
+  uint32_t bytes = 0;
+};
+
+// What a unit needs from its core.
+struct UnitEnv {
+  std::span<uint8_t> l1;
+  ref::Imc* imc;
+  Tracer* tracer;
+  uint32_t row;
+  std::array<runtime::UnitCounters, spec::param::perf_units>* perf;
+};
+
+// Base of every unit: its perf slot and trace unit, and the thread wrapper that turns a
+// reference error into the datapath's error and an abort.
+class Unit : public sc_core::sc_module {
+ public:
+  Unit(sc_core::sc_module_name n, UnitEnv env, unsigned perf) : sc_module(n), env_(env), perf_(perf) {}
+  // Spawns the unit's work for one run of `pipe`, starting at cycle t0.
+  void launch(Pipe& pipe, uint64_t t0);
+
+ protected:
+  virtual void body(Pipe& pipe, uint64_t& t) = 0;
+  trace::Unit trace_unit() const { return static_cast<trace::Unit>(static_cast<unsigned>(trace::Unit::MVM_IFD0) + perf_); }
+  UnitEnv env_;
+  unsigned perf_;
+  uint64_t stall_in_ = 0, stall_out_ = 0;
+};
+
+class IfdUnit : public Unit {
+ public:
+  IfdUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf, bool second) : Unit(n, env, perf), second_(second) {}
+  spec::Walk walk;
+  Stream* out = nullptr;
+
+ private:
+  void body(Pipe& pipe, uint64_t& t) override;
+  bool second_;
+};
+
+class MvmUnit : public Unit {
+ public:
+  using Unit::Unit;
+  spec::MvmDesc desc;
+  Stream* out = nullptr;
+
+ private:
+  void body(Pipe& pipe, uint64_t& t) override;
+};
+
+class DwpuUnit : public Unit {
+ public:
+  using Unit::Unit;
+  spec::DwpuDesc desc;
+  Stream* out = nullptr;
+
+ private:
+  void body(Pipe& pipe, uint64_t& t) override;
+};
+
+class DpuUnit : public Unit {
+ public:
+  using Unit::Unit;
+  ref::DpuProgram program;
+  ref::DpuConfig cfg;
+  Stream* in0 = nullptr;
+
+ private:
+  void body(Pipe& pipe, uint64_t& t) override;
+};
+
+class OdrUnit : public Unit {
+ public:
+  using Unit::Unit;
+  spec::Walk walk;
+  Stream* in = nullptr;
+
+ private:
+  void body(Pipe& pipe, uint64_t& t) override;
+};
+
+// LoadIMC: one 64-byte row per cycle, MEM_WRITE per tile (addr = tile * 4096).
+class LoadImcUnit : public sc_core::sc_module {
+ public:
+  LoadImcUnit(sc_core::sc_module_name n, UnitEnv env) : sc_module(n), env_(env) {}
+  // Returns the error (NONE on success); t advances; bytes written added.
+  spec::ErrorCode run(const spec::LoadimcDesc& d, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
+
+ private:
+  UnitEnv env_;
+};
+
+}  // namespace axcore::tlm

@@ -1,0 +1,222 @@
+#include "dma_engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "axcore/ref/error.hpp"
+
+namespace axcore::tlm {
+
+namespace {
+using spec::ErrorCode;
+constexpr unsigned kCh = spec::param::dma_channels;
+constexpr uint64_t kBdStart = 2, kBdChain = 1;
+constexpr uint64_t kDdrReadCycles = spec::param::ddr_latency_cycles + 2;  // one outstanding request
+constexpr uint64_t kDdrWriteCycles = 3;                                   // address, 2 cycles to B
+
+struct DmaFault {
+  ErrorCode code;
+  uint32_t bd;
+  uint64_t addr;
+};
+
+uint64_t mem_bytes(spec::MemSel m) {
+  switch (m) {
+    case spec::MemSel::DDR: return uint64_t{1} << spec::param::ddr_addr_bits;
+    case spec::MemSel::L2: return spec::param::l2_bytes;
+    default: return spec::param::l1_bytes;
+  }
+}
+}  // namespace
+
+DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext ctx)
+    : sc_module(n), socket("socket"), eng_(eng), ctx_(std::move(ctx)) {
+  for (unsigned i = 0; i < kCh; ++i) pairs_.push_back(std::make_unique<TimedFifo<uint32_t>>(spec::param::dma_stream_depth));
+  for (unsigned i = 0; i < 2 * kCh; ++i) {
+    Channel& ch = ch_[i];
+    ch.mm2s = i >= kCh;
+    ch.index = i % kCh;
+    sc_core::sc_spawn_options opt;
+    sc_core::sc_spawn([this, &ch] { channel_thread(ch); }, nullptr, &opt);
+  }
+  auto push = [this](bool mm2s) {
+    return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
+      Channel& ch = ch_[(mm2s ? kCh : 0) + i];
+      const auto p = spec::QueuePush::decode_word(v);
+      if (ch.queue.size() >= spec::param::queue_depth) {
+        ctx_.errors->report({ErrorCode::QUEUE_OVERFLOW, mm2s ? 1u : 0u, i, p.start, 0});
+        return;
+      }
+      ch.queue.push_back({p, now_cycles()});
+      ch.wake.notify(sc_core::SC_ZERO_TIME);
+    };
+  };
+  RegFile& r = *ctx_.regs;
+  r.on_write("DMA_S2MM_QUEUE", push(false));
+  r.on_write("DMA_MM2S_QUEUE", push(true));
+  auto ctrl = [this](bool mm2s) {
+    return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
+      Channel& ch = ch_[(mm2s ? kCh : 0) + i];
+      if (v & 2u) {  // reset: drop queued tasks (the running one finishes; see docs/tlm.md)
+        while (ch.queue.size() > (ch.running ? 1u : 0u)) ch.queue.pop_back();
+        ctx_.regs->at(mm2s ? "DMA_MM2S_CTRL" : "DMA_S2MM_CTRL", i) &= ~2u;
+      }
+    };
+  };
+  r.on_write("DMA_S2MM_CTRL", ctrl(false));
+  r.on_write("DMA_MM2S_CTRL", ctrl(true));
+  r.on_read("DMA_S2MM_STATUS", [this](uint32_t i, uint32_t) { return status_word(ch_[i]); });
+  r.on_read("DMA_MM2S_STATUS", [this](uint32_t i, uint32_t) { return status_word(ch_[kCh + i]); });
+  r.on_read("DMA_S2MM_BYTES", [this](uint32_t i, uint32_t) { return ch_[i].bytes; });
+  r.on_read("DMA_MM2S_BYTES", [this](uint32_t i, uint32_t) { return ch_[kCh + i].bytes; });
+}
+
+uint32_t DmaEngine::status_word(const Channel& ch) const {
+  return static_cast<uint32_t>(ch.queue.size()) | (ch.running ? 1u : 0u) << 5 | (ch.last_error ? 1u : 0u) << 6 |
+         (ch.cur_bd & 0xFF) << 8 | (ch.done & 0xFFFF) << 16;
+}
+
+bool DmaEngine::busy() const {
+  return std::any_of(ch_.begin(), ch_.end(), [](const Channel& c) { return !c.queue.empty(); });
+}
+
+void DmaEngine::reset() {
+  for (auto& c : ch_) {
+    c.queue.clear();
+    c.done = c.bytes = c.cur_bd = 0;
+    c.last_error = false;
+  }
+}
+
+MemWindow DmaEngine::window(const spec::DmaBd& bd) {
+  ::tlm::tlm_generic_payload p;
+  ::tlm::tlm_dmi dmi;
+  p.set_address(fabric_addr(static_cast<unsigned>(bd.mem), bd.core, 0));
+  p.set_command(::tlm::TLM_READ_COMMAND);
+  if (!socket->get_direct_mem_ptr(p, dmi)) throw DmaFault{ErrorCode::ADDR_RANGE, 0, 0};
+  return {dmi.get_dmi_ptr(), dmi.get_end_address() - dmi.get_start_address() + 1};
+}
+
+void DmaEngine::check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id) {
+  // The RTL checks the whole walk when it loads the BD, before moving a word.
+  if (bd.mem == spec::MemSel::L1 && bd.core >= ctx_.cores) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
+  const uint64_t limit = mem_bytes(bd.mem);
+  for (const auto& w : walk)
+    if (!w.pad && w.byte_addr + 3 >= limit) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
+}
+
+void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes) {
+  const auto dir = ch.mm2s ? ref::DmaDir::MM2S : ref::DmaDir::S2MM;
+  std::vector<ref::DmaWord> walk;
+  try {
+    walk = ref::dma_walk(bd, eng_, dir, 0);  // iter_current is written back per run (RTL)
+  } catch (const ref::RefError& e) {
+    throw DmaFault{e.code(), bd_id, bd.addr_lo};
+  }
+  check_range(bd, walk, bd_id);
+  const MemWindow mem = window(bd);
+  if (mem.size < mem_bytes(bd.mem) && bd.mem != spec::MemSel::DDR) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
+  for (const auto& w : walk)
+    if (!w.pad && w.byte_addr + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
+  const bool ddr = bd.mem == spec::MemSel::DDR;
+  TimedFifo<uint32_t>& f = pair(ch.index);
+  if (ch.mm2s) {
+    for (const auto& w : walk) {
+      uint32_t v = bd.pad_value;
+      if (!w.pad) std::memcpy(&v, mem.ptr + w.byte_addr, 4);
+      t = f.push(v, t) + (w.pad ? 1 : (ddr ? kDdrReadCycles : 1));
+      if (!w.pad) ch.bytes += 4;
+    }
+    return;
+  }
+  const uint32_t run = bd.d0_size <= 1 ? 1 : bd.d0_size;
+  uint64_t hash = 0xcbf29ce484222325ULL, run_addr = 0;
+  for (std::size_t i = 0; i < walk.size(); ++i) {
+    const auto got = f.pop(t);
+    const uint32_t v = got.value;
+    std::memcpy(mem.ptr + walk[i].byte_addr, &v, 4);
+    t = got.cycle + (ddr ? kDdrWriteCycles : 1);
+    ch.bytes += 4;
+    task_bytes += 4;
+    if (i % run == 0) {
+      run_addr = walk[i].byte_addr;
+      hash = 0xcbf29ce484222325ULL;
+    }
+    uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    hash = trace::fnv1a64(b, hash);
+    if (i % run == run - 1)
+      ctx_.tracer->emit(t - 1, ctx_.row, trace::dma_unit(false, ch.index), trace::Kind::MEM_WRITE, run_addr, run * 4, hash, 0);
+  }
+}
+
+ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err) {
+  const char* bd_reg = "DMA_BD";
+  try {
+    for (uint32_t r = 0; r <= task.push.repeat; ++r) {
+      uint32_t id = task.push.start, chain = 1;
+      t += kBdStart;
+      for (;;) {
+        if (id >= eng_.bds) throw DmaFault{ErrorCode::BD_INVALID, id, 0};
+        ch.cur_bd = id;
+        auto words = ctx_.regs->words(bd_reg, id);
+        spec::DmaBd bd = spec::DmaBd::decode(words);
+        move_bd(ch, bd, id, t, task_bytes);
+        if (bd.iter_size > 1) {  // write back the next iteration like the RTL
+          bd.iter_current = (bd.iter_current % bd.iter_size + 1) % bd.iter_size;
+          words[3] = (words[3] & ~(0xFFFu << 20)) | bd.iter_current << 20;
+        }
+        if (!bd.use_next) break;
+        if (chain >= eng_.bds) throw DmaFault{ErrorCode::BD_CHAIN_LOOP, id, 0};
+        id = bd.next_bd;
+        ++chain;
+        t += kBdChain;
+      }
+    }
+  } catch (const DmaFault& f) {
+    err = {f.code, ch.mm2s ? 1u : 0u, ch.index, f.bd, static_cast<uint32_t>(f.addr)};
+    pair(ch.index).fail(f.code);  // the partner ends its running task with the same code
+    return f.code;
+  } catch (const StreamFailed& s) {
+    pair(ch.index).clear();
+    return s.code;
+  }
+  return ErrorCode::NONE;
+}
+
+void DmaEngine::channel_thread(Channel& ch) {
+  for (;;) {
+    while (ch.queue.empty()) sc_core::wait(ch.wake);
+    const Task task = ch.queue.front();
+    ch.running = true;
+    uint64_t t = std::max(now_cycles(), task.accepted);
+    const auto unit = trace::dma_unit(ch.mm2s, ch.index);
+    const uint32_t push_word = task.push.encode_word();
+    ctx_.tracer->emit(t, ctx_.row, unit, trace::Kind::TASK_START, task.push.start, 0, 0, push_word);
+    uint32_t task_bytes = 0;
+    ErrorReport err;
+    const ErrorCode code = run_task(ch, task, t, task_bytes, err);
+    sync_to(t);
+    if (err.code != ErrorCode::NONE) ctx_.errors->report(err);
+    spec::Token tok;
+    tok.valid = 1;
+    tok.error = code != ErrorCode::NONE;
+    tok.code = code;
+    tok.tag = task.push.tag;
+    tok.row = ctx_.row;
+    tok.dir = ch.mm2s ? 1 : 0;
+    tok.channel = ch.index;
+    const uint32_t tw = task.push.token ? tok.encode_word() : 0;
+    ctx_.tracer->emit(t, ctx_.row, unit, trace::Kind::TASK_DONE, task.push.start, task_bytes, 0, tw);
+    ch.queue.pop_front();
+    ch.running = false;
+    ch.last_error = code != ErrorCode::NONE;
+    ++ch.done;
+    if (task.push.token) {
+      sync_to(t + 1);
+      ctx_.token(tw, t + 1);
+    }
+  }
+}
+
+}  // namespace axcore::tlm

@@ -1,0 +1,71 @@
+// A BD engine (SysDMA, MemDMA, CoreDMA): dma_channels pairs, MM2S ch n feeding S2MM ch n through
+// a dma_stream_depth-word TimedFifo. Each channel is an SC_THREAD running its queue in order:
+// BD checks with the reference (common/ref dma validate_bd / dma_walk / dma_chain rules) plus the
+// RTL's load-time range check, words moved through DMI at the contract's rates (docs/timing.md),
+// iter_current written back per BD run, one MEM_WRITE record per S2MM d0 run, a token per task.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "axcore/ref/dma.hpp"
+#include "memory.hpp"
+#include "regfile.hpp"
+#include "sim.hpp"
+#include "timed_fifo.hpp"
+
+namespace axcore::tlm {
+
+using TokenSink = std::function<void(uint32_t token, uint64_t cycle)>;
+
+struct DmaContext {
+  RegFile* regs;
+  ErrorRecorder* errors;
+  Tracer* tracer;
+  TokenSink token;
+  uint32_t row;
+  uint32_t cores;
+};
+
+class DmaEngine : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+  DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext ctx);
+  bool busy() const;
+  void reset();
+
+ private:
+  struct Task {
+    spec::QueuePush push;
+    uint64_t accepted;
+  };
+  struct Channel {
+    bool mm2s = false;
+    unsigned index = 0;
+    std::deque<Task> queue;
+    bool running = false, last_error = false;
+    uint32_t done = 0, bytes = 0, cur_bd = 0;
+    sc_core::sc_event wake;
+  };
+  void channel_thread(Channel& ch);
+  // Runs one task; returns the error code (NONE on success) and adds written bytes.
+  spec::ErrorCode run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err);
+  void move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes);
+  void check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id);
+  MemWindow window(const spec::DmaBd& bd);
+  TimedFifo<uint32_t>& pair(unsigned i) { return *pairs_[i]; }
+  uint32_t status_word(const Channel& ch) const;
+
+  ref::DmaEngine eng_;
+  DmaContext ctx_;
+  std::array<Channel, 2 * spec::param::dma_channels> ch_;  // [0, n) S2MM, [n, 2n) MM2S
+  std::vector<std::unique_ptr<TimedFifo<uint32_t>>> pairs_;
+};
+
+}  // namespace axcore::tlm

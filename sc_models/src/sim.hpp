@@ -1,0 +1,62 @@
+// Shared simulation plumbing: the cycle clock (1 cycle = 1 ns of SystemC time), the trace
+// emitter, the per-tile error recorder (ERROR_STATUS/INFO/ADDR, first error kept like the RTL's
+// ax_err_rec) and the abort signal units use to leave a task.
+#pragma once
+
+#include <systemc>
+
+#include <axcore/spec.hpp>
+#include <cstdint>
+#include <functional>
+
+#include "axcore/trace/record.hpp"
+
+namespace axcore::tlm {
+
+inline const sc_core::sc_time kCycle(1, sc_core::SC_NS);
+
+inline uint64_t now_cycles() { return static_cast<uint64_t>(sc_core::sc_time_stamp() / kCycle); }
+// Temporal decoupling point: lets SystemC time catch up with a unit's local cycle.
+inline void sync_to(uint64_t cycle) {
+  const uint64_t now = now_cycles();
+  if (cycle > now) sc_core::wait(static_cast<double>(cycle - now), sc_core::SC_NS);
+}
+
+class Tracer {
+ public:
+  void set_sink(std::function<void(const trace::Record&)> s) { sink_ = std::move(s); }
+  bool on() const { return static_cast<bool>(sink_); }
+  void emit(trace::Record r) {
+    if (!sink_) return;
+    r.seq = seq_++;
+    sink_(r);
+  }
+  void emit(uint64_t cycle, uint32_t row, trace::Unit u, trace::Kind k, uint64_t addr, uint32_t bytes,
+            uint64_t hash, uint32_t token) {
+    if (!sink_) return;
+    emit(trace::Record{0, cycle, 0, static_cast<uint8_t>(row), u, k, addr, bytes, hash, token});
+  }
+
+ private:
+  std::function<void(const trace::Record&)> sink_;
+  uint64_t seq_ = 0;
+};
+
+// Thrown inside a unit's thread when its datapath is aborted (watchdog, error elsewhere).
+struct Aborted {};
+
+struct ErrorReport {
+  spec::ErrorCode code = spec::ErrorCode::NONE;
+  uint32_t dir = 0, channel = 0, detail = 0, addr = 0;
+};
+
+// ERROR_STATUS (sticky, w1c), ERROR_INFO and ERROR_ADDR of one tile.
+class ErrorRecorder {
+ public:
+  void report(const ErrorReport& e);
+  void clear(uint32_t mask) { status &= ~mask; }
+  void reset() { status = info = addr = 0; }
+  uint32_t status = 0, info = 0, addr = 0;
+};
+
+}  // namespace axcore::tlm

@@ -1,0 +1,193 @@
+#include "axcore/tlm/tlm_device.hpp"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core_tile.hpp"
+#include "mem_tile.hpp"
+#include "shim_tile.hpp"
+
+namespace axcore::tlm {
+
+namespace {
+std::atomic<bool> g_elaborated{false};
+constexpr uint64_t kHostWriteCycles = 3, kHostReadCycles = 4;
+
+// The host bus: one initiator socket per tile, decoded from the register address.
+struct HostBus : sc_core::sc_module {
+  std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<HostBus>>> tiles;  // by row
+  explicit HostBus(sc_core::sc_module_name n, unsigned rows) : sc_module(n) {
+    for (unsigned r = 0; r < rows; ++r)
+      tiles.push_back(std::make_unique<tlm_utils::simple_initiator_socket<HostBus>>(("tile" + std::to_string(r)).c_str()));
+  }
+};
+}  // namespace
+
+struct TlmDevice::Impl : sc_core::sc_module {
+  Tracer tracer;
+  Memory ddr;
+  Fabric fabric;
+  ShimTile shim;
+  MemTile mem;
+  BarrierHub hub;
+  std::vector<std::unique_ptr<CoreTile>> cores;
+  HostBus bus;
+  unsigned ncores;
+
+  Impl(const TlmOptions& o)
+      : sc_module(sc_core::sc_module_name("axcore")),
+        ddr("ddr", o.ddr_bytes),
+        fabric("fabric"),
+        shim("shim", tracer, o.cores),
+        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }),
+        bus("host", spec::param::first_core_row + o.cores),
+        ncores(o.cores) {
+    for (unsigned c = 0; c < o.cores; ++c) {
+      cores.push_back(std::make_unique<CoreTile>(("core" + std::to_string(c)).c_str(), c, tracer, o.cores,
+                                                 [this](uint32_t t, uint64_t cy) { shim.offer_token(t, cy); }, hub));
+      hub.cores.push_back(cores.back().get());
+    }
+    // Fabric targets: 0 DDR, 1 L2, 2 + c L1 of core c. Initiators: every DMA engine.
+    fabric.out.bind(ddr.socket);
+    fabric.out.bind(mem.l2.socket);
+    for (auto& c : cores) fabric.out.bind(c->l1.socket);
+    shim.dma->socket.bind(fabric.in);
+    mem.dma->socket.bind(fabric.in);
+    for (auto& c : cores) c->dma->socket.bind(fabric.in);
+    bus.tiles[0]->bind(shim.socket);
+    bus.tiles[1]->bind(mem.socket);
+    for (unsigned c = 0; c < o.cores; ++c) bus.tiles[2 + c]->bind(cores[c]->socket);
+    shim.device_busy = [this] { return busy(); };
+    shim.device_error = [this] {
+      bool e = shim.errors.status || mem.errors.status;
+      for (auto& c : cores) e = e || c->errors.status;
+      return e;
+    };
+  }
+  bool busy() const {
+    bool b = shim.busy() || mem.busy();
+    for (auto& c : cores) b = b || c->busy();
+    return b;
+  }
+  Tile& tile(uint64_t addr) {
+    const uint64_t col = addr >> spec::param::addr_col_shift, row = (addr >> spec::param::addr_row_shift) & 0x1F;
+    if (col != 0 || row >= bus.tiles.size() || (addr >> 32) != 0)
+      throw runtime::DeviceError("tlm: address 0x" + std::to_string(addr) + " names no tile (col " + std::to_string(col) +
+                                 ", row " + std::to_string(row) + ")");
+    if (row == 0) return shim;
+    if (row == 1) return mem;
+    return *cores[row - 2];
+  }
+  void access(uint64_t addr, uint32_t& v, bool write) {
+    if (addr % 4) throw runtime::DeviceError("tlm: unaligned register address 0x" + std::to_string(addr));
+    Tile& t = tile(addr);
+    const uint64_t row = (addr >> spec::param::addr_row_shift) & 0x1F;
+    ::tlm::tlm_generic_payload p;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    p.set_command(write ? ::tlm::TLM_WRITE_COMMAND : ::tlm::TLM_READ_COMMAND);
+    p.set_address(addr & ((1u << spec::param::addr_offset_bits) - 1));
+    p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+    p.set_data_length(4);
+    p.set_streaming_width(4);
+    p.set_response_status(::tlm::TLM_INCOMPLETE_RESPONSE);
+    (*bus.tiles[row])->b_transport(p, delay);
+    if (!p.is_response_ok())
+      throw runtime::DeviceError("tlm: no register at 0x" + to_hex(addr) + " in tile " + std::string(t.name()));
+  }
+  static std::string to_hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
+    return b;
+  }
+};
+
+TlmDevice::TlmDevice(TlmOptions opt) {
+  if (opt.cores < 1 || opt.cores > spec::param::max_cores)
+    throw runtime::DeviceError("tlm: cores = " + std::to_string(opt.cores) + " outside 1.." +
+                               std::to_string(spec::param::max_cores));
+  if (g_elaborated.exchange(true))
+    throw runtime::DeviceError("tlm: SystemC elaborates once per process; build one TlmDevice per process");
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_INSTANCE_EXISTS_, sc_core::SC_DO_NOTHING);
+  impl_ = std::make_unique<Impl>(opt);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; threads reach their first wait
+}
+
+TlmDevice::~TlmDevice() = default;
+
+unsigned TlmDevice::cores() const { return impl_->ncores; }
+uint64_t TlmDevice::cycle() const { return now_cycles(); }
+bool TlmDevice::busy() const { return impl_->busy(); }
+
+void TlmDevice::advance(uint64_t cycles) {
+  if (cycles) sc_core::sc_start(static_cast<double>(cycles), sc_core::SC_NS);
+}
+
+uint32_t TlmDevice::read32(uint64_t addr) {
+  uint32_t v = 0;
+  impl_->access(addr, v, false);
+  advance(kHostReadCycles);
+  return v;
+}
+
+void TlmDevice::write32(uint64_t addr, uint32_t value) {
+  uint32_t v = value;
+  impl_->tracer.emit(now_cycles(), static_cast<uint32_t>((addr >> spec::param::addr_row_shift) & 0x1F), trace::Unit::HOST,
+                     trace::Kind::REG_WRITE, addr, 0, value, 0);
+  impl_->access(addr, v, true);
+  advance(kHostWriteCycles);
+}
+
+void TlmDevice::run_until_idle(uint64_t timeout_cycles) {
+  const uint64_t start = cycle();
+  constexpr uint64_t kStep = 256;
+  while (busy()) {
+    if (cycle() - start >= timeout_cycles) {
+      std::string what;
+      if (impl_->shim.busy()) what += " shim(SysDMA)";
+      if (impl_->mem.busy()) what += " mem(MemDMA)";
+      for (unsigned c = 0; c < impl_->ncores; ++c)
+        if (impl_->cores[c]->busy()) what += " core" + std::to_string(c);
+      throw runtime::TimeoutError("tlm: run_until_idle: still busy after " + std::to_string(timeout_cycles) +
+                                  " cycles:" + what);
+    }
+    advance(std::min(kStep, timeout_cycles - (cycle() - start)));
+  }
+}
+
+uint64_t TlmDevice::ddr_size() const { return impl_->ddr.bytes().size(); }
+
+void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
+  auto m = impl_->ddr.bytes();
+  if (addr > m.size() || bytes.size() > m.size() - addr)
+    throw runtime::DeviceError("tlm: ddr_write [0x" + Impl::to_hex(addr) + ", +" + std::to_string(bytes.size()) +
+                               ") outside DDR of " + std::to_string(m.size()) + " bytes");
+  std::memcpy(m.data() + addr, bytes.data(), bytes.size());
+}
+
+void TlmDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
+  auto m = impl_->ddr.bytes();
+  if (addr > m.size() || bytes.size() > m.size() - addr)
+    throw runtime::DeviceError("tlm: ddr_read [0x" + Impl::to_hex(addr) + ", +" + std::to_string(bytes.size()) +
+                               ") outside DDR of " + std::to_string(m.size()) + " bytes");
+  std::memcpy(bytes.data(), m.data() + addr, bytes.size());
+}
+
+void TlmDevice::set_trace_sink(runtime::TraceSink sink) { impl_->tracer.set_sink(std::move(sink)); }
+
+std::span<uint8_t> TlmDevice::l1(unsigned core) {
+  if (core >= impl_->ncores) throw runtime::DeviceError("tlm: no core " + std::to_string(core));
+  return impl_->cores[core]->l1.bytes();
+}
+std::span<uint8_t> TlmDevice::l2() { return impl_->mem.l2.bytes(); }
+
+}  // namespace axcore::tlm
+
+// libsystemc's own main() calls sc_main; our programs have their own main(), so this weak
+// definition only satisfies the link.
+__attribute__((weak)) int sc_main(int, char*[]) { return 0; }

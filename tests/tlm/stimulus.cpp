@@ -1,0 +1,110 @@
+#include "stimulus.hpp"
+
+#include "axcore/ref/dwpu.hpp"
+#include "axcore/ref/walk.hpp"
+
+namespace axcore::stim {
+
+void write_bd(runtime::Device& d, uint32_t row, uint32_t bd_index, const spec::DmaBd& bd) {
+  const auto w = bd.encode();
+  d.block_write(addr(row, spec::core::DMA_BD.at(bd_index)), w);
+}
+
+void push_dma(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, const spec::QueuePush& p) {
+  const uint32_t off = mm2s ? spec::core::DMA_MM2S_QUEUE.at(ch) : spec::core::DMA_S2MM_QUEUE.at(ch);
+  d.write32(addr(row, off), p.encode_word());
+}
+
+spec::DmaBd linear_bd(spec::MemSel m, uint64_t a, uint32_t words, uint32_t core) {
+  spec::DmaBd bd;
+  bd.valid = 1;
+  bd.mem = m;
+  bd.core = core;
+  bd.addr_lo = static_cast<uint32_t>(a);
+  bd.addr_hi = static_cast<uint32_t>(a >> 32);
+  bd.length = words;
+  bd.d0_size = words;
+  bd.d0_stride = 1;
+  return bd;
+}
+
+void write_cmd(runtime::Device& d, unsigned core, uint32_t word_addr, std::span<const uint32_t> words) {
+  d.block_write(addr(spec::core_row(core), spec::core::CMD_MEM.offset + 4 * word_addr), words);
+}
+
+void push_queue(runtime::Device& d, unsigned core, spec::Queue q, const spec::QueuePush& p) {
+  d.write32(addr(spec::core_row(core), spec::core::Q_PUSH.at(static_cast<uint32_t>(q))), p.encode_word());
+}
+
+spec::QueuePush push_word(uint32_t start, uint32_t tag, bool token, uint32_t repeat) {
+  spec::QueuePush p;
+  p.start = start;
+  p.tag = tag;
+  p.token = token ? 1 : 0;
+  p.repeat = repeat;
+  return p;
+}
+
+std::vector<uint32_t> Datapath::words() const {
+  namespace L = spec::layout::datapath_desc;
+  std::vector<uint32_t> w(L::program + 2 * program.size(), 0);
+  auto put = [&](uint32_t at, const auto& s) { s.encode_to(std::span<uint32_t>(w).subspan(at)); };
+  spec::DpHeader h = header;
+  h.magic = spec::magic::datapath;
+  h.words = static_cast<uint32_t>(w.size());
+  put(L::header, h);
+  put(L::ifd0, ifd0);
+  if (h.has_ifd1) put(L::ifd1, ifd1);
+  if (mvm) put(L::mvm, *mvm);
+  if (dwpu) put(L::dwpu, *dwpu);
+  if (dpu) put(L::dpu, *dpu);
+  put(L::odr, odr);
+  for (std::size_t i = 0; i < program.size(); ++i) put(L::program + 2 * static_cast<uint32_t>(i), program[i]);
+  return w;
+}
+
+spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtype cast_from) {
+  spec::Walk w;
+  w.base_row = base_row;
+  w.dtype = dt;
+  w.cast_from = cast_from;
+  w.ndims = 1;
+  w.d0_size = n;
+  w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
+  return w;
+}
+
+void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {
+  ref::VectorSink s0, s1;
+  ref::run_ifd(dp.ifd0, l1, s0.fn());
+  if (dp.header.has_ifd1) ref::run_ifd(dp.ifd1, l1, s1.fn());
+  std::vector<ref::Element> main = s0.elems;
+  if (dp.header.has_main) {
+    ref::VectorSource src(s0.elems);
+    ref::VectorSink out;
+    if (dp.mvm) ref::run_mvm(*dp.mvm, *imc, src.fn(), out.fn());
+    else ref::run_dwpu(*dp.dwpu, l1, src.fn(), out.fn());
+    main = out.elems;
+  }
+  if (dp.header.has_dpu) {
+    ref::DpuProgram p{*dp.dpu, dp.program};
+    ref::VectorSource in0(main), in1(s1.elems);
+    ref::VectorSink out;
+    ref::DpuIo io{[&](unsigned s) { return s == 1 ? in1.pop() : in0.pop(); }, out.fn()};
+    ref::run_dpu(p, ref::DpuConfig{dp.header.has_ifd1 != 0}, io);
+    main = out.elems;
+  }
+  ref::VectorSource src(main);
+  ref::run_odr(dp.odr, l1, src.fn());
+}
+
+spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout) {
+  return spec::Token::decode_word(d.wait_token(0, spec::core_row(core), 0,
+                                               spec::param::core_queue_channel_base + static_cast<uint32_t>(q), timeout));
+}
+
+spec::Token wait_dma_token(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout) {
+  return spec::Token::decode_word(d.wait_token(0, row, mm2s ? 1 : 0, ch, timeout));
+}
+
+}  // namespace axcore::stim

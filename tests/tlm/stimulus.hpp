@@ -1,0 +1,53 @@
+// Stimulus shared by the TLM tests and (through runtime::Device only) the RTL tests: BD and
+// queue programming, datapath descriptors built from spec structs, and the reference result of
+// a datapath composed from the common/ref unit references (run_ifd -> run_mvm/run_dwpu ->
+// run_dpu -> run_odr over vectors).
+#pragma once
+
+#include <axcore/spec.hpp>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "axcore/ref/dpu.hpp"
+#include "axcore/ref/imc.hpp"
+#include "axcore/runtime/device.hpp"
+
+namespace axcore::stim {
+
+inline uint32_t addr(uint32_t row, uint32_t offset) { return spec::tile_addr(0, row, offset); }
+
+// DMA: BD i of the engine in `row`, and a push to channel `ch` (mm2s or s2mm).
+void write_bd(runtime::Device& d, uint32_t row, uint32_t bd_index, const spec::DmaBd& bd);
+void push_dma(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, const spec::QueuePush& p);
+// A contiguous BD of `words` words at byte address a in memory m.
+spec::DmaBd linear_bd(spec::MemSel m, uint64_t a, uint32_t words, uint32_t core = 0);
+
+// Core command memory and queues.
+void write_cmd(runtime::Device& d, unsigned core, uint32_t word_addr, std::span<const uint32_t> words);
+void push_queue(runtime::Device& d, unsigned core, spec::Queue q, const spec::QueuePush& p);
+spec::QueuePush push_word(uint32_t start, uint32_t tag, bool token = true, uint32_t repeat = 0);
+
+// A datapath invocation (spec layout datapath_desc).
+struct Datapath {
+  spec::DpHeader header;
+  spec::Walk ifd0, ifd1, odr;
+  std::optional<spec::MvmDesc> mvm;
+  std::optional<spec::DwpuDesc> dwpu;
+  std::optional<spec::DpuDesc> dpu;
+  std::vector<spec::DpuInstr> program;
+  std::vector<uint32_t> words() const;  // fills header.words
+};
+
+// A walk over `n` consecutive elements of dtype dt from row base (1-D).
+spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtype cast_from);
+
+// The result of running `dp` on `l1` (modified in place) with the reference units.
+void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc);
+
+// Waits for a core queue's token; returns it decoded.
+spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout = 5'000'000);
+spec::Token wait_dma_token(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout = 50'000'000);
+
+}  // namespace axcore::stim
