@@ -2,6 +2,8 @@
 // common/ref unit references composed over vectors (stim::reference_datapath).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "axcore/num/float16.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/tlm/tlm_device.hpp"
