@@ -81,7 +81,7 @@ module ax_cmdproc
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .clr_i       (clr_i || q_reset_i[q]),
-      .in_valid_i  (push_i[q]),
+      .in_valid_i  (push_i[q] && q_in_ready[q]),   // a push into a full queue is dropped
       .in_ready_o  (q_in_ready[q]),
       .in_data_i   (push_word_i),
       .out_valid_o (q_valid[q]),

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "Vtb_mvm.h"
+#include "mm_layout.hpp"
 #include "tb_util.hpp"
 
 namespace {
@@ -18,70 +19,10 @@ namespace {
 using axcore::spec::Dtype;
 namespace ref = axcore::ref;
 namespace spec = axcore::spec;
-
-constexpr uint32_t kX0 = 0, kW0 = 5120, kY0 = 10240;
-
-struct Matmul {
-  uint32_t m, kb, nb;
-  uint8_t matrix_id = 1, run_id = 1;
-  Dtype out = Dtype::INT32;
-
-  spec::LoadimcDesc load() const {
-    spec::LoadimcDesc d{};
-    d.magic = spec::magic::loadimc;
-    d.matrix_id = matrix_id;
-    d.d0_size = kb;
-    d.d1_size = nb;
-    d.base_row = kW0;
-    d.row_stride = 1;
-    d.d0_astride = 64;
-    d.d1_astride = static_cast<int32_t>(64 * kb);
-    d.tile_base = 0;
-    d.d0_tstride = 1;
-    d.d1_tstride = static_cast<int32_t>(kb);
-    return d;
-  }
-  spec::Walk ifd() const {
-    spec::Walk w{};
-    w.dtype = w.cast_from = Dtype::INT8;
-    w.base_row = kX0;
-    w.ndims = 3;
-    w.d0_size = kb;
-    w.d0_stride = 1;
-    w.d1_size = nb;
-    w.d1_stride = 0;
-    w.d2_size = m;
-    w.d2_stride = static_cast<int32_t>(kb);
-    return w;
-  }
-  spec::MvmDesc mvm() const {
-    spec::MvmDesc d{};
-    d.k_blocks = kb;
-    d.matrix_id = run_id;
-    d.ndims = 2;
-    d.tile_base = 0;
-    d.k_stride = 1;
-    d.o0_size = nb;
-    d.o0_tstride = static_cast<int32_t>(kb);
-    d.o1_size = m;
-    d.o1_tstride = 0;
-    return d;
-  }
-  spec::Walk odr() const {
-    spec::Walk w{};
-    const auto r = static_cast<int32_t>(axcore::num::element_rows(out));
-    w.cast_from = Dtype::INT32;
-    w.dtype = out;
-    w.base_row = kY0;
-    w.ndims = 2;
-    w.d0_size = nb;
-    w.d0_stride = r;
-    w.d1_size = m;
-    w.d1_stride = r * static_cast<int32_t>(nb);
-    return w;
-  }
-  std::size_t out_bytes() const { return std::size_t{m} * nb * axcore::num::element_bytes(out); }
-};
+using rtlcore::Matmul;
+using rtlcore::kX0;
+using rtlcore::kW0;
+using rtlcore::kY0;
 
 struct Bench {
   rtlcore::Sim<Vtb_mvm> sim;

@@ -31,7 +31,10 @@ class Sim {
       m_->trace(fst_.get(), 99);
       fst_->open(f);
     }
+    // A real falling edge of rst_ni (the asynchronous resets trigger on it), then release.
     m_->clk_i = 0;
+    m_->rst_ni = 1;
+    m_->eval();
     m_->rst_ni = 0;
     m_->eval();
     m_->rst_ni = 1;

@@ -1,0 +1,80 @@
+// The matmul layout the MVM and core-tile tests share: x rows, weight tiles and outputs in L1,
+// and the LoadIMC / IFD0 / MVM / ODR descriptors of C = A . B for M rows, KB K-blocks, NB
+// N-blocks (tile (nb, kb) = nb * KB + kb).
+#pragma once
+
+#include <axcore/num/pword.hpp>
+#include <axcore/spec.hpp>
+#include <cstddef>
+#include <cstdint>
+
+namespace rtlcore {
+
+using axcore::spec::Dtype;
+namespace spec = axcore::spec;
+
+inline constexpr uint32_t kX0 = 0, kW0 = 5120, kY0 = 10240;
+
+struct Matmul {
+  uint32_t m, kb, nb;
+  uint8_t matrix_id = 1, run_id = 1;
+  Dtype out = Dtype::INT32;
+
+  spec::LoadimcDesc load() const {
+    spec::LoadimcDesc d{};
+    d.magic = spec::magic::loadimc;
+    d.matrix_id = matrix_id;
+    d.d0_size = kb;
+    d.d1_size = nb;
+    d.base_row = kW0;
+    d.row_stride = 1;
+    d.d0_astride = 64;
+    d.d1_astride = static_cast<int32_t>(64 * kb);
+    d.tile_base = 0;
+    d.d0_tstride = 1;
+    d.d1_tstride = static_cast<int32_t>(kb);
+    return d;
+  }
+  spec::Walk ifd() const {
+    spec::Walk w{};
+    w.dtype = w.cast_from = Dtype::INT8;
+    w.base_row = kX0;
+    w.ndims = 3;
+    w.d0_size = kb;
+    w.d0_stride = 1;
+    w.d1_size = nb;
+    w.d1_stride = 0;
+    w.d2_size = m;
+    w.d2_stride = static_cast<int32_t>(kb);
+    return w;
+  }
+  spec::MvmDesc mvm() const {
+    spec::MvmDesc d{};
+    d.k_blocks = kb;
+    d.matrix_id = run_id;
+    d.ndims = 2;
+    d.tile_base = 0;
+    d.k_stride = 1;
+    d.o0_size = nb;
+    d.o0_tstride = static_cast<int32_t>(kb);
+    d.o1_size = m;
+    d.o1_tstride = 0;
+    return d;
+  }
+  spec::Walk odr() const {
+    spec::Walk w{};
+    const auto r = static_cast<int32_t>(axcore::num::element_rows(out));
+    w.cast_from = Dtype::INT32;
+    w.dtype = out;
+    w.base_row = kY0;
+    w.ndims = 2;
+    w.d0_size = nb;
+    w.d0_stride = r;
+    w.d1_size = m;
+    w.d1_stride = r * static_cast<int32_t>(nb);
+    return w;
+  }
+  std::size_t out_bytes() const { return std::size_t{m} * nb * axcore::num::element_bytes(out); }
+};
+
+}  // namespace rtlcore
