@@ -293,7 +293,11 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint
         sc_core::wait(pipe.bt.done_ev);
         continue;
       }
-      sync_to(pipe.bt.last_progress() + limit);
+      const uint64_t fire_at = pipe.bt.last_progress() + limit, now = now_cycles();
+      if (fire_at > now) {
+        sc_core::wait(static_cast<double>(fire_at - now), sc_core::SC_NS, pipe.bt.progress_ev | pipe.bt.done_ev);
+        if (now_cycles() < fire_at) continue;  // woken by progress: not a deadlock
+      }
       if (!pipe.bt.deadlocked()) continue;
       fired = true;
       regs.at("WDOG_STATUS") = 1u | (mvm ? 0u : 2u);

@@ -36,6 +36,7 @@ class BlockTracker {
   void unblock(uint32_t bit) {
     --blocked_;
     waits_ &= ~bit;
+    progress_ev.notify(sc_core::SC_ZERO_TIME);
   }
   bool deadlocked() const { return running_ > 0 && blocked_ == running_; }
   uint32_t waits() const { return waits_; }
@@ -46,7 +47,9 @@ class BlockTracker {
     abort_ev.notify(sc_core::SC_ZERO_TIME);
   }
   bool aborted() const { return aborted_; }
-  sc_core::sc_event deadlock_ev, abort_ev, done_ev;
+  // All blocked can be transient (a notification still pending in this delta), so the watchdog
+  // waits for progress_ev with a timeout instead of trusting one look.
+  sc_core::sc_event deadlock_ev, abort_ev, done_ev, progress_ev;
 
  private:
   void check() {

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
       selected.push_back(std::string(s->name()) + "." + s->GetTestInfo(j)->name());
   }
   // A filter given by hand (ctest passes one test name) runs in this process.
-  const bool unfiltered = ::testing::GTEST_FLAG(filter) == "*";
+  const bool unfiltered = ::testing::GTEST_FLAG(filter) == "*" && !::testing::GTEST_FLAG(list_tests);
   if (!unfiltered || selected.size() <= 1 || std::getenv("AXCORE_TLM_CHILD")) return RUN_ALL_TESTS();
   int failed = 0;
   for (const auto& t : selected) {
