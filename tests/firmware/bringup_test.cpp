@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "axcore/bringup/bringup.hpp"
+#include "axcore/bringup/open_device.hpp"
 #include "axcore/runtime/regfile_device.hpp"
 
 namespace {
@@ -12,8 +13,8 @@ namespace {
 using namespace axcore;
 
 std::vector<bringup::StepResult> run_with(bringup::Fault f, std::string* log = nullptr) {
-  runtime::RegFileDevice d;
-  bringup::FaultyDevice fd(d, f);
+  auto d = bringup::open_device("regfile");
+  bringup::FaultyDevice fd(*d, f);
   std::ostringstream o;
   bringup::Options opt;
   opt.mem_words = 256;

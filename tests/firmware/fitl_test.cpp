@@ -3,6 +3,10 @@
 // timed backend this build has (regfile always; tlm and rtl when they are built).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
+#include "axcore/bringup/open_device.hpp"
 #include "axcore/runtime/backend.hpp"
 #include "axfw/host/run_bundle.hpp"
 #include "sample_programs.hpp"
@@ -25,8 +29,8 @@ void same_bundle_both_ways(const std::string& backend) {
   ref::NDArray<int32_t> x({8, 8});
   for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);
   const runtime::Arrays in{{"x", x}};
-  auto da = runtime::make_device(backend);
-  auto db = runtime::make_device(backend);
+  auto da = bringup::open_device(backend);
+  auto db = bringup::open_device(backend);
   runtime::RunResult ra;
   fw::FirmwareRunResult rb;
   const auto ta = traced(*da, [&] { ra = runtime::run_on_device(*da, b, in); });
@@ -44,14 +48,45 @@ void same_bundle_both_ways(const std::string& backend) {
   EXPECT_EQ(rb.completion.ops, ra.play.ops);
 }
 
+// SystemC elaborates once per process: the TLM comparison runs one half per process
+// (OneHalfPerProcess below, driven by CTest) instead.
 TEST(FirmwareInTheLoop, BundleMatchesTheRuntimePlayerOnEveryTimedBackend) {
   int ran = 0;
-  for (const auto& name : runtime::backend_names()) {
-    if (name != "regfile" && name != "tlm" && name != "rtl") continue;
+  // rtl joins once runtime::backend_names() can be called with a simulator wired in (see
+  // bringup/open_device.hpp).
+  for (const std::string name : {"regfile"}) {
     same_bundle_both_ways(name);
     ++ran;
   }
   EXPECT_GE(ran, 1);
+}
+
+// AXFW_FITL_BACKEND=tlm AXFW_FITL_MODE=runtime|firmware AXFW_FITL_OUT=file: runs the bundle one way
+// on a fresh device and writes the canonical trace (seq and cycle left out) and the output.
+TEST(FirmwareInTheLoop, OneHalfPerProcess) {
+  const char* backend = std::getenv("AXFW_FITL_BACKEND");
+  const char* mode = std::getenv("AXFW_FITL_MODE");
+  const char* out = std::getenv("AXFW_FITL_OUT");
+  if (!backend || !mode || !out) GTEST_SKIP() << "run by CTest (firmware_fitl_<backend>_*) with AXFW_FITL_* set";
+  const auto b = runtime::testing_support::dma_copy_bundle();
+  ref::NDArray<int32_t> x({8, 8});
+  for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);
+  const runtime::Arrays in{{"x", x}};
+  auto d = bringup::open_device(backend);
+  runtime::Arrays outputs;
+  const auto t = traced(*d, [&] {
+    if (std::string(mode) == "firmware") outputs = fw::run_bundle_via_firmware(*d, b, in).outputs;
+    else outputs = runtime::run_on_device(*d, b, in).outputs;
+  });
+  ASSERT_FALSE(t.empty());
+  std::ofstream f(out);
+  for (const auto& r : t)
+    f << int(r.col) << " " << int(r.row) << " " << int(r.unit) << " " << int(r.kind) << " " << std::hex << r.addr
+      << " " << std::dec << r.bytes << " " << std::hex << r.data_hash << " " << r.token << std::dec << "\n";
+  const auto& y = std::get<ref::NDArray<int32_t>>(outputs.at("y"));
+  for (int32_t v : y.data()) f << v << " ";
+  f << "\n";
+  EXPECT_EQ(y.data(), runtime::testing_support::dma_copy_expected(x).data());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "axcore/bringup/bringup.hpp"
+#include "axcore/bringup/open_device.hpp"
 #include "axcore/runtime/backend.hpp"
 
 int main(int argc, char** argv) {
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     runtime::BackendConfig cfg;
     cfg.cores = cores;
     cfg.board = board;
-    auto dev = runtime::make_device(target, cfg);
+    auto dev = bringup::open_device(target, cfg);
     bringup::FaultyDevice faulty(*dev, f);
     runtime::Device& d = f == bringup::Fault::NONE ? *dev : static_cast<runtime::Device&>(faulty);
     std::ostringstream log;
