@@ -13,7 +13,8 @@ void register_builtin_simulators();
 
 namespace {
 
-std::map<std::string, DeviceFactory, std::less<>>& factories() {
+// The registry itself, with no registration side effects (register_device_factory adds to it).
+std::map<std::string, DeviceFactory, std::less<>>& registry() {
   static std::map<std::string, DeviceFactory, std::less<>> f = [] {
     std::map<std::string, DeviceFactory, std::less<>> m;
     m["regfile"] = [](const BackendConfig& c) {
@@ -23,9 +24,15 @@ std::map<std::string, DeviceFactory, std::less<>>& factories() {
     };
     return m;
   }();
+  return f;
+}
+
+// The registry with the built-in simulators added once. They register through
+// register_device_factory(), which uses registry() directly, so this never re-enters itself.
+std::map<std::string, DeviceFactory, std::less<>>& factories() {
   static bool once = (register_builtin_simulators(), true);
   (void)once;
-  return f;
+  return registry();
 }
 
 // The fpga backend owns the simulated device behind a fake board.
@@ -82,7 +89,7 @@ std::string known() {
 
 }  // namespace
 
-void register_device_factory(const std::string& name, DeviceFactory f) { factories()[name] = std::move(f); }
+void register_device_factory(const std::string& name, DeviceFactory f) { registry()[name] = std::move(f); }
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> r{"ref", "fpga"};
