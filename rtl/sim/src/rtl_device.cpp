@@ -28,17 +28,22 @@ std::unique_ptr<Model> make_model(unsigned cores, bool trace) {
   switch (cores) {
     case 0:
       return make_model_sys(trace);
-#ifdef AXCORE_RTL_HAVE_CORE
+#ifdef AXCORE_RTL_HAVE_C1
     case 1:
       return make_model_c1(trace);
+#endif
+#ifdef AXCORE_RTL_HAVE_C4
     case 4:
       return make_model_c4(trace);
 #endif
     default:
       throw DeviceError("RtlDevice: no model for cores = " + std::to_string(cores) +
                         " in this build (configurations: 0 = system test top" +
-#ifdef AXCORE_RTL_HAVE_CORE
-                        ", 1, 4" +
+#ifdef AXCORE_RTL_HAVE_C1
+                        ", 1" +
+#endif
+#ifdef AXCORE_RTL_HAVE_C4
+                        ", 4" +
 #endif
                         std::string(")"));
   }
@@ -48,11 +53,14 @@ std::unique_ptr<Model> make_model(unsigned cores, bool trace) {
 RtlOptions::RtlOptions() : ddr_latency_cycles(P::ddr_latency_cycles) {}
 
 bool RtlDevice::has_config(unsigned cores) {
-#ifdef AXCORE_RTL_HAVE_CORE
-  return cores == 0 || cores == 1 || cores == 4;
-#else
-  return cores == 0;
+  bool c1 = false, c4 = false;
+#ifdef AXCORE_RTL_HAVE_C1
+  c1 = true;
 #endif
+#ifdef AXCORE_RTL_HAVE_C4
+  c4 = true;
+#endif
+  return cores == 0 || (cores == 1 && c1) || (cores == 4 && c4);
 }
 
 RtlDevice::RtlDevice(const RtlOptions& opt)
