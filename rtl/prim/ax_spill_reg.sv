@@ -29,12 +29,9 @@ module ax_spill_reg #(
     if (a_full_q && out_ready_i) begin
       // a leaves; refill from b, else from the input.
       if (b_full_q) begin
+        // in_ready_o is low while b is full: the input waits for the next cycle.
         a_d      = b_q;
         b_full_d = 1'b0;
-        if (in_valid_i) begin
-          b_d      = in_data_i;
-          b_full_d = 1'b1;
-        end
       end else begin
         a_full_d = in_valid_i;
         a_d      = in_data_i;

@@ -1,4 +1,7 @@
 // Shim and mem tile registers through the AXI4-Lite host port of the system test top.
+#include <cstdio>
+#include <string>
+
 #include "sys_fixture.hpp"
 
 namespace axcore::rtl::test {
@@ -83,6 +86,36 @@ TEST(RtlSysRegs, RegWritesAreTraced) {
   EXPECT_EQ(s.trace[0].unit, trace::Unit::HOST);
   EXPECT_EQ(s.trace[0].addr, addr(kShim, spec::shim::SCRATCH.offset));
   EXPECT_EQ(s.trace[0].data_hash, 0x1234u);
+}
+
+}  // namespace
+}  // namespace axcore::rtl::test
+
+namespace axcore::rtl::test {
+namespace {
+
+TEST(RtlSysRegs, FstDumpOnRequest) {
+  const std::string path = ::testing::TempDir() + "rtl_sys_dump.fst";
+  std::remove(path.c_str());
+  {
+    RtlOptions o = sys_options();
+    o.fst_path = path;
+    o.fst_depth = 3;
+    RtlDevice dev(o);
+    dev.write32(addr(kShim, spec::shim::SCRATCH.offset), 5);
+    dev.advance(100);
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr) << path;
+  std::fseek(f, 0, SEEK_END);
+  EXPECT_GT(std::ftell(f), 100);
+  std::fclose(f);
+}
+
+TEST(RtlSysRegs, MissingConfigurationIsAClearError) {
+  RtlOptions o = sys_options();
+  o.cores = 3;
+  EXPECT_THROW(RtlDevice dev(o), runtime::DeviceError);
 }
 
 }  // namespace
