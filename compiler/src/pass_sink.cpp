@@ -63,6 +63,13 @@ Stmt rewrite_children(const Stmt& s, bool in_block) {
                               (s->kind == StmtKind::Block && s->unit != Unit::AICore);
   n->body = rewrite(s->body, child_in_block);
   n->else_body = rewrite(s->else_body, child_in_block);
+  if (s->kind == StmtKind::Datapath) {
+    // A loop written around one unit block inside a datapath (§6.2's `for kb: with A.IFD`) is
+    // that unit's own loop: move it inside the block.
+    for (auto& c : n->body) {
+      while (c->kind == StmtKind::For && c->body.size() == 1 && c->body[0]->kind == StmtKind::Block) c = sink_block(c->body[0], c);
+    }
+  }
   return n;
 }
 

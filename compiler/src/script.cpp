@@ -395,13 +395,13 @@ void close_loop() {
 }
 }  // namespace detail
 
-Loops<1> serial(int64_t extent, Loc l) { return Loops<1>(LoopKind::Serial, {0}, {extent}, SourceLoc::from(l)); }
-Loops<1> serial(int64_t start, int64_t stop, Loc l) {
-  return Loops<1>(LoopKind::Serial, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
+Loops<1, true> serial(int64_t extent, Loc l) { return Loops<1, true>(LoopKind::Serial, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1, true> serial(int64_t start, int64_t stop, Loc l) {
+  return Loops<1, true>(LoopKind::Serial, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
 }
-Loops<1> unroll(int64_t extent, Loc l) { return Loops<1>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l)); }
-Loops<1> unroll(int64_t start, int64_t stop, Loc l) {
-  return Loops<1>(LoopKind::Unroll, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
+Loops<1, true> unroll(int64_t extent, Loc l) { return Loops<1, true>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1, true> unroll(int64_t start, int64_t stop, Loc l) {
+  return Loops<1, true>(LoopKind::Unroll, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
 }
 Loops<1> grid(int64_t a, Loc l) { return Loops<1>(LoopKind::Grid, {0}, {a}, SourceLoc::from(l)); }
 Loops<2> grid(int64_t a, int64_t b, Loc l) { return Loops<2>(LoopKind::Grid, {0, 0}, {a, b}, SourceLoc::from(l)); }
@@ -477,6 +477,16 @@ void Datapath(const DatapathArgs& args, const Body& body, Loc l) {
   s->id = args.id;
   Opened o(s, std::nullopt, true);
   body();
+}
+void Datapath(DpKind kind, const Body& body, Loc l) {
+  DatapathArgs a;
+  a.kind = kind;
+  Datapath(a, body, l);
+}
+void Datapath(const std::string& id, const Body& body, Loc l) {
+  DatapathArgs a;
+  a.id = id;
+  Datapath(a, body, l);
 }
 void IFD(int num, const Body& body, Loc l) { block(Unit::IFD, num, body, SourceLoc::from(l)); }
 void IFD(const Body& body, Loc l) { block(Unit::IFD, 0, body, SourceLoc::from(l)); }

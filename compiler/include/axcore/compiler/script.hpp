@@ -212,10 +212,12 @@ void output(const BufferHandle& b, Loc l = Loc::current());
 
 // ---- loops ------------------------------------------------------------------------------------
 // A device loop nest. Iterating it once opens the loops; the body is what runs at device time.
-template <std::size_t N>
+// Scalar: the loop variable is delivered as a Value (A::serial); otherwise as an array for
+// structured bindings (A::grid, like the guide's always-tuple form).
+template <std::size_t N, bool Scalar = false>
 class Loops {
  public:
-  using Vars = std::conditional_t<N == 1, Value, std::array<Value, N>>;
+  using Vars = std::conditional_t<Scalar, Value, std::array<Value, N>>;
   Loops(LoopKind kind, std::array<int64_t, N> starts, std::array<int64_t, N> extents, SourceLoc loc)
       : kind_(kind), starts_(starts), extents_(extents), loc_(std::move(loc)) {}
   struct Sentinel {};
@@ -242,7 +244,7 @@ class Loops {
   void open();
   void close();
   Vars vars() const {
-    if constexpr (N == 1) return vars_[0];
+    if constexpr (Scalar) return vars_[0];
     else return vars_;
   }
   LoopKind kind_;
@@ -263,21 +265,21 @@ Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& l
 void close_loop();
 }  // namespace detail
 
-template <std::size_t N>
-void Loops<N>::open() {
+template <std::size_t N, bool Scalar>
+void Loops<N, Scalar>::open() {
   for (std::size_t k = 0; k < N; ++k) vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_);
   open_ = true;
 }
-template <std::size_t N>
-void Loops<N>::close() {
+template <std::size_t N, bool Scalar>
+void Loops<N, Scalar>::close() {
   for (std::size_t k = 0; k < N; ++k) detail::close_loop();
   open_ = false;
 }
 
-Loops<1> serial(int64_t extent, Loc l = Loc::current());
-Loops<1> serial(int64_t start, int64_t stop, Loc l = Loc::current());
-Loops<1> unroll(int64_t extent, Loc l = Loc::current());
-Loops<1> unroll(int64_t start, int64_t stop, Loc l = Loc::current());
+Loops<1, true> serial(int64_t extent, Loc l = Loc::current());
+Loops<1, true> serial(int64_t start, int64_t stop, Loc l = Loc::current());
+Loops<1, true> unroll(int64_t extent, Loc l = Loc::current());
+Loops<1, true> unroll(int64_t start, int64_t stop, Loc l = Loc::current());
 Loops<1> grid(int64_t a, Loc l = Loc::current());
 Loops<2> grid(int64_t a, int64_t b, Loc l = Loc::current());
 Loops<3> grid(int64_t a, int64_t b, int64_t c, Loc l = Loc::current());
@@ -294,6 +296,8 @@ struct DatapathArgs {
 };
 void Datapath(const Body& body, Loc l = Loc::current());
 void Datapath(const DatapathArgs& args, const Body& body, Loc l = Loc::current());
+void Datapath(DpKind kind, const Body& body, Loc l = Loc::current());
+void Datapath(const std::string& id, const Body& body, Loc l = Loc::current());
 void IFD(int num, const Body& body, Loc l = Loc::current());
 void IFD(const Body& body, Loc l = Loc::current());
 void MatMul(const Body& body, Loc l = Loc::current());  // A.pseudo.MatMul

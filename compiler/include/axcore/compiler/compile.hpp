@@ -1,0 +1,26 @@
+// The compiler driver: passes (sinking/unrolling, empty loops, kind inference), lowering, emission.
+#pragma once
+
+#include "axcore/compiler/emit.hpp"
+#include "axcore/compiler/passes.hpp"
+#include "axcore/compiler/program.hpp"
+
+namespace axcore::compiler {
+
+struct CompileOptions {
+  uint32_t cores = 1;
+  std::string name;
+  std::string source;
+};
+
+struct CompileResult {
+  runtime::Bundle bundle;
+  Program program;
+  std::vector<PassTiming> timings;
+  std::string ir_lowered;  // the IR after the passes (sunk, unrolled)
+  double total_ms = 0;
+};
+
+CompileResult compile(const PrimFunc& f, const CompileOptions& opt = {});
+
+}  // namespace axcore::compiler

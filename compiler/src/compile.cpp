@@ -1,0 +1,27 @@
+#include "axcore/compiler/compile.hpp"
+
+#include "axcore/compiler/printer.hpp"
+
+namespace axcore::compiler {
+
+CompileResult compile(const PrimFunc& in, const CompileOptions& opt) {
+  const auto start = std::chrono::steady_clock::now();
+  PrimFunc f = in;
+  f.body = make_stmt(StmtKind::Seq, in.body->loc);
+  f.body->body = in.body->body;
+  PassManager pm;
+  pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
+  CompileResult r;
+  r.timings = pm.run(f);
+  r.ir_lowered = dump(f);
+  auto t0 = std::chrono::steady_clock::now();
+  r.program = lower(f, LowerOptions{opt.cores});
+  r.timings.push_back({"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  t0 = std::chrono::steady_clock::now();
+  r.bundle = emit_bundle(f, r.program, EmitOptions{opt.name, opt.source});
+  r.timings.push_back({"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace axcore::compiler

@@ -1,0 +1,149 @@
+#include "axcore/compiler/emit.hpp"
+
+#include <axcore/num/pword.hpp>
+#include <axcore/txn/axcore_builder.hpp>
+#include <cmath>
+#include <cstring>
+
+namespace axcore::compiler {
+namespace {
+
+runtime::AttrValue attr_of(const std::vector<double>& v) {
+  bool ints = true;
+  for (double x : v) ints = ints && std::floor(x) == x && std::fabs(x) < 9e15;
+  if (v.size() == 1) {
+    if (ints) return static_cast<int64_t>(v[0]);
+    return v[0];
+  }
+  if (ints) {
+    std::vector<int64_t> r;
+    for (double x : v) r.push_back(static_cast<int64_t>(x));
+    return r;
+  }
+  return v;
+}
+
+std::vector<uint8_t> constant_bytes(const BufferNode& b, const std::vector<int64_t>& logical) {
+  const spec::Dtype d = b.dtype.spec();
+  const std::size_t lb = num::lane_bytes(d);
+  const int64_t packed_last = b.shape.empty() ? 1 : b.shape.back() * b.dtype.lanes;
+  const int64_t n_last = logical.empty() ? 1 : logical.back();
+  int64_t outer = 1;
+  for (std::size_t k = 0; k + 1 < logical.size(); ++k) outer *= logical[k];
+  std::vector<uint8_t> out;
+  out.reserve(static_cast<std::size_t>(outer * n_last) * lb);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < n_last; ++j) {
+      const double v = b.data.at(static_cast<std::size_t>(o * packed_last + j));
+      const uint32_t bits = num::encode_lane(d, v);
+      for (std::size_t k = 0; k < lb; ++k) out.push_back(static_cast<uint8_t>(bits >> (8 * k)));
+    }
+  return out;
+}
+
+uint64_t bd_addr(const spec::DmaBd& bd) { return (static_cast<uint64_t>(bd.addr_hi) << 32) | bd.addr_lo; }
+
+}  // namespace
+
+std::vector<int64_t> logical_shape(const BufferNode& b) {
+  if (!b.logical_shape.empty()) return b.logical_shape;
+  std::vector<int64_t> s = b.shape;
+  if (s.empty()) s.push_back(1);
+  s.back() *= b.dtype.lanes;
+  return s;
+}
+
+runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptions& opt) {
+  runtime::Bundle out;
+  std::map<const BufferNode*, uint32_t> arg;
+  auto add_buffer = [&](const BufferNode& b) {
+    if (arg.count(&b)) return;
+    runtime::BufferDesc d;
+    d.name = b.name;
+    d.role = b.output ? runtime::BufferRole::OUTPUT
+             : b.role == BufferRole::Input ? runtime::BufferRole::INPUT
+             : b.role == BufferRole::Constant ? runtime::BufferRole::CONSTANT
+                                              : runtime::BufferRole::SCRATCH;
+    d.dtype = b.dtype.spec();
+    for (int64_t x : logical_shape(b)) d.shape.push_back(static_cast<uint64_t>(x));
+    d.layout.kind = runtime::LayoutKind::PWORDS;
+    d.layout.axis = -1;
+    d.layout.bytes = static_cast<uint64_t>(b.elements()) * b.dtype.bytes();
+    d.arg = static_cast<uint32_t>(out.buffers.size());
+    if (b.role == BufferRole::Constant && !b.output) {
+      d.constant = static_cast<uint32_t>(out.constants.size());
+      out.constants.push_back({b.name, constant_bytes(b, logical_shape(b))});
+    }
+    arg[&b] = *d.arg;
+    out.buffers.push_back(std::move(d));
+  };
+  for (const auto& b : f.params) add_buffer(*b);
+  for (const auto& b : f.outputs) add_buffer(*b->root());
+  for (const auto& s : p.steps)
+    if (const auto* t = std::get_if<Transfer>(&s)) add_buffer(*t->buffer);
+  for (const auto& b : f.buffers)
+    if (b->role == BufferRole::Constant && !b->alias_of) {
+      bool used = false;
+      for (const auto& n : f.graph)
+        for (const auto& i : n.inputs) used = used || i == b->name;
+      if (used) add_buffer(*b);
+    }
+
+  txn::AxcoreBuilder tb(p.cores);
+  const txn::Tile shim = txn::Tile::shim();
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const Step& s = p.steps[i];
+    if (const auto* t = std::get_if<Transfer>(&s)) {
+      const uint32_t a = arg.at(t->buffer);
+      for (const tap::BdTask* task : {&t->mm2s, &t->s2mm}) {
+        const bool ddr_side = (task == &t->mm2s) == t->to_l1;
+        for (std::size_t k = 0; k < task->bds.size(); ++k) {
+          const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
+          tb.write_bd(shim, id, task->bds[k]);
+          if (ddr_side) tb.patch_bd_address(shim, id, a, bd_addr(task->bds[k]));
+        }
+      }
+      spec::QueuePush s2mm{t->s2mm.start_bd, t->s2mm.repeat, static_cast<uint32_t>(i & 0x7F), 1};
+      spec::QueuePush mm2s{t->mm2s.start_bd, t->mm2s.repeat, static_cast<uint32_t>(i & 0x7F), 0};
+      tb.push_dma(shim, txn::Dir::S2MM, 0, s2mm);
+      tb.push_dma(shim, txn::Dir::MM2S, 0, mm2s);
+    } else if (const auto* k = std::get_if<Task>(&s)) {
+      tb.push_task(k->core, k->queue, spec::QueuePush{k->cmd_word, 0, static_cast<uint32_t>(i & 0x7F), 1});
+    } else if (const auto* w = std::get_if<Wait>(&s)) {
+      const Step& l = p.steps.at(w->launch);
+      if (std::holds_alternative<Transfer>(l)) tb.wait_dma(shim, txn::Dir::S2MM, 0);
+      else {
+        const auto& k2 = std::get<Task>(l);
+        tb.wait_task(k2.core, k2.queue);
+      }
+    }
+  }
+  out.txn = tb.words();
+
+  runtime::CommandStream cs;
+  cs.name = "core0.descriptors";
+  cs.core = 0;
+  for (const auto& s : p.steps)
+    if (const auto* k = std::get_if<Task>(&s)) {
+      if (cs.words.size() < k->cmd_word + k->words.size()) cs.words.resize(k->cmd_word + k->words.size());
+      std::copy(k->words.begin(), k->words.end(), cs.words.begin() + k->cmd_word);
+    }
+  if (!cs.words.empty()) out.commands.push_back(std::move(cs));
+
+  for (const auto& n : f.graph) {
+    runtime::GraphNode g;
+    g.op = n.op;
+    g.inputs = n.inputs;
+    g.outputs = n.outputs;
+    for (const auto& [k, v] : n.num_attrs) g.attrs[k] = attr_of(v);
+    for (const auto& [k, v] : n.str_attrs) g.attrs[k] = v;
+    out.graph.push_back(std::move(g));
+  }
+  out.metadata["name"] = opt.name.empty() ? f.name : opt.name;
+  out.metadata["compiler"] = "axc";
+  out.metadata["compiler_version"] = "0.1.0";
+  if (!opt.source.empty()) out.metadata["source"] = opt.source;
+  return out;
+}
+
+}  // namespace axcore::compiler

@@ -1,0 +1,81 @@
+#include "axcore/compiler/fsim.hpp"
+
+#include <axcore/ref/dpu.hpp>
+#include <axcore/ref/dwpu.hpp>
+#include <axcore/ref/walk.hpp>
+#include <axcore/runtime/backend.hpp>
+
+namespace axcore::compiler {
+namespace {
+namespace P = spec::param;
+namespace L = spec::layout::datapath_desc;
+}  // namespace
+
+FsimDevice::FsimDevice(unsigned cores) : runtime::RegFileDevice(runtime::RegFileOptions{cores, 64ull << 20, 16}), imc_(cores) {}
+
+void FsimDevice::write32(uint64_t addr, uint32_t value) {
+  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
+  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
+  if (row >= P::first_core_row && off >= spec::core::Q_PUSH.offset &&
+      off < spec::core::Q_PUSH.offset + spec::core::Q_PUSH.count * spec::core::Q_PUSH.stride &&
+      (off - spec::core::Q_PUSH.offset) % spec::core::Q_PUSH.stride == 0) {
+    const unsigned q = (off - spec::core::Q_PUSH.offset) / spec::core::Q_PUSH.stride;
+    const auto push = spec::QueuePush::decode_word(value);
+    for (uint32_t r = 0; r <= push.repeat; ++r) run_task(row - P::first_core_row, q, push.start);
+  }
+  runtime::RegFileDevice::write32(addr, value);
+}
+
+void FsimDevice::run_task(unsigned core, unsigned queue, uint32_t start) {
+  const uint64_t cmd = spec::tile_addr(0, spec::core_row(core), spec::core::CMD_MEM.offset);
+  auto word = [&](uint32_t w) { return read32(cmd + 4ull * (start + w)); };
+  std::vector<uint32_t> d(L::max_words);
+  for (uint32_t w = 0; w < 8; ++w) d[w] = word(w);
+  std::vector<uint8_t>& l1 = this->l1(core);
+  ++tasks_;
+  if (queue == static_cast<unsigned>(spec::Queue::LOADIMC)) {
+    ref::run_loadimc(spec::LoadimcDesc::decode(d), l1, imc_.at(core));
+    return;
+  }
+  if (queue == static_cast<unsigned>(spec::Queue::CTRL)) return;
+  const auto h = spec::DpHeader::decode(d);
+  for (uint32_t w = 8; w < h.words; ++w) d[w] = word(w);
+  auto section = [&](uint32_t at) { return std::span<const uint32_t>(d).subspan(at); };
+  ref::VectorSink ifd0, ifd1, main, dpu_out;
+  ref::run_ifd(spec::Walk::decode(section(L::ifd0)), l1, ifd0.fn());
+  if (h.has_ifd1) ref::run_ifd(spec::Walk::decode(section(L::ifd1)), l1, ifd1.fn());
+  std::vector<ref::Element> stage = ifd0.elems;
+  if (h.has_main) {
+    ref::VectorSource src(stage);
+    if (h.kind == spec::DpKind::MVMEXE) {
+      const auto m = spec::MvmDesc::decode(section(L::mvm));
+      ref::run_mvm(m, imc_.at(core), src.fn(), main.fn());
+      tile_ops_ += main.elems.size() * m.k_blocks;
+    } else {
+      ref::run_dwpu(spec::DwpuDesc::decode(section(L::dwpu)), l1, src.fn(), main.fn());
+    }
+    stage = main.elems;
+  }
+  if (h.has_dpu) {
+    const auto dd = spec::DpuDesc::decode(section(L::dpu));
+    const auto prog = ref::DpuProgram::decode(dd, section(L::program).first(h.words - L::program));
+    ref::VectorSource in0(stage), in1(ifd1.elems);
+    ref::Dpu dpu(prog, ref::DpuConfig{h.has_ifd1 != 0});
+    dpu.run(ref::DpuIo{[&](unsigned s) { return s ? in1.pop() : in0.pop(); }, dpu_out.fn()});
+    stage = dpu_out.elems;
+  }
+  ref::VectorSource out(stage);
+  ref::run_odr(spec::Walk::decode(section(L::odr)), l1, out.fn());
+}
+
+void register_fsim_backend() {
+  static const bool once = [] {
+    runtime::register_device_factory("fsim", [](const runtime::BackendConfig& c) {
+      return std::unique_ptr<runtime::Device>(std::make_unique<FsimDevice>(c.cores));
+    });
+    return true;
+  }();
+  (void)once;
+}
+
+}  // namespace axcore::compiler

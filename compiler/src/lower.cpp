@@ -1,0 +1,353 @@
+// The program lowering: IMC allocation, placement of buffers into L1 (with SysDMA transfers from
+// and to DDR), default sync (a wait after every launch, §12) and explicit ids, and lowering of
+// every launch to its descriptor.
+// GCC 12 reports -Wmaybe-uninitialized inside std::variant's move of Step (a known false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "lower_datapath.hpp"
+
+namespace axcore::compiler {
+namespace {
+
+using namespace lower_detail;
+
+bool ddr_backed(const BufferNode& b) {
+  return b.role == BufferRole::Input || b.role == BufferRole::Constant || b.output || b.scope == Scope::DDR ||
+         b.scope == Scope::DDR_WEAK;
+}
+
+// Every buffer a core unit reads or writes, in first-use order, with whether a unit reads it
+// before any unit wrote it.
+void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
+             std::set<const BufferNode*>& read_first);
+
+void note(const BufferNode* b, bool write, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
+          std::set<const BufferNode*>& read_first) {
+  if (b->role == BufferRole::Register || b->role == BufferRole::Accumulator || b->role == BufferRole::Imc) return;
+  b = b->root();
+  if (std::find(order.begin(), order.end(), b) == order.end()) order.push_back(b);
+  if (write) written.insert(b);
+  else if (!written.count(b)) read_first.insert(b);
+}
+
+void collect_expr(const Expr& e, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
+                  std::set<const BufferNode*>& read_first) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load && e->buf) note(e->buf.get(), false, order, written, read_first);
+  for (const auto& a : e->args) collect_expr(a, order, written, read_first);
+}
+
+void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
+             std::set<const BufferNode*>& read_first) {
+  for (const auto& s : list) {
+    collect_expr(s->value, order, written, read_first);
+    if (s->kind == StmtKind::Block && s->unit == Unit::Depthwise) note(s->buf.get(), false, order, written, read_first);
+    collect(s->body, order, written, read_first);
+    collect(s->else_body, order, written, read_first);
+    if (s->kind == StmtKind::Store && s->buf) note(s->buf.get(), true, order, written, read_first);
+  }
+}
+
+tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd) {
+  tap::LowerOptions o;
+  o.direction = mm2s ? tap::Direction::kMm2s : tap::Direction::kS2mm;
+  o.mem = mem;
+  o.core = core;
+  o.base_address = addr;
+  o.first_bd = first_bd;
+  const int64_t rows = static_cast<int64_t>(words / 16);
+  const auto p = tap::TensorAccessPattern::full({tap::SymInt(rows), tap::SymInt(16)});
+  return tap::lower_to_bds(p, 32, tap::Engine::kSysDma, o);
+}
+
+class Lowering {
+ public:
+  Lowering(const PrimFunc& f, const LowerOptions& opt) : f_(f), opt_(opt) { p_.cores = opt.cores; }
+
+  Program run() {
+    place();
+    walk(f_.body->body, {});
+    for (const BufferNode* b : copy_out_) transfer(*b, false);
+    return std::move(p_);
+  }
+
+ private:
+  void place() {
+    std::vector<const BufferNode*> order;
+    std::set<const BufferNode*> written, read_first;
+    collect(f_.body->body, order, written, read_first);
+    uint32_t next = 0;
+    for (const BufferNode* b : order) {
+      const uint64_t rows = static_cast<uint64_t>(b->elements()) * b->dtype.rows();
+      L1Region r{0, next, static_cast<uint32_t>(rows)};
+      if (next + rows > spec::param::l1_bytes / spec::param::l1_row_bytes)
+        fail(b->loc, "the kernel's buffers need " + std::to_string((next + rows) * 64) + " bytes of L1 (" + b->name +
+                         " is the first that does not fit); L1 holds " + std::to_string(spec::param::l1_bytes),
+             "tile the outer loop (A.tiles) or split the operator; this compiler does not tile against L1 automatically yet");
+      next += static_cast<uint32_t>(rows);
+      p_.l1[b] = r;
+      if (ddr_backed(*b) && read_first.count(b) && (b->role == BufferRole::Input || b->role == BufferRole::Constant))
+        copy_in_.insert(b);
+      if (b->output) copy_out_.push_back(b);
+    }
+    p_.l1_rows_used = {next};
+  }
+
+  L1Region region(const BufferNode& b, const SourceLoc& loc) {
+    auto it = p_.l1.find(b.root());
+    if (it == p_.l1.end()) fail(loc, b.name + " has no place in L1 (internal: a buffer the placement did not see)");
+    return it->second;
+  }
+
+  ImcPlace imc(const BufferNode& b, const SourceLoc&) {
+    auto it = imc_.find(&b);
+    if (it != imc_.end()) return it->second;
+    const int64_t tiles = b.shape[0] * b.shape[1];
+    if (tiles > spec::param::imc_tiles)
+      fail(b.loc, "IMC tile budget exceeded: A.alloc_imc((" + std::to_string(b.shape[0]) + ", " + std::to_string(b.shape[1]) +
+                      ")) holds " + std::to_string(tiles) + " tiles; one residency holds at most " +
+                      std::to_string(spec::param::imc_tiles) + " (spec imc_tiles, §14)",
+           "split the matrix along K (atomic.matmul with partial=, §11.2) or along N, one residency per piece");
+    ImcPlace p{static_cast<uint32_t>(imc_.size() + 1), 0, 0};
+    if (p.matrix_id > 255) fail(b.loc, "more than 255 resident matrices in one program");
+    imc_[&b] = p;
+    return p;
+  }
+
+  void ensure_in(const std::vector<Stmt>& launch) {
+    std::vector<const BufferNode*> order;
+    std::set<const BufferNode*> w, r;
+    collect(launch, order, w, r);
+    for (const BufferNode* b : order)
+      if (copy_in_.count(b) && !copied_.count(b)) {
+        copied_.insert(b);
+        transfer(*b, true);
+      }
+  }
+
+  void transfer(const BufferNode& b, bool to_l1) {
+    Transfer t;
+    t.buffer = &b;
+    t.to_l1 = to_l1;
+    t.l1 = p_.l1.at(&b);
+    t.words = static_cast<uint64_t>(t.l1.rows) * 16;
+    const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
+    if (to_l1) {
+      t.mm2s = bd_task(t.words, true, spec::MemSel::DDR, 0, 0, 0);
+      t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr, static_cast<uint32_t>(t.mm2s.bds.size()));
+    } else {
+      t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, 0);
+      t.s2mm = bd_task(t.words, false, spec::MemSel::DDR, 0, 0, static_cast<uint32_t>(t.mm2s.bds.size()));
+    }
+    launch(Step(std::move(t)), "");
+  }
+
+  void launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+    const std::size_t i = p_.steps.size();
+    p_.steps.push_back(std::move(s));
+    if (id.empty()) {
+      p_.steps.push_back(Wait{i});
+    } else {
+      if (ids_.count(id)) fail(loc, "id \"" + id + "\" tags two launches", "give each launch its own id");
+      ids_[id] = i;
+    }
+  }
+
+  uint32_t place_descriptor(Task& t, const SourceLoc& loc) {
+    const uint32_t at = cmd_next_;
+    cmd_next_ += static_cast<uint32_t>(t.words.size());
+    if (cmd_next_ > spec::param::cmd_mem_bytes / 4)
+      fail(loc, "the program's descriptors need more than the " + std::to_string(spec::param::cmd_mem_bytes) +
+                    " bytes of core command memory",
+           "fewer datapath invocations (sink loops into the units instead of unrolling them, §9)");
+    t.cmd_word = at;
+    return at;
+  }
+
+  void walk(const std::vector<Stmt>& list, const std::vector<Loop>& outer) {
+    for (const auto& s : list) {
+      switch (s->kind) {
+        case StmtKind::Datapath: {
+          ensure_in({s});
+          Task t = lower_datapath(
+              *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
+              [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
+          t.core = 0;
+          t.name = "dp" + std::to_string(++dp_count_) + (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") +
+                   (op_.empty() ? "" : " (" + op_ + ")");
+          t.predicted_cycles = predict(t);
+          place_descriptor(t, s->loc);
+          launch(Step(std::move(t)), s->id, s->loc);
+          break;
+        }
+        case StmtKind::Block:
+          if (s->unit == Unit::LoadIMC) {
+            ensure_in({s});
+            Task t = lower_loadimc(
+                *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
+                [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
+            t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
+            place_descriptor(t, s->loc);
+            launch(Step(std::move(t)), s->id, s->loc);
+          } else if (s->unit == Unit::AICore) {
+            walk(s->body, outer);
+          } else {
+            fail(s->loc, "A." + to_string(s->unit) + " blocks written by hand are not lowered by this compiler yet",
+                 "let the compiler insert the DMA (buffers in DDR are copied to and from L1 automatically)");
+          }
+          break;
+        case StmtKind::Sync:
+          for (const auto& w : s->waits) {
+            auto it = ids_.find(w);
+            if (it == ids_.end())
+              fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with", "tag the launch: id=\"" + w + "\"");
+            p_.steps.push_back(Wait{it->second});
+          }
+          break;
+        case StmtKind::Barrier:
+          if (s->cores.size() >= 2) p_.steps.push_back(Barrier{s->cores});
+          break;
+        case StmtKind::OpMarker: op_ = s->id; break;
+        case StmtKind::For:
+          fail(s->loc, "a device loop outside a datapath that wraps no datapath has nothing to run", "remove the loop");
+        case StmtKind::DeclReg:
+          fail(s->loc, "a DPU register is declared outside any datapath");
+        default:
+          fail(s->loc, "this statement belongs inside a unit block");
+      }
+    }
+  }
+
+  static uint64_t predict(const Task& t) {
+    // docs/timing.md: every unit streams one element per cycle at best; the slowest unit binds.
+    uint64_t c = t.mvm_tile_ops;
+    c = std::max(c, t.ifd0_elems);
+    c = std::max(c, t.ifd1_elems * 4);
+    c = std::max(c, t.odr_elems * 4);
+    c = std::max(c, t.dpu_instr_per_iter * t.dpu_iterations);
+    return c + t.words.size() + 8;
+  }
+
+  const PrimFunc& f_;
+  LowerOptions opt_;
+  Program p_;
+  std::set<const BufferNode*> copy_in_, copied_;
+  std::vector<const BufferNode*> copy_out_;
+  std::map<const BufferNode*, ImcPlace> imc_;
+  std::map<std::string, std::size_t> ids_;
+  uint32_t cmd_next_ = 0;
+  int dp_count_ = 0, li_count_ = 0;
+  std::string op_;
+};
+
+}  // namespace
+
+namespace lower_detail {
+
+Task lower_loadimc(const StmtNode& block, const RegionOf& region, const ImcOf& imc_of) {
+  std::vector<Loop> loops;
+  const std::vector<Stmt>& inner = peel(block.body, loops);
+  const char* form = "w_imc[kb, nb] = weights[kb * 64 : kb * 64 + 64, nb]";
+  if (inner.size() != 1 || inner[0]->kind != StmtKind::Store || inner[0]->buf->role != BufferRole::Imc)
+    fail(block.loc, "a LoadIMC block holds one store per IMC block, of a 64-row slice of the weights", form);
+  const StmtNode& st = *inner[0];
+  if (st.indices.size() != 2) fail(st.loc, "index the IMC buffer with two indices, w_imc[k_block, n_block] (§8.1)", form);
+  const Expr& src = st.value;
+  if (src->kind != ExprKind::Load || src->buf->dtype.base != DType::Base::Int8 || src->buf->dtype.lanes != 64)
+    fail(st.loc, "a LoadIMC stores a 64-row slice of an int8x64 weight buffer", form);
+  int ramp_dim = -1;
+  for (std::size_t d = 0; d < src->args.size(); ++d)
+    if (src->args[d]->kind == ExprKind::Ramp) ramp_dim = static_cast<int>(d);
+  int64_t rows = 1;
+  if (ramp_dim >= 0) rows = const_int(src->args[static_cast<std::size_t>(ramp_dim)]->args[2], st.loc, "the slice extent");
+  if (ramp_dim < 0 || rows != 64)
+    fail(st.loc, "a LoadIMC store names " + std::to_string(rows) + " weight row" + (rows == 1 ? "" : "s") +
+                     ", but an IMC block is 64 rows (one tile); the load takes its row count from the slice and would fail at run time with "
+                     "mvmprg: Weights stream has not been fully consumed",
+         form);
+  if (const_int(src->args[static_cast<std::size_t>(ramp_dim)]->args[1], st.loc, "the slice step") != 1)
+    fail(st.loc, "the weight slice must be contiguous (step 1)", form);
+  // Element index of row r of the slice: base + r * stride(ramp_dim).
+  const BufferNode& w = *src->buf;
+  Affine elem;
+  int64_t stride = 1, row_stride = 0;
+  for (std::size_t d = w.shape.size(); d-- > 0;) {
+    const Expr& ix = src->args[d];
+    if (static_cast<int>(d) == ramp_dim) {
+      elem += affine_of(ix->args[0], st.loc).scaled(stride);
+      row_stride = stride;
+    } else {
+      elem += affine_of(ix, st.loc).scaled(stride);
+    }
+    stride *= w.shape[d];
+  }
+  const BufferNode& imcb = *st.buf;
+  const ImcPlace ip = imc_of(imcb, st.loc);
+  Affine tile = affine_of(st.indices[0], st.loc).scaled(imcb.shape[1]);
+  tile += affine_of(st.indices[1], st.loc);
+  if (loops.size() > 2) fail(block.loc, "a LoadIMC walks at most two loops over IMC blocks (K_BLOCKS, N_BLOCKS)");
+  std::vector<Loop> l = loops;
+  while (l.size() < 2) l.insert(l.begin(), Loop{nullptr, 0, 1, {}});
+  spec::LoadimcDesc d;
+  d.magic = spec::magic::loadimc;
+  d.matrix_id = ip.matrix_id;
+  int64_t base_tile = ip.tile_base + tile.constant, base_row = elem.constant;
+  for (const auto& lp : l) {
+    if (!lp.var) continue;
+    base_tile += tile.of(lp.var) * lp.start;
+    base_row += elem.of(lp.var) * lp.start;
+  }
+  d.d1_size = static_cast<uint32_t>(l[0].extent);
+  d.d0_size = static_cast<uint32_t>(l[1].extent);
+  d.d1_tstride = static_cast<int32_t>(l[0].var ? tile.of(l[0].var) : 0);
+  d.d0_tstride = static_cast<int32_t>(l[1].var ? tile.of(l[1].var) : 0);
+  d.d1_astride = static_cast<int32_t>(l[0].var ? elem.of(l[0].var) : 0);
+  d.d0_astride = static_cast<int32_t>(l[1].var ? elem.of(l[1].var) : 0);
+  d.row_stride = static_cast<uint32_t>(row_stride);
+  d.tile_base = static_cast<uint32_t>(base_tile);
+  d.base_row = static_cast<uint32_t>(region(w, st.loc).base_row + base_row);
+  Task t;
+  t.queue = spec::Queue::LOADIMC;
+  try {
+    const auto e = d.encode();
+    t.words.assign(e.begin(), e.end());
+  } catch (const spec::FieldRangeError& e) {
+    fail(block.loc, std::string("the LoadIMC does not fit its descriptor: ") + e.what());
+  }
+  t.predicted_cycles = static_cast<uint64_t>(d.d0_size) * d.d1_size * 64 + 16;
+  return t;
+}
+
+}  // namespace lower_detail
+
+Program lower(const PrimFunc& f, const LowerOptions& opt) { return Lowering(f, opt).run(); }
+
+std::string explain(const Program& p) {
+  std::ostringstream os;
+  os << "L1 rows used: " << (p.l1_rows_used.empty() ? 0 : p.l1_rows_used[0]) << " of "
+     << spec::param::l1_bytes / spec::param::l1_row_bytes << "\n";
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    os << "[" << i << "] ";
+    const Step& s = p.steps[i];
+    if (const auto* t = std::get_if<Transfer>(&s)) {
+      os << "sysdma " << (t->to_l1 ? "DDR -> L1 " : "L1 -> DDR ") << t->buffer->name << " (" << t->words * 4
+         << " bytes, L1 rows " << t->l1.base_row << ".." << t->l1.base_row + t->l1.rows << ")";
+    } else if (const auto* k = std::get_if<Task>(&s)) {
+      os << "core" << k->core << " " << spec::to_string(k->queue) << " " << k->name << " @cmd " << k->cmd_word << " ("
+         << k->words.size() << " words";
+      if (k->mvm_tile_ops) os << ", " << k->mvm_tile_ops << " tile-ops";
+      os << ", ~" << k->predicted_cycles << " cycles)";
+    } else if (const auto* w = std::get_if<Wait>(&s)) {
+      os << "wait [" << w->launch << "]";
+    } else if (const auto* b = std::get_if<Barrier>(&s)) {
+      os << "barrier over " << b->cores.size() << " cores";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace axcore::compiler

@@ -1,0 +1,72 @@
+// Shared pieces of the lowering: loop nests of a unit block, walk dimensions with guards,
+// and the per-unit descriptor builders (one file each).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "axcore/compiler/affine.hpp"
+#include "axcore/compiler/program.hpp"
+
+namespace axcore::compiler::lower_detail {
+
+struct Loop {
+  const VarNode* var = nullptr;
+  int64_t start = 0, extent = 1;
+  SourceLoc loc;
+};
+
+// Descends through a block's single-statement For chain (skipping register declarations),
+// appending the loops; returns the innermost statement list.
+const std::vector<Stmt>& peel(const std::vector<Stmt>& body, std::vector<Loop>& loops);
+
+using RegionOf = std::function<L1Region(const BufferNode&, const SourceLoc&)>;
+
+// One walk dimension with the guard coefficients of its counter.
+struct Dim {
+  int64_t size = 1, stride = 0;
+  std::array<int64_t, 3> g{};
+};
+struct Guard {
+  int64_t offset = 0, extent = 0;
+};
+struct WalkPlan {
+  int64_t base_row = 0;
+  std::vector<Dim> dims;  // outermost first
+  std::vector<Guard> guards;
+  uint64_t elements() const;
+};
+
+// The row address of buf[idx] over `loops`, as walk dimensions (no guards yet).
+WalkPlan plan_address(const std::vector<Loop>& loops, const BufferNode& buf, const std::vector<Expr>& idx,
+                      const RegionOf& region, const SourceLoc& loc);
+// A walk of `loops` that reads nothing (every element a pad).
+WalkPlan plan_all_pad(const std::vector<Loop>& loops);
+// Adds the guards of an IFD pad condition / ODR store predicate.
+void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, const SourceLoc& loc);
+// Merges contiguous dimensions and encodes; `unit` names the block in errors.
+spec::Walk encode_walk(WalkPlan w, spec::Dtype dtype, spec::Dtype cast_from, uint32_t pad_value, const char* unit,
+                       const SourceLoc& loc);
+
+// Merges adjacent dims (outer k, inner k+1) when the walk visits the same addresses/guards.
+std::vector<Dim> merge_dims(std::vector<Dim> dims);
+
+// The DPU block compiled to a program; loads the block reads from buffers become an IFD1 walk.
+struct DpuLowered {
+  spec::DpuDesc desc;
+  std::vector<spec::DpuInstr> code;
+  bool implicit_ifd1 = false;
+  spec::Walk ifd1;
+  uint64_t ifd1_elements = 0;
+  uint64_t pops_main = 0;  // main-input pops over the whole task
+  uint64_t pops_side = 0;
+  uint64_t pushes = 0;
+};
+struct StreamInfo {
+  std::function<bool(const StreamNode*)> is_side;  // pushed by IFD(num=1)
+};
+DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams,
+                     spec::Dtype in0, spec::Dtype in1, const RegionOf& region);
+
+}  // namespace axcore::compiler::lower_detail

@@ -1,0 +1,395 @@
+// Every contract error of the guide (§4.2, §5.2, §6.2, §7, §8, §14) that this compiler checks:
+// triggered, with its message (the guide's text where it quotes one) and the user's line.
+#include <gtest/gtest.h>
+
+#include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/script.hpp>
+#include <functional>
+
+namespace ax = axcore::compiler;
+namespace A = axcore::compiler::A;
+
+namespace {
+
+struct Kernel {
+  A::Module mod{"K"};
+  A::Func f = mod.prim_func("main");
+  A::BufferHandle in = f.input("inp", {4, 2}, "float32x64", A::DDR);
+  A::BufferHandle q = f.input("q", {4, 2}, "int8x64", A::DDR);
+};
+
+// Builds (and compiles) `body`; returns the error it raised.
+ax::CompileError error_of(const std::function<void(Kernel&)>& body) {
+  Kernel k;
+  try {
+    {
+      A::Script s(k.f);
+      body(k);
+    }
+    (void)ax::compile(k.mod.ir().main());
+  } catch (const ax::CompileError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no CompileError";
+  return ax::CompileError({}, "");
+}
+
+#define EXPECT_ERROR_AT(err, text, line_no)                                          \
+  do {                                                                               \
+    const ax::CompileError& e_ = (err);                                              \
+    EXPECT_NE(e_.message().find(text), std::string::npos) << e_.what();              \
+    EXPECT_EQ(e_.loc().line, static_cast<uint32_t>(line_no)) << e_.what();           \
+    EXPECT_NE(e_.loc().file.find("test_contracts.cpp"), std::string::npos) << e_.what(); \
+  } while (0)
+
+// A copy datapath whose DPU block is `dpu`.
+void dpu_kernel(Kernel& k, const std::function<void(A::StreamHandle&, A::StreamHandle&)>& dpu) {
+  auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+  for (auto [i, j] : A::grid(4, 2)) {
+    A::Datapath([&] {
+      auto a = A::decl_stream("float32x64");
+      auto b = A::decl_stream("float32x64");
+      A::IFD(0, [&] { a.push(k.in(i, j)); });
+      A::DPU([&] { dpu(a, b); });
+      A::ODR([&] { out(i, j) = b.pop(); });
+    });
+  }
+  A::output(out);
+}
+
+}  // namespace
+
+TEST(CompilerContracts, IndexingAVarIsRefusedOnRead) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+      auto v = A::var("float18x64", "v");
+      v = A::cast(a.pop(), "float18x64");
+      line = __LINE__ + 1;
+      b.push(A::cast(A::Reg(v.node())[0], "float32x64"));
+    });
+  });
+  EXPECT_ERROR_AT(e, "Cannot index v with [0]: it is a var (a.k.a. single element buffer)", line);
+}
+
+TEST(CompilerContracts, StoringIntoAVarWithAnIndexIsRefused) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+      auto v = A::var("float18x64", "v");
+      line = __LINE__ + 1;
+      v[0] = A::cast(a.pop(), "float18x64");
+    });
+  });
+  EXPECT_ERROR_AT(e, "Cannot store into v at 0", line);
+}
+
+TEST(CompilerContracts, RegisterLiteralIndexIsCheckedAgainstTheSize) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+      auto r = A::array("float18x64", 8, "reg");
+      line = __LINE__ + 1;
+      r[12] = A::cast(a.pop(), "float18x64");
+    });
+  });
+  EXPECT_ERROR_AT(e, "reg[12] is out of range: reg was declared with size=8", line);
+}
+
+TEST(CompilerContracts, AllocBufferRefusesTheRegisterScope) {
+  int line = 0;
+  auto e = error_of([&](Kernel&) {
+    line = __LINE__ + 1;
+    A::alloc_buffer({8}, "float18x64", A::DPU_REGISTERS);
+  });
+  EXPECT_ERROR_AT(e, "A.alloc_buffer cannot allocate the register scope DPU_REGISTERS", line);
+  EXPECT_NE(e.hint().find("A.array"), std::string::npos);
+}
+
+TEST(CompilerContracts, RegisterDeclaredInAnIfdBlockNamesTheBlock) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        line = __LINE__ + 1;
+        (void)A::array("float18x64", 2, "r");
+        s.push(k.in(0, 0));
+      });
+    });
+  });
+  EXPECT_ERROR_AT(e, "declare it inside a DPU block or on a Datapath, not in an IFD block", line);
+}
+
+TEST(CompilerContracts, RegistersAreOnlyReadInDpuBlocks) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+    A::Datapath([&] {
+      auto r = A::array("float18x64", 1, "r");
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(k.in(0, 0)); });
+      A::ODR([&] {
+        line = __LINE__ + 1;
+        out(0, 0) = r[0];
+      });
+    });
+  });
+  EXPECT_ERROR_AT(e, "r is a DPU register: registers may only be read or written in a DPU block, and this is an ODR block", line);
+}
+
+TEST(CompilerContracts, AccumulatorTakesNoIndex) {
+  int line = 0;
+  auto e = error_of([&](Kernel&) {
+    A::Datapath([&] {
+      A::MatMul([&] {
+        auto acc = A::mvm_accumulator();
+        line = __LINE__ + 1;
+        (void)acc[0];
+      });
+    });
+  });
+  EXPECT_ERROR_AT(e, "Cannot index acc", line);
+}
+
+TEST(CompilerContracts, TwoPushesInAnIfdBlockExpectASingleStreamPush) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) { b.push(A::cast(A::cast(a.pop(), "float18x64"), "float32x64")); });
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        s.push(k.in(0, 0));
+        line = __LINE__ + 1;
+        s.push(k.in(0, 1));
+      });
+      A::ODR([&] { A::drop(s.pop()); });
+    });
+  });
+  EXPECT_ERROR_AT(e, "Expected a single StreamPush", line);
+}
+
+TEST(CompilerContracts, NonAffineIfdAddressExpectsLinearIndex) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+    auto flat = k.in.reshape({8, 1});
+    for (auto [i] : A::grid(8)) {
+      A::Datapath([&] {
+        auto s = A::decl_stream("float32x64");
+        line = __LINE__ + 1;
+        A::IFD(0, [&] { s.push(flat((i * 5) % 8, 0)); });
+        A::ODR([&] { out(i, 0) = s.pop(); });
+      });
+    }
+    A::output(out);
+  });
+  EXPECT_ERROR_AT(e, "Expected linear index", line);
+}
+
+TEST(CompilerContracts, DataDependentIndexCannotMatchTypeHandle) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      line = __LINE__ + 1;
+      A::IFD(0, [&] { s.push(k.in(k.q(0, 0).value(), 0)); });
+      A::ODR([&] { out(0, 0) = s.pop(); });
+    });
+  });
+  EXPECT_ERROR_AT(e, "Cannot match type handle vs int32", line);
+}
+
+TEST(CompilerContracts, TwoOperationsInOneDpuStatementFailToParse) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto c = A::alloc_constant(std::vector<double>(64, 1.0), "float32x64", A::DDR, {1});
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+      auto x = A::var("float18x64", "x");
+      x = A::cast(a.pop(), "float18x64");
+      line = __LINE__ + 1;
+      b.push(A::cast(x * A::cast(c(0), "float18x64") + x, "float32x64"));
+    });
+  });
+  EXPECT_ERROR_AT(e, "Failed to parse TIR statement", line);
+  EXPECT_NE(e.message().find("at most one arithmetic operation"), std::string::npos);
+}
+
+TEST(CompilerContracts, DpuOperandsMustBeFloat18) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+      auto x = A::var("float18x64", "x");
+      x = A::cast(a.pop(), "float18x64");
+      line = __LINE__ + 1;
+      b.push(A::cast(x + k.in(0, 0), "float32x64"));
+    });
+  });
+  EXPECT_ERROR_AT(e, "mismatched types. float32x64 vs. float18x64", line);
+}
+
+TEST(CompilerContracts, DpuHasNoFloatLiterals) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+      auto x = A::var("float18x64", "x");
+      line = __LINE__ + 1;
+      x = A::cast(a.pop(), "float18x64") * A::cast(A::float32(2.0), "float18x64");
+      b.push(A::cast(x, "float32x64"));
+    });
+  });
+  EXPECT_ERROR_AT(e, "There is no float18 literal", line);
+}
+
+namespace {
+// A matmul datapath where `mm` writes the MatMul block and `pushes` sets the IFD count.
+void mm_kernel(Kernel& k, int64_t pushes, const std::function<void(A::StreamHandle&, A::StreamHandle&, A::BufferHandle&)>& mm) {
+  auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
+  auto imc = A::alloc_imc({2, 1});
+  for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
+  auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+  for (auto [m] : A::grid(4)) {
+    A::Datapath([&] {
+      auto x = A::decl_stream("int8x64");
+      auto y = A::decl_stream("int32x64");
+      for (auto kb : A::serial(pushes)) A::IFD(0, [&] { x.push(k.q(m, kb % 2 + 0 * kb)); });
+      A::MatMul([&] { mm(x, y, imc); });
+      A::ODR([&] { out(m, 0) = y.pop(); });
+    });
+  }
+  A::output(out);
+}
+}  // namespace
+
+TEST(CompilerContracts, MatMulBlockWithoutResetBreaksTheThreeStatementContract) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    mm_kernel(k, 2, [&](A::StreamHandle& x, A::StreamHandle& y, A::BufferHandle& imc) {
+      auto acc = A::mvm_accumulator();
+      line = __LINE__ + 1;
+      for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));
+      y.push(acc);
+    });
+  });
+  EXPECT_ERROR_AT(e, "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc", line);
+}
+
+TEST(CompilerContracts, IfdAndMatMulCountsMustAgree) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
+    auto imc = A::alloc_imc({2, 1});
+    for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
+    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+    for (auto [m] : A::grid(4)) {
+      A::Datapath([&] {
+        auto x = A::decl_stream("int8x64");
+        auto y = A::decl_stream("int32x64");
+        A::IFD(0, [&] { x.push(k.q(m, 0)); });  // one push per output
+        line = __LINE__ + 1;
+        A::MatMul([&] {
+          auto acc = A::mvm_accumulator();
+          A::reset_accumulator(acc);
+          for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));  // two pops
+          y.push(acc);
+        });
+        A::ODR([&] { out(m, 0) = y.pop(); });
+      });
+    }
+    A::output(out);
+  });
+  EXPECT_ERROR_AT(e, "IFD(num=0) pushes 4 elements but the MatMul pops 8", line);
+}
+
+TEST(CompilerContracts, MatMulCannotPopTheSideInput) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto w = A::alloc_constant(std::vector<double>(64 * 64, 1.0), "int8x64", A::DDR, {64, 1}, "w");
+    auto imc = A::alloc_imc({1, 1});
+    A::LoadIMC([&] { imc(0, 0) = w(A::slice(0, 64), 0); });
+    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+    A::Datapath([&] {
+      auto x = A::decl_stream("int8x64");
+      auto side = A::decl_stream("int8x64");
+      auto y = A::decl_stream("int32x64");
+      A::IFD(0, [&] { x.push(k.q(0, 0)); });
+      A::IFD(1, [&] { side.push(k.q(0, 1)); });
+      line = __LINE__ + 1;
+      A::MatMul([&] {
+        auto acc = A::mvm_accumulator();
+        A::reset_accumulator(acc);
+        for (auto kb : A::serial(1)) acc += A::mvm_1x1(side.pop(), imc(kb, 0));
+        y.push(acc);
+      });
+      A::ODR([&] { out(0, 0) = y.pop(); });
+    });
+    A::output(out);
+  });
+  EXPECT_ERROR_AT(e, "IFD(num=1) is the DPU's side input: the MatMul cannot pop", line);
+}
+
+TEST(CompilerContracts, ImcTileBudget) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    (void)k;
+    line = __LINE__ + 1;
+    auto imc = A::alloc_imc({18, 8});
+    auto w = A::alloc_constant(std::vector<double>(18 * 64 * 8 * 64, 0.0), "int8x64", A::DDR, {18 * 64, 8}, "w");
+    for (auto [kb, nb] : A::grid(18, 8)) A::LoadIMC([&] { imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb); });
+  });
+  EXPECT_ERROR_AT(e, "IMC tile budget exceeded: A.alloc_imc((18, 8)) holds 144 tiles; one residency holds at most 128", line);
+}
+
+TEST(CompilerContracts, LoadImcOfOneRowWouldNotConsumeTheWeightsStream) {
+  int line = 0;
+  auto e = error_of([&](Kernel&) {
+    auto imc = A::alloc_imc({2, 1});
+    auto w = A::alloc_constant(std::vector<double>(128 * 64, 0.0), "int8x64", A::DDR, {128, 1}, "w");
+    for (auto [kb] : A::grid(2)) {
+      line = __LINE__ + 1;
+      A::LoadIMC([&] { imc(kb, 0) = w(kb, 0); });
+    }
+  });
+  EXPECT_ERROR_AT(e, "mvmprg: Weights stream has not been fully consumed", line);
+}
+
+TEST(CompilerContracts, IfdNumOutOfRange) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(k.in(0, 0)); });
+      line = __LINE__ + 1;
+      A::IFD(2, [&] { s.push(k.in(0, 1)); });
+      A::ODR([&] { out(0, 0) = s.pop(); });
+    });
+  });
+  EXPECT_ERROR_AT(e, "A.IFD(num=2) is out of range", line);
+}
+
+TEST(CompilerContracts, DropOnlyInOdr) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+      line = __LINE__ + 1;
+      A::drop(a.pop());
+    });
+  });
+  EXPECT_ERROR_AT(e, "A.drop(stream.pop()) is valid only in an ODR block", line);
+}
+
+TEST(CompilerContracts, IfdCastsNothing) {
+  int line = 0;
+  auto e = error_of([&](Kernel& k) {
+    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      line = __LINE__ + 1;
+      A::IFD(0, [&] { s.push(A::cast(k.q(0, 0), "float32x64")); });
+      A::ODR([&] { out(0, 0) = s.pop(); });
+    });
+  });
+  EXPECT_ERROR_AT(e, "an IFD block casts nothing", line);
+}

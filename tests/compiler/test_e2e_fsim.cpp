@@ -1,0 +1,100 @@
+// Compiled guide kernels run on the functional device (runtime regfile device + common/ref unit
+// references executing the emitted descriptors), compared with references computed here from
+// common/ref / common/num primitives.
+#include <gtest/gtest.h>
+
+#include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/fsim.hpp>
+#include <axcore/ref/op/elementwise.hpp>
+#include <axcore/ref/op/matmul.hpp>
+#include <axcore/num/reduce.hpp>
+#include <axcore/runtime/backend.hpp>
+
+#include "guide_kernels.hpp"
+
+namespace ax = axcore;
+using ax::ref::NDArray;
+
+namespace {
+
+ax::runtime::RunResult run_fsim(const ax::compiler::A::Module& m, const ax::runtime::Arrays& in) {
+  ax::compiler::register_fsim_backend();
+  const auto r = ax::compiler::compile(m.ir().main());
+  auto be = ax::runtime::make_backend("fsim");
+  return be->run(r.bundle, in, {});
+}
+
+template <class T>
+NDArray<T> pseudo(ax::ref::Shape s, uint32_t seed, double lo, double hi) {
+  NDArray<T> a(s);
+  uint32_t x = seed;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    x = x * 1103515245u + 12345u;
+    a.data()[i] = static_cast<T>(lo + (hi - lo) * ((x >> 8) % 10000) / 10000.0);
+  }
+  return a;
+}
+
+}  // namespace
+
+TEST(CompilerE2eFsim, ScaleByTwoMatchesFloat18Reference) {
+  auto x = pseudo<float>({8, 64}, 7, -100, 100);
+  const auto res = run_fsim(ax::examples::scale(), {{"inp", x}});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  NDArray<float> two({8, 64}, 2.0f);
+  const auto want = ax::ref::mul_tensor<float>(x, two);
+  ASSERT_EQ(out.shape(), want.shape());
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "element " << i;
+}
+
+TEST(CompilerE2eFsim, MatmulAndBiasEpilogueMatchRefLinear) {
+  for (bool bias : {false, true}) {
+    const int64_t m = 4, kb = 2, nb = 2;
+    auto mod = ax::examples::matmul(m, kb, nb, bias, 3);
+    auto x = pseudo<int8_t>({4, 128}, 11, -128, 127);
+    const auto res = run_fsim(mod, {{"inp", x}});
+    const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+    // The weights and bias the kernel holds, as logical arrays.
+    const auto& f = mod.ir().main();
+    NDArray<int8_t> w({128, 128});
+    NDArray<float> b({128});
+    for (const auto& buf : f.buffers) {
+      if (buf->name == "weights")
+        for (std::size_t i = 0; i < w.size(); ++i) w.data()[i] = static_cast<int8_t>(buf->data[i]);
+      if (buf->name == "bias")
+        for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<float>(buf->data[i]);
+    }
+    ax::ref::Epilogue e;
+    if (bias) e.bias = b;
+    const auto want = ax::ref::linear<float>(x, w, e);
+    ASSERT_EQ(out.shape(), want.shape());
+    for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "bias " << bias << " element " << i;
+  }
+}
+
+TEST(CompilerE2eFsim, DpuAffineFromInitPreamble) {
+  auto x = pseudo<float>({5, 64}, 5, -10, 10);
+  const auto res = run_fsim(ax::examples::dpu_affine(5, 0.5f, 3.25f), {{"inp", x}});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  const auto y = ax::ref::add_tensor<float>(ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 0.5f)), NDArray<float>({1}, 3.25f));
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], y.data()[i]) << i;
+}
+
+TEST(CompilerE2eFsim, RowSumWithRegisterFileAndAddReduce) {
+  const int64_t rows = 3, nb = 4;
+  auto x = pseudo<float>({3, 256}, 9, -4, 4);
+  const auto res = run_fsim(ax::examples::row_sum(rows, nb), {{"inp", x}});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  for (int64_t r = 0; r < rows; ++r) {
+    // acc = x0 + x1 + x2 + x3 blockwise in float18, then the lane tree.
+    ax::num::PwordF18 acc{};
+    for (int64_t j = 0; j < nb; ++j)
+      for (int l = 0; l < 64; ++l) {
+        const auto v = ax::num::f18_from_double(x({static_cast<size_t>(r), static_cast<size_t>(j * 64 + l)}));
+        acc[static_cast<size_t>(l)] = j == 0 ? v : ax::num::add(acc[static_cast<size_t>(l)], v);
+      }
+    const auto s = ax::num::add_reduce(acc)[0];
+    for (int l = 0; l < 64; ++l)
+      ASSERT_EQ(out({static_cast<size_t>(r), static_cast<size_t>(l)}), static_cast<float>(ax::num::to_double(s))) << r;
+  }
+}
