@@ -51,7 +51,10 @@ class DpuCompiler {
         Expr v = s->value;
         if (v->kind == ExprKind::Cast) {
           out_dtype_ = v->dtype;
-          v = v->args[0];
+          // push(cast(pop())) keeps its cast: the pop becomes a POP (input cast to float18), the
+          // outer cast happens at PUSH. Any other operand is float18 already.
+          const auto inner = v->args[0]->kind;
+          if (inner != ExprKind::Pop && inner != ExprKind::Load) v = v->args[0];
         } else {
           out_dtype_ = s->stream->dtype;
         }
