@@ -24,6 +24,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "axcore/regress/runner.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace fs = std::filesystem;
@@ -80,8 +81,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (axrun.empty()) {
+    // <build>/tests/regress/axcosim -> <build>, searched as axregress searches it.
     const auto self = fs::canonical("/proc/self/exe");
-    axrun = (self.parent_path().parent_path().parent_path() / "runtime" / "tools" / "axrun").string();
+    axrun = axcore::regress::find_tools(self.parent_path().parent_path().parent_path()).axrun.string();
   }
   fs::create_directories(out);
   const auto t0 = std::chrono::steady_clock::now();
