@@ -35,7 +35,9 @@ static Affine flat_index(const BufferNode& buf, const std::vector<Expr>& idx, co
   int64_t stride = 1;
   for (std::size_t d = idx.size(); d-- > 0;) {
     if (idx[d]->kind == ExprKind::Ramp) fail(loc, "a stream unit moves one element per step: index " + buf.name + " with one element, not a slice");
-    elem += affine_of(idx[d], idx[d]->loc.known() ? idx[d]->loc : loc).scaled(stride);
+    // The statement holding the access is where the error points (guide §14: "Expected linear
+    // index" names the address; the loop header a variable came from is not the culprit).
+    elem += affine_of(idx[d], loc).scaled(stride);
     stride *= buf.shape[d];
   }
   return elem;

@@ -1,5 +1,11 @@
+// The textual IR. Every construct the builder makes prints in an AxScript-like form that
+// parse_module() / parse_prim_func() (parser.hpp) read back: dump -> parse -> dump is the
+// identity. Constants print their values (runs of one value as `[v] * n`), floats in their
+// shortest round-trip form.
 #include "axcore/compiler/printer.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace axcore::compiler {
@@ -35,11 +41,77 @@ std::string shape(const std::vector<int64_t>& sh) {
   return s + (sh.size() == 1 ? ",)" : ")");
 }
 
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", \"" : "\"") + v[i] + "\"";
+  return s + "]";
+}
+
+// `[a, b] + [v] * 64 + [c]`: runs of four or more equal values are written as a repeat.
+std::string values(const std::vector<double>& v) {
+  if (v.empty()) return "[]";
+  std::string s, plain;
+  auto flush = [&] {
+    if (plain.empty()) return;
+    s += (s.empty() ? "[" : " + [") + plain + "]";
+    plain.clear();
+  };
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j < v.size() && (v[j] == v[i] || (v[j] != v[j] && v[i] != v[i]))) ++j;
+    if (j - i >= 4) {
+      flush();
+      s += (s.empty() ? "[" : " + [") + number(v[i]) + "] * " + std::to_string(j - i);
+      i = j;
+    } else {
+      plain += (plain.empty() ? "" : ", ") + number(v[i]);
+      ++i;
+    }
+  }
+  flush();
+  return s;
+}
+
+std::string block_args(const StmtNode& s) {
+  std::vector<std::string> a;
+  switch (s.unit) {
+    case Unit::IFD: a.push_back("num=" + std::to_string(s.num)); break;
+    case Unit::CoreDMA:
+    case Unit::AICore:
+      if (s.core >= 0) a.push_back("core=" + std::to_string(s.core));
+      break;
+    case Unit::Depthwise:
+      a.push_back("op=\"" + std::string(spec::to_string(static_cast<spec::DwpuOp>(s.num))) + "\"");
+      a.push_back("taps=" + std::to_string(s.extent));
+      a.push_back("weights=" + (s.buf ? s.buf->name : std::string("None")));
+      a.push_back("divisor=" + std::to_string(s.start));
+      break;
+    default: break;
+  }
+  if (!s.id.empty()) a.push_back("id=\"" + s.id + "\"");
+  std::string r;
+  for (std::size_t i = 0; i < a.size(); ++i) r += (i ? ", " : "") + a[i];
+  return r;
+}
+
+const char* block_name(Unit u) {
+  switch (u) {
+    case Unit::MatMul: return "pseudo.MatMul";
+    case Unit::LoadIMC: return "pseudo.LoadIMC";
+    default: return nullptr;
+  }
+}
+
 void stmt(std::ostream& os, const Stmt& s, int depth);
 
 void body(std::ostream& os, const std::vector<Stmt>& b, int depth) {
-  if (b.empty()) os << std::string(2 * depth, ' ') << "pass\n";
-  for (const auto& s : b) stmt(os, s, depth);
+  std::size_t printed = 0;
+  for (const auto& s : b) {
+    if (s->kind == StmtKind::DeclStream) continue;
+    stmt(os, s, depth);
+    ++printed;
+  }
+  if (printed == 0) os << std::string(2 * depth, ' ') << "pass\n";
 }
 
 void stmt(std::ostream& os, const Stmt& s, int depth) {
@@ -66,16 +138,8 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
       return;
     }
     case StmtKind::Block: {
-      os << pad << "with A.";
-      switch (s->unit) {
-        case Unit::IFD: os << "IFD(num=" << s->num << ")"; break;
-        case Unit::MatMul: os << "pseudo.MatMul()"; break;
-        case Unit::LoadIMC: os << "pseudo.LoadIMC()"; break;
-        case Unit::CoreDMA: os << "CoreDMA(" << (s->core >= 0 ? "core=" + std::to_string(s->core) : "") << ")"; break;
-        case Unit::AICore: os << "AICore(core=" << s->core << ")"; break;
-        default: os << to_string(s->unit) << "()";
-      }
-      os << ":\n";
+      const char* n = block_name(s->unit);
+      os << pad << "with A." << (n ? std::string(n) : to_string(s->unit)) << "(" << block_args(*s) << "):\n";
       body(os, s->body, depth + 1);
       return;
     }
@@ -96,14 +160,9 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
       return;
     case StmtKind::Reset: os << pad << "A.reset_accumulator(" << s->buf->name << ")\n"; return;
     case StmtKind::Accum: os << pad << s->buf->name << " += " << dump(s->value) << "\n"; return;
-    case StmtKind::Sync: {
-      os << pad << "A.sync(waits=[";
-      for (std::size_t i = 0; i < s->waits.size(); ++i) os << (i ? ", " : "") << '"' << s->waits[i] << '"';
-      os << "], signals=[";
-      for (std::size_t i = 0; i < s->signals.size(); ++i) os << (i ? ", " : "") << '"' << s->signals[i] << '"';
-      os << "])\n";
+    case StmtKind::Sync:
+      os << pad << "A.sync(waits=" << quoted_list(s->waits) << ", signals=" << quoted_list(s->signals) << ")\n";
       return;
-    }
     case StmtKind::Barrier: {
       os << pad << "A.barrier(";
       for (std::size_t i = 0; i < s->cores.size(); ++i) os << (i ? ", " : "") << s->cores[i];
@@ -119,7 +178,21 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
   }
 }
 
+std::string buffer_extras(const BufferNode& b) {
+  std::string s;
+  if (!b.logical_shape.empty()) s += ", logical_shape=" + shape(b.logical_shape);
+  if (b.core >= 0 && b.role != BufferRole::Imc) s += ", core=" + std::to_string(b.core);
+  return s;
+}
+
 }  // namespace
+
+std::string number(double v) {
+  if (v == 0 && std::signbit(v)) return "-0.0";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 std::string dump(const Expr& e) {
   if (!e) return "None";
@@ -127,12 +200,7 @@ std::string dump(const Expr& e) {
     case ExprKind::Int:
       if (!e->name.empty()) return "A." + e->name + "(" + std::to_string(e->ival) + ")";
       return std::to_string(e->ival);
-    case ExprKind::Float: {
-      std::ostringstream os;
-      os.precision(9);
-      os << "A.float32(" << e->fval << ")";
-      return os.str();
-    }
+    case ExprKind::Float: return "A.float32(" + number(e->fval) + ")";
     case ExprKind::VarRef: return e->var->name;
     case ExprKind::Min: return "A.min(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ")";
     case ExprKind::Max: return "A.max(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ")";
@@ -163,26 +231,36 @@ std::string dump(const PrimFunc& f) {
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     const auto& b = *f.params[i];
     os << (i ? ", " : "") << b.name << ": A.Buffer(" << shape(b.shape) << ", \"" << b.dtype.str() << "\", scope=A."
-       << to_string(b.scope) << ")";
+       << to_string(b.scope) << buffer_extras(b) << ")";
   }
   os << "):\n";
   for (const auto& b : f.buffers) {
+    os << "  " << b->name << " = ";
     if (b->alias_of) {
-      os << "  " << b->name << " = " << b->alias_of->name << ".reshape(" << shape(b->shape) << ")\n";
+      os << b->alias_of->name << ".reshape(" << shape(b->shape) << ")\n";
     } else if (b->role == BufferRole::Constant) {
-      os << "  " << b->name << " = A.alloc_constant(<" << b->data.size() << " values>, \"" << b->dtype.str()
-         << "\", shape=" << shape(b->shape) << ", scope=A." << to_string(b->scope) << ")\n";
+      os << "A.alloc_constant(" << values(b->data) << ", \"" << b->dtype.str() << "\", shape=" << shape(b->shape)
+         << ", scope=A." << to_string(b->scope) << buffer_extras(*b) << ")\n";
     } else if (b->role == BufferRole::Imc) {
-      os << "  " << b->name << " = A.alloc_imc(" << shape(b->shape) << (b->core >= 0 ? ", core=" + std::to_string(b->core) : "")
-         << ")\n";
+      os << "A.alloc_imc(" << shape(b->shape) << (b->core >= 0 ? ", core=" + std::to_string(b->core) : "") << ")\n";
     } else {
-      os << "  " << b->name << " = A.alloc_buffer(" << shape(b->shape) << ", \"" << b->dtype.str() << "\", scope=A."
-         << to_string(b->scope) << ")\n";
+      os << "A.alloc_buffer(" << shape(b->shape) << ", \"" << b->dtype.str() << "\", scope=A." << to_string(b->scope)
+         << buffer_extras(*b) << ")\n";
     }
   }
-  for (const auto& s : f.streams) os << "  " << s->name << " = A.decl_stream(\"" << s->dtype.str() << "\")\n";
+  for (const auto& s : f.streams) {
+    os << "  " << s->name << " = A.decl_stream(\"" << s->dtype.str() << "\"";
+    if (!s->scope.empty()) os << ", scope=\"" << s->scope << "\"";
+    os << ")\n";
+  }
   body(os, f.body->body, 1);
   for (const auto& o : f.outputs) os << "  A.output(" << o->name << ")\n";
+  for (const auto& n : f.graph) {
+    os << "  A.graph(\"" << n.op << "\", inputs=" << quoted_list(n.inputs) << ", outputs=" << quoted_list(n.outputs);
+    for (const auto& [k, v] : n.num_attrs) os << ", " << k << "=" << values(v);
+    for (const auto& [k, v] : n.str_attrs) os << ", " << k << "=\"" << v << "\"";
+    os << ")\n";
+  }
   return os.str();
 }
 

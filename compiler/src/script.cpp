@@ -26,7 +26,11 @@ void append(Stmt s) { ctx(s->loc).containers.back()->push_back(std::move(s)); }
 
 std::string fresh(const std::string& stem) { return stem + std::to_string(g_names++); }
 
+// Where an operator expression was written: a loop variable's location is its loop header, so
+// prefer an operand written at the expression itself (an immediate, a load, a call).
 SourceLoc first_loc(std::initializer_list<const Expr*> es) {
+  for (const Expr* e : es)
+    if (*e && (*e)->loc.known() && (*e)->kind != ExprKind::VarRef) return (*e)->loc;
   for (const Expr* e : es)
     if (*e && (*e)->loc.known()) return (*e)->loc;
   return {};

@@ -169,10 +169,8 @@ TEST(CompilerContracts, TwoPushesInAnIfdBlockExpectASingleStreamPush) {
   EXPECT_ERROR_AT(e, "Expected a single StreamPush", line);
 }
 
-// DISABLED: the message is right but the location names the loop header (line of `A::grid`), not the
-// IFD statement holding the non-affine address; expressions built by operators carry no location of
-// their own yet. Re-enable once Expr nodes take the statement's location.
-TEST(CompilerContracts, DISABLED_NonAffineIfdAddressExpectsLinearIndex) {
+// The error points at the IFD statement holding the non-affine address, not the loop header.
+TEST(CompilerContracts, NonAffineIfdAddressExpectsLinearIndex) {
   int line = 0;
   auto e = error_of([&](Kernel& k) {
     auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
