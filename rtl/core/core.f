@@ -10,6 +10,9 @@ rtl/core/ax_odr.sv
 rtl/core/ax_imc.sv
 rtl/core/ax_loadimc.sv
 rtl/core/ax_mvm.sv
+rtl/core/ax_dwpu_div.sv
+rtl/core/ax_dwpu.sv
+rtl/core/ax_dwpu_datapath.sv
 rtl/core/ax_datapath.sv
 rtl/core/ax_cmdproc.sv
 rtl/core/ax_barrier_net.sv
