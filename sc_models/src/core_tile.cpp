@@ -15,7 +15,8 @@ constexpr uint32_t kCmdWords = spec::param::cmd_mem_bytes / 4;
 enum QueueId : unsigned { kMvmexe = 0, kDwpu = 1, kLoadimc = 2, kCtrl = 3 };
 }  // namespace
 
-CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token, BarrierHub& hub)
+CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token, BarrierHub& hub,
+                   FabricTiming* fabric)
     : Tile(n, spec::core::kRegisters, spec::core_row(core), tr),
       l1("l1", spec::param::l1_bytes),
       core_(core),
@@ -23,7 +24,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
       token_(std::move(token)),
       hub_(hub) {
   dma = std::make_unique<DmaEngine>("coredma", ref::DmaEngine::coredma(),
-                                    DmaContext{&regs, &errors, &tracer, token_, row, cores});
+                                    DmaContext{&regs, &errors, &tracer, token_, row, cores, fabric});
   const UnitEnv env{l1.bytes(), &imc, &tracer, row, &perf_};
   for (unsigned k = 0; k < 2; ++k) {
     const unsigned base = k * 5;
@@ -49,13 +50,12 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     }
     const uint64_t s = seq_++;
     if (q == kCtrl) barrier_seqs_.push_back(s);
-    qu.tasks.push_back({p, now_cycles(), s});
+    qu.tasks.push_back({p, now_cycles() + 1, s});  // the write takes effect the next cycle
     qu.wake.notify(sc_core::SC_ZERO_TIME);
   });
   regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {
-    Queue& qu = queues_[q];
-    if (v & 2u) {
-      while (qu.tasks.size() > (qu.running ? 1u : 0u)) qu.tasks.pop_back();
+    if (v & 2u) {  // reset: drop the queue and end the running task without a token (RTL)
+      reset_queue(queues_[q], true);
       regs.at("Q_CTRL", q) &= ~2u;
     }
   });
@@ -68,7 +68,10 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     return (queues_[kMvmexe].running ? 1u : 0u) | (queues_[kDwpu].running ? 2u : 0u) |
            (queues_[kLoadimc].running ? 4u : 0u) | (barrier_id >= 0 ? 8u : 0u) | (dma->busy() ? 16u : 0u);
   });
-  regs.on_write("CORE_CTRL", [this](uint32_t, uint32_t, uint32_t) { regs.at("CORE_CTRL") = 0; });
+  regs.on_write("CORE_CTRL", [this](uint32_t, uint32_t, uint32_t v) {
+    regs.at("CORE_CTRL") = 0;  // self-clearing
+    if (v & 1u) soft_reset();
+  });
   regs.on_read("IMC_STATUS", [this](uint32_t, uint32_t) {
     return (imc.matrix_id() & 0xFF) | static_cast<uint32_t>(std::min<std::size_t>(imc.valid_tiles(), 255)) << 8 |
            (imc.stale_reads ? 1u : 0u) << 16;
@@ -99,6 +102,34 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
   });
 }
 
+void CoreTile::reset_queue(Queue& q, bool running_too) {
+  while (q.tasks.size() > (q.running ? 1u : 0u)) {
+    if (q.q == kCtrl) barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), q.tasks.back().seq));
+    q.tasks.pop_back();
+  }
+  if (!running_too || !q.running) return;
+  ++q.epoch;
+  for (auto& p : pipes_)
+    if (p.current && ((&p == &pipes_[0]) == (q.q == kMvmexe)) && (q.q == kMvmexe || q.q == kDwpu)) {
+      p.current->reset = true;
+      p.current->bt.abort();
+    }
+  q.wake.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CoreTile::soft_reset() {
+  for (auto& q : queues_) {
+    reset_queue(q, true);
+    q.done = 0;
+    q.last_error = false;
+  }
+  dma->reset();
+  errors.reset();
+  regs.at("WDOG_STATUS") = 0;
+  regs.at("WDOG_WAITS") = 0;
+  wdog_report_.clear();
+}
+
 bool CoreTile::busy() const {
   return dma->busy() || std::any_of(queues_.begin(), queues_.end(), [](const Queue& q) { return !q.tasks.empty(); });
 }
@@ -113,20 +144,22 @@ void CoreTile::queue_thread(Queue& q) {
   for (;;) {
     while (q.tasks.empty()) sc_core::wait(q.wake);
     const Task task = q.tasks.front();
+    const uint32_t epoch = q.epoch;
     q.running = true;
-    // Tasks pushed after a barrier wait for it; LoadIMC and MVMEXE exclude each other (IMC).
-    for (;;) {
-      const bool blocked = earlier_barrier_pending(task.seq) ||
-                           (q.q == kLoadimc && queues_[kMvmexe].running && queues_[kMvmexe].tasks.front().seq < task.seq) ||
-                           (q.q == kMvmexe && queues_[kLoadimc].running && queues_[kLoadimc].tasks.front().seq < task.seq);
-      if (!blocked) break;
-      sc_core::wait(resource_ev_);
-    }
-    uint64_t t = std::max(now_cycles(), task.accepted);
-    const uint64_t t_begin = t;
+    // Tasks pushed after a barrier wait for it.
+    while (earlier_barrier_pending(task.seq)) sc_core::wait(resource_ev_);
+    uint64_t t = 0, t_begin = 0;
     uint32_t bytes = 0, err_addr = 0;
-    const ErrorCode code = run_task(q, task, t, bytes, err_addr);
+    const ErrorCode code = run_task(q, task, t, t_begin, bytes, err_addr);
     sync_to(t);
+    q.in_run = false;
+    resource_ev_.notify(sc_core::SC_ZERO_TIME);
+    if (q.epoch != epoch) {  // soft reset / queue reset while running: no token, no record
+      if (!q.tasks.empty()) q.tasks.pop_front();
+      q.running = false;
+      q.next_pick = t + 3;
+      continue;
+    }
     const uint32_t channel = spec::param::core_queue_channel_base + q.q;
     if (code != ErrorCode::NONE) errors.report({code, 0, channel, task.push.start, err_addr});
     spec::Token tok;
@@ -136,44 +169,90 @@ void CoreTile::queue_thread(Queue& q) {
     tok.tag = task.push.tag;
     tok.row = row;
     tok.channel = channel;
-    const uint32_t tw = task.push.token ? tok.encode_word() : 0;
+    // A task that ends with an error always sends its token (docs/timing.md).
+    const bool send = task.push.token || code != ErrorCode::NONE;
+    const uint32_t tw = send ? tok.encode_word() : 0;
     tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_DONE, task.push.start, bytes, 0, tw);
-    cmdproc_busy_ += t - t_begin;
+    cmdproc_busy_ += t - std::min(t, t_begin);
     ++perf_[spec::param::perf_units - 1].tasks;
     q.tasks.pop_front();
     q.running = false;
     q.last_error = code != ErrorCode::NONE;
     ++q.done;
-    resource_ev_.notify(sc_core::SC_ZERO_TIME);
-    if (task.push.token) {
+    // S_TOKEN the cycle after TASK_DONE, IDLE the next, FETCH of the next task the one after.
+    q.next_pick = t + 3;
+    if (send) {
       sync_to(t + 1);
       token_(tw, t + 1);
     }
   }
 }
 
-ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
+bool CoreTile::resources_free(const Queue& q) const {
+  // LoadIMC never overlaps a running MVMEXE task nor the reverse (the IMC).
+  if (q.q == kMvmexe) return !queues_[kLoadimc].in_run;
+  if (q.q == kLoadimc) return !queues_[kMvmexe].in_run;
+  return true;
+}
+
+ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes, uint32_t& err_addr) {
   const uint32_t start = task.push.start;
-  const uint32_t push_word = task.push.encode_word();
-  auto started = [&] { tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, push_word); };
-  if (start >= kCmdWords) {
-    started();
+  // Descriptor fetch through the one CMD_MEM read port: the queue is in FETCH two cycles after
+  // the push took effect; the engine picks it when free (p), reads one word per cycle from p + 1
+  // (data a cycle later) and checks the descriptor the cycle after the last word (p + words + 2).
+  const uint64_t p = std::max({task.accepted + 2, q.next_pick, fetch_free_, now_cycles()});
+  t_begin = p;
+  const bool datapath = q.q == kMvmexe || q.q == kDwpu;
+  const uint32_t fixed = q.q == kLoadimc ? spec::LoadimcDesc::kWords
+                         : q.q == kCtrl  ? spec::BarrierDesc::kWords
+                                         : static_cast<uint32_t>(L::program);
+  if (uint64_t{start} + fixed > kCmdWords && !(datapath && start < kCmdWords)) {
+    t = p + 1;  // refused in the engine's first cycle
+    fetch_free_ = p + 2;
     return ErrorCode::CMD_RANGE;
   }
-  if (q.q == kMvmexe || q.q == kDwpu) return run_datapath(q, start, task.push.repeat, t, bytes, err_addr);
-  const uint32_t words = q.q == kLoadimc ? spec::LoadimcDesc::kWords : spec::BarrierDesc::kWords;
-  if (start + words > kCmdWords) {
-    started();
-    return ErrorCode::CMD_RANGE;
+  uint32_t words = fixed;
+  if (datapath) {
+    words = std::max<uint32_t>(cmd_word(start) >> 16, 1);  // header.words
+    if (uint64_t{start} + words > kCmdWords) {
+      t = p + 3;  // the header's length is known when word 0 arrived
+      fetch_free_ = p + 4;
+      return ErrorCode::CMD_RANGE;
+    }
   }
-  std::vector<uint32_t> w(words);
+  std::vector<uint32_t> w(words + (datapath ? L::max_words : 0), 0);
   for (uint32_t i = 0; i < words; ++i) w[i] = cmd_word(start + i);
-  t += words + 1;
-  started();
+  t = p + words + 2;
+  fetch_free_ = t;
+  // Validation in the check cycle: a refused descriptor records only TASK_DONE.
+  ErrorCode code = ErrorCode::NONE;
+  spec::LoadimcDesc li{};
+  spec::BarrierDesc bar{};
+  if (datapath) code = prepare_datapath(q, w, words);
+  else if (q.q == kLoadimc) {
+    li = spec::LoadimcDesc::decode(w);
+    if (li.magic != spec::magic::loadimc) code = ErrorCode::DESC_MAGIC;
+    else if (li.d0_size == 0 || li.d1_size == 0) code = ErrorCode::DESC_RANGE;
+  } else {
+    bar = spec::BarrierDesc::decode(w);
+    if (bar.magic != spec::magic::barrier) code = ErrorCode::DESC_MAGIC;
+  }
+  if (code != ErrorCode::NONE) {
+    if (q.q == kCtrl) barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), task.seq));
+    return code;
+  }
+  sync_to(t);
+  if (!resources_free(q)) {
+    while (!resources_free(q)) sc_core::wait(resource_ev_);
+    t = std::max(t, now_cycles() + 1);  // the other task's S_RUN ended the cycle before
+  }
+  q.in_run = true;
+  tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, task.push.encode_word());
+  if (datapath) return run_datapath(q, task.push.repeat, t, bytes, err_addr);
   if (q.q == kLoadimc) {
-    const auto d = spec::LoadimcDesc::decode(w);
     for (uint32_t r = 0; r <= task.push.repeat; ++r) {
-      const ErrorCode c = loadimc_->run(d, t, bytes, err_addr);
+      if (r > 0) ++t;  // a repeat restarts the cycle after the run ended
+      const ErrorCode c = loadimc_->run(li, t, bytes, err_addr);
       if (c != ErrorCode::NONE) return c;
     }
     auto& pc = perf_[static_cast<unsigned>(spec::PerfUnit::LOADIMC)];
@@ -181,9 +260,7 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint32_t& 
     pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes);
     return ErrorCode::NONE;
   }
-  const auto b = spec::BarrierDesc::decode(w);
-  if (b.magic != spec::magic::barrier) return ErrorCode::DESC_MAGIC;
-  return run_barrier(b, t, task.seq);
+  return run_barrier(bar, t, task.seq);
 }
 
 ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_t seq) {
@@ -214,32 +291,14 @@ ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_
   return ErrorCode::NONE;
 }
 
-ErrorCode CoreTile::run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
-  const uint32_t push_word = queues_[q.q].tasks.front().push.encode_word();
-  auto started = [&] { tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, push_word); };
-  std::array<uint32_t, spec::DpHeader::kWords> hw{};
-  for (uint32_t i = 0; i < hw.size() && start + i < kCmdWords; ++i) hw[i] = cmd_word(start + i);
-  const auto h = spec::DpHeader::decode(hw);
-  if (h.magic != spec::magic::datapath) {
-    t += 2;
-    started();
-    return ErrorCode::DESC_MAGIC;
-  }
-  const uint32_t words = std::max<uint32_t>(h.words, 1);
-  if (uint64_t{start} + words > kCmdWords) {
-    t += 2;
-    started();
-    return ErrorCode::CMD_RANGE;
-  }
-  t += words + 1;
-  started();
-  std::vector<uint32_t> w(words + L::max_words, 0);
-  for (uint32_t i = 0; i < words; ++i) w[i] = cmd_word(start + i);
-  const std::span<const uint32_t> ws(w);
+ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uint32_t words) {
+  const auto h = spec::DpHeader::decode(ws.first(spec::DpHeader::kWords));
+  if (h.magic != spec::magic::datapath) return ErrorCode::DESC_MAGIC;
   const bool mvm = q.q == kMvmexe;
   if (static_cast<unsigned>(h.kind) != q.q) return ErrorCode::DESC_UNITS;
   if (!h.has_odr || !h.has_ifd0 || (h.has_ifd1 && !h.has_dpu)) return ErrorCode::DESC_UNITS;
   Pipeline& p = pipes_[mvm ? 0 : 1];
+  p.header = h;
   try {
     if (words < L::program) ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
     p.ifd0->walk = spec::Walk::decode(ws.subspan(L::ifd0));
@@ -269,16 +328,26 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint
   } catch (const ref::RefError& e) {
     return e.code();
   }
+  return ErrorCode::NONE;
+}
+
+ErrorCode CoreTile::run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
+  const bool mvm = q.q == kMvmexe;
+  Pipeline& p = pipes_[mvm ? 0 : 1];
+  const spec::DpHeader& h = p.header;
   for (uint32_t r = 0; r <= repeat; ++r) {
+    if (r > 0) ++t;  // a repeat restarts the cycle after the previous run ended
     Pipe pipe;
+    p.current = &pipe;
     p.ifd0->out = h.has_main ? &pipe.ifd0 : (h.has_dpu ? &pipe.ifd0 : &pipe.ifd0);
     Stream* main_out = h.has_main ? &pipe.main : &pipe.ifd0;
     if (h.has_main) (mvm ? p.mvm->out : p.dwpu->out) = &pipe.main;
     p.dpu->in0 = main_out;
     p.ifd1->out = &pipe.ifd1;
     p.odr->in = h.has_dpu ? &pipe.dpu : main_out;
-    p.ifd0->launch(pipe, t);
-    if (h.has_ifd1) p.ifd1->launch(pipe, t);
+    // The IFDs make their first request the cycle after the task starts.
+    p.ifd0->launch(pipe, t + 1);
+    if (h.has_ifd1) p.ifd1->launch(pipe, t + 1);
     if (h.has_main) (mvm ? static_cast<Unit*>(p.mvm.get()) : static_cast<Unit*>(p.dwpu.get()))->launch(pipe, t);
     if (h.has_dpu) p.dpu->launch(pipe, t);
     p.odr->launch(pipe, t);
@@ -302,11 +371,15 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint
       fired = true;
       regs.at("WDOG_STATUS") = 1u | (mvm ? 0u : 2u);
       regs.at("WDOG_WAITS") = pipe.bt.waits();
+      wdog_report_ = watchdog_diagnostic(mvm, pipe.bt.waits(), now_cycles());
       pipe.err = ErrorCode::WATCHDOG;
       pipe.bt.abort();
     }
+    p.current = nullptr;
     bytes += pipe.bytes;
-    t = std::max({t, pipe.end, fired ? now_cycles() : 0});
+    if (pipe.reset) return ErrorCode::NONE;  // soft reset: the caller drops the task
+    // Done the cycle after the ODR's last write (the RTL's registered done).
+    t = std::max({t, pipe.end + 1, fired ? now_cycles() : 0});
     if (pipe.err != ErrorCode::NONE) {
       err_addr = pipe.err_addr;
       return pipe.err;

@@ -8,6 +8,8 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string>
 
 #include "datapath.hpp"
 #include "dma_engine.hpp"
@@ -25,8 +27,16 @@ struct BarrierHub {
 
 class CoreTile : public Tile {
  public:
-  CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tracer, uint32_t cores, TokenSink token, BarrierHub& hub);
+  CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tracer, uint32_t cores, TokenSink token, BarrierHub& hub,
+           FabricTiming* fabric);
   bool busy() const override;
+  // CORE_CTRL.soft_reset (and the shim's CTRL.soft_reset): queues dropped, running tasks ended
+  // without tokens, CoreDMA reset, error and watchdog registers cleared; memories, CMD_MEM and
+  // the IMC keep their contents.
+  void soft_reset();
+  // The last watchdog firing in words: the datapath, each unit that waited and on which stream
+  // (empty when the watchdog never fired).
+  const std::string& watchdog_report() const { return wdog_report_; }
   Memory l1;
   ref::Imc imc;
   std::unique_ptr<DmaEngine> dma;
@@ -42,7 +52,10 @@ class CoreTile : public Tile {
     unsigned q = 0;
     std::deque<Task> tasks;
     bool running = false, last_error = false;
+    bool in_run = false;     // the head task is past its check (the RTL's S_RUN)
     uint32_t done = 0;
+    uint32_t epoch = 0;      // bumped by a reset: the running task ends without a token
+    uint64_t next_pick = 0;  // first cycle the next task may enter the fetch engine
     sc_core::sc_event wake;
   };
   struct Pipeline {
@@ -51,14 +64,19 @@ class CoreTile : public Tile {
     std::unique_ptr<DwpuUnit> dwpu;
     std::unique_ptr<DpuUnit> dpu;
     std::unique_ptr<OdrUnit> odr;
+    spec::DpHeader header;  // of the task being run
+    Pipe* current = nullptr;
   };
   struct Failure {
     spec::ErrorCode code;
     uint32_t addr;
   };
   void queue_thread(Queue& q);
-  spec::ErrorCode run_task(Queue& q, const Task& task, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
-  spec::ErrorCode run_datapath(Queue& q, uint32_t start, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
+  spec::ErrorCode run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes, uint32_t& err_addr);
+  spec::ErrorCode prepare_datapath(Queue& q, std::span<const uint32_t> words, uint32_t n);
+  spec::ErrorCode run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
+  bool resources_free(const Queue& q) const;
+  void reset_queue(Queue& q, bool running_too);
   spec::ErrorCode run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_t seq);
   uint32_t cmd_word(uint32_t a);
   bool earlier_barrier_pending(uint64_t seq) const;
@@ -75,6 +93,8 @@ class CoreTile : public Tile {
   std::deque<uint64_t> barrier_seqs_;
   sc_core::sc_event resource_ev_;
   uint64_t cmdproc_busy_ = 0;
+  uint64_t fetch_free_ = 0;  // first cycle the CMD_MEM fetch engine can pick a queue
+  std::string wdog_report_;
 };
 
 }  // namespace axcore::tlm

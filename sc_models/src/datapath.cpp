@@ -142,10 +142,34 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
   t = std::max(t, pipe.end);
 }
 
+std::string watchdog_diagnostic(bool mvmexe, uint32_t waits, uint64_t cycle) {
+  static constexpr struct {
+    uint32_t bit;
+    const char* what;
+  } kWaits[] = {{kIfd0Out, "IFD0 waits on its full output stream (ifd0 -> main unit)"},
+                {kIfd1Out, "IFD1 waits on its full output stream (ifd1 -> DPU in1)"},
+                {kMainIn, "MVM/DWPU waits on its empty input stream (ifd0)"},
+                {kMainOut, "MVM/DWPU waits on its full output stream (main -> DPU/ODR)"},
+                {kDpuIn0, "DPU waits on its empty main input stream (in0)"},
+                {kDpuIn1, "DPU waits on its empty IFD1 input stream (in1)"},
+                {kDpuOut, "DPU waits on its full output stream (dpu -> ODR)"},
+                {kOdrIn, "ODR waits on its empty input stream"}};
+  std::string s = std::string("watchdog: ") + (mvmexe ? "MVMEXE" : "DWPU") + " datapath made no progress (cycle " +
+                  std::to_string(cycle) + "):";
+  const char* sep = " ";
+  for (const auto& w : kWaits)
+    if (waits & w.bit) s += sep + std::string(w.what), sep = "; ";
+  return s;
+}
+
 spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32_t& bytes, uint32_t& err_addr) {
   if (d.magic != spec::magic::loadimc) return spec::ErrorCode::DESC_MAGIC;
   if (d.d0_size == 0 || d.d1_size == 0) return spec::ErrorCode::DESC_RANGE;
   env_.imc->begin_residency(d.matrix_id);
+  // Rows are read one per cycle from the cycle after the start and written into the IMC the
+  // cycle after their read; the task is done the cycle after the last write.
+  const uint64_t first_read = t + 1;
+  uint64_t tiles = 0;
   constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
   for (uint32_t t1 = 0; t1 < d.d1_size; ++t1)
     for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
@@ -162,9 +186,11 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
         err_addr = static_cast<uint32_t>(e.code() == spec::ErrorCode::IMC_RANGE ? tile : row);
         return e.code();
       }
-      t += spec::param::imc_tile_rows * spec::param::loadimc_cycles_per_row;
+      ++tiles;
+      const uint64_t written = first_read + tiles * spec::param::imc_tile_rows * spec::param::loadimc_cycles_per_row;
+      t = written + 1;
       const auto& data = env_.imc->tile(static_cast<std::size_t>(tile));
-      env_.tracer->emit(t - 1, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE, static_cast<uint64_t>(tile) * kTileBytes,
+      env_.tracer->emit(written, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE, static_cast<uint64_t>(tile) * kTileBytes,
                         kTileBytes, trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
       bytes += kTileBytes;
     }

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "axcore/ref/dpu.hpp"
 #include "axcore/ref/imc.hpp"
@@ -37,6 +38,7 @@ struct Pipe {
   uint32_t err_addr = 0;
   uint64_t end = 0;
   uint32_t bytes = 0;
+  bool reset = false;  // aborted by a soft reset / queue reset (no error, no token)
 };
 
 // What a unit needs from its core.
@@ -117,6 +119,10 @@ class OdrUnit : public Unit {
 };
 
 // LoadIMC: one 64-byte row per cycle, MEM_WRITE per tile (addr = tile * 4096).
+// The watchdog's diagnostic: "watchdog: MVMEXE datapath made no progress ...: DPU waits on its
+// main input (in0) stream; ODR waits on its input stream".
+std::string watchdog_diagnostic(bool mvmexe, uint32_t wdog_waits, uint64_t cycle);
+
 class LoadImcUnit : public sc_core::sc_module {
  public:
   LoadImcUnit(sc_core::sc_module_name n, UnitEnv env) : sc_module(n), env_(env) {}

@@ -11,8 +11,17 @@ namespace {
 using spec::ErrorCode;
 constexpr unsigned kCh = spec::param::dma_channels;
 constexpr uint64_t kBdStart = 2, kBdChain = 1;
-constexpr uint64_t kDdrReadCycles = spec::param::ddr_latency_cycles + 2;  // one outstanding request
-constexpr uint64_t kDdrWriteCycles = 3;                                   // address, 2 cycles to B
+// A read's data comes back one cycle after its grant (L2 bank, L1 word port) or
+// ddr_latency_cycles + 1 after it (AXI bridge: AR the next cycle, R L cycles later); a write is
+// answered one cycle after its grant, or 3 (AW+W the next cycle, B 2 later) for DDR.
+constexpr uint64_t kReadResp = 1, kDdrReadResp = spec::param::ddr_latency_cycles + 1;
+constexpr uint64_t kWriteResp = 1, kDdrWriteResp = 3;
+// From the last word entering the pair FIFO (MM2S) / the last write answer (S2MM) to TASK_DONE:
+// the channel's reorder buffer and response registers. With BD start 2 this gives the RTL's
+// n + 7 cycles for an n-word on-chip copy (docs/timing.md).
+constexpr uint64_t kDoneLatency = 3;
+// Quantum of a running channel: it syncs with SystemC time (and sees pause/reset) this often.
+constexpr uint64_t kQuantum = 64;
 
 struct DmaFault {
   ErrorCode code;
@@ -47,7 +56,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
         ctx_.errors->report({ErrorCode::QUEUE_OVERFLOW, mm2s ? 1u : 0u, i, p.start, 0});
         return;
       }
-      ch.queue.push_back({p, now_cycles()});
+      ch.queue.push_back({p, now_cycles() + 1});  // the write takes effect the next cycle
       ch.wake.notify(sc_core::SC_ZERO_TIME);
     };
   };
@@ -57,8 +66,10 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
   auto ctrl = [this](bool mm2s) {
     return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
       Channel& ch = ch_[(mm2s ? kCh : 0) + i];
-      if (v & 2u) {  // reset: drop queued tasks (the running one finishes; see docs/tlm.md)
-        while (ch.queue.size() > (ch.running ? 1u : 0u)) ch.queue.pop_back();
+      ch.paused = (v & 4u) != 0;
+      if (!ch.paused) ch.unpause.notify(sc_core::SC_ZERO_TIME);
+      if (v & 2u) {  // reset: drop the queue; the running task ends without a token
+        reset_channel(ch);
         ctx_.regs->at(mm2s ? "DMA_MM2S_CTRL" : "DMA_S2MM_CTRL", i) &= ~2u;
       }
     };
@@ -80,12 +91,36 @@ bool DmaEngine::busy() const {
   return std::any_of(ch_.begin(), ch_.end(), [](const Channel& c) { return !c.queue.empty(); });
 }
 
+void DmaEngine::reset_channel(Channel& ch) {
+  while (ch.queue.size() > (ch.running ? 1u : 0u)) ch.queue.pop_back();
+  if (ch.running) ++ch.epoch;
+}
+
 void DmaEngine::reset() {
   for (auto& c : ch_) {
-    c.queue.clear();
+    reset_channel(c);
     c.done = c.bytes = c.cur_bd = 0;
-    c.last_error = false;
+    c.last_error = c.paused = false;
+    c.unpause.notify(sc_core::SC_ZERO_TIME);
   }
+  // Wake the running sides of every pair (they see their epoch changed and leave); an idle
+  // pair is flushed at once.
+  for (unsigned i = 0; i < kCh; ++i) {
+    if (ch_[i].running || ch_[kCh + i].running) pairs_[i]->fail(ErrorCode::NONE);
+    else pairs_[i]->clear();
+  }
+  for (uint32_t b = 0; b < eng_.bds; ++b) ctx_.regs->words("DMA_BD", b)[3] &= ~(0xFFFu << 20);  // iteration state
+}
+
+void DmaEngine::keep(Channel& ch, uint64_t& t, uint32_t epoch) {
+  if (t < ch.sync_at && !ch.paused && ch.epoch == epoch) return;
+  sync_to(t);
+  while (ch.paused && ch.epoch == epoch) {
+    sc_core::wait(ch.unpause);
+    t = std::max(t, now_cycles() + 1);
+  }
+  if (ch.epoch != epoch) throw Reset{};
+  ch.sync_at = t + kQuantum;
 }
 
 MemWindow DmaEngine::window(const spec::DmaBd& bd) {
@@ -105,7 +140,8 @@ void DmaEngine::check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWor
     if (!w.pad && w.byte_addr + 3 >= limit) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
 }
 
-void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes) {
+void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes,
+                        uint32_t epoch) {
   const auto dir = ch.mm2s ? ref::DmaDir::MM2S : ref::DmaDir::S2MM;
   std::vector<ref::DmaWord> walk;
   try {
@@ -119,23 +155,35 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
   for (const auto& w : walk)
     if (!w.pad && w.byte_addr + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
   const bool ddr = bd.mem == spec::MemSel::DDR;
+  FabricTiming& fab = *ctx_.fabric;
   TimedFifo<uint32_t>& f = pair(ch.index);
   if (ch.mm2s) {
     for (const auto& w : walk) {
-      uint32_t v = bd.pad_value;
-      if (!w.pad) std::memcpy(&v, mem.ptr + w.byte_addr, 4);
-      t = f.push(v, t) + (w.pad ? 1 : (ddr ? kDdrReadCycles : 1));
-      if (!w.pad) ch.bytes += 4;
+      keep(ch, t, epoch);
+      if (w.pad) {  // padding: no memory access, one cycle
+        ch.last_effect = f.push(bd.pad_value, t);
+        t = ch.last_effect + 1;
+        continue;
+      }
+      uint32_t v;
+      std::memcpy(&v, mem.ptr + w.byte_addr, 4);
+      const uint64_t g = fab.grant(bd.mem, bd.core, w.byte_addr, f.space_at(t), false);
+      ch.last_effect = f.push(v, g + (ddr ? kDdrReadResp : kReadResp));
+      t = g + (ddr ? FabricTiming::kDdrRead : 1);
+      ch.bytes += 4;
     }
     return;
   }
   const uint32_t run = bd.d0_size <= 1 ? 1 : bd.d0_size;
   uint64_t hash = 0xcbf29ce484222325ULL, run_addr = 0;
   for (std::size_t i = 0; i < walk.size(); ++i) {
+    keep(ch, t, epoch);
     const auto got = f.pop(t);
     const uint32_t v = got.value;
     std::memcpy(mem.ptr + walk[i].byte_addr, &v, 4);
-    t = got.cycle + (ddr ? kDdrWriteCycles : 1);
+    const uint64_t g = fab.grant(bd.mem, bd.core, walk[i].byte_addr, got.cycle, true);
+    const uint64_t answered = g + (ddr ? kDdrWriteResp : kWriteResp);
+    t = g + 1;
     ch.bytes += 4;
     task_bytes += 4;
     if (i % run == 0) {
@@ -146,22 +194,26 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
     std::memcpy(b, &v, 4);
     hash = trace::fnv1a64(b, hash);
     if (i % run == run - 1)
-      ctx_.tracer->emit(t - 1, ctx_.row, trace::dma_unit(false, ch.index), trace::Kind::MEM_WRITE, run_addr, run * 4, hash, 0);
+      ctx_.tracer->emit(answered, ctx_.row, trace::dma_unit(false, ch.index), trace::Kind::MEM_WRITE, run_addr, run * 4, hash, 0);
+    ch.last_effect = answered;
   }
 }
 
 ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err) {
   const char* bd_reg = "DMA_BD";
+  const uint32_t epoch = ch.task_epoch = ch.epoch;
+  ch.sync_at = t + kQuantum;
+  ch.last_effect = t;
   try {
     for (uint32_t r = 0; r <= task.push.repeat; ++r) {
       uint32_t id = task.push.start, chain = 1;
-      t += kBdStart;
+      t += r == 0 ? kBdStart : kBdChain;  // a repeat costs what a chain link does
       for (;;) {
         if (id >= eng_.bds) throw DmaFault{ErrorCode::BD_INVALID, id, 0};
         ch.cur_bd = id;
         auto words = ctx_.regs->words(bd_reg, id);
         spec::DmaBd bd = spec::DmaBd::decode(words);
-        move_bd(ch, bd, id, t, task_bytes);
+        move_bd(ch, bd, id, t, task_bytes, epoch);
         if (bd.iter_size > 1) {  // write back the next iteration like the RTL
           bd.iter_current = (bd.iter_current % bd.iter_size + 1) % bd.iter_size;
           words[3] = (words[3] & ~(0xFFFu << 20)) | bd.iter_current << 20;
@@ -178,9 +230,22 @@ ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32
     pair(ch.index).fail(f.code);  // the partner ends its running task with the same code
     return f.code;
   } catch (const StreamFailed& s) {
+    if (ch.epoch != epoch) return reset_end(ch, t);
     pair(ch.index).clear();
     return s.code;
+  } catch (const Reset&) {
+    return reset_end(ch, t);
   }
+  t = std::max(t, ch.last_effect + kDoneLatency);
+  return ErrorCode::NONE;
+}
+
+ErrorCode DmaEngine::reset_end(Channel& ch, uint64_t& t) {
+  t = std::max(t, now_cycles());
+  ch.task_epoch = ch.epoch;  // left
+  const Channel& partner = ch_[(ch.mm2s ? 0 : kCh) + ch.index];
+  // The side that leaves last flushes the pair FIFO (the RTL flushes it on either reset).
+  if (!(partner.running && partner.epoch != partner.task_epoch)) pair(ch.index).clear();
   return ErrorCode::NONE;
 }
 
@@ -189,14 +254,22 @@ void DmaEngine::channel_thread(Channel& ch) {
     while (ch.queue.empty()) sc_core::wait(ch.wake);
     const Task task = ch.queue.front();
     ch.running = true;
-    uint64_t t = std::max(now_cycles(), task.accepted);
+    // TASK_START the cycle after the push took effect, and after the previous task's end.
+    uint64_t t = std::max({now_cycles(), task.accepted + 1, ch.next_free});
     const auto unit = trace::dma_unit(ch.mm2s, ch.index);
     const uint32_t push_word = task.push.encode_word();
     ctx_.tracer->emit(t, ctx_.row, unit, trace::Kind::TASK_START, task.push.start, 0, 0, push_word);
     uint32_t task_bytes = 0;
     ErrorReport err;
+    const uint32_t epoch = ch.epoch;
     const ErrorCode code = run_task(ch, task, t, task_bytes, err);
     sync_to(t);
+    if (ch.epoch != epoch) {  // reset while running: the task ends without a token or record
+      if (!ch.queue.empty()) ch.queue.pop_front();
+      ch.running = false;
+      ch.next_free = t + 1;
+      continue;
+    }
     if (err.code != ErrorCode::NONE) ctx_.errors->report(err);
     spec::Token tok;
     tok.valid = 1;
@@ -212,6 +285,7 @@ void DmaEngine::channel_thread(Channel& ch) {
     ch.running = false;
     ch.last_error = code != ErrorCode::NONE;
     ++ch.done;
+    ch.next_free = t + (task.push.token ? 2 : 1);  // the next task starts after the token
     if (task.push.token) {
       sync_to(t + 1);
       ctx_.token(tw, t + 1);

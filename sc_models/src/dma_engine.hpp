@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "axcore/ref/dma.hpp"
+#include "fabric_timing.hpp"
 #include "memory.hpp"
 #include "regfile.hpp"
 #include "sim.hpp"
@@ -31,6 +32,7 @@ struct DmaContext {
   TokenSink token;
   uint32_t row;
   uint32_t cores;
+  FabricTiming* fabric;
 };
 
 class DmaEngine : public sc_core::sc_module {
@@ -38,6 +40,8 @@ class DmaEngine : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
   DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext ctx);
   bool busy() const;
+  // Soft reset: every channel drops its queue and ends its running task without a token;
+  // iteration state, byte counters and done counts return to 0 (BD contents stay).
   void reset();
 
  private:
@@ -49,14 +53,25 @@ class DmaEngine : public sc_core::sc_module {
     bool mm2s = false;
     unsigned index = 0;
     std::deque<Task> queue;
-    bool running = false, last_error = false;
+    bool running = false, last_error = false, paused = false;
     uint32_t done = 0, bytes = 0, cur_bd = 0;
-    sc_core::sc_event wake;
+    uint64_t next_free = 0;   // first cycle the channel may start its next task
+    uint64_t sync_at = 0;     // next quantum boundary of the running task
+    uint64_t last_effect = 0; // cycle of the last word's entry into the pair FIFO / write answer
+    uint32_t epoch = 0;       // bumped by a reset: the running task ends without a token
+    uint32_t task_epoch = 0;  // epoch the running task started in
+    sc_core::sc_event wake, unpause;
   };
+  struct Reset {};  // thrown out of a running task by a channel or soft reset
+  // Quantum keeper of a running task: syncs to SystemC time every kQuantum cycles, holds while
+  // the channel is paused, leaves when it was reset.
+  void keep(Channel& ch, uint64_t& t, uint32_t epoch);
+  void reset_channel(Channel& ch);
+  spec::ErrorCode reset_end(Channel& ch, uint64_t& t);
   void channel_thread(Channel& ch);
   // Runs one task; returns the error code (NONE on success) and adds written bytes.
   spec::ErrorCode run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err);
-  void move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes);
+  void move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes, uint32_t epoch);
   void check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id);
   MemWindow window(const spec::DmaBd& bd);
   TimedFifo<uint32_t>& pair(unsigned i) { return *pairs_[i]; }

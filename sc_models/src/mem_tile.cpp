@@ -4,10 +4,10 @@
 
 namespace axcore::tlm {
 
-MemTile::MemTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, TokenSink token)
+MemTile::MemTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, TokenSink token, FabricTiming* fabric)
     : Tile(n, spec::mem::kRegisters, spec::param::mem_row, tr), l2("l2", spec::param::l2_bytes) {
   dma = std::make_unique<DmaEngine>("memdma", ref::DmaEngine::memdma(),
-                                    DmaContext{&regs, &errors, &tracer, std::move(token), row, cores});
+                                    DmaContext{&regs, &errors, &tracer, std::move(token), row, cores, fabric});
   regs.on_read("MEM_STATUS", [this](uint32_t, uint32_t) { return dma->busy() ? 1u : 0u; });
   auto word = [this]() -> uint8_t* {
     const uint32_t a = regs.at("DBG_MEM_ADDR") & ~3u;

@@ -2,11 +2,11 @@
 
 namespace axcore::tlm {
 
-ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores)
+ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, FabricTiming* fabric)
     : Tile(n, spec::shim::kRegisters, spec::param::shim_row, tr) {
   dma = std::make_unique<DmaEngine>(
       "sysdma", ref::DmaEngine::sysdma(),
-      DmaContext{&regs, &errors, &tracer, [this](uint32_t t, uint64_t c) { offer_token(t, c); }, row, cores});
+      DmaContext{&regs, &errors, &tracer, [this](uint32_t t, uint64_t c) { offer_token(t, c); }, row, cores, fabric});
   regs.at("CONFIG") = (regs.at("CONFIG") & ~0xFu) | (cores & 0xF);
   regs.on_read("TOKEN_POP", [this](uint32_t, uint32_t) {
     if (tokens_.empty()) return 0u;

@@ -94,6 +94,17 @@ class TimedFifo {
     data_.notify(sc_core::SC_ZERO_TIME);
     return enter;
   }
+  // The first cycle >= t at which a push would find a free slot (waits while the FIFO is full),
+  // without pushing: a producer that must reserve something else first (a fabric target) asks
+  // this, then pushes at the cycle it got.
+  uint64_t space_at(uint64_t t) {
+    while (q_.size() >= depth_) {
+      if (failed_) throw StreamFailed{code_};
+      sc_core::wait(space_ | fail_ev_);
+    }
+    if (failed_) throw StreamFailed{code_};
+    return pushes_ >= depth_ ? std::max(t, pop_at_[pushes_ % depth_] + 1) : t;
+  }
   // Pops at or after cycle `t`.
   Popped pop(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {

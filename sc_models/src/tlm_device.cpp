@@ -31,6 +31,7 @@ struct HostBus : sc_core::sc_module {
 
 struct TlmDevice::Impl : sc_core::sc_module {
   Tracer tracer;
+  FabricTiming fabric_timing;
   Memory ddr;
   Fabric fabric;
   ShimTile shim;
@@ -42,15 +43,17 @@ struct TlmDevice::Impl : sc_core::sc_module {
 
   Impl(const TlmOptions& o)
       : sc_module(sc_core::sc_module_name("axcore")),
+        fabric_timing(o.cores),
         ddr("ddr", o.ddr_bytes),
         fabric("fabric"),
-        shim("shim", tracer, o.cores),
-        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }),
+        shim("shim", tracer, o.cores, &fabric_timing),
+        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }, &fabric_timing),
         bus("host", spec::param::first_core_row + o.cores),
         ncores(o.cores) {
     for (unsigned c = 0; c < o.cores; ++c) {
       cores.push_back(std::make_unique<CoreTile>(("core" + std::to_string(c)).c_str(), c, tracer, o.cores,
-                                                 [this](uint32_t t, uint64_t cy) { shim.offer_token(t, cy); }, hub));
+                                                 [this](uint32_t t, uint64_t cy) { shim.offer_token(t, cy); }, hub,
+                                                 &fabric_timing));
       hub.cores.push_back(cores.back().get());
     }
     // Fabric targets: 0 DDR, 1 L2, 2 + c L1 of core c. Initiators: every DMA engine.

@@ -1,0 +1,384 @@
+#include "programs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "axcore/ref/dma.hpp"
+#include "axcore/ref/imc.hpp"
+#include "axcore/ref/walk.hpp"
+#include "mm_layout.hpp"
+#include "stimulus.hpp"
+
+namespace axcore::agree {
+
+namespace {
+
+using spec::MemSel;
+constexpr uint32_t kShim = spec::param::shim_row, kMem = spec::param::mem_row;
+const uint32_t kCore0 = spec::core_row(0);
+
+std::vector<uint8_t> pattern(std::size_t n, uint32_t seed) {
+  std::vector<uint8_t> v(n);
+  uint32_t x = seed * 2654435761u + 1;
+  for (auto& b : v) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    b = static_cast<uint8_t>(x);
+  }
+  return v;
+}
+
+uint32_t words_of(const spec::DmaBd& bd, const ref::DmaEngine& eng, uint32_t run = 0) {
+  return static_cast<uint32_t>(ref::dma_walk(bd, eng, ref::DmaDir::MM2S, run).size());
+}
+
+// One DMA hop: BDs into `row`'s engine, S2MM pushed first (with a token), then MM2S; waits.
+void hop(runtime::Device& d, uint32_t row, uint32_t ch, uint32_t mm2s_bd, uint32_t s2mm_bd, uint32_t mm2s_repeat = 0,
+         uint32_t tag = 1) {
+  stim::push_dma(d, row, false, ch, stim::push_word(s2mm_bd, tag, true));
+  stim::push_dma(d, row, true, ch, stim::push_word(mm2s_bd, tag + 1, false, mm2s_repeat));
+  const auto t = stim::wait_dma_token(d, row, false, ch);
+  if (t.error)
+    throw runtime::DeviceError("agree: DMA hop on row " + std::to_string(row) + " ended with " +
+                               std::string(spec::to_string(t.code)));
+}
+
+void check_token(const spec::Token& t, const char* what) {
+  if (t.error) throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
+}
+
+// L1 of core 0 through the host debug port (both backends: one register write per word).
+void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_t> bytes) {
+  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
+  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_ADDR.offset), static_cast<uint32_t>(byte_addr));
+  const uint64_t data = stim::addr(kCore0, spec::core::DBG_MEM_DATA.offset);
+  for (std::size_t i = 0; i < bytes.size(); i += 4) {
+    uint32_t v = 0;
+    for (std::size_t b = 0; b < 4 && i + b < bytes.size(); ++b) v |= uint32_t{bytes[i + b]} << (8 * b);
+    d.write32(data, v);
+  }
+}
+
+std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
+  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
+  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_ADDR.offset), static_cast<uint32_t>(byte_addr));
+  const uint64_t data = stim::addr(kCore0, spec::core::DBG_MEM_DATA.offset);
+  std::vector<uint8_t> out;
+  while (out.size() < n) {
+    const uint32_t v = d.read32(data);
+    for (unsigned b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+  }
+  out.resize(n);
+  return out;
+}
+
+std::vector<uint8_t> ddr_bytes(runtime::Device& d, uint64_t a, std::size_t n) {
+  std::vector<uint8_t> v(n);
+  d.ddr_read(a, v);
+  return v;
+}
+
+stim::Datapath matmul_datapath(const rtlcore::Matmul& mm) {
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::MVMEXE;
+  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
+  dp.ifd0 = mm.ifd();
+  dp.mvm = mm.mvm();
+  dp.odr = mm.odr();
+  return dp;
+}
+
+constexpr uint32_t kLoadimcWord = 0x10, kDpWord = 0x100;
+
+void push_matmul(runtime::Device& d) {
+  stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+  stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+}
+
+std::string unit_name(trace::Unit u) {
+  using U = trace::Unit;
+  switch (u) {
+    case U::CMDPROC: return "CMDPROC";
+    default: break;
+  }
+  const auto v = static_cast<unsigned>(u);
+  for (unsigned c = 0; c < spec::param::dma_channels; ++c) {
+    if (u == trace::dma_unit(true, c)) return "MM2S" + std::to_string(c);
+    if (u == trace::dma_unit(false, c)) return "S2MM" + std::to_string(c);
+  }
+  return "unit" + std::to_string(v);
+}
+
+}  // namespace
+
+std::string Task::name() const {
+  const char* tile = row == kShim ? "shim" : row == kMem ? "mem" : "core";
+  std::string n = std::string(tile) + (row >= spec::param::first_core_row ? std::to_string(row - spec::param::first_core_row) : "");
+  return n + "." + unit_name(unit);
+}
+
+uint64_t Run::span() const {
+  if (tasks.empty()) return 0;
+  uint64_t a = tasks.front().start, b = 0;
+  for (const auto& t : tasks) a = std::min(a, t.start), b = std::max(b, t.done);
+  return b - a;
+}
+
+Run run(runtime::Device& d, const Program& p) {
+  Run r;
+  r.backend = std::string(d.backend());
+  d.set_trace_sink([&r](const trace::Record& rec) { r.records.push_back(rec); });
+  if (p.setup) p.setup(d);
+  r.t0 = d.cycle();
+  const auto w0 = std::chrono::steady_clock::now();
+  p.timed(d);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  r.t1 = d.cycle();
+  if (p.readback) r.out = p.readback(d);
+  d.set_trace_sink({});
+  // Pair TASK_START / TASK_DONE per (row, unit), in order; keep the tasks of the timed part.
+  std::map<std::pair<uint8_t, trace::Unit>, std::vector<uint64_t>> open;
+  for (const auto& rec : r.records) {
+    if (rec.unit == trace::Unit::HOST || rec.unit == trace::Unit::TOKEN) continue;
+    const auto key = std::make_pair(rec.row, rec.unit);
+    if (rec.kind == trace::Kind::TASK_START) open[key].push_back(rec.cycle);
+    if (rec.kind != trace::Kind::TASK_DONE || open[key].empty()) continue;
+    const uint64_t s = open[key].front();
+    open[key].erase(open[key].begin());
+    if (s < r.t0) continue;
+    r.tasks.push_back(Task{rec.row, rec.unit, s - r.t0, rec.cycle - r.t0, rec.token});
+  }
+  return r;
+}
+
+Comparison compare(const Run& a, const Run& b) {
+  Comparison c;
+  c.same_tasks = a.tasks.size() == b.tasks.size();
+  char line[200];
+  std::string t = "  task                 tlm start..done (dur)        rtl start..done (dur)       ratio\n";
+  // Match tasks per (row, unit) in order (the completion order may differ by a cycle).
+  std::map<std::pair<uint8_t, trace::Unit>, std::vector<const Task*>> bt;
+  for (const auto& x : b.tasks) bt[{x.row, x.unit}].push_back(&x);
+  std::map<std::pair<uint8_t, trace::Unit>, std::size_t> used;
+  for (const auto& x : a.tasks) {
+    auto& v = bt[{x.row, x.unit}];
+    std::size_t& i = used[{x.row, x.unit}];
+    if (i >= v.size()) {
+      c.same_tasks = false;
+      continue;
+    }
+    const Task& y = *v[i++];
+    if (x.word != y.word) c.same_tasks = false;
+    const double da = static_cast<double>(x.done - x.start), db = static_cast<double>(y.done - y.start);
+    const double ratio = db > 0 ? da / db : (da == 0 ? 1.0 : 0.0);
+    if (db >= 16 && std::abs(ratio - 1) > std::abs(c.worst_task_ratio - 1)) c.worst_task_ratio = ratio;
+    std::snprintf(line, sizeof line, "  %-18s %8llu..%-8llu (%7llu)  %8llu..%-8llu (%7llu)  %.4f\n", x.name().c_str(),
+                  static_cast<unsigned long long>(x.start), static_cast<unsigned long long>(x.done),
+                  static_cast<unsigned long long>(x.done - x.start), static_cast<unsigned long long>(y.start),
+                  static_cast<unsigned long long>(y.done), static_cast<unsigned long long>(y.done - y.start), ratio);
+    t += line;
+  }
+  c.span_ratio = b.span() ? static_cast<double>(a.span()) / static_cast<double>(b.span()) : 0;
+  std::snprintf(line, sizeof line, "  span %llu vs %llu cycles: ratio %.4f; worst task %.4f; wall %.3f s vs %.3f s (%.0fx)\n",
+                static_cast<unsigned long long>(a.span()), static_cast<unsigned long long>(b.span()), c.span_ratio,
+                c.worst_task_ratio, a.wall_s, b.wall_s, a.wall_s > 0 ? b.wall_s / a.wall_s : 0.0);
+  c.table = t + line;
+  return c;
+}
+
+// ---- programs -------------------------------------------------------------------------------
+
+Program dma_ddr_l2_ddr(uint32_t words) {
+  Program p;
+  p.name = "dma_ddr_l2_ddr";
+  p.setup = [words](runtime::Device& d) {
+    d.ddr_write(0x10000, pattern(4 * words, 1));
+    stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, words));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x4000, words));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x4000, words));
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::DDR, 0x200000, words));
+  };
+  p.timed = [](runtime::Device& d) {
+    hop(d, kShim, 0, 0, 1);
+    hop(d, kShim, 1, 2, 3);
+  };
+  p.readback = [words](runtime::Device& d) { return ddr_bytes(d, 0x200000, 4 * words); };
+  return p;
+}
+
+Program dma_walks() {
+  Program p;
+  p.name = "dma_walks";
+  constexpr uint32_t kIn = 1024;
+  constexpr uint32_t total_l2 = 80 + 80 + 64;
+  p.setup = [](runtime::Device& d) {
+    d.ddr_write(0x10000, pattern(4 * kIn, 2));
+    // SysDMA: DDR -> L2 0x0 as two chained BDs (each half) into one S2MM BD.
+    spec::DmaBd a = stim::linear_bd(MemSel::DDR, 0x10000, kIn / 2);
+    a.use_next = 1, a.next_bd = 1;
+    stim::write_bd(d, kShim, 0, a);
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::DDR, 0x10000 + 2 * kIn, kIn / 2));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x0, kIn));
+    // MemDMA: L2 -> L1 core 0, a padded 3-D block iterating over 2 column offsets, run twice.
+    spec::DmaBd w = stim::linear_bd(MemSel::L2, 0x40, 0);
+    w.d0_size = 6, w.d0_stride = 1, w.d1_size = 5, w.d1_stride = 16, w.d2_size = 4, w.d2_stride = 128;
+    w.length = 6 * 5 * 4;
+    w.d0_pad_before = 1, w.d0_pad_after = 2, w.d1_pad_after = 1, w.d2_pad_before = 1;
+    w.pad_value = 0xA5A5A5A5;
+    w.iter_size = 2, w.iter_stride = 8;
+    const auto eng = ref::DmaEngine::memdma();
+    const uint32_t total_l1 = words_of(w, eng, 0) + words_of(w, eng, 1);
+    stim::write_bd(d, kMem, 0, w);
+    stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L1, 0x1000, total_l1, 0));
+    // CoreDMA: L1 -> L2, a chain of three strided BDs.
+    spec::DmaBd c0 = stim::linear_bd(MemSel::L1, 0x1000, 0);
+    c0.d0_size = 8, c0.d0_stride = 2, c0.d1_size = 10, c0.d1_stride = 17, c0.length = 80;
+    c0.use_next = 1, c0.next_bd = 1;
+    spec::DmaBd c1 = stim::linear_bd(MemSel::L1, 0x1004, 0);
+    c1.d0_size = 8, c1.d0_stride = 2, c1.d1_size = 10, c1.d1_stride = 17, c1.length = 80;
+    c1.use_next = 1, c1.next_bd = 2;
+    spec::DmaBd c2 = stim::linear_bd(MemSel::L1, 0x1000 + 4 * 200, 64);
+    c2.d0_size = 4, c2.d0_stride = -1, c2.d1_size = 16, c2.d1_stride = 4, c2.addr_lo += 12;
+    stim::write_bd(d, kCore0, 0, c0);
+    stim::write_bd(d, kCore0, 1, c1);
+    stim::write_bd(d, kCore0, 2, c2);
+    stim::write_bd(d, kCore0, 3, stim::linear_bd(MemSel::L2, 0x80000, total_l2));
+    // SysDMA: L2 -> DDR.
+    stim::write_bd(d, kShim, 4, stim::linear_bd(MemSel::L2, 0x80000, total_l2));
+    stim::write_bd(d, kShim, 5, stim::linear_bd(MemSel::DDR, 0x300000, total_l2));
+  };
+  p.timed = [](runtime::Device& d) {
+    hop(d, kShim, 0, 0, 2);
+    hop(d, kMem, 0, 0, 1, 1);
+    hop(d, kCore0, 0, 0, 3);
+    hop(d, kShim, 1, 4, 5);
+  };
+  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x300000, 4 * total_l2); };
+  return p;
+}
+
+Program dma_l2_bank_conflict(uint32_t words) {
+  Program p;
+  p.name = "dma_l2_bank_conflict";
+  // Source rows r and destination rows r + 8k fall in the same bank (bank = row mod l2_banks).
+  constexpr uint64_t kDst = 0x100000;
+  static_assert(kDst / 64 % spec::param::l2_banks == 0);
+  p.setup = [words](runtime::Device& d) {
+    stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, words));
+    stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, kDst, words));
+  };
+  p.timed = [](runtime::Device& d) { hop(d, kMem, 0, 0, 1); };
+  return p;
+}
+
+Program dma_two_pairs(uint32_t words) {
+  Program p;
+  p.name = "dma_two_pairs";
+  p.setup = [words](runtime::Device& d) {
+    stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, words));
+    stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, 0x100040, words));
+    stim::write_bd(d, kMem, 2, stim::linear_bd(MemSel::L2, 0x200080, words));
+    stim::write_bd(d, kMem, 3, stim::linear_bd(MemSel::L2, 0x3000C0, words));
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kMem, false, 1, stim::push_word(3, 2));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 3, false));
+    stim::push_dma(d, kMem, true, 1, stim::push_word(2, 4, false));
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "pair 0");
+    check_token(stim::wait_dma_token(d, kMem, false, 1), "pair 1");
+  };
+  return p;
+}
+
+namespace {
+void load_matmul_operands(runtime::Device& d, const rtlcore::Matmul& mm, uint32_t seed) {
+  dbg_write_l1(d, uint64_t{rtlcore::kX0} * 64, pattern(std::size_t{mm.m} * mm.kb * 64, seed));
+  dbg_write_l1(d, uint64_t{rtlcore::kW0} * 64, pattern(std::size_t{mm.kb} * mm.nb * 64 * 64, seed + 1));
+}
+void write_matmul_descriptors(runtime::Device& d, const rtlcore::Matmul& mm) {
+  stim::write_cmd(d, 0, kLoadimcWord, mm.load().encode());
+  stim::write_cmd(d, 0, kDpWord, matmul_datapath(mm).words());
+}
+}  // namespace
+
+Program matmul(uint32_t m, uint32_t kb, uint32_t nb) {
+  Program p;
+  p.name = "matmul_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);
+  rtlcore::Matmul mm{m, kb, nb};
+  mm.out = spec::Dtype::INT8;
+  p.setup = [mm](runtime::Device& d) {
+    load_matmul_operands(d, mm, 3);
+    write_matmul_descriptors(d, mm);
+  };
+  p.timed = push_matmul;
+  p.readback = [mm](runtime::Device& d) { return dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()); };
+  return p;
+}
+
+namespace {
+constexpr uint64_t kDdrX = 0x10000, kDdrW = 0x100000, kDdrY = 0x800000;
+constexpr uint32_t kL2X = 0x0, kL2W = 0x100000;
+rtlcore::Matmul whole_core_mm(uint32_t m, uint32_t kb, uint32_t nb) {
+  rtlcore::Matmul mm{m, kb, nb};
+  mm.out = spec::Dtype::INT8;  // the ODR casts the int32 accumulators (saturating, RNE)
+  return mm;
+}
+}  // namespace
+
+Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
+  Program p;
+  p.name = "whole_core_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);
+  const auto mm = whole_core_mm(m, kb, nb);
+  const uint32_t xw = m * kb * 16, ww = kb * nb * 1024;  // words
+  p.setup = [=](runtime::Device& d) {
+    d.ddr_write(kDdrX, pattern(4 * std::size_t{xw}, 7));
+    d.ddr_write(kDdrW, pattern(4 * std::size_t{ww}, 8));
+    // SysDMA: DDR x, w -> L2 (a chain of two BDs on each side).
+    spec::DmaBd a = stim::linear_bd(MemSel::DDR, kDdrX, xw), b = stim::linear_bd(MemSel::L2, kL2X, xw);
+    a.use_next = b.use_next = 1, a.next_bd = 1, b.next_bd = 3;
+    stim::write_bd(d, kShim, 0, a);
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::DDR, kDdrW, ww));
+    stim::write_bd(d, kShim, 2, b);
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L2, kL2W, ww));
+    // MemDMA: L2 -> L1 of core 0 (x rows, weight rows).
+    spec::DmaBd c = stim::linear_bd(MemSel::L2, kL2X, xw), e = stim::linear_bd(MemSel::L1, uint64_t{rtlcore::kX0} * 64, xw);
+    c.use_next = e.use_next = 1, c.next_bd = 1, e.next_bd = 3;
+    stim::write_bd(d, kMem, 0, c);
+    stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, kL2W, ww));
+    stim::write_bd(d, kMem, 2, e);
+    stim::write_bd(d, kMem, 3, stim::linear_bd(MemSel::L1, uint64_t{rtlcore::kW0} * 64, ww));
+    // SysDMA: the int8 result L1 -> DDR.
+    const auto yw = static_cast<uint32_t>(mm.out_bytes() / 4);
+    stim::write_bd(d, kShim, 4, stim::linear_bd(MemSel::L1, uint64_t{rtlcore::kY0} * 64, yw));
+    stim::write_bd(d, kShim, 5, stim::linear_bd(MemSel::DDR, kDdrY, yw));
+    write_matmul_descriptors(d, mm);
+  };
+  p.timed = [](runtime::Device& d) {
+    hop(d, kShim, 0, 0, 2);
+    hop(d, kMem, 0, 0, 2);
+    push_matmul(d);
+    hop(d, kShim, 1, 4, 5);
+  };
+  p.readback = [mm](runtime::Device& d) { return ddr_bytes(d, kDdrY, mm.out_bytes()); };
+  return p;
+}
+
+std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb) {
+  const auto mm = whole_core_mm(m, kb, nb);
+  std::vector<uint8_t> l1(spec::param::l1_bytes, 0);
+  const auto x = pattern(std::size_t{m} * kb * 64, 7), w = pattern(std::size_t{kb} * nb * 4096, 8);
+  std::copy(x.begin(), x.end(), l1.begin() + std::ptrdiff_t{rtlcore::kX0} * 64);
+  std::copy(w.begin(), w.end(), l1.begin() + std::ptrdiff_t{rtlcore::kW0} * 64);
+  ref::Imc imc;
+  ref::run_loadimc(mm.load(), l1, imc);
+  stim::reference_datapath(matmul_datapath(mm), l1, &imc);
+  return {l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64, l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64 + std::ptrdiff_t(mm.out_bytes())};
+}
+
+}  // namespace axcore::agree

@@ -1,0 +1,67 @@
+// The TLM ↔ RTL agreement programs (issue 7): device programs written against runtime::Device
+// only, so the very same register writes, DDR contents and token waits run on TlmDevice and on
+// RtlDevice. A program has an untimed setup (data in DDR, operands into L1 through DBG_MEM) and
+// a timed part; `run` captures the canonical trace and pairs every TASK_START with its
+// TASK_DONE per (row, unit), `compare` puts the two backends side by side: per-task durations,
+// the timed span and the TLM/RTL ratios.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "axcore/runtime/device.hpp"
+#include "axcore/trace/record.hpp"
+
+namespace axcore::agree {
+
+struct Task {
+  uint8_t row = 0;
+  trace::Unit unit{};
+  uint64_t start = 0, done = 0;  // cycles, relative to the timed part's first cycle
+  uint32_t word = 0;             // TASK_DONE token word
+  std::string name() const;
+};
+
+struct Run {
+  std::string backend;
+  uint64_t t0 = 0, t1 = 0;        // device cycles: start and end of the timed part
+  double wall_s = 0;              // wall-clock of the timed part
+  std::vector<Task> tasks;        // tasks that started in the timed part, in TASK_DONE order
+  std::vector<uint8_t> out;       // what the program reads back from DDR
+  std::vector<trace::Record> records;
+  uint64_t span() const;          // first TASK_START .. last TASK_DONE of the timed tasks
+};
+
+// A program: `setup` (untimed) then `timed`; `out` is filled by `readback` after both.
+struct Program {
+  std::string name;
+  std::function<void(runtime::Device&)> setup, timed;
+  std::function<std::vector<uint8_t>(runtime::Device&)> readback;
+};
+
+Run run(runtime::Device& d, const Program& p);
+
+struct Comparison {
+  double span_ratio = 0;        // TLM span / RTL span
+  double worst_task_ratio = 1;  // the per-task duration ratio furthest from 1
+  bool same_tasks = false;      // same (row, unit) sequence and token words
+  std::string table;            // printable
+};
+Comparison compare(const Run& tlm, const Run& rtl);
+
+// ---- the benchmark programs (docs/tlm.md lists what each exercises) -----------------------
+Program dma_ddr_l2_ddr(uint32_t words);      // SysDMA DDR -> L2 -> DDR, linear
+Program dma_walks();                         // DDR -> L2 (SysDMA), L2 -> L1 (MemDMA 3-D walk with
+                                             // padding, iteration, repeat), L1 -> L2 (CoreDMA chain
+                                             // of 3 strided BDs), L2 -> DDR (SysDMA)
+Program dma_l2_bank_conflict(uint32_t words);  // MemDMA L2 -> L2 with source and destination in one bank
+Program dma_two_pairs(uint32_t words);       // two MemDMA pairs at once, L2 -> L2
+Program matmul(uint32_t m, uint32_t kb, uint32_t nb);  // operands through DBG_MEM; LoadIMC + MVMEXE timed
+Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
+
+// The common/ref result of whole_core's output (the bytes its readback returns).
+std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb);
+
+}  // namespace axcore::agree
