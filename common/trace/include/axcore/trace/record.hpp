@@ -41,14 +41,28 @@ enum class Unit : uint8_t {
 };
 
 enum class Kind : uint8_t {
-  TASK_START,  // addr = BD id (DMA) or descriptor word address (core queue); bytes = 0; token =
-               // push word
+  TASK_START,  // addr = BD id (DMA) or descriptor word address (core queue); token = push word
   TASK_DONE,   // addr as TASK_START; bytes = bytes the task wrote; token = completion token word
   MEM_WRITE,   // a write burst: ODR = one stored element; S2MM = one innermost (d0) run; LOADIMC =
-               // one tile
+               // one tile. addr, bytes, data_hash
   TOKEN,       // token = the token word
   REG_WRITE,   // addr = register address (col<<25|row<<20|offset); data_hash = the value written
 };
+
+// The payload fields each kind defines (above). Fields a kind does not define carry no meaning:
+// backends may leave them at any value (a REG_WRITE's `bytes` is 0 on the TLM and 4 on the RTL,
+// every register being one 32-bit word), and co-simulation never compares them.
+inline constexpr uint8_t kFieldAddr = 1, kFieldBytes = 2, kFieldHash = 4, kFieldToken = 8;
+constexpr uint8_t defined_fields(Kind k) {
+  switch (k) {
+    case Kind::TASK_START: return kFieldAddr | kFieldToken;
+    case Kind::TASK_DONE: return kFieldAddr | kFieldBytes | kFieldToken;
+    case Kind::MEM_WRITE: return kFieldAddr | kFieldBytes | kFieldHash;
+    case Kind::TOKEN: return kFieldToken;
+    case Kind::REG_WRITE: return kFieldAddr | kFieldHash;
+  }
+  return kFieldAddr | kFieldBytes | kFieldHash | kFieldToken;
+}
 
 struct Record {
   uint64_t seq = 0;    // position in this backend's trace (informative)
@@ -61,10 +75,13 @@ struct Record {
   uint64_t data_hash = 0;  // FNV-1a 64 of the bytes written (MEM_WRITE), value (REG_WRITE)
   uint32_t token = 0;      // token / push word where the kind has one
 
-  // Equality as co-simulation compares: everything but seq and cycle.
+  // Equality as co-simulation compares: the tile, unit, kind and the fields the kind defines
+  // (defined_fields) — never seq and cycle.
   bool same_transaction(const Record& o) const {
-    return col == o.col && row == o.row && unit == o.unit && kind == o.kind && addr == o.addr &&
-           bytes == o.bytes && data_hash == o.data_hash && token == o.token;
+    if (col != o.col || row != o.row || unit != o.unit || kind != o.kind) return false;
+    const uint8_t f = defined_fields(kind);
+    return (!(f & kFieldAddr) || addr == o.addr) && (!(f & kFieldBytes) || bytes == o.bytes) &&
+           (!(f & kFieldHash) || data_hash == o.data_hash) && (!(f & kFieldToken) || token == o.token);
   }
 };
 
