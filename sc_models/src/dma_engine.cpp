@@ -66,6 +66,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
   auto ctrl = [this](bool mm2s) {
     return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
       Channel& ch = ch_[(mm2s ? kCh : 0) + i];
+      if ((v & 4u) && !ch.paused) ch.pause_at = now_cycles() + 1;  // the write's effect cycle
       ch.paused = (v & 4u) != 0;
       if (!ch.paused) ch.unpause.notify(sc_core::SC_ZERO_TIME);
       if (v & 2u) {  // reset: drop the queue; the running task ends without a token
@@ -113,9 +114,11 @@ void DmaEngine::reset() {
 }
 
 void DmaEngine::keep(Channel& ch, uint64_t& t, uint32_t epoch) {
-  if (t < ch.sync_at && !ch.paused && ch.epoch == epoch) return;
+  // A channel running behind SystemC time keeps moving words up to the pause's cycle.
+  const bool hold = ch.paused && t >= ch.pause_at;
+  if (t < ch.sync_at && !hold && ch.epoch == epoch) return;
   sync_to(t);
-  while (ch.paused && ch.epoch == epoch) {
+  while (ch.paused && t >= ch.pause_at && ch.epoch == epoch) {
     sc_core::wait(ch.unpause);
     t = std::max(t, now_cycles() + 1);
   }
@@ -135,9 +138,17 @@ MemWindow DmaEngine::window(const spec::DmaBd& bd) {
 void DmaEngine::check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id) {
   // The RTL checks the whole walk when it loads the BD, before moving a word.
   if (bd.mem == spec::MemSel::L1 && bd.core >= ctx_.cores) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
+  // ERROR_ADDR (docs/rtl.md): the last byte past the end, or the first byte below 0.
   const uint64_t limit = mem_bytes(bd.mem);
-  for (const auto& w : walk)
-    if (!w.pad && w.byte_addr + 3 >= limit) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
+  bool bad = false;
+  uint64_t last = 0;
+  for (const auto& w : walk) {
+    if (w.pad || w.byte_addr + 3 < limit) continue;
+    if (w.byte_addr >= (uint64_t{1} << 63)) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr};
+    bad = true;
+    last = std::max(last, w.byte_addr + 3);
+  }
+  if (bad) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, last};
 }
 
 void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes,
@@ -226,6 +237,7 @@ ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32
       }
     }
   } catch (const DmaFault& f) {
+    t += 1;  // the BD check (S_LOAD) ends the task the cycle after
     err = {f.code, ch.mm2s ? 1u : 0u, ch.index, f.bd, static_cast<uint32_t>(f.addr)};
     pair(ch.index).fail(f.code);  // the partner ends its running task with the same code
     return f.code;

@@ -57,6 +57,7 @@ class DmaEngine : public sc_core::sc_module {
     uint32_t done = 0, bytes = 0, cur_bd = 0;
     uint64_t next_free = 0;   // first cycle the channel may start its next task
     uint64_t sync_at = 0;     // next quantum boundary of the running task
+    uint64_t pause_at = 0;    // cycle the pause bit took effect
     uint64_t last_effect = 0; // cycle of the last word's entry into the pair FIFO / write answer
     uint32_t epoch = 0;       // bumped by a reset: the running task ends without a token
     uint32_t task_epoch = 0;  // epoch the running task started in

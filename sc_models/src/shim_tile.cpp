@@ -25,7 +25,17 @@ ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, Fabric
     return (device_busy && device_busy() ? 1u : 0u) | (device_error && device_error() ? 2u : 0u) |
            static_cast<uint32_t>(tokens_.size()) << 8;
   });
-  regs.on_write("CTRL", [this](uint32_t, uint32_t, uint32_t) { regs.at("CTRL") = 0; });
+  regs.on_write("CTRL", [this](uint32_t, uint32_t, uint32_t v) {
+    regs.at("CTRL") = 0;  // self-clearing
+    if ((v & 1u) && soft_reset) soft_reset();
+  });
+}
+
+void ShimTile::reset_tile() {
+  dma->reset();
+  tokens_.clear();
+  dropped_ = 0;
+  errors.reset();
 }
 
 void ShimTile::offer_token(uint32_t token, uint64_t cycle) {

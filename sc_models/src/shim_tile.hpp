@@ -18,6 +18,9 @@ class ShimTile : public Tile {
   void offer_token(uint32_t token, uint64_t cycle);
   bool busy() const override { return dma->busy(); }
   std::function<bool()> device_busy, device_error;
+  std::function<void()> soft_reset;  // CTRL.soft_reset: every tile (wired by TlmDevice)
+  // This tile's part of the soft reset: SysDMA, the token FIFO, TOKEN_DROPPED, errors.
+  void reset_tile();
   std::unique_ptr<DmaEngine> dma;
 
  private:

@@ -67,6 +67,12 @@ struct TlmDevice::Impl : sc_core::sc_module {
     bus.tiles[1]->bind(mem.socket);
     for (unsigned c = 0; c < o.cores; ++c) bus.tiles[2 + c]->bind(cores[c]->socket);
     shim.device_busy = [this] { return busy(); };
+    shim.soft_reset = [this] {  // cycle counter, SCRATCH, BD contents and memories keep their values
+      shim.reset_tile();
+      mem.dma->reset();
+      mem.errors.reset();
+      for (auto& c : cores) c->soft_reset();
+    };
     shim.device_error = [this] {
       bool e = shim.errors.status || mem.errors.status;
       for (auto& c : cores) e = e || c->errors.status;
@@ -188,6 +194,11 @@ std::span<uint8_t> TlmDevice::l1(unsigned core) {
   return impl_->cores[core]->l1.bytes();
 }
 std::span<uint8_t> TlmDevice::l2() { return impl_->mem.l2.bytes(); }
+
+std::string TlmDevice::watchdog_report(unsigned core) const {
+  if (core >= impl_->ncores) throw runtime::DeviceError("tlm: no core " + std::to_string(core));
+  return impl_->cores[core]->watchdog_report();
+}
 
 }  // namespace axcore::tlm
 

@@ -59,5 +59,46 @@ TEST(TlmRtlAgree, WholeCoreProgramBitIdentical) {
   EXPECT_EQ(b.tlm.out, agree::whole_core_reference(M, KB, NB)) << "TLM output differs from common/ref";
 }
 
+// Mismatched push/pop counts: the watchdog ends the task on both backends with the same token,
+// WDOG_STATUS/WDOG_WAITS and ERROR_INFO, and the TLM names the stalled units and streams.
+TEST(TlmRtlAgree, DeadlockEndsWithTheSameWatchdogDiagnostic) {
+  const auto p = agree::deadlock();
+  agree::Run t;
+  std::string report;
+  {
+    tlm::TlmDevice d;
+    t = agree::run(d, p);
+    report = d.watchdog_report(0);
+  }
+  rtl::RtlDevice r;
+  const agree::Run rr = agree::run(r, p);
+  EXPECT_EQ(t.out, rr.out) << "token / WDOG_* / ERROR_* differ";
+  const auto tok = spec::Token::decode_word(t.out[0] | t.out[1] << 8 | t.out[2] << 16 | uint32_t{t.out[3]} << 24);
+  EXPECT_EQ(tok.code, spec::ErrorCode::WATCHDOG);
+  EXPECT_NE(report.find("MVMEXE"), std::string::npos) << report;
+  EXPECT_NE(report.find("MVM/DWPU waits on its empty input stream (ifd0)"), std::string::npos) << report;
+  EXPECT_NE(report.find("ODR waits on its empty input stream"), std::string::npos) << report;
+  std::printf("TLM: %s\n%s", report.c_str(), agree::compare(t, rr).table.c_str());
+}
+
+TEST(TlmRtlAgree, OutOfRangeBdEndsWithTheSameErrorToken) {
+  const Both b = run_both(agree::bd_out_of_range());
+  EXPECT_EQ(b.tlm.out, b.rtl.out) << "token / ERROR_* / status differ";
+  EXPECT_EQ(spec::Token::decode_word(b.tlm.out[0] | b.tlm.out[1] << 8 | b.tlm.out[2] << 16 | uint32_t{b.tlm.out[3]} << 24).code,
+            spec::ErrorCode::ADDR_RANGE);
+}
+
+TEST(TlmRtlAgree, SoftResetMidTransferThenTheEngineWorks) {
+  const Both b = run_both(agree::soft_reset());
+  EXPECT_EQ(b.tlm.out, b.rtl.out) << "status after the soft reset differs";
+}
+
+TEST(TlmRtlAgree, PausedChannelHoldsThenCompletes) {
+  const Both b = run_both(agree::dma_pause());
+  EXPECT_EQ(b.tlm.out, b.rtl.out);
+  ASSERT_GE(b.tlm.out.size(), 4u);
+  EXPECT_EQ(b.tlm.out[0], 1u) << "words moved while paused";
+}
+
 }  // namespace
 }  // namespace axcore

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "axcore/ref/dma.hpp"
 #include "axcore/ref/imc.hpp"
@@ -366,6 +367,129 @@ Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
     hop(d, kShim, 1, 4, 5);
   };
   p.readback = [mm](runtime::Device& d) { return ddr_bytes(d, kDdrY, mm.out_bytes()); };
+  return p;
+}
+
+namespace {
+struct Regs {
+  std::vector<uint8_t> bytes;
+  void add(uint32_t v) {
+    for (unsigned b = 0; b < 4; ++b) bytes.push_back(static_cast<uint8_t>(v >> (8 * b)));
+  }
+  void read(runtime::Device& d, uint32_t row, uint32_t off) { add(d.read32(stim::addr(row, off))); }
+};
+}  // namespace
+
+Program deadlock() {
+  Program p;
+  p.name = "deadlock";
+  auto token = std::make_shared<uint32_t>(0);
+  p.setup = [](runtime::Device& d) {
+    d.write32(stim::addr(kCore0, spec::core::WDOG_LIMIT.offset), 1000);
+    rtlcore::Matmul mm{2, 2, 1};
+    stim::Datapath dp = matmul_datapath(mm);
+    dp.ifd0 = stim::linear_walk(rtlcore::kX0, 3, spec::Dtype::INT8, spec::Dtype::INT8);  // 3 of the 4 x blocks
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [token](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 5));
+    *token = d.wait_token(0, kCore0, 0, spec::param::core_queue_channel_base, 1'000'000);
+  };
+  p.readback = [token](runtime::Device& d) {
+    Regs r;
+    r.add(*token);
+    for (uint32_t off : {spec::core::WDOG_STATUS.offset, spec::core::WDOG_WAITS.offset, spec::core::ERROR_STATUS.offset,
+                         spec::core::ERROR_INFO.offset})
+      r.read(d, kCore0, off);
+    return r.bytes;
+  };
+  return p;
+}
+
+Program bd_out_of_range() {
+  Program p;
+  p.name = "bd_out_of_range";
+  auto token = std::make_shared<uint32_t>(0);
+  p.setup = [](runtime::Device& d) {
+    stim::write_bd(d, kMem, 5, stim::linear_bd(MemSel::L2, spec::param::l2_bytes - 128, 64));  // 128 bytes past the end
+  };
+  p.timed = [token](runtime::Device& d) {
+    stim::push_dma(d, kMem, true, 1, stim::push_word(5, 4));
+    *token = d.wait_token(0, kMem, 1, 1, 100'000);
+  };
+  p.readback = [token](runtime::Device& d) {
+    Regs r;
+    r.add(*token);
+    for (uint32_t off : {spec::mem::ERROR_STATUS.offset, spec::mem::ERROR_INFO.offset, spec::mem::ERROR_ADDR.offset,
+                         spec::mem::DMA_MM2S_STATUS.at(1)})
+      r.read(d, kMem, off);
+    r.read(d, kShim, spec::shim::STATUS.offset);
+    return r.bytes;
+  };
+  return p;
+}
+
+Program soft_reset() {
+  Program p;
+  p.name = "soft_reset";
+  auto seen = std::make_shared<Regs>();
+  p.setup = [seen](runtime::Device& d) {
+    seen->bytes.clear();
+    d.ddr_write(0x10000, pattern(4 * 2048, 5));
+    stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, 2048));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x0, 2048));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::DDR, 0x10000, 16));
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L2, 0x40000, 16));
+  };
+  p.timed = [seen](runtime::Device& d) {
+    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
+    d.advance(5000);  // about 150 of the 2048 words
+    d.write32(stim::addr(kShim, spec::shim::CTRL.offset), 1);
+    d.advance(100);
+    for (uint32_t off : {spec::shim::DMA_S2MM_STATUS.at(0), spec::shim::DMA_MM2S_STATUS.at(0), spec::shim::ERROR_STATUS.offset,
+                         spec::shim::TOKEN_POP.offset, spec::shim::CTRL.offset})
+      seen->read(d, kShim, off);
+    seen->add(d.read32(stim::addr(kShim, spec::shim::STATUS.offset)) & 1u);  // busy
+    // The engine works again after the reset.
+    hop(d, kShim, 0, 2, 3, 0, 7);
+  };
+  p.readback = [seen](runtime::Device& d) {
+    Regs r = *seen;
+    r.read(d, kShim, spec::shim::DMA_S2MM_STATUS.at(0));  // done count restarted at the reset
+    return r.bytes;
+  };
+  return p;
+}
+
+Program dma_pause() {
+  Program p;
+  p.name = "dma_pause";
+  auto seen = std::make_shared<Regs>();
+  p.setup = [seen](runtime::Device& d) {
+    seen->bytes.clear();
+    stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, 4096));
+    stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, 0x100040, 4096));
+  };
+  p.timed = [seen](runtime::Device& d) {
+    const uint64_t ctrl = stim::addr(kMem, spec::mem::DMA_MM2S_CTRL.at(0));
+    const uint64_t bytes = stim::addr(kMem, spec::mem::DMA_MM2S_BYTES.at(0));
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 2, false));
+    d.advance(500);
+    d.write32(ctrl, 4);  // pause
+    d.advance(200);      // longer than the TLM's channel quantum
+    const uint32_t b0 = d.read32(bytes);
+    d.advance(2000);
+    const uint32_t b1 = d.read32(bytes);
+    seen->add(b0 == b1 ? 1u : 0u);                                 // nothing moved while paused
+    seen->add(b0 > 0 && b0 < 4 * 4096 ? 1u : 0u);                  // stopped mid-copy
+    seen->add(d.read32(ctrl));                                     // pause bit reads back
+    d.write32(ctrl, 0);  // resume
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "paused copy");
+    seen->read(d, kMem, spec::mem::DMA_MM2S_BYTES.at(0));
+  };
+  p.readback = [seen](runtime::Device&) { return seen->bytes; };
   return p;
 }
 

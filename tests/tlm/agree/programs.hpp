@@ -61,6 +61,13 @@ Program dma_two_pairs(uint32_t words);       // two MemDMA pairs at once, L2 -> 
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb);  // operands through DBG_MEM; LoadIMC + MVMEXE timed
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
 
+// Error paths and control (readback = the registers software looks at, so both backends must
+// give the same bytes):
+Program deadlock();            // IFD0 yields 3 elements, the MVM pops 4: the watchdog fires
+Program bd_out_of_range();     // an MM2S BD past the end of L2: ADDR_RANGE error token
+Program soft_reset();          // CTRL.soft_reset in the middle of a DDR read; then a new copy works
+Program dma_pause();           // MM2S paused mid-copy (no words move), resumed, completes
+
 // The common/ref result of whole_core's output (the bytes its readback returns).
 std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb);
 

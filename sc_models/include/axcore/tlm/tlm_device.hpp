@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "axcore/runtime/device.hpp"
@@ -43,6 +44,9 @@ class TlmDevice : public runtime::Device {
   std::span<uint8_t> l1(unsigned core);
   std::span<uint8_t> l2();
   bool busy() const;
+  // The last watchdog firing of a core in words — the datapath and, for every unit that was
+  // stalled, the stream it waited on (WDOG_WAITS spelled out); empty if it never fired.
+  std::string watchdog_report(unsigned core) const;
 
  private:
   struct Impl;
