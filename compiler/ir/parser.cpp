@@ -606,15 +606,28 @@ class Parser {
     if (k == "grid") s->loop = LoopKind::Grid;
     else if (k == "serial") s->loop = LoopKind::Serial;
     else if (k == "unroll") s->loop = LoopKind::Unroll;
-    else error("expected A.grid, A.serial or A.unroll");
+    else if (k == "tiles") s->tiles = TileBounds{};
+    else error("expected A.grid, A.serial, A.unroll or A.tiles");
     expect_punct("(");
     const int64_t a = expect_int("the extent");
-    if (accept(",")) {
+    if (accept(",") && peek().kind != Tok::Ident) {
       const int64_t b = expect_int("the stop");
       s->start = a;
       s->extent = b - a;
+      accept(",");
     } else {
       s->extent = a;
+    }
+    while (s->tiles && peek().kind == Tok::Ident) {
+      const std::string n = next().text;
+      expect_punct("=");
+      const int64_t v = expect_int("a bound");
+      if (n == "tile_min") s->tiles->tile_min = v;
+      else if (n == "tile_max") s->tiles->tile_max = v;
+      else if (n == "num_tiles") s->tiles->num_tiles = v;
+      else if (n == "drain") s->tiles->drain = v;
+      else error("A.tiles takes tile_min=, tile_max=, num_tiles= and drain=");
+      if (!accept(",")) break;
     }
     expect_punct(")");
     expect_punct(":");

@@ -4,12 +4,15 @@
 
 namespace axcore::compiler {
 
-CompileResult compile(const PrimFunc& in, const CompileOptions& opt) {
+CompileResult compile(const PrimFunc& in, const CompileOptions& opt) { return compile(in, opt, TilingOptions{}); }
+
+CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const TilingOptions& tiling) {
   const auto start = std::chrono::steady_clock::now();
   PrimFunc f = in;
   f.body = make_stmt(StmtKind::Seq, in.body->loc);
   f.body->body = in.body->body;
   PassManager pm;
+  pm.add("tile-l1", [&tiling](PrimFunc& g) { tile_for_l1(g, tiling); });
   pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;
   r.timings = pm.run(f);

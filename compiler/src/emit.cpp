@@ -80,7 +80,8 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   for (const auto& b : f.params) add_buffer(*b);
   for (const auto& b : f.outputs) add_buffer(*b->root());
   for (const auto& s : p.steps)
-    if (const auto* t = std::get_if<Transfer>(&s)) add_buffer(*t->buffer);
+    if (const auto* t = std::get_if<Transfer>(&s))
+      if (t->buffer) add_buffer(*t->buffer);
   for (const auto& b : f.buffers)
     if (b->role == BufferRole::Constant && !b->alias_of) {
       bool used = false;
@@ -94,24 +95,25 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const Step& s = p.steps[i];
     if (const auto* t = std::get_if<Transfer>(&s)) {
-      const uint32_t a = arg.at(t->buffer);
+      const txn::Tile tile = t->engine == tap::Engine::kCoreDma ? txn::Tile::core(t->core) : shim;
       for (const tap::BdTask* task : {&t->mm2s, &t->s2mm}) {
-        const bool ddr_side = (task == &t->mm2s) == t->to_l1;
+        const bool ddr_side = task == &t->mm2s ? t->ddr_mm2s : t->ddr_s2mm;
         for (std::size_t k = 0; k < task->bds.size(); ++k) {
           const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
-          tb.write_bd(shim, id, task->bds[k]);
-          if (ddr_side) tb.patch_bd_address(shim, id, a, bd_addr(task->bds[k]));
+          tb.write_bd(tile, id, task->bds[k]);
+          if (ddr_side) tb.patch_bd_address(tile, id, arg.at(t->buffer), bd_addr(task->bds[k]));
         }
       }
       spec::QueuePush s2mm{t->s2mm.start_bd, t->s2mm.repeat, static_cast<uint32_t>(i & 0x7F), 1};
       spec::QueuePush mm2s{t->mm2s.start_bd, t->mm2s.repeat, static_cast<uint32_t>(i & 0x7F), 0};
-      tb.push_dma(shim, txn::Dir::S2MM, 0, s2mm);
-      tb.push_dma(shim, txn::Dir::MM2S, 0, mm2s);
+      tb.push_dma(tile, txn::Dir::S2MM, t->channel, s2mm);
+      tb.push_dma(tile, txn::Dir::MM2S, t->channel, mm2s);
     } else if (const auto* k = std::get_if<Task>(&s)) {
       tb.push_task(k->core, k->queue, spec::QueuePush{k->cmd_word, 0, static_cast<uint32_t>(i & 0x7F), 1});
     } else if (const auto* w = std::get_if<Wait>(&s)) {
       const Step& l = p.steps.at(w->launch);
-      if (std::holds_alternative<Transfer>(l)) tb.wait_dma(shim, txn::Dir::S2MM, 0);
+      if (const auto* lt = std::get_if<Transfer>(&l))
+        tb.wait_dma(lt->engine == tap::Engine::kCoreDma ? txn::Tile::core(lt->core) : shim, txn::Dir::S2MM, lt->channel);
       else {
         const auto& k2 = std::get<Task>(l);
         tb.wait_task(k2.core, k2.queue);

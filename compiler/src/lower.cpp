@@ -5,6 +5,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include "lower_datapath.hpp"
@@ -40,9 +41,25 @@ void collect_expr(const Expr& e, std::vector<const BufferNode*>& order, std::set
   for (const auto& a : e->args) collect_expr(a, order, written, read_first);
 }
 
+// A DMA block touches L1 only on its L1 side; its DDR side is addressed in DDR, not placed.
+void collect_dma(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
+                 std::set<const BufferNode*>& read_first) {
+  for (const auto& s : list) {
+    if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
+      if (!ddr_backed(*s->value->buf->root())) note(s->value->buf.get(), false, order, written, read_first);
+      if (!ddr_backed(*s->buf->root())) note(s->buf.get(), true, order, written, read_first);
+    }
+    collect_dma(s->body, order, written, read_first);
+  }
+}
+
 void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
              std::set<const BufferNode*>& read_first) {
   for (const auto& s : list) {
+    if (s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA)) {
+      collect_dma(s->body, order, written, read_first);
+      continue;
+    }
     collect_expr(s->value, order, written, read_first);
     if (s->kind == StmtKind::Block && s->unit == Unit::Depthwise) note(s->buf.get(), false, order, written, read_first);
     collect(s->body, order, written, read_first);
@@ -71,6 +88,9 @@ class Lowering {
     place();
     walk(f_.body->body, {});
     for (const BufferNode* b : copy_out_) transfer(*b, false);
+    // Every launch is waited before the program ends (a hand-written id nobody waited for too).
+    for (std::size_t i = 0; i < p_.steps.size(); ++i)
+      if (launch_key_.count(i)) wait_for(i);
     return std::move(p_);
   }
 
@@ -134,25 +154,115 @@ class Lowering {
     t.to_l1 = to_l1;
     t.l1 = p_.l1.at(&b);
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
+    t.ddr_mm2s = to_l1;
+    t.ddr_s2mm = !to_l1;
+    t.channel = to_l1 ? 0 : 1;
+    t.name = (to_l1 ? "load " : "store ") + b.name;
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
-    if (to_l1) {
-      t.mm2s = bd_task(t.words, true, spec::MemSel::DDR, 0, 0, 0);
-      t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr, static_cast<uint32_t>(t.mm2s.bds.size()));
-    } else {
-      t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, 0);
-      t.s2mm = bd_task(t.words, false, spec::MemSel::DDR, 0, 0, static_cast<uint32_t>(t.mm2s.bds.size()));
-    }
+    const auto lower_all = [&](uint32_t first) {
+      if (to_l1) {
+        t.mm2s = bd_task(t.words, true, spec::MemSel::DDR, 0, 0, first);
+        t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr, first + static_cast<uint32_t>(t.mm2s.bds.size()));
+      } else {
+        t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, first);
+        t.s2mm = bd_task(t.words, false, spec::MemSel::DDR, 0, 0, first + static_cast<uint32_t>(t.mm2s.bds.size()));
+      }
+    };
+    lower_all(0);
+    lower_all(alloc_bds(t, b.loc));
     launch(Step(std::move(t)), "");
+  }
+
+  // A hand-written or inserted A.SysDMA / A.CoreDMA block.
+  void dma_block(const StmtNode& s) {
+    const DmaPlan d = plan_dma(
+        s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
+        [](const BufferNode& b) { return ddr_backed(b); });
+    Transfer t;
+    t.engine = d.engine;
+    t.core = d.core;
+    t.to_l1 = d.src.ddr || !d.dst.ddr;
+    t.buffer = d.src.ddr ? d.src.buffer : d.dst.ddr ? d.dst.buffer : nullptr;
+    t.ddr_mm2s = d.src.ddr;
+    t.ddr_s2mm = d.dst.ddr;
+    t.channel = d.dst.ddr ? 1 : 0;
+    t.words = d.words;
+    t.id = s.id;
+    const DmaSide& l1side = d.src.ddr ? d.dst : d.src;
+    if (p_.l1.count(l1side.buffer)) t.l1 = p_.l1.at(l1side.buffer);
+    t.name = std::string(d.engine == tap::Engine::kCoreDma ? "coredma " : "sysdma ") + d.src.buffer->name + " -> " + d.dst.buffer->name;
+    if (!s.id.empty()) t.name += " (" + s.id + ")";
+    const auto lower_all = [&](uint32_t first) {
+      t.mm2s = dma_task(d.src, true, d.engine, first, d.loc);
+      t.s2mm = dma_task(d.dst, false, d.engine, first + static_cast<uint32_t>(t.mm2s.bds.size()), d.loc);
+    };
+    lower_all(0);
+    lower_all(alloc_bds(t, s.loc));
+    launch(Step(std::move(t)), s.id, s.loc);
+  }
+
+  // The engine tile a copy runs on (shim, or core c + 1).
+  static uint32_t dma_tile(const Transfer& t) { return t.engine == tap::Engine::kCoreDma ? 1 + t.core : 0; }
+
+  // Consecutive BD ids for `t` on its engine that no copy still in flight uses; waits for the
+  // oldest copies on that engine when they are all taken (an earlier wait only adds ordering).
+  uint32_t alloc_bds(const Transfer& t, const SourceLoc& loc) {
+    const uint32_t tile = dma_tile(t);
+    const uint32_t need = static_cast<uint32_t>(t.mm2s.bds.size() + t.s2mm.bds.size());
+    const uint32_t have = tap::engine_limits(t.engine).bds;
+    if (need > have)
+      fail(loc, "the copy needs " + std::to_string(need) + " BDs; the " + tap::engine_limits(t.engine).name + " has " +
+                    std::to_string(have));
+    auto& busy = bd_owner_[tile];
+    busy.resize(have, kNoOwner);
+    for (;;) {
+      for (uint32_t first = 0; first + need <= have; ++first) {
+        bool free = true;
+        for (uint32_t k = 0; k < need && free; ++k) free = busy[first + k] == kNoOwner;
+        if (!free) continue;
+        for (uint32_t k = 0; k < need; ++k) busy[first + k] = p_.steps.size();  // the launch about to be made
+        return first;
+      }
+      std::size_t oldest = kNoOwner;
+      for (std::size_t o : busy) oldest = std::min(oldest, o);
+      wait_for(oldest);
+    }
+  }
+
+  using Key = std::tuple<int, uint32_t, uint32_t>;  // (0 dma | 1 core queue, tile or core, channel or queue)
+  Key key_of(const Step& s) const {
+    if (const auto* t = std::get_if<Transfer>(&s)) return {0, dma_tile(*t), t->channel};
+    const auto& k = std::get<Task>(s);
+    return {1, k.core, static_cast<uint32_t>(k.queue)};
   }
 
   void launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
     const std::size_t i = p_.steps.size();
+    launch_key_[i] = key_of(s);
     p_.steps.push_back(std::move(s));
     if (id.empty()) {
-      p_.steps.push_back(Wait{i});
+      wait_for(i);
     } else {
       if (ids_.count(id)) fail(loc, "id \"" + id + "\" tags two launches", "give each launch its own id");
       ids_[id] = i;
+    }
+  }
+
+  // Waits for launch `i`. Tokens of one channel or queue arrive in launch order, so the launches
+  // before it on the same channel are waited first; a launch already waited is not waited again.
+  void wait_for(std::size_t i) {
+    auto it = launch_key_.find(i);
+    if (it == launch_key_.end()) return;
+    const Key k = it->second;
+    std::vector<std::size_t> due;
+    for (const auto& [j, kj] : launch_key_)
+      if (j <= i && kj == k) due.push_back(j);
+    for (std::size_t j : due) {
+      p_.steps.push_back(Wait{j});
+      launch_key_.erase(j);
+      for (auto& [tile, owners] : bd_owner_)
+        for (auto& o : owners)
+          if (o == j) o = kNoOwner;
     }
   }
 
@@ -194,9 +304,11 @@ class Lowering {
             launch(Step(std::move(t)), s->id, s->loc);
           } else if (s->unit == Unit::AICore) {
             walk(s->body, outer);
+          } else if (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA) {
+            ensure_in({s});
+            dma_block(*s);
           } else {
-            fail(s->loc, "A." + to_string(s->unit) + " blocks written by hand are not lowered by this compiler yet",
-                 "let the compiler insert the DMA (buffers in DDR are copied to and from L1 automatically)");
+            fail(s->loc, "an A." + to_string(s->unit) + " block belongs inside a datapath");
           }
           break;
         case StmtKind::Sync:
@@ -204,7 +316,7 @@ class Lowering {
             auto it = ids_.find(w);
             if (it == ids_.end())
               fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with", "tag the launch: id=\"" + w + "\"");
-            p_.steps.push_back(Wait{it->second});
+            wait_for(it->second);
           }
           break;
         case StmtKind::Barrier:
@@ -238,6 +350,9 @@ class Lowering {
   std::vector<const BufferNode*> copy_out_;
   std::map<const BufferNode*, ImcPlace> imc_;
   std::map<std::string, std::size_t> ids_;
+  static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
+  std::map<std::size_t, Key> launch_key_;                   // launches not waited yet
+  std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
   uint32_t cmd_next_ = 0;
   int dp_count_ = 0, li_count_ = 0;
   std::string op_;
@@ -333,8 +448,8 @@ std::string explain(const Program& p) {
     os << "[" << i << "] ";
     const Step& s = p.steps[i];
     if (const auto* t = std::get_if<Transfer>(&s)) {
-      os << "sysdma " << (t->to_l1 ? "DDR -> L1 " : "L1 -> DDR ") << t->buffer->name << " (" << t->words * 4
-         << " bytes, L1 rows " << t->l1.base_row << ".." << t->l1.base_row + t->l1.rows << ")";
+      os << t->name << " (" << t->words * 4 << " bytes, channel " << t->channel << ", BDs " << t->mm2s.start_bd << ".."
+         << t->s2mm.start_bd + t->s2mm.bds.size() - 1 << (t->id.empty() ? "" : ", id \"" + t->id + "\"") << ")";
     } else if (const auto* k = std::get_if<Task>(&s)) {
       os << "core" << k->core << " " << spec::to_string(k->queue) << " " << k->name << " @cmd " << k->cmd_word << " ("
          << k->words.size() << " words";

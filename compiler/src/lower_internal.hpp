@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,25 @@ struct StreamInfo {
 };
 DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams,
                      spec::Dtype in0, spec::Dtype in1, const RegionOf& region);
+
+// A.SysDMA / A.CoreDMA blocks (compiler/passes/lower_dma.cpp): one side of the copy.
+struct DmaSide {
+  const BufferNode* buffer = nullptr;  // the root buffer
+  bool ddr = false;                    // addressed in DDR (patched with the buffer's address)
+  std::optional<tap::TensorAccessPattern> pattern;  // in 32-bit words over the whole buffer
+  spec::MemSel mem = spec::MemSel::DDR;
+  uint32_t core = 0;
+  uint64_t base = 0;  // byte address of the buffer's element 0 (L1 side)
+};
+struct DmaPlan {
+  DmaSide src, dst;
+  tap::Engine engine = tap::Engine::kSysDma;
+  uint32_t core = 0;  // the core whose L1 (and, for CoreDMA, whose engine) the copy uses
+  uint64_t words = 0;
+  SourceLoc loc;
+};
+// `ddr_side` says which buffers live in DDR (the rest are placed in L1 and found by `region`).
+DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::function<bool(const BufferNode&)>& ddr_side);
+tap::BdTask dma_task(const DmaSide& side, bool mm2s, tap::Engine engine, uint32_t first_bd, const SourceLoc& loc);
 
 }  // namespace axcore::compiler::lower_detail

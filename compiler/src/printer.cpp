@@ -119,10 +119,16 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
   switch (s->kind) {
     case StmtKind::Seq: body(os, s->body, depth); return;
     case StmtKind::For: {
-      const char* k = s->loop == LoopKind::Serial ? "serial" : s->loop == LoopKind::Grid ? "grid" : "unroll";
+      const char* k = s->tiles ? "tiles" : s->loop == LoopKind::Serial ? "serial" : s->loop == LoopKind::Grid ? "grid" : "unroll";
       os << pad << "for " << s->var->name << " in A." << k << "(";
       if (s->start != 0) os << s->start << ", " << s->start + s->extent;
       else os << s->extent;
+      if (s->tiles) {
+        const TileBounds& t = *s->tiles;
+        for (const auto& [n, v] : {std::pair{"tile_min", t.tile_min}, std::pair{"tile_max", t.tile_max},
+                                   std::pair{"num_tiles", t.num_tiles}, std::pair{"drain", t.drain}})
+          if (v) os << ", " << n << "=" << v;
+      }
       os << "):\n";
       body(os, s->body, depth + 1);
       return;

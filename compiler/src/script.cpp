@@ -374,9 +374,10 @@ void output(const BufferHandle& b, Loc l) {
 
 // ---- loops -------------------------------------------------------------------------------------------
 namespace detail {
-Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc) {
+Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc, const std::optional<TileBounds>& tiles) {
   if (extent < 0) fail(loc, "a loop extent must be >= 0, got " + std::to_string(extent));
   auto s = make_stmt(StmtKind::For, loc);
+  s->tiles = tiles;
   s->var = std::make_shared<VarNode>();
   s->var->name = fresh("i");
   s->start = start;
@@ -406,6 +407,15 @@ Loops<1, true> serial(int64_t start, int64_t stop, Loc l) {
 Loops<1, true> unroll(int64_t extent, Loc l) { return Loops<1, true>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l)); }
 Loops<1, true> unroll(int64_t start, int64_t stop, Loc l) {
   return Loops<1, true>(LoopKind::Unroll, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
+}
+Loops<1, true> tiles(int64_t extent, TileBounds b, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (b.tile_min < 0 || b.tile_max < 0 || b.num_tiles < 0 || b.drain < 0)
+    fail(loc, "A.tiles bounds must be >= 0 (0 leaves a bound to the compiler)");
+  if (b.tile_max && b.tile_min > b.tile_max)
+    fail(loc, "A.tiles: tile_min=" + std::to_string(b.tile_min) + " exceeds tile_max=" + std::to_string(b.tile_max));
+  if (b.drain > 2) fail(loc, "A.tiles: drain=" + std::to_string(b.drain) + "; this compiler pipelines load / compute / store, drain=0..2");
+  return Loops<1, true>(LoopKind::Serial, {0}, {extent}, loc, b);
 }
 Loops<1> grid(int64_t a, Loc l) { return Loops<1>(LoopKind::Grid, {0}, {a}, SourceLoc::from(l)); }
 Loops<2> grid(int64_t a, int64_t b, Loc l) { return Loops<2>(LoopKind::Grid, {0, 0}, {a, b}, SourceLoc::from(l)); }

@@ -1,9 +1,11 @@
-// The compiler driver: passes (sinking/unrolling, empty loops, kind inference), lowering, emission.
+// The compiler driver: passes (tiling against L1, sinking/unrolling, empty loops, kind inference),
+// lowering, emission.
 #pragma once
 
 #include "axcore/compiler/emit.hpp"
 #include "axcore/compiler/passes.hpp"
 #include "axcore/compiler/program.hpp"
+#include "axcore/compiler/tiling.hpp"
 
 namespace axcore::compiler {
 
@@ -22,5 +24,7 @@ struct CompileResult {
 };
 
 CompileResult compile(const PrimFunc& f, const CompileOptions& opt = {});
+// The same with the tiling pass's L1 budget given (tests tile small kernels with a small budget).
+CompileResult compile(const PrimFunc& f, const CompileOptions& opt, const TilingOptions& tiling);
 
 }  // namespace axcore::compiler

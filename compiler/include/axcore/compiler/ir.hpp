@@ -110,6 +110,12 @@ bool is_arith(ExprKind k);
 bool is_compare(ExprKind k);
 
 enum class LoopKind : uint8_t { Serial, Grid, Unroll };
+// A.tiles(extent, tile_min=, tile_max=, num_tiles=, drain=) on a device loop (guide §11.2, §12):
+// the tiling pass splits the loop into tiles within these bounds (0 = unbounded / not given).
+struct TileBounds {
+  int64_t tile_min = 0, tile_max = 0, num_tiles = 0, drain = 0;
+  bool operator==(const TileBounds&) const = default;
+};
 // Depthwise is the operator library's DWPU block (the guide has no A.pseudo block for it yet, §6.3):
 // num = spec::DwpuOp, extent = taps, start = AVERAGE divisor, buf = the weights in L1.
 enum class Unit : uint8_t { IFD, MatMul, DPU, ODR, LoadIMC, Init, CoreDMA, SysDMA, AICore, Depthwise };
@@ -139,6 +145,7 @@ struct StmtNode {
   Var var;
   int64_t start = 0, extent = 0;
   LoopKind loop = LoopKind::Serial;
+  std::optional<TileBounds> tiles;  // written as A.tiles(...): a directive for the tiling pass
   // Datapath / Block
   std::optional<DpKind> dp_kind;
   int core = -1;

@@ -20,14 +20,20 @@ struct L1Region {
   uint32_t rows = 0;
 };
 
-// A copy between a DDR buffer and its L1 region, on the shim's SysDMA channel 0.
+// A DMA copy: a whole DDR buffer to or from its L1 region, or an A.SysDMA / A.CoreDMA block
+// (written by hand or inserted by the tiling pass). SysDMA runs on the shim, CoreDMA on its core.
 struct Transfer {
-  const BufferNode* buffer = nullptr;  // the DDR buffer (its root)
+  const BufferNode* buffer = nullptr;  // the DDR-side buffer (its root); null for an L1-to-L1 copy
   bool to_l1 = true;
   L1Region l1;
-  tap::BdTask mm2s, s2mm;  // BD ids are assigned at emission
+  tap::BdTask mm2s, s2mm;  // BD ids assigned by lower() (no two in-flight copies share a BD)
   uint64_t words = 0;
   std::string id;  // "" = default sync (waited right after launch)
+  bool ddr_mm2s = false, ddr_s2mm = false;  // which side is patched with the DDR buffer's address
+  tap::Engine engine = tap::Engine::kSysDma;
+  uint32_t core = 0;     // CoreDMA: the core tile of the engine
+  uint32_t channel = 0;  // channel pair: 0 for copies into L1, 1 for copies out of it
+  std::string name;      // "load x (tile 2)" for `axc explain`
 };
 
 // One command-processor task: a descriptor in core command memory, pushed to a queue.

@@ -218,8 +218,9 @@ template <std::size_t N, bool Scalar = false>
 class Loops {
  public:
   using Vars = std::conditional_t<Scalar, Value, std::array<Value, N>>;
-  Loops(LoopKind kind, std::array<int64_t, N> starts, std::array<int64_t, N> extents, SourceLoc loc)
-      : kind_(kind), starts_(starts), extents_(extents), loc_(std::move(loc)) {}
+  Loops(LoopKind kind, std::array<int64_t, N> starts, std::array<int64_t, N> extents, SourceLoc loc,
+        std::optional<TileBounds> tiles = std::nullopt)
+      : kind_(kind), starts_(starts), extents_(extents), loc_(std::move(loc)), tiles_(tiles) {}
   struct Sentinel {};
   class It {
    public:
@@ -250,6 +251,7 @@ class Loops {
   LoopKind kind_;
   std::array<int64_t, N> starts_, extents_;
   SourceLoc loc_;
+  std::optional<TileBounds> tiles_;
   std::array<Value, N> vars_{};
   bool open_ = false;
 };
@@ -261,13 +263,14 @@ namespace detail {
 void Depthwise(spec::DwpuOp op, int64_t taps, const BufferHandle& weights, int64_t divisor, const Body& body,
                Loc l = Loc::current());
 Value dwpu_window(const Value& popped, const Value& weight_group, Loc l = Loc::current());
-Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc);
+Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc,
+                const std::optional<TileBounds>& tiles = std::nullopt);
 void close_loop();
 }  // namespace detail
 
 template <std::size_t N, bool Scalar>
 void Loops<N, Scalar>::open() {
-  for (std::size_t k = 0; k < N; ++k) vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_);
+  for (std::size_t k = 0; k < N; ++k) vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_, k == 0 ? tiles_ : std::nullopt);
   open_ = true;
 }
 template <std::size_t N, bool Scalar>
@@ -284,6 +287,10 @@ Loops<1> grid(int64_t a, Loc l = Loc::current());
 Loops<2> grid(int64_t a, int64_t b, Loc l = Loc::current());
 Loops<3> grid(int64_t a, int64_t b, int64_t c, Loc l = Loc::current());
 Loops<4> grid(int64_t a, int64_t b, int64_t c, int64_t d, Loc l = Loc::current());
+// with A.tiles(extent, tile_min=, tile_max=, num_tiles=, drain=): a device loop over 0..extent-1
+// that the tiling pass splits into tiles within the bounds (§11.2) and, with drain=, pipelines
+// (§12). The loop variable is the element index; the pass derives each tile's DMA regions.
+Loops<1, true> tiles(int64_t extent, TileBounds bounds = {}, Loc l = Loc::current());
 // A.grid(*shape, always_tuple=True): a nest of any depth; `body` gets the loop variables.
 void grid_nest(const std::vector<int64_t>& extents, const std::function<void(const std::vector<Value>&)>& body,
                Loc l = Loc::current());

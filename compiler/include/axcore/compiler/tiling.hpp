@@ -1,0 +1,40 @@
+// Tiling against L1 with DMA insertion (guide §11, §12): the entry points the pass manager and
+// the operator library use.
+//
+// tile_for_l1 splits an outer device loop around one datapath (a tiling candidate, §11.1) when
+// the kernel's buffers do not fit L1, or when the loop is written A.tiles(...). Each DDR operand
+// whose address moves with the loop gets an L1 slot buffer per in-flight tile; every tile copies
+// its input region in with A.SysDMA, runs the datapath over the tile, and copies its output region
+// out. drain=0 runs load / compute / store in program order (default sync); drain=1 overlaps the
+// next tile's load with this tile's compute (two input slots); drain=2 also overlaps the previous
+// tile's store (two output slots). The ids and A.sync waits it inserts order every reuse of a slot
+// after the work that last read it (§12, §14 "a pipelined buffer needs one slot per in-flight step").
+#pragma once
+
+#include <axcore/spec.hpp>
+#include <functional>
+
+#include "axcore/compiler/ir.hpp"
+
+namespace axcore::compiler {
+
+struct TilingOptions {
+  uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget of the kernel's buffers
+};
+
+struct TileChoice {
+  int64_t tile = 0;       // iterations per tile (the last tile may be shorter: extent - base)
+  int64_t num_tiles = 0;
+  uint64_t bytes = 0;     // the L1 bytes the choice needs
+};
+
+// The factor A.tiles picks (§11.2): num_tiles= fixes it (tile = ceil(extent / num_tiles)), else
+// the largest tile in [tile_min, tile_max] (0 = unbounded) whose working set, bytes_for(tile),
+// fits `budget`. Throws CompileError at `loc` when no tile in the bounds fits.
+TileChoice choose_tile(int64_t extent, const TileBounds& bounds, const std::function<uint64_t(int64_t)>& bytes_for,
+                       uint64_t budget, const SourceLoc& loc);
+
+// The pass. Run before sink-and-unroll: tiling reads the loops the author wrote (§11.1).
+void tile_for_l1(PrimFunc& f, const TilingOptions& opt = {});
+
+}  // namespace axcore::compiler
