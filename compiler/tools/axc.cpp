@@ -1,10 +1,14 @@
-// axc: compile a kernel to an `.axb` bundle.
-//   axc compile EXAMPLE -o OUT.axb [--dump-ir] [--explain]   (EXAMPLE: a builder kernel, `axc examples`)
-//   axc examples
+// axc: compile a kernel or a YAML model to an `.axb` bundle.
+//   axc compile MODEL.yaml|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N]
+//   axc ops                 the operator library, with every operator's arguments
+//   axc explain BUNDLE.axb  what the bundle holds and what its TXN stream does
+//   axc examples            the builder kernels EXAMPLE can name
 // Exit codes: 0 ok, 1 compile error (message with the source location), 2 usage.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/printer.hpp>
+#include <axcore/txn/compare.hpp>
 #include <iostream>
 
 #include "guide_kernels.hpp"
@@ -24,44 +28,81 @@ const Example kExamples[] = {
     {"dpu_affine", "§8.5: per-channel affine with an A.init preamble", [] { return axcore::examples::dpu_affine(16, 0.5f, 1.0f); }},
     {"row_sum", "§8.5: row sum with a register file and add_reduce", [] { return axcore::examples::row_sum(8, 4); }},
 };
+
+bool is_model(const std::string& s) {
+  const auto dot = s.rfind('.');
+  return dot != std::string::npos && (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
-  auto* c = app.add_subcommand("compile", "compile an example kernel to a bundle");
-  std::string name, out;
-  bool dump_ir = false, show = false;
-  c->add_option("example", name, "kernel name (axc examples)")->required();
+  auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
+  std::string name, out, bundle_path;
+  bool dump_ir = false, dump_txn = false, show = false;
+  uint32_t cores = 1;
+  c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
+  c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
+  c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
   auto* ls = app.add_subcommand("examples", "list the example kernels");
+  auto* ops = app.add_subcommand("ops", "list the operators and their arguments");
+  auto* ex = app.add_subcommand("explain", "describe a bundle: buffers, graph, TXN stream");
+  ex->add_option("bundle", bundle_path, ".axb")->required();
   CLI11_PARSE(app, argc, argv);
   if (ls->parsed()) {
     for (const auto& e : kExamples) std::cout << e.name << "  " << e.doc << "\n";
     return 0;
   }
-  for (const auto& e : kExamples) {
-    if (name != e.name) continue;
+  if (ops->parsed()) {
+    std::cout << ax::ops::describe_ops();
+    return 0;
+  }
+  if (ex->parsed()) {
     try {
-      const auto mod = e.make();
-      if (dump_ir) std::cout << ax::dump(mod.ir());
-      const auto r = ax::compile(mod.ir().main(), {1, e.name, "examples/kernels"});
-      if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered;
-      if (show) std::cout << ax::explain(r.program);
-      axcore::runtime::save_bundle(out, r.bundle);
-      std::cout << "axc: " << e.name << " -> " << out << " (" << axcore::runtime::encode_bundle(r.bundle).size()
-                << " bytes, compiled in " << r.total_ms << " ms)\n";
+      const auto b = axcore::runtime::load_bundle(bundle_path);
+      std::cout << axcore::runtime::describe(b) << axcore::txn::explain(b.txn);
       return 0;
-    } catch (const ax::CompileError& err) {
-      std::cerr << err.what() << "\n";
-      return 1;
     } catch (const std::exception& err) {
       std::cerr << "axc: " << err.what() << "\n";
-      return 1;
+      return 2;
     }
   }
-  std::cerr << "axc: no example '" << name << "' (axc examples lists them)\n";
-  return 2;
+  try {
+    ax::A::Module mod("none");
+    std::string label = name, source = "examples/kernels";
+    if (is_model(name)) {
+      auto m = ax::frontend::load_model(name);
+      mod = m.module;
+      label = m.name;
+      source = name;
+    } else {
+      const Example* e = nullptr;
+      for (const auto& k : kExamples)
+        if (name == k.name) e = &k;
+      if (!e) {
+        std::cerr << "axc: '" << name << "' is neither a .yaml model nor an example kernel (axc examples lists them)\n";
+        return 2;
+      }
+      mod = e->make();
+    }
+    if (dump_ir) std::cout << ax::dump(mod.ir());
+    const auto r = ax::compile(mod.ir().main(), {cores, label, source});
+    if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered;
+    if (show) std::cout << ax::explain(r.program);
+    if (dump_txn) std::cout << axcore::txn::explain(r.bundle.txn);
+    axcore::runtime::save_bundle(out, r.bundle);
+    std::cout << "axc: " << label << " -> " << out << " (" << axcore::runtime::encode_bundle(r.bundle).size()
+              << " bytes, compiled in " << r.total_ms << " ms)\n";
+    return 0;
+  } catch (const ax::CompileError& err) {
+    std::cerr << err.what() << "\n";
+    return 1;
+  } catch (const std::exception& err) {
+    std::cerr << "axc: " << err.what() << "\n";
+    return 1;
+  }
 }

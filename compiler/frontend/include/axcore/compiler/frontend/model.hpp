@@ -1,0 +1,41 @@
+// The YAML model front end (guide §13's composed form): a model file names its inputs (logical
+// shape, dtype), its constants (an .npy file, a seeded random init, or a fill value), an ordered
+// list of operators with their arguments and result names, and its outputs. load_model builds
+// the prim_func the compiler lowers; every error is a CompileError at the file's line:column.
+//
+//   name: mlp
+//   inputs:
+//     - {name: x, shape: [8, 256], dtype: int8}
+//   constants:
+//     - {name: w1, shape: [256, 128], dtype: int8, init: {seed: 1, low: -8, high: 8}}
+//     - {name: b1, file: b1.npy}
+//   ops:
+//     - {op: core.linear, input: x, weight: w1, bias: b1, activation: relu, out: h}
+//   outputs: [h]
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "axcore/compiler/ops/op.hpp"
+
+namespace axcore::compiler::frontend {
+
+struct Model {
+  std::string name;
+  A::Module module{"model"};
+  std::vector<std::string> inputs, constants, outputs;
+  std::vector<std::string> ops;  // the operator of each entry, in order
+  std::string source;            // the file it came from
+};
+
+// Parses `text`; `file` is what errors name, `base` where relative .npy paths resolve.
+Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base);
+Model load_model(const std::filesystem::path& path);
+
+// The seeded init the model files use (portable: the same values on every platform): int8
+// integers uniform in [low, high], floats uniform in [low, high) rounded to float32.
+std::vector<double> seeded_values(std::size_t n, uint64_t seed, double low, double high, bool integers);
+
+}  // namespace axcore::compiler::frontend

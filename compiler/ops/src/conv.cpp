@@ -1,0 +1,142 @@
+// core.convolution: the §6.2 matmul with the window flattened into the reduction — the IFD walks
+// each output pixel's KH x KW x C_in window straight out of the input (no im2col buffer), the IMC
+// holds W as (KH*KW*C_in, C_out). Padding uses the IFD pad form (if_then_else, 0 outside). A
+// walk's first address must lie in the buffer, so with padding the taps are walked in reverse
+// (the first tap read is the window's last, inside the input) and the IMC tiles are loaded in the
+// same reversed order, one LoadIMC per tap. Reference: the ref backend's "conv2d".
+#include "mvm.hpp"
+
+namespace axcore::compiler::ops::detail {
+
+std::vector<ArgSpec> conv_args(const std::string& weight_doc) {
+  return {{"input", ArgKind::Tensor, true, {}, "(H, W, C_in) int8, NHWC without N"},
+          {"weight", ArgKind::Tensor, true, {}, weight_doc},
+          {"bias", ArgKind::Tensor, false, {}, "(C_out,) float32 constant"},
+          {"stride", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(sh, sw) >= 1"},
+          {"padding", ArgKind::Ints, false, std::vector<int64_t>{0, 0}, "(ph, pw), zeros, at most dilation * (kernel - 1)"},
+          {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(dh, dw) >= 1"},
+          {"scale", ArgKind::Float, false, {}, "per-tensor multiplier before the bias"},
+          {"activation", ArgKind::String, false, std::string("none"), "none or relu (fused in the DPU)"}};
+}
+
+namespace {
+
+struct Geometry {
+  int64_t h, w, cb, kh, kw, nb, oh, ow;
+  std::vector<int64_t> s, p, d;
+};
+
+Geometry geometry(const Call& c) {
+  const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  Geometry g{};
+  g.h = x.shape()[0];
+  g.w = x.shape()[1];
+  g.cb = x.shape()[2];
+  g.kh = w.shape()[0];
+  g.kw = w.shape()[1];
+  g.nb = w.shape()[3];
+  g.s = c.ints("stride", 2);
+  g.p = c.ints("padding", 2);
+  g.d = c.ints("dilation", 2);
+  auto out = [](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) { return (n + 2 * p - d * (k - 1) - 1) / s + 1; };
+  g.oh = out(g.h, g.kh, g.s[0], g.p[0], g.d[0]);
+  g.ow = out(g.w, g.kw, g.s[1], g.p[1], g.d[1]);
+  return g;
+}
+
+void validate(const Call& c) {
+  require_dtype(c, "input", {"int8x64"});
+  require_rank(c, "input", 3, 3);
+  require_dtype(c, "weight", {"int8x64"});
+  require_rank(c, "weight", 4, 4);
+  const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  const Geometry g = geometry(c);
+  if (w.shape()[2] != logical(x)[2])
+    c.refuse("weight", w.name() + " " + shape_str(logical(w)) + " is (KH, KW, C_in, C_out) with C_in " + std::to_string(w.shape()[2]) +
+                           ", the input has C_in " + std::to_string(logical(x)[2]));
+  for (int k = 0; k < 2; ++k) {
+    const int64_t taps = k ? g.kw : g.kh, n = k ? g.w : g.h;
+    if (g.s[static_cast<std::size_t>(k)] < 1) c.refuse("stride", "must be >= 1");
+    if (g.d[static_cast<std::size_t>(k)] < 1) c.refuse("dilation", "must be >= 1");
+    if (g.p[static_cast<std::size_t>(k)] < 0) c.refuse("padding", "must be >= 0");
+    if (g.p[static_cast<std::size_t>(k)] > g.d[static_cast<std::size_t>(k)] * (taps - 1))
+      c.refuse("padding", std::to_string(g.p[static_cast<std::size_t>(k)]) + " exceeds dilation * (kernel - 1) = " +
+                              std::to_string(g.d[static_cast<std::size_t>(k)] * (taps - 1)) + ": a window would hold no input");
+    if (g.d[static_cast<std::size_t>(k)] * (taps - 1) - g.p[static_cast<std::size_t>(k)] >= n)
+      c.refuse("weight", "the kernel is larger than the padded input");
+  }
+  if (g.oh < 1 || g.ow < 1) c.refuse("input", "the output would be empty (" + std::to_string(g.oh) + " x " + std::to_string(g.ow) + ")");
+  const int64_t kb = g.kh * g.kw * g.cb;
+  if (kb > spec::param::imc_tiles)
+    c.refuse("weight", "the window is KH*KW*C_in/64 = " + std::to_string(kb) + " IMC tiles per output block; one residency holds " +
+                           std::to_string(spec::param::imc_tiles) + " (imc_tiles) and this compiler does not split K yet");
+  (void)epilogue_of(c, logical(w)[3]);
+}
+
+void implementation(const Call& c, const Tensor& out) {
+  const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  const Geometry g = geometry(c);
+  const Epilogue e = epilogue_of(c, logical(w)[3]);
+  const bool padded = g.p[0] > 0 || g.p[1] > 0;
+  const int64_t taps = g.kh * g.kw, kb = taps * g.cb;
+  const Tensor w2 = w.reshape({taps * logical(w)[2], g.nb});  // (KH*KW*C_in, C_out/64): row k = (kh*KW + kw)*C_in + ci
+  const int64_t chunk = max_chunk(kb, e);
+  for (int64_t nb0 = 0; nb0 < g.nb; nb0 += chunk) {
+    const int64_t nbc = std::min(chunk, g.nb - nb0);
+    MvmChunk m;
+    m.outer = {g.oh, g.ow};
+    m.k_blocks = kb;
+    m.nb0 = nb0;
+    m.nbc = nbc;
+    m.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out.name() + "_w" + std::to_string(nb0));
+    if (!padded) {
+      load_chunk(w2, m.imc, 0, kb, 0, nb0, nbc);
+    } else {
+      for (int64_t t = 0; t < taps; ++t)  // IMC tile t*CB + cb holds tap taps-1-t
+        load_chunk(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc);
+    }
+    m.ifd = [&](const A::StreamHandle& s) {
+      A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
+        const A::Value kh = padded ? A::Value(g.kh - 1) - i[3] : i[3];
+        const A::Value kw = padded ? A::Value(g.kw - 1) - i[4] : i[4];
+        const A::Value ih = i[0] * g.s[0] + kh * g.d[0] - g.p[0];
+        const A::Value iw = i[1] * g.s[1] + kw * g.d[1] - g.p[1];
+        if (!padded) {
+          s.push(x(ih, iw, i[5]));
+        } else {
+          s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]), A::Broadcast(A::int8(0), 64)));
+        }
+      });
+    };
+    mvm_chunk(m, e, out);
+  }
+}
+
+}  // namespace
+
+OpDef convolution_op() {
+  OpDef d;
+  d.name = "core.convolution";
+  d.level = Level::Core;
+  d.doc = "2-D convolution (stride, zero padding, dilation; groups = 1) on the MVM, epilogue fused";
+  d.args = conv_args("(KH, KW, C_in, C_out) int8");
+  d.validate = validate;
+  d.infer_output = [](const Call& c) {
+    const Geometry g = geometry(c);
+    return BufferInfo{{g.oh, g.ow, g.nb}, "float32x64"};
+  };
+  d.implementation = implementation;
+  d.emulate = [](const Call& c, const Tensor& out) {
+    const Geometry g = geometry(c);
+    Node n = node("conv2d", {c.tensor("input").name(), c.tensor("weight").name()}, {});
+    n.num_attrs = {{"stride", {static_cast<double>(g.s[0]), static_cast<double>(g.s[1])}},
+                   {"padding", {static_cast<double>(g.p[0]), static_cast<double>(g.p[1])}},
+                   {"dilation", {static_cast<double>(g.d[0]), static_cast<double>(g.d[1])}}};
+    return mvm_reference(c, n, out);
+  };
+  return d;
+}
+
+void add_conv_ops(std::vector<OpDef>& r) { r.push_back(convolution_op()); }
+
+}  // namespace axcore::compiler::ops::detail

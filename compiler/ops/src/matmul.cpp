@@ -1,0 +1,175 @@
+// load_imc and matmul (atomic), linear (core): int8 operands, the MVM's int32 accumulation, a
+// float32 result through the DPU epilogue. A weight larger than one residency is split along N
+// (each chunk its own LoadIMC and datapath, no partial sums); K must fit one residency.
+// Reference: common/ref/op/matmul.hpp (the ref backend's "linear").
+#include <map>
+
+#include "mvm.hpp"
+
+namespace axcore::compiler::ops::detail {
+namespace {
+
+// The weight tensor each resident IMC buffer was loaded from (for the matmul's reference).
+std::map<const BufferNode*, Tensor>& imc_sources() {
+  static thread_local std::map<const BufferNode*, Tensor> m;
+  return m;
+}
+
+void check_weight(const Call& c, const std::string& x_arg, const std::string& w_arg) {
+  require_dtype(c, w_arg, {"int8x64"});
+  require_rank(c, w_arg, 2, 2);
+  const Tensor w = c.tensor(w_arg);
+  if (w.shape()[0] % 64 != 0)
+    c.refuse(w_arg, w.name() + " has K = " + std::to_string(w.shape()[0]) + " rows; K must be a multiple of 64 (pad it with zero rows)");
+  const int64_t kb = w.shape()[0] / 64;
+  if (kb > spec::param::imc_tiles)
+    c.refuse(w_arg, "K = " + std::to_string(w.shape()[0]) + " is " + std::to_string(kb) + " IMC tiles per output block; one residency holds " +
+                        std::to_string(spec::param::imc_tiles) + " (imc_tiles) and this compiler does not split K yet",
+             "split the reduction into matmuls with K <= " + std::to_string(spec::param::imc_tiles * 64) + " and add the results");
+  if (!x_arg.empty()) {
+    require_dtype(c, x_arg, {"int8x64"});
+    const Tensor x = c.tensor(x_arg);
+    if (x.shape().back() != kb)
+      c.refuse(x_arg, x.name() + " has K = " + std::to_string(logical(x).back()) + " but " + w.name() + " has K = " + std::to_string(kb * 64));
+  }
+}
+
+// x (..., K) viewed as (M, K_BLOCKS).
+Tensor rows_of(const Tensor& x) {
+  int64_t m = 1;
+  for (std::size_t k = 0; k + 1 < x.shape().size(); ++k) m *= x.shape()[k];
+  return x.shape().size() == 2 ? x : x.reshape({m, x.shape().back()});
+}
+
+void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const Tensor& out_in) {
+  const Tensor x = rows_of(x_in), out = rows_of(out_in);
+  const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
+  const int64_t chunk = max_chunk(kb, e);
+  for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
+    const int64_t nbc = std::min(chunk, nb - nb0);
+    MvmChunk c;
+    c.outer = {m};
+    c.k_blocks = kb;
+    c.nb0 = nb0;
+    c.nbc = nbc;
+    c.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out_in.name() + "_w" + std::to_string(nb0));
+    load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
+    c.ifd = [&](const A::StreamHandle& s) {
+      A::grid_nest({m, nbc, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
+    };
+    mvm_chunk(c, e, out);
+  }
+}
+
+std::vector<int64_t> out_shape(const Tensor& x, const Tensor& w) {
+  auto s = x.shape();
+  s.back() = w.shape()[1];
+  return s;
+}
+
+OpDef load_imc_op() {
+  OpDef d;
+  d.name = "atomic.load_imc";
+  d.level = Level::Atomic;
+  d.doc = "makes a (K, N) int8 weight resident: one LoadIMC datapath, 64 rows per IMC tile";
+  d.args = {{"weight", ArgKind::Tensor, true, {}, "(K, N) int8, K a multiple of 64, at most imc_tiles tiles"}};
+  d.validate = [](const Call& c) {
+    check_weight(c, "", "weight");
+    const Tensor w = c.tensor("weight");
+    if ((w.shape()[0] / 64) * w.shape()[1] > spec::param::imc_tiles)
+      c.refuse("weight", "needs " + std::to_string((w.shape()[0] / 64) * w.shape()[1]) + " IMC tiles; one residency holds " +
+                             std::to_string(spec::param::imc_tiles) + " (imc_tiles)",
+               "core.linear splits a larger weight along N");
+  };
+  d.infer_output = [](const Call& c) {
+    const Tensor w = c.tensor("weight");
+    return BufferInfo{{w.shape()[0] / 64, w.shape()[1]}, "int8x4096", Scope::IMC};
+  };
+  d.implementation = [](const Call& c, const Tensor& out) {
+    const Tensor w = c.tensor("weight");
+    load_chunk(w, out, 0, out.shape()[0], 0, 0, out.shape()[1]);
+    imc_sources()[out.node().get()] = w;
+  };
+  return d;
+}
+
+OpDef matmul_op() {
+  OpDef d;
+  d.name = "atomic.matmul";
+  d.level = Level::Atomic;
+  d.doc = "float32 out = x @ W against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
+  d.args = {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
+            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"}};
+  d.validate = [](const Call& c) {
+    require_dtype(c, "input", {"int8x64"});
+    const Tensor imc = c.tensor("imc");
+    if (imc.scope() != Scope::IMC || !imc_sources().count(imc.node().get()))
+      c.refuse("imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
+    if (c.tensor("input").shape().back() != imc.shape()[0])
+      c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) + " does not match the resident matrix's " +
+                            std::to_string(imc.shape()[0] * 64));
+  };
+  d.infer_output = [](const Call& c) {
+    auto s = c.tensor("input").shape();
+    s.back() = c.tensor("imc").shape()[1];
+    return BufferInfo{s, "float32x64"};
+  };
+  d.implementation = [](const Call& c, const Tensor& out_in) {
+    const Tensor x = rows_of(c.tensor("input")), out = rows_of(out_in), imc = c.tensor("imc");
+    const int64_t m = x.shape()[0], kb = imc.shape()[0], nb = imc.shape()[1];
+    MvmChunk ch;
+    ch.outer = {m};
+    ch.k_blocks = kb;
+    ch.nbc = nb;
+    ch.imc = imc;
+    ch.ifd = [&](const A::StreamHandle& s) {
+      A::grid_nest({m, nb, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });
+    };
+    mvm_chunk(ch, {}, out);
+  };
+  d.emulate = [](const Call& c, const Tensor& out) {
+    Node n = node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
+    n.str_attrs["epilogue"] = "none";
+    return std::vector<Node>{n};
+  };
+  return d;
+}
+
+}  // namespace
+
+// core.linear's arguments, shared with aten.linear.
+std::vector<ArgSpec> linear_args(const std::string& weight_doc) {
+  return {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
+          {"weight", ArgKind::Tensor, true, {}, weight_doc},
+          {"bias", ArgKind::Tensor, false, {}, "(N,) float32 constant"},
+          {"scale", ArgKind::Float, false, {}, "per-tensor multiplier applied before the bias"},
+          {"activation", ArgKind::String, false, std::string("none"), "none or relu (fused in the DPU)"}};
+}
+
+OpDef linear_op() {
+  OpDef d;
+  d.name = "core.linear";
+  d.level = Level::Core;
+  d.doc = "float32 out = act(x @ W * scale + bias): LoadIMC + MVMEXE datapath per residency chunk of N";
+  d.args = linear_args("(K, N) int8, K <= imc_tiles * 64");
+  d.validate = [](const Call& c) {
+    check_weight(c, "input", "weight");
+    (void)epilogue_of(c, logical(c.tensor("weight"))[1]);
+  };
+  d.infer_output = [](const Call& c) { return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"}; };
+  d.implementation = [](const Call& c, const Tensor& out) {
+    linear_impl(c.tensor("input"), c.tensor("weight"), epilogue_of(c, logical(c.tensor("weight"))[1]), out);
+  };
+  d.emulate = [](const Call& c, const Tensor& out) {
+    return mvm_reference(c, node("linear", {c.tensor("input").name(), c.tensor("weight").name()}, {}), out);
+  };
+  return d;
+}
+
+void add_matmul_ops(std::vector<OpDef>& r) {
+  r.push_back(load_imc_op());
+  r.push_back(matmul_op());
+  r.push_back(linear_op());
+}
+
+}  // namespace axcore::compiler::ops::detail

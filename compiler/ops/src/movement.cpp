@@ -1,0 +1,367 @@
+// Data movement: IFD -> ODR datapaths with every compute unit bypassed (guide §6.4), so they are
+// exact for every dtype. The PWORD-packed last axis moves whole: permutes keep it last, slices
+// and concatenations along it go in blocks of 64.
+#include "util.hpp"
+
+namespace axcore::compiler::ops::detail {
+namespace {
+
+using Idx = std::vector<A::Value>;
+using IndexFn = std::function<Idx(const Idx&)>;
+
+// One datapath over `extents` (sunk): out[dst(i)] = in[src(i)].
+void move(const Tensor& in, const Tensor& out, const std::vector<int64_t>& extents, const IndexFn& src, const IndexFn& dst) {
+  A::grid_nest(extents, [&](const Idx& i) {
+    A::Datapath([&] {
+      auto s = A::decl_stream(in.dtype());
+      A::IFD(0, [&] { s.push(in.at(src(i))); });
+      A::ODR([&] { out.at(dst(i)) = s.pop(); });
+    });
+  });
+}
+
+Idx same(const Idx& i) { return i; }
+
+int64_t norm_dim(const Call& c, const std::string& arg, int64_t d, std::size_t rank) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (d < -r || d >= r) c.refuse(arg, std::to_string(d) + " is out of range for rank " + std::to_string(rank));
+  return d < 0 ? d + r : d;
+}
+
+std::vector<double> as_doubles(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+const std::vector<std::string> kAnyDtype = {"int8x64", "float16x64", "float32x64", "int32x64"};
+
+// ---- copy ----------------------------------------------------------------------------------------
+OpDef copy_op() {
+  OpDef op;
+  op.name = "atomic.copy";
+  op.level = Level::Atomic;
+  op.doc = "out = x, one IFD -> ODR datapath (exact for every dtype)";
+  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"}};
+  op.validate = [](const Call& c) { require_dtype(c, "input", kAnyDtype); };
+  op.infer_output = [](const Call& c) { return BufferInfo{c.tensor("input").shape(), c.tensor("input").dtype()}; };
+  op.implementation = [](const Call& c, const Tensor& out) {
+    const Tensor x = c.tensor("input");
+    move(x, out, x.shape(), same, same);
+  };
+  op.emulate = [](const Call& c, const Tensor& out) { return std::vector<Node>{node("copy", {c.tensor("input").name()}, {out.name()})}; };
+  return op;
+}
+
+// ---- full ----------------------------------------------------------------------------------------
+OpDef full_op() {
+  OpDef op;
+  op.name = "atomic.full";
+  op.level = Level::Atomic;
+  op.doc = "a tensor of one value: the IFD streams its all-pad Broadcast (no memory read)";
+  op.args = {{"shape", ArgKind::Ints, true, {}, "logical shape; the last extent a multiple of 64"},
+             {"value", ArgKind::Float, true, {}, "the fill value"},
+             {"dtype", ArgKind::String, false, std::string("float32"), "int8, float16 or float32"}};
+  op.validate = [](const Call& c) {
+    const auto s = c.ints("shape");
+    if (s.empty() || s.back() % 64 != 0)
+      c.refuse("shape", "the last (PWORD-packed) extent must be a multiple of 64, got " + shape_str(s));
+    const std::string d = c.s("dtype");
+    if (d != "int8" && d != "float16" && d != "float32") c.refuse("dtype", "'" + d + "' is not int8, float16 or float32");
+    if (d == "int8" && (c.f("value") != static_cast<double>(static_cast<int64_t>(c.f("value"))) || c.f("value") < -128 || c.f("value") > 127))
+      c.refuse("value", "an int8 fill must be a whole number in -128..127");
+  };
+  op.infer_output = [](const Call& c) {
+    auto s = c.ints("shape");
+    s.back() /= 64;
+    return BufferInfo{s, c.s("dtype") + "x64"};
+  };
+  op.implementation = [](const Call& c, const Tensor& out) {
+    const double v = c.f("value");
+    const A::Value pad = c.s("dtype") == "int8" ? A::int8(static_cast<int64_t>(v)) : A::float32(v);
+    A::grid_nest(out.shape(), [&](const Idx& i) {
+      A::Datapath([&] {
+        auto s = A::decl_stream(out.dtype());
+        A::IFD(0, [&] { s.push(A::Broadcast(pad, 64)); });
+        A::ODR([&] { out.at(i) = s.pop(); });
+      });
+    });
+  };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    // The reference is the same values held as a constant, copied.
+    const Tensor k = make_constant(out.name() + "_ref", out.shape(), out.dtype(),
+                                   std::vector<double>(static_cast<std::size_t>(out.node()->elements() * 64), c.f("value")));
+    return std::vector<Node>{node("copy", {k.name()}, {out.name()})};
+  };
+  return op;
+}
+
+// ---- permute / transpose ------------------------------------------------------------------------
+void permute_impl(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
+  move(x, out, out.shape(),
+       [dims](const Idx& i) {
+         Idx s(i.size());
+         for (std::size_t k = 0; k < dims.size(); ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
+         return s;
+       },
+       same);
+}
+
+std::vector<int64_t> permuted(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> r;
+  for (int64_t d : dims) r.push_back(shape[static_cast<std::size_t>(d)]);
+  return r;
+}
+
+OpDef permute_op() {
+  OpDef op;
+  op.name = "atomic.permute";
+  op.level = Level::Atomic;
+  op.doc = "out.shape[k] = x.shape[dims[k]]; the packed last axis stays last (moving it needs A.vtrsp)";
+  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+             {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1 ending in rank-1"}};
+  op.validate = [](const Call& c) {
+    require_dtype(c, "input", kAnyDtype);
+    const std::size_t r = c.tensor("input").shape().size();
+    auto d = c.ints("dims", r);
+    std::vector<bool> seen(r, false);
+    for (auto& x : d) {
+      x = norm_dim(c, "dims", x, r);
+      if (seen[static_cast<std::size_t>(x)]) c.refuse("dims", "is not a permutation (" + std::to_string(x) + " twice)");
+      seen[static_cast<std::size_t>(x)] = true;
+    }
+    if (d.back() != static_cast<int64_t>(r) - 1)
+      c.refuse("dims", "moves the PWORD-packed last axis: the lanes would have to be transposed (A.vtrsp), which this compiler does not lower",
+               "keep the last axis last, or permute the data before it is packed");
+  };
+  op.infer_output = [](const Call& c) {
+    const Tensor x = c.tensor("input");
+    auto d = c.ints("dims", x.shape().size());
+    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
+    return BufferInfo{permuted(x.shape(), d), x.dtype()};
+  };
+  op.implementation = [](const Call& c, const Tensor& out) {
+    const Tensor x = c.tensor("input");
+    auto d = c.ints("dims", x.shape().size());
+    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
+    permute_impl(x, out, d);
+  };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    const Tensor x = c.tensor("input");
+    auto d = c.ints("dims", x.shape().size());
+    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
+    Node n = node("permute", {x.name()}, {out.name()});
+    n.num_attrs["dims"] = as_doubles(d);
+    return std::vector<Node>{n};
+  };
+  return op;
+}
+
+OpDef transpose_op() {
+  OpDef op;
+  op.name = "atomic.transpose";
+  op.level = Level::Atomic;
+  op.doc = "swaps two axes other than the packed last one";
+  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+             {"dim0", ArgKind::Int, true, {}, "an axis other than the last"},
+             {"dim1", ArgKind::Int, true, {}, "an axis other than the last"}};
+  auto dims_of = [](const Call& c) {
+    const std::size_t r = c.tensor("input").shape().size();
+    std::vector<int64_t> d(r);
+    for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
+    const int64_t a = norm_dim(c, "dim0", c.i("dim0"), r), b = norm_dim(c, "dim1", c.i("dim1"), r);
+    std::swap(d[static_cast<std::size_t>(a)], d[static_cast<std::size_t>(b)]);
+    return d;
+  };
+  op.validate = [dims_of](const Call& c) {
+    require_dtype(c, "input", kAnyDtype);
+    if (dims_of(c).back() != static_cast<int64_t>(c.tensor("input").shape().size()) - 1)
+      c.refuse(c.i("dim0") == -1 || c.i("dim0") == static_cast<int64_t>(c.tensor("input").shape().size()) - 1 ? "dim0" : "dim1",
+               "is the PWORD-packed last axis: transposing it needs A.vtrsp, which this compiler does not lower");
+  };
+  op.infer_output = [dims_of](const Call& c) { return BufferInfo{permuted(c.tensor("input").shape(), dims_of(c)), c.tensor("input").dtype()}; };
+  op.implementation = [dims_of](const Call& c, const Tensor& out) { permute_impl(c.tensor("input"), out, dims_of(c)); };
+  op.emulate = [dims_of](const Call& c, const Tensor& out) {
+    Node n = node("permute", {c.tensor("input").name()}, {out.name()});
+    n.num_attrs["dims"] = as_doubles(dims_of(c));
+    return std::vector<Node>{n};
+  };
+  return op;
+}
+
+// ---- slice ----------------------------------------------------------------------------------------
+struct SliceArgs {
+  int64_t dim, start, end, step;
+  bool last;
+};
+SliceArgs slice_args(const Call& c) {
+  const Tensor x = c.tensor("input");
+  const auto shape = logical(x);
+  SliceArgs a{};
+  a.dim = norm_dim(c, "dim", c.i("dim"), shape.size());
+  const int64_t n = shape[static_cast<std::size_t>(a.dim)];
+  a.start = c.i("start") < 0 ? c.i("start") + n : c.i("start");
+  a.end = c.has("end") ? (c.i("end") < 0 ? c.i("end") + n : std::min(c.i("end"), n)) : n;
+  a.step = c.i("step");
+  a.last = a.dim == static_cast<int64_t>(shape.size()) - 1;
+  return a;
+}
+
+OpDef slice_op() {
+  OpDef op;
+  op.name = "atomic.slice_tensor";
+  op.level = Level::Atomic;
+  op.doc = "elements start, start+step, ... < end along dim (along the packed axis: whole PWORDs)";
+  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+             {"dim", ArgKind::Int, false, int64_t{0}, "the axis"},
+             {"start", ArgKind::Int, false, int64_t{0}, "first index"},
+             {"end", ArgKind::Int, false, {}, "one past the last index (default: the extent)"},
+             {"step", ArgKind::Int, false, int64_t{1}, ">= 1; 1 along the packed axis"}};
+  op.validate = [](const Call& c) {
+    require_dtype(c, "input", kAnyDtype);
+    const SliceArgs a = slice_args(c);
+    const int64_t n = logical(c.tensor("input"))[static_cast<std::size_t>(a.dim)];
+    if (a.step < 1) c.refuse("step", "must be >= 1, got " + std::to_string(a.step));
+    if (a.start < 0 || a.start >= n) c.refuse("start", std::to_string(c.i("start")) + " is outside 0.." + std::to_string(n - 1));
+    if (a.end <= a.start) c.refuse("end", "the slice " + std::to_string(a.start) + ":" + std::to_string(a.end) + " is empty");
+    if (a.last && (a.step != 1 || a.start % 64 != 0 || (a.end % 64 != 0)))
+      c.refuse(a.step != 1 ? "step" : a.start % 64 ? "start" : "end",
+               "along the PWORD-packed last axis a slice takes whole PWORDs: start and end multiples of 64, step 1");
+  };
+  op.infer_output = [](const Call& c) {
+    const SliceArgs a = slice_args(c);
+    auto s = c.tensor("input").shape();
+    const int64_t len = (a.end - a.start + a.step - 1) / a.step;
+    s[static_cast<std::size_t>(a.dim)] = a.last ? len / 64 : len;
+    return BufferInfo{s, c.tensor("input").dtype()};
+  };
+  op.implementation = [](const Call& c, const Tensor& out) {
+    const SliceArgs a = slice_args(c);
+    const auto d = static_cast<std::size_t>(a.dim);
+    const int64_t start = a.last ? a.start / 64 : a.start;
+    move(c.tensor("input"), out, out.shape(),
+         [&](const Idx& i) {
+           Idx s = i;
+           s[d] = i[d] * a.step + start;
+           return s;
+         },
+         same);
+  };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    const SliceArgs a = slice_args(c);
+    Node n = node("slice", {c.tensor("input").name()}, {out.name()});
+    n.num_attrs = {{"axis", {static_cast<double>(a.dim)}}, {"start", {static_cast<double>(a.start)}},
+                   {"end", {static_cast<double>(a.end)}}, {"step", {static_cast<double>(a.step)}}};
+    return std::vector<Node>{n};
+  };
+  return op;
+}
+
+// ---- reshape (a view) -----------------------------------------------------------------------------
+std::vector<int64_t> reshape_target(const Call& c) {
+  const Tensor x = c.tensor("input");
+  int64_t total = 1;
+  for (int64_t d : logical(x)) total *= d;
+  auto s = c.ints("shape");
+  int64_t known = 1, infer = -1;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == -1) {
+      if (infer >= 0) c.refuse("shape", "has more than one -1");
+      infer = static_cast<int64_t>(k);
+    } else if (s[k] <= 0) {
+      c.refuse("shape", "has a non-positive extent " + std::to_string(s[k]));
+    } else {
+      known *= s[k];
+    }
+  }
+  if (infer >= 0) s[static_cast<std::size_t>(infer)] = known ? total / known : 0;
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  if (n != total) c.refuse("shape", shape_str(s) + " has " + std::to_string(n) + " elements, the input " + std::to_string(total));
+  return s;
+}
+
+OpDef reshape_op() {
+  OpDef op;
+  op.name = "atomic.reshape";
+  op.level = Level::Atomic;
+  op.doc = "a view with another logical shape over the same storage (the last extent a multiple of 64)";
+  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+             {"shape", ArgKind::Ints, true, {}, "the new logical shape; one -1 is inferred"}};
+  op.validate = [](const Call& c) {
+    const auto s = reshape_target(c);
+    if (s.back() % 64 != 0)
+      c.refuse("shape", "the last (PWORD-packed) extent must stay a multiple of 64, got " + shape_str(s),
+               "a reshape is a view: the 64 lanes of each PWORD stay together");
+  };
+  op.compose = [](const Call& c) {
+    auto s = reshape_target(c);
+    s.back() /= 64;
+    Tensor v = c.tensor("input").reshape(s);
+    v.node()->name = c.out_name();
+    return v;
+  };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    Node n = node("reshape", {c.tensor("input").name()}, {out.name()});
+    n.num_attrs["shape"] = as_doubles(reshape_target(c));
+    return std::vector<Node>{n};
+  };
+  return op;
+}
+
+// ---- concat ---------------------------------------------------------------------------------------
+OpDef concat_op() {
+  OpDef op;
+  op.name = "core.concat";
+  op.level = Level::Core;
+  op.doc = "joins tensors along dim, one copy datapath per part";
+  op.args = {{"tensors", ArgKind::Tensors, true, {}, "two or more tensors of one dtype"},
+             {"dim", ArgKind::Int, false, int64_t{0}, "the axis they are joined along"}};
+  op.validate = [](const Call& c) {
+    const auto ts = c.tensors("tensors");
+    if (ts.empty()) c.refuse("tensors", "is empty");
+    const auto s0 = ts[0].shape();
+    const int64_t d = norm_dim(c, "dim", c.i("dim"), s0.size());
+    for (const auto& t : ts) {
+      if (t.dtype() != ts[0].dtype()) c.refuse("tensors", t.name() + " is " + t.dtype() + ", " + ts[0].name() + " is " + ts[0].dtype());
+      auto s = t.shape();
+      if (s.size() != s0.size()) c.refuse("tensors", t.name() + " has another rank than " + ts[0].name());
+      for (std::size_t k = 0; k < s.size(); ++k)
+        if (static_cast<int64_t>(k) != d && s[k] != s0[k])
+          c.refuse("tensors", shape_str(logical(t)) + " does not match " + shape_str(logical(ts[0])) + " off dim " + std::to_string(d));
+    }
+  };
+  op.infer_output = [](const Call& c) {
+    const auto ts = c.tensors("tensors");
+    auto s = ts[0].shape();
+    const auto d = static_cast<std::size_t>(norm_dim(c, "dim", c.i("dim"), s.size()));
+    s[d] = 0;
+    for (const auto& t : ts) s[d] += t.shape()[d];
+    return BufferInfo{s, ts[0].dtype()};
+  };
+  op.implementation = [](const Call& c, const Tensor& out) {
+    const auto ts = c.tensors("tensors");
+    const auto d = static_cast<std::size_t>(norm_dim(c, "dim", c.i("dim"), out.shape().size()));
+    int64_t base = 0;
+    for (const auto& t : ts) {
+      move(t, out, t.shape(), same, [&](const Idx& i) {
+        Idx o = i;
+        o[d] = i[d] + base;
+        return o;
+      });
+      base += t.shape()[d];
+    }
+  };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    std::vector<std::string> in;
+    for (const auto& t : c.tensors("tensors")) in.push_back(t.name());
+    Node n = node("concat", in, {out.name()});
+    n.num_attrs["axis"] = {static_cast<double>(norm_dim(c, "dim", c.i("dim"), out.shape().size()))};
+    return std::vector<Node>{n};
+  };
+  return op;
+}
+
+}  // namespace
+
+void add_movement_ops(std::vector<OpDef>& r) {
+  for (auto f : {copy_op, full_op, permute_op, transpose_op, slice_op, reshape_op, concat_op}) r.push_back(f());
+}
+
+}  // namespace axcore::compiler::ops::detail

@@ -1,0 +1,110 @@
+#include "mvm.hpp"
+
+#include <algorithm>
+
+#include "dpu_map.hpp"
+
+namespace axcore::compiler::ops::detail {
+
+namespace {
+int64_t fixed_terms(const Epilogue& e) { return (e.scale ? 1 : 0) + (e.relu ? 1 : 0); }
+}  // namespace
+
+int64_t max_chunk(int64_t k_blocks, const Epilogue& e) {
+  const int64_t by_imc = spec::param::imc_tiles / std::max<int64_t>(k_blocks, 1);
+  // Registers: the preamble constants (fixed terms + one bias block per output block) and y.
+  const int64_t by_regs = e.bias.empty() ? by_imc : static_cast<int64_t>(spec::param::dpu_registers) - 1 - fixed_terms(e);
+  return std::max<int64_t>(1, std::min(by_imc, by_regs));
+}
+
+void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0, int64_t nbc) {
+  for (auto [kb, nb] : A::grid(kbs, nbc)) {
+    A::LoadIMC([&] {
+      const A::Value row = (kb + row_block0) * 64;
+      imc(kb + kb0, nb) = w(A::slice(row, row + 64), nb + nb0);  // 64 rows -> one IMC tile
+    });
+  }
+}
+
+void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
+  // Preamble constants: [bias blocks of this chunk] [scale] [zero]. (The bias comes first so its
+  // register index is the DPU loop variable alone: index arithmetic would count as an operation.)
+  std::vector<double> k;
+  int64_t i_scale = -1, i_zero = -1;
+  if (!e.bias.empty()) k.insert(k.end(), e.bias.begin() + c.nb0 * 64, e.bias.begin() + (c.nb0 + c.nbc) * 64);
+  if (e.scale) i_scale = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, *e.scale);
+  if (e.relu) i_zero = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, 0.0);
+  const int64_t n_k = static_cast<int64_t>(k.size() / 64);
+  const Tensor consts = n_k ? make_constant(out.name() + "_epi", {n_k}, "float32x64", std::move(k)) : Tensor();
+  std::vector<int64_t> outs = c.outer;
+  outs.push_back(c.nbc);
+  A::Datapath(A::DP_MVMEXE, [&] {
+    auto ifd = A::decl_stream("int8x64");
+    auto side = A::decl_stream("float32x64");
+    auto mvm = A::decl_stream("int32x64");
+    auto res = A::decl_stream(out.dtype());
+    A::IFD(0, [&] { c.ifd(ifd); });
+    if (consts) A::IFD(1, [&] { for (auto j : A::serial(n_k)) side.push(consts(j)); });
+    A::MatMul([&] {
+      A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
+        auto acc = A::mvm_accumulator();
+        A::reset_accumulator(acc);
+        for (auto kb : A::serial(c.k_blocks)) acc += A::mvm_1x1(ifd.pop(), c.imc(kb, i.back()));
+        mvm.push(acc);
+      });
+    });
+    A::DPU([&] {
+      const A::Reg r = consts ? A::array("float18x64", n_k, "epi") : A::Reg();
+      if (consts) A::init([&] { for (auto j : A::serial(n_k)) r[j] = A::cast(side.pop(), "float18x64"); });
+      A::grid_nest(c.outer, [&](const std::vector<A::Value>&) {
+        auto y = A::var("float18x64", "y");
+        for (auto nb : A::serial(c.nbc)) {  // a DPU loop, so the bias registers are indexed by it
+          y = A::cast(mvm.pop(), "float18x64");
+          if (e.scale) y = A::Value(y) * r[i_scale];
+          if (!e.bias.empty()) y = A::Value(y) + r[nb];
+          if (e.relu) y = A::Max(y, r[i_zero]);
+          res.push(A::cast(y, out.dtype()));
+        }
+      });
+    });
+    A::ODR([&] {
+      A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
+        std::vector<A::Value> o(i.begin(), i.end());
+        o.back() = o.back() + c.nb0;
+        out.at(o) = res.pop();
+      });
+    });
+  });
+}
+
+Epilogue epilogue_of(const Call& c, int64_t n) {
+  Epilogue e;
+  if (c.has("scale")) e.scale = static_cast<double>(static_cast<float>(c.f("scale")));
+  if (c.has("bias")) {
+    const Tensor b = c.tensor("bias");
+    if (b.dtype() != "float32x64") c.refuse("bias", b.name() + " is " + b.dtype() + "; a bias is float32");
+    if (logical(b) != std::vector<int64_t>{n})
+      c.refuse("bias", b.name() + " has shape " + shape_str(logical(b)) + "; one value per output column is (" + std::to_string(n) + ",)");
+    e.bias = constant_values(c, "bias");
+  }
+  const std::string act = c.s("activation");
+  if (act != "none" && act != "relu") c.refuse("activation", "'" + act + "' is not none or relu");
+  e.relu = act == "relu";
+  return e;
+}
+
+std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out) {
+  Node n = mvm;
+  const bool scale = c.has("scale"), bias = c.has("bias");
+  if (scale) n.inputs.push_back(scalar_for_ref(out.name() + "_scale", static_cast<float>(c.f("scale"))).name());
+  if (bias) n.inputs.push_back(c.tensor("bias").name());
+  n.str_attrs["epilogue"] = scale && bias ? "scale_bias" : scale ? "scale" : bias ? "bias" : "none";
+  if (c.s("activation") != "relu") {
+    n.outputs = {out.name()};
+    return {n};
+  }
+  n.outputs = {out.name() + "_linear"};
+  return {n, node("relu", {out.name() + "_linear"}, {out.name()})};
+}
+
+}  // namespace axcore::compiler::ops::detail

@@ -1,0 +1,41 @@
+// The MVMEXE datapath shared by linear, matmul and convolution (guide §6.2): the IFD streams each
+// output's reduction, the MatMul's three statements against a resident IMC chunk, the DPU
+// epilogue (scale, bias, relu — constants in preamble registers, the output-block loop inside
+// the DPU so registers are indexed by it), the ODR store.
+#pragma once
+
+#include <optional>
+
+#include "util.hpp"
+
+namespace axcore::compiler::ops::detail {
+
+struct Epilogue {
+  std::optional<double> scale;  // per tensor (the float32 value)
+  std::vector<double> bias;     // per output column (N values), or empty
+  bool relu = false;
+};
+
+struct MvmChunk {
+  std::vector<int64_t> outer;  // output positions: (M) for linear, (OH, OW) for convolution
+  int64_t k_blocks = 0;
+  int64_t nb0 = 0, nbc = 0;    // the output blocks [nb0, nb0 + nbc) this chunk computes
+  Tensor imc;                  // (k_blocks, nbc), loaded
+  // Emits the IFD(num=0) block's body (its loops and the single push) into `s`.
+  std::function<void(const A::StreamHandle& s)> ifd;
+};
+
+// Largest output-block chunk one residency and the DPU's registers allow.
+int64_t max_chunk(int64_t k_blocks, const Epilogue& e);
+// One datapath writing out[outer..., nb0 + nb].
+void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out);
+// LoadIMC of rows [row_block * 64, ...) of w (K, NB) int8x64 into imc(kb, nb) for kb in
+// [kb0, kb0 + kbs), nb in [0, nbc), weight block row_block0 + kb - kb0, column nb0 + nb.
+void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0, int64_t nbc);
+
+// Checks an epilogue's arguments (scale, bias (N,) constant, activation) and builds it.
+Epilogue epilogue_of(const Call& c, int64_t n);
+// The reference of an MVM op with this epilogue: `op` ("linear", "conv2d") then relu.
+std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out);
+
+}  // namespace axcore::compiler::ops::detail
