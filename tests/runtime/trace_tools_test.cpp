@@ -98,6 +98,30 @@ TEST(RuntimeTraceCompare, FieldsAKindDoesNotDefineAreNotCompared) {
   EXPECT_EQ(trace::defined_fields(Kind::TOKEN), trace::kFieldToken);
 }
 
+// A DMA pair's MM2S and S2MM finish a few cycles apart: the TLM issues the S2MM token first, the
+// RTL the MM2S one. Tokens of different issuers may interleave in any order; one issuer's may not.
+TEST(RuntimeTraceCompare, TokensAreOrderedPerIssuer) {
+  auto tok = [](uint64_t seq, uint32_t word) {
+    Record r;
+    r.seq = seq;
+    r.unit = Unit::TOKEN;
+    r.kind = Kind::TOKEN;
+    r.token = word;
+    return r;
+  };
+  const uint32_t s2mm0 = 0x80000000, mm2s0 = 0x80000020, mm2s0_tag1 = 0x80040020;
+  const std::vector<Record> a{tok(0, s2mm0), tok(1, mm2s0), tok(2, mm2s0_tag1)};
+  const std::vector<Record> b{tok(0, mm2s0), tok(1, s2mm0), tok(2, mm2s0_tag1)};
+  const auto same = compare_traces(a, b);
+  EXPECT_TRUE(same.equivalent) << same.report;
+  EXPECT_EQ(same.units, 2u);
+  const std::vector<Record> c{tok(0, s2mm0), tok(1, mm2s0_tag1), tok(2, mm2s0)};
+  const auto r = compare_traces(a, c);
+  ASSERT_FALSE(r.equivalent);
+  EXPECT_THAT(r.report, HasSubstr("first divergence in (0,0) token from (0,0) MM2S ch0 at record 0 of that unit:"));
+  EXPECT_EQ(r.divergences.front().source, 0x20);
+}
+
 TEST(RuntimeTimeline, OneTrackPerUnitWithTaskSpans) {
   auto v = program(1);
   Record start = v.back();

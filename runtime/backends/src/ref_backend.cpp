@@ -1,5 +1,6 @@
 #include "axcore/runtime/ref_backend.hpp"
 
+#include <cstring>
 #include <functional>
 
 #include "axcore/ref/op/depthwise.hpp"
@@ -149,6 +150,39 @@ void movement(const Ctx& c, F&& f) {
   std::visit([&](const auto& x) { c.out(f(x)); }, c.in(0));
 }
 
+// Constant padding: `pads` = (before, after) per axis, outermost first; `value` in the dtype's
+// value space (an int for the int dtypes, the bit pattern of a DMA pad word is `value_bits`).
+template <class T>
+ref::NDArray<T> pad(const Ctx& c, const ref::NDArray<T>& x) {
+  const std::vector<size_t> p = sizes(c, "pads");
+  if (p.size() != 2 * x.rank())
+    c.fail("attribute 'pads' has " + std::to_string(p.size()) + " entries, the input has rank " +
+           std::to_string(x.rank()) + " (2 per axis: before, after)");
+  T value{};
+  if (c.attr("value_bits")) {
+    const uint32_t bits = static_cast<uint32_t>(c.i64("value_bits", 0));
+    if constexpr (sizeof(T) == 4) std::memcpy(&value, &bits, 4);
+    else c.fail("'value_bits' needs a 32-bit dtype");
+  } else {
+    if constexpr (std::is_same_v<T, num::Float16>) value = num::f16_from_double(c.f64("value", 0));
+    else value = static_cast<T>(c.f64("value", 0));
+  }
+  ref::Shape shape(x.rank());
+  for (size_t a = 0; a < x.rank(); ++a) shape[a] = p[2 * a] + x.dim(a) + p[2 * a + 1];
+  ref::NDArray<T> y(shape, value);
+  std::vector<size_t> at(x.rank(), 0);
+  for (size_t i = 0; i < x.size(); ++i) {
+    size_t rem = i, off = 0;
+    for (size_t a = x.rank(); a-- > 0;) {
+      at[a] = rem % x.dim(a) + p[2 * a];
+      rem /= x.dim(a);
+    }
+    for (size_t a = 0; a < x.rank(); ++a) off = off * shape[a] + at[a];
+    y.data()[off] = x.data()[i];
+  }
+  return y;
+}
+
 using OpFn = std::function<void(const Ctx&)>;
 const std::map<std::string, OpFn, std::less<>>& ops() {
   static const std::map<std::string, OpFn, std::less<>> table = {
@@ -242,6 +276,7 @@ const std::map<std::string, OpFn, std::less<>>& ops() {
              },
              c.in(0));
        }},
+      {"pad", [](const Ctx& c) { movement(c, [&](const auto& x) { return pad(c, x); }); }},
       {"copy", [](const Ctx& c) { c.out(c.in(0)); }},
   };
   return table;

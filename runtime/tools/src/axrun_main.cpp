@@ -1,7 +1,8 @@
 // axrun — run a program bundle on a backend.
 //   axrun BUNDLE --backend ref|tlm|rtl|fpga|regfile --input NAME=FILE.npy ... --output-dir DIR
 //         [--trace FILE] [--timeline FILE] [--fst FILE] [--param NAME=VALUE ...]
-//         [--board SPEC] [--cores N] [--describe] [--quiet]
+//         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
+//         [--describe] [--quiet]
 // Prints progress on long runs (ops, cycles, rate) to stderr, and at the end the cycles, per-unit
 // utilization and bytes moved. Exit codes: 0 success, 1 the run failed on the device (timeout,
 // error token, ...), 2 bad usage, bundle or inputs (messages say what was expected).
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   std::string bundle_path, backend = "ref", out_dir, trace_path, timeline_path, fst, board;
   std::vector<std::string> inputs, params;
   int cores = -1;
+  uint64_t token_timeout = 0, idle_timeout = 0;
   bool describe = false, quiet = false;
   app.add_option("BUNDLE", bundle_path, ".axb bundle")->required();
   app.add_option("--backend", backend, "ref, tlm, rtl, fpga or regfile");
@@ -50,6 +52,9 @@ int main(int argc, char** argv) {
   app.add_option("--param", params, "NAME=VALUE runtime parameter");
   app.add_option("--board", board, "fpga: uio=/dev/uioN,dma=/dev/udmabufN | uio=..,mem=PHYS:BYTES | fake=LOG");
   app.add_option("--cores", cores, "device cores (default: the TXN header's)");
+  app.add_option("--token-timeout", token_timeout,
+                 "cycles a TCT waits for its token before the watchdog reports the task (default 50M)");
+  app.add_option("--idle-timeout", idle_timeout, "cycles the device may stay busy after the TXN (default 10M)");
   app.add_flag("--describe", describe, "print the bundle's contents and exit");
   app.add_flag("-q,--quiet", quiet, "no progress output");
   try {
@@ -82,6 +87,8 @@ int main(int argc, char** argv) {
       auto [name, value] = split_eq(s, "--param");
       opt.params[name] = value;
     }
+    if (token_timeout) opt.play.token_timeout_cycles = token_timeout;
+    if (idle_timeout) opt.idle_timeout_cycles = idle_timeout;
     runtime::check_inputs(bundle, arrays);
     runtime::param_bits(bundle, opt.params);
     runtime::BackendConfig cfg;

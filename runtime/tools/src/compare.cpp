@@ -3,23 +3,45 @@
 #include <sstream>
 #include <tuple>
 
+#include <axcore/spec.hpp>
+
 #include "axcore/runtime/trace_tools.hpp"
 
 namespace axcore::runtime {
 namespace {
 
-using Key = std::tuple<uint8_t, uint8_t, trace::Unit>;
+// A stream: (col, row, unit, source). `source` is -1 except for TOKEN records, which the token
+// unit commits on behalf of the channel or queue that finished a task: each issuer is its own
+// stream (source = the token's col/row/dir/channel bits), because the order in which concurrent
+// tasks of different channels finish is timing — the TLM lets a DMA pair's S2MM finish before
+// its MM2S, the RTL the other way round — while one issuer's tokens keep a strict order.
+using Key = std::tuple<uint8_t, uint8_t, trace::Unit, int64_t>;
 using Streams = std::map<Key, std::vector<const trace::Record*>>;
+
+int64_t source_of(const trace::Record& r) {
+  if (r.kind != trace::Kind::TOKEN) return -1;
+  const auto t = spec::Token::decode_word(r.token);
+  return int64_t{t.col} << 11 | int64_t{t.row} << 6 | int64_t{t.dir} << 5 | t.channel;
+}
 
 Streams split(const std::vector<trace::Record>& v) {
   Streams s;
-  for (const auto& r : v) s[{r.col, r.row, r.unit}].push_back(&r);
+  for (const auto& r : v) s[{r.col, r.row, r.unit, source_of(r)}].push_back(&r);
   return s;
+}
+
+std::string source_text(int64_t src) {
+  const auto ch = static_cast<uint32_t>(src & 0x1F), dir = static_cast<uint32_t>(src >> 5 & 1);
+  std::string s = " from (" + std::to_string(src >> 11) + "," + std::to_string(src >> 6 & 0x1F) + ") ";
+  if (ch >= spec::param::core_queue_channel_base)
+    return s + std::string(spec::to_string(static_cast<spec::Queue>(ch - spec::param::core_queue_channel_base))) +
+           " queue";
+  return s + (dir ? "MM2S" : "S2MM") + " ch" + std::to_string(ch);
 }
 
 std::string key_text(const Key& k) {
   return "(" + std::to_string(std::get<0>(k)) + "," + std::to_string(std::get<1>(k)) + ") " +
-         std::string(trace::to_string(std::get<2>(k)));
+         std::string(trace::to_string(std::get<2>(k))) + (std::get<3>(k) < 0 ? "" : source_text(std::get<3>(k)));
 }
 
 uint64_t last_cycle(const std::vector<trace::Record>& v) {
@@ -52,7 +74,7 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
     while (i < x.size() && i < y.size() && x[i]->same_transaction(*y[i])) ++i;
     res.matched += i;
     if (i == x.size() && i == y.size()) continue;
-    UnitDivergence d{std::get<0>(k), std::get<1>(k), std::get<2>(k), i, i == x.size(), i == y.size()};
+    UnitDivergence d{std::get<0>(k), std::get<1>(k), std::get<2>(k), i, i == x.size(), i == y.size(), std::get<3>(k)};
     const uint64_t order = i < x.size() ? x[i]->seq : (x.empty() ? 0 : x.back()->seq + 1);
     found.push_back({d, order});
   }
@@ -70,7 +92,7 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
     o << "equivalent: " << res.matched << " records match in every unit stream\n";
   } else {
     const UnitDivergence& d = res.divergences.front();
-    const Key k{d.col, d.row, d.unit};
+    const Key k{d.col, d.row, d.unit, d.source};
     const auto& x = sa.count(k) ? sa.at(k) : kNone;
     const auto& y = sb.count(k) ? sb.at(k) : kNone;
     o << "first divergence in " << key_text(k) << " at record " << d.index << " of that unit:\n";
@@ -80,7 +102,7 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
     o << "  " << na << ": " << (d.a_ended ? "(no more records)" : trace::format(*x[d.index])) << "\n";
     o << "  " << nb << ": " << (d.b_ended ? "(no more records)" : trace::format(*y[d.index])) << "\n";
     for (const auto& dv : res.divergences) {
-      const Key kk{dv.col, dv.row, dv.unit};
+      const Key kk{dv.col, dv.row, dv.unit, dv.source};
       const size_t lx = sa.count(kk) ? sa.at(kk).size() : 0, ly = sb.count(kk) ? sb.at(kk).size() : 0;
       o << "  " << key_text(kk) << ": diverges at record " << dv.index;
       if (lx != ly) o << "; tail: " << (lx > ly ? na : nb) << " has " << (lx > ly ? lx - ly : ly - lx) << " more records";

@@ -1,5 +1,8 @@
 // Canonical-trace tools (ARCHITECTURE §5): compare two traces per (tile, unit) in strict order with
 // cycles ignored (their ratio reported), list a trace, and export a Chrome/Perfetto timeline.
+// The token unit's records form one stream per issuing channel or queue (the interleaving of
+// concurrent tasks' tokens is timing, not behaviour); record fields a kind does not define are
+// not compared (trace::defined_fields).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@ struct UnitDivergence {
   trace::Unit unit = trace::Unit::HOST;
   size_t index = 0;  // position within the unit's stream of the first differing record
   bool a_ended = false, b_ended = false;  // one stream ran out (tail)
+  int64_t source = -1;  // TOKEN streams: the issuer (token col << 11 | row << 6 | dir << 5 | channel)
 };
 
 struct CompareResult {

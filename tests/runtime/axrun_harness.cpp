@@ -1,0 +1,83 @@
+#include "axrun_harness.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "axcore/ref/npy.hpp"
+#include "axcore/runtime/buffer_image.hpp"
+
+namespace axcore::runtime::testing_support {
+
+namespace fs = std::filesystem;
+
+Exec sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return {-1, "popen failed: " + cmd};
+  std::array<char, 4096> buf{};
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+Scratch::Scratch(const std::string& tag) {
+  static std::atomic<unsigned> n{0};
+  dir_ = fs::temp_directory_path() /
+         ("axcore_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  fs::remove_all(dir_);
+  fs::create_directories(dir_);
+}
+
+Scratch::~Scratch() {
+  if (!std::getenv("AXCORE_KEEP_TMP")) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+}
+
+AxrunRun run_axrun(const Scratch& s, const std::string& name, const Bundle& b, const Arrays& inputs,
+                   const std::string& backend, const std::string& extra) {
+  const fs::path bundle = s / (name + ".axb");
+  if (!fs::exists(bundle)) save_bundle(bundle, b);
+  std::string cmd = std::string(AXRUN) + " " + bundle.string() + " --backend " + backend + " -q";
+  for (const auto& [in, arr] : inputs) {
+    const fs::path f = s / (name + "." + in + ".npy");
+    std::visit([&](const auto& a) { ref::save_npy(f.string(), a); }, arr);
+    cmd += " --input " + in + "=" + f.string();
+  }
+  AxrunRun r;
+  const fs::path out = s / (name + "." + backend);
+  r.trace = s / (name + "." + backend + ".trace");
+  cmd += " --output-dir " + out.string() + " --trace " + r.trace.string() + " " + extra;
+  r.exec = sh(cmd);
+  if (r.exec.rc == 0) {
+    for (const auto& buf : b.buffers)
+      if (buf.role == BufferRole::OUTPUT) r.outputs.emplace(buf.name, ref::load_npy((out / (buf.name + ".npy")).string()));
+  }
+  if (fs::exists(r.trace) && fs::file_size(r.trace) > 0) r.records = trace::read_trace_file(r.trace.string());
+  return r;
+}
+
+Exec axtrace_compare(const fs::path& a, const fs::path& b) {
+  return sh(std::string(AXTRACE) + " compare " + a.string() + " " + b.string());
+}
+
+std::string array_difference(const ref::AnyArray& want, const ref::AnyArray& got) {
+  if (dtype_of(want) != dtype_of(got) || shape_of(want) != shape_of(got))
+    return "expected " + std::string(spec::to_string(dtype_of(want))) + " " + shape_text(shape_of(want)) + ", got " +
+           std::string(spec::to_string(dtype_of(got))) + " " + shape_text(shape_of(got));
+  const auto a = array_bytes(want), b = array_bytes(got);
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i])
+      return "first differing byte " + std::to_string(i) + " (element " +
+             std::to_string(i / dtype_bytes(dtype_of(want))) + "): expected " + std::to_string(a[i]) + ", got " +
+             std::to_string(b[i]);
+  return "";
+}
+
+}  // namespace axcore::runtime::testing_support

@@ -1,0 +1,291 @@
+#include "hand_programs.hpp"
+
+#include <random>
+
+#include "axcore/num/pword.hpp"
+#include "axcore/ref/dpu.hpp"
+#include "axcore/tap/bd.hpp"
+#include "axcore/txn/axcore_builder.hpp"
+#include "sample_programs.hpp"
+
+namespace axcore::runtime::testing_support {
+namespace {
+
+using txn::Dir;
+using txn::Tile;
+namespace dd = spec::layout::datapath_desc;
+
+BufferDesc buffer(std::string name, BufferRole role, spec::Dtype d, std::vector<uint64_t> shape, uint32_t arg) {
+  BufferDesc b;
+  b.name = std::move(name);
+  b.role = role;
+  b.dtype = d;
+  b.shape = std::move(shape);
+  b.arg = arg;
+  return b;
+}
+
+// A DMA BD walking `rows` runs of `row_words` words, contiguous (one MEM_WRITE record per run on
+// an S2MM channel).
+spec::DmaBd rows_bd(spec::MemSel mem, uint32_t rows, uint32_t row_words, uint32_t addr = 0) {
+  spec::DmaBd bd = linear_bd(mem, rows * row_words, addr);
+  bd.d0_size = row_words;
+  bd.d1_size = rows;
+  bd.d1_stride = static_cast<int32_t>(row_words);
+  return bd;
+}
+
+// Moves `words` words from DDR argument `arg` into core 0's L1 at `l1` on SysDMA channel `ch`
+// (BDs 2ch, 2ch + 1) and waits for both sides.
+void ddr_to_l1(txn::AxcoreBuilder& t, uint32_t ch, uint32_t arg, uint32_t words, uint32_t l1) {
+  const uint32_t rd = 2 * ch, wr = 2 * ch + 1;
+  t.write_bd(Tile::shim(), rd, linear_bd(spec::MemSel::DDR, words)).patch_bd_address(Tile::shim(), rd, arg, 0);
+  t.write_bd(Tile::shim(), wr, linear_bd(spec::MemSel::L1, words, l1));
+  t.push_dma(Tile::shim(), Dir::S2MM, ch, token_push(wr, ch)).push_dma(Tile::shim(), Dir::MM2S, ch, token_push(rd, ch));
+}
+void wait_channel(txn::AxcoreBuilder& t, Tile tile, uint32_t ch) {
+  t.wait_dma(tile, Dir::S2MM, ch).wait_dma(tile, Dir::MM2S, ch);
+}
+
+// Core 0's CoreDMA channel 0 copies `rows` x `row_words` words from L1 at `l1` to DDR argument
+// `arg` (one MEM_WRITE record per row) and the stream waits for it.
+void l1_to_ddr(txn::AxcoreBuilder& t, uint32_t arg, uint32_t rows, uint32_t row_words, uint32_t l1) {
+  const Tile core = Tile::core(0);
+  t.write_bd(core, 0, linear_bd(spec::MemSel::L1, rows * row_words, l1));
+  t.write_bd(core, 1, rows_bd(spec::MemSel::DDR, rows, row_words)).patch_bd_address(core, 1, arg, 0);
+  t.push_dma(core, Dir::S2MM, 0, token_push(1, 7)).push_dma(core, Dir::MM2S, 0, token_push(0, 7));
+  wait_channel(t, core, 0);
+}
+
+// The words of a datapath invocation (spec layout datapath_desc).
+std::vector<uint32_t> datapath_words(spec::DpHeader h, const spec::Walk& ifd0, const spec::MvmDesc* mvm,
+                                     const spec::DpuDesc* dpu, const std::vector<spec::DpuInstr>& program,
+                                     const spec::Walk& odr) {
+  std::vector<uint32_t> w(dd::program + 2 * program.size(), 0);
+  auto at = [&](uint32_t word) { return std::span<uint32_t>(w).subspan(word); };
+  h.magic = spec::magic::datapath;
+  h.kind = spec::DpKind::MVMEXE;
+  h.has_ifd0 = h.has_odr = 1;
+  h.has_main = mvm != nullptr;
+  h.has_dpu = dpu != nullptr;
+  h.words = static_cast<uint32_t>(w.size());
+  h.encode_to(at(dd::header));
+  ifd0.encode_to(at(dd::ifd0));
+  if (mvm) mvm->encode_to(at(dd::mvm));
+  if (dpu) dpu->encode_to(at(dd::dpu));
+  odr.encode_to(at(dd::odr));
+  for (size_t i = 0; i < program.size(); ++i) program[i].encode_to(at(dd::program + 2 * static_cast<uint32_t>(i)));
+  return w;
+}
+
+spec::Walk walk(uint32_t base_row, spec::Dtype d) {
+  spec::Walk w;
+  w.base_row = base_row;
+  w.dtype = w.cast_from = d;
+  return w;
+}
+
+}  // namespace
+
+HandProgram dma_pad_program() {
+  constexpr uint32_t kRows = 6, kCols = 10, kL1 = 0x1000;
+  // The CoreDMA walk: x transposed, each of its rows padded by one word on both sides, one pad
+  // row in front. taplib lowers it to CoreDMA BDs (3 dims, padding on the emitting side).
+  const auto pattern =
+      tap::TensorAccessPattern::full({int64_t{kRows}, int64_t{kCols}}).T().pad(std::vector<tap::PadPair>{{1, 0}, {1, 1}});
+  tap::LowerOptions lo;
+  lo.direction = tap::Direction::kMm2s;
+  lo.base_address = kL1;
+  lo.mem = spec::MemSel::L1;
+  lo.pad_value = kPadWord;
+  lo.first_bd = 2;
+  lo.use_repeat = false;
+  const tap::BdTask task = tap::lower_to_bds(pattern, 32, tap::Engine::kCoreDma, lo);
+  constexpr uint32_t kOutRows = kCols + 1, kOutCols = kRows + 2;
+
+  txn::AxcoreBuilder t(1);
+  ddr_to_l1(t, 0, 0, kRows * kCols, kL1);
+  wait_channel(t, Tile::shim(), 0);
+  const Tile core = Tile::core(0);
+  for (size_t i = 0; i < task.bds.size(); ++i) t.write_bd(core, task.start_bd + static_cast<uint32_t>(i), task.bds[i]);
+  t.write_bd(core, 1, rows_bd(spec::MemSel::DDR, kOutRows, kOutCols)).patch_bd_address(core, 1, 1, 0);
+  spec::QueuePush walk_push = token_push(task.start_bd, 5);
+  walk_push.repeat = task.repeat;
+  t.push_dma(core, Dir::S2MM, 0, token_push(1, 5)).push_dma(core, Dir::MM2S, 0, walk_push);
+  wait_channel(t, core, 0);
+
+  HandProgram p;
+  p.name = "dma_pad";
+  Bundle& b = p.bundle;
+  b.txn = t.words();
+  b.buffers.push_back(buffer("x", BufferRole::INPUT, spec::Dtype::INT32, {kRows, kCols}, 0));
+  b.buffers.push_back(buffer("y", BufferRole::OUTPUT, spec::Dtype::INT32, {kOutRows, kOutCols}, 1));
+  b.graph.push_back({"transpose", {"x"}, {"xt"}, {}});
+  GraphNode pad{"pad", {"xt"}, {"y"}, {}};
+  pad.attrs["pads"] = std::vector<int64_t>{1, 0, 1, 1};
+  pad.attrs["value_bits"] = int64_t{kPadWord};
+  b.graph.push_back(pad);
+  b.metadata["name"] = "hand.dma_pad";
+  b.metadata["walk"] = pattern.str();
+
+  ref::NDArray<int32_t> x({kRows, kCols});
+  std::mt19937 rng(11);
+  for (auto& v : x.data()) v = static_cast<int32_t>(rng());
+  p.inputs.emplace("x", x);
+  return p;
+}
+
+HandProgram elementwise_program() {
+  constexpr uint32_t kN = 8;  // PWORDs
+  txn::AxcoreBuilder t(1);
+  ddr_to_l1(t, 0, 0, kN * 64, 0);  // float32x64 = 64 words
+  wait_channel(t, Tile::shim(), 0);
+
+  spec::Walk ifd0 = walk(0, spec::Dtype::FLOAT32);
+  ifd0.ndims = 1;
+  ifd0.d0_size = kN;
+  ifd0.d0_stride = static_cast<int32_t>(num::element_rows(spec::Dtype::FLOAT32));
+  spec::Walk odr = walk(kElemOutL1 / 64, spec::Dtype::FLOAT16);
+  odr.ndims = 1;
+  odr.d0_size = kN;
+  odr.d0_stride = static_cast<int32_t>(num::element_rows(spec::Dtype::FLOAT16));
+  spec::DpuDesc dpu;
+  dpu.init_len = 0;
+  dpu.body_len = 3;
+  dpu.in0_dtype = spec::Dtype::FLOAT32;
+  dpu.in1_dtype = spec::Dtype::FLOAT32;
+  dpu.out_dtype = spec::Dtype::FLOAT16;
+  dpu.iterations = kN;
+  using Op = spec::DpuOp;
+  const std::vector<spec::DpuInstr> relu = {
+      ref::dpu_instr(Op::POP, ref::dpu_reg(1), 0, 0, 0, 0),             // r1 = f18(pop(main))
+      ref::dpu_instr(Op::MAX, ref::dpu_reg(1), ref::dpu_reg(1), ref::dpu_reg(0)),  // r0 stays +0
+      ref::dpu_instr(Op::PUSH, 0, ref::dpu_reg(1)),                     // push(float16(r1))
+  };
+  spec::DpHeader h;
+  h.id = 21;
+  constexpr uint32_t kDesc = 0x100;
+  t.write_descriptor(0, kDesc, datapath_words(h, ifd0, nullptr, &dpu, relu, odr));
+  t.push_task(0, spec::Queue::MVMEXE, token_push(kDesc, 21)).wait_task(0, spec::Queue::MVMEXE);
+  l1_to_ddr(t, 1, kN, 32, kElemOutL1);  // float16x64 = 32 words
+
+  HandProgram p;
+  p.name = "elementwise";
+  Bundle& b = p.bundle;
+  b.txn = t.words();
+  b.buffers.push_back(buffer("x", BufferRole::INPUT, spec::Dtype::FLOAT32, {kN, 64}, 0));
+  b.buffers.push_back(buffer("y", BufferRole::OUTPUT, spec::Dtype::FLOAT16, {kN, 64}, 1));
+  b.graph.push_back({"relu", {"x"}, {"y"}, {}});
+  b.metadata["name"] = "hand.elementwise_relu";
+
+  ref::NDArray<float> x({kN, 64});
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  for (auto& v : x.data()) v = u(rng) + 1e-3f;  // no exact zeros (relu(-0) needs no opinion here)
+  p.inputs.emplace("x", x);
+  return p;
+}
+
+HandProgram matmul_program() {
+  constexpr uint32_t M = kMatmulM, KB = kMatmulK / 64, NB = kMatmulN / 64;
+  constexpr uint32_t kXRow = 0, kWRow = 16, kYRow = kMatmulOutL1 / 64;
+  txn::AxcoreBuilder t(1);
+  ddr_to_l1(t, 0, 0, M * kMatmulK / 4, kXRow * 64);             // x on SysDMA ch0
+  ddr_to_l1(t, 1, 1, kMatmulK * kMatmulN / 4, kWRow * 64);      // w on ch1, at the same time
+  wait_channel(t, Tile::shim(), 0);
+  wait_channel(t, Tile::shim(), 1);
+
+  // LoadIMC: tile (nb, kb) = rows kb*64 .. of w's N-block nb (w dense (K, N), N = 64 per block).
+  spec::LoadimcDesc li;
+  li.magic = spec::magic::loadimc;
+  li.matrix_id = 1;
+  li.d0_size = KB;
+  li.d1_size = NB;
+  li.base_row = kWRow;
+  li.row_stride = 1;
+  li.d0_astride = 64;
+  li.d1_astride = static_cast<int32_t>(64 * KB);
+  li.d0_tstride = 1;
+  li.d1_tstride = static_cast<int32_t>(KB);
+  constexpr uint32_t kLoadWord = 0x10, kDpWord = 0x100;
+  // IFD0: for m, nb, kb: x row m*KB + kb. MVM: K_BLOCKS = KB, tile = nb*KB + kb. ODR: int32 -> int8.
+  spec::Walk ifd0 = walk(kXRow, spec::Dtype::INT8);
+  ifd0.ndims = 3;
+  ifd0.d0_size = KB;
+  ifd0.d0_stride = 1;
+  ifd0.d1_size = NB;
+  ifd0.d1_stride = 0;
+  ifd0.d2_size = M;
+  ifd0.d2_stride = static_cast<int32_t>(KB);
+  spec::MvmDesc mvm;
+  mvm.k_blocks = KB;
+  mvm.matrix_id = 1;
+  mvm.ndims = 2;
+  mvm.k_stride = 1;
+  mvm.o0_size = NB;
+  mvm.o0_tstride = static_cast<int32_t>(KB);
+  mvm.o1_size = M;
+  spec::Walk odr = walk(kYRow, spec::Dtype::INT8);
+  odr.cast_from = spec::Dtype::INT32;
+  odr.ndims = 2;
+  odr.d0_size = NB;
+  odr.d0_stride = 1;
+  odr.d1_size = M;
+  odr.d1_stride = static_cast<int32_t>(NB);
+  spec::DpHeader h;
+  h.id = 31;
+  t.write_descriptor(0, kDpWord, datapath_words(h, ifd0, &mvm, nullptr, {}, odr));
+  t.push_task(0, spec::Queue::LOADIMC, token_push(kLoadWord, 30)).wait_task(0, spec::Queue::LOADIMC);
+  t.push_task(0, spec::Queue::MVMEXE, token_push(kDpWord, 31)).wait_task(0, spec::Queue::MVMEXE);
+  l1_to_ddr(t, 2, M, kMatmulN / 4, kYRow * 64);
+
+  HandProgram p;
+  p.name = "matmul";
+  Bundle& b = p.bundle;
+  b.txn = t.words();
+  const auto liw = li.encode();
+  b.commands.push_back({"matmul.loadimc", 0, kLoadWord, {liw.begin(), liw.end()}});
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> small(-4, 4);
+  ref::NDArray<int8_t> x({M, kMatmulK}), w({kMatmulK, kMatmulN});
+  for (auto& v : x.data()) v = static_cast<int8_t>(small(rng));
+  for (auto& v : w.data()) v = static_cast<int8_t>(small(rng));
+  b.constants.push_back({"w", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(w.data().data()),
+                                                   reinterpret_cast<const uint8_t*>(w.data().data()) + w.size())});
+  b.buffers.push_back(buffer("x", BufferRole::INPUT, spec::Dtype::INT8, {M, kMatmulK}, 0));
+  BufferDesc wb = buffer("w", BufferRole::CONSTANT, spec::Dtype::INT8, {kMatmulK, kMatmulN}, 1);
+  wb.constant = 0;
+  b.buffers.push_back(wb);
+  b.buffers.push_back(buffer("y", BufferRole::OUTPUT, spec::Dtype::INT8, {M, kMatmulN}, 2));
+  b.graph.push_back({"linear", {"x", "w"}, {"y"}, {}});  // out dtype: y's (INT8), the ODR cast
+  b.metadata["name"] = "hand.loadimc_matmul_int8";
+  p.inputs.emplace("x", x);
+  return p;
+}
+
+HandProgram out_of_range_bd_program() {
+  txn::AxcoreBuilder t(1);
+  t.write_bd(Tile::shim(), 2, linear_bd(spec::MemSel::L2, 128, spec::param::l2_bytes - 256));  // 512 B from 256 B before the end
+  t.write_bd(Tile::shim(), 3, linear_bd(spec::MemSel::L1, 128));
+  t.push_dma(Tile::shim(), Dir::S2MM, 1, token_push(3, 1)).push_dma(Tile::shim(), Dir::MM2S, 1, token_push(2, 2));
+  t.wait_dma(Tile::shim(), Dir::MM2S, 1);
+  HandProgram p;
+  p.name = "out_of_range_bd";
+  p.bundle.txn = t.words();
+  p.bundle.metadata["name"] = "fault.out_of_range_bd";
+  return p;
+}
+
+HandProgram missing_token_program() {
+  txn::AxcoreBuilder t(1);
+  t.write_bd(Tile::shim(), 4, linear_bd(spec::MemSel::L1, 16));
+  t.push_dma(Tile::shim(), Dir::S2MM, 1, token_push(4, 9));  // its MM2S side is never started
+  t.wait_dma(Tile::shim(), Dir::S2MM, 1);
+  HandProgram p;
+  p.name = "missing_token";
+  p.bundle.txn = t.words();
+  p.bundle.metadata["name"] = "fault.missing_token";
+  return p;
+}
+
+}  // namespace axcore::runtime::testing_support
