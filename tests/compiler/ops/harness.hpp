@@ -59,15 +59,15 @@ inline A::Module module_of(const std::function<void(A::Func&)>& body) {
   return m;
 }
 
-struct Run {
+struct RunOutputs {
   axcore::compiler::CompileResult compiled;
   rt::RunResult device, reference;
 };
 
 // Compiles, runs on fsim and ref, and expects every output equal byte for byte.
-inline Run expect_matches_reference(const A::Module& m, const rt::Arrays& in) {
+inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in) {
   axcore::compiler::register_fsim_backend();
-  Run r;
+  RunOutputs r;
   r.compiled = axcore::compiler::compile(m.ir().main());
   r.device = rt::make_backend("fsim")->run(r.compiled.bundle, in, {});
   r.reference = rt::make_backend("ref")->run(r.compiled.bundle, in, {});
