@@ -50,7 +50,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     }
     const uint64_t s = seq_++;
     if (q == kCtrl) barrier_seqs_.push_back(s);
-    qu.tasks.push_back({p, now_cycles() + 1, s});  // the write takes effect the next cycle
+    qu.tasks.push_back({p, now_cycles(), s});  // the cycle the write takes effect
     qu.wake.notify(sc_core::SC_ZERO_TIME);
   });
   regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {

@@ -56,7 +56,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
         ctx_.errors->report({ErrorCode::QUEUE_OVERFLOW, mm2s ? 1u : 0u, i, p.start, 0});
         return;
       }
-      ch.queue.push_back({p, now_cycles() + 1});  // the write takes effect the next cycle
+      ch.queue.push_back({p, now_cycles()});  // the cycle the write takes effect
       ch.wake.notify(sc_core::SC_ZERO_TIME);
     };
   };
@@ -66,7 +66,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
   auto ctrl = [this](bool mm2s) {
     return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
       Channel& ch = ch_[(mm2s ? kCh : 0) + i];
-      if ((v & 4u) && !ch.paused) ch.pause_at = now_cycles() + 1;  // the write's effect cycle
+      if ((v & 4u) && !ch.paused) ch.pause_at = now_cycles();
       ch.paused = (v & 4u) != 0;
       if (!ch.paused) ch.unpause.notify(sc_core::SC_ZERO_TIME);
       if (v & 2u) {  // reset: drop the queue; the running task ends without a token

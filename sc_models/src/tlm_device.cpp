@@ -18,6 +18,10 @@ namespace axcore::tlm {
 namespace {
 std::atomic<bool> g_elaborated{false};
 constexpr uint64_t kHostWriteCycles = 3, kHostReadCycles = 4;
+constexpr uint64_t kWriteEffect = 1;
+// The read's data is registered at the end of its third cycle (bus request, then the tile's
+// registered answer): it shows the state after everything that happened up to that cycle.
+constexpr uint64_t kReadSample = 3;
 
 // The host bus: one initiator socket per tile, decoded from the register address.
 struct HostBus : sc_core::sc_module {
@@ -137,19 +141,24 @@ void TlmDevice::advance(uint64_t cycles) {
   if (cycles) sc_core::sc_start(static_cast<double>(cycles), sc_core::SC_NS);
 }
 
+// The register access happens in the cycle the RTL's tile sees it (docs/rtl.md "Host interface"):
+// a write takes effect kWriteEffect cycles into its 3, a read samples kReadSample cycles into its 4.
 uint32_t TlmDevice::read32(uint64_t addr) {
   uint32_t v = 0;
+  advance(kReadSample);
   impl_->access(addr, v, false);
-  advance(kHostReadCycles);
+  advance(kHostReadCycles - kReadSample);
   return v;
 }
 
 void TlmDevice::write32(uint64_t addr, uint32_t value) {
   uint32_t v = value;
+  advance(kWriteEffect);
+  // As the RTL monitor: the cycle the write takes effect, bytes = 4, data_hash = the value.
   impl_->tracer.emit(now_cycles(), static_cast<uint32_t>((addr >> spec::param::addr_row_shift) & 0x1F), trace::Unit::HOST,
-                     trace::Kind::REG_WRITE, addr, 0, value, 0);
+                     trace::Kind::REG_WRITE, addr, 4, value, 0);
   impl_->access(addr, v, true);
-  advance(kHostWriteCycles);
+  advance(kHostWriteCycles - kWriteEffect);
 }
 
 void TlmDevice::run_until_idle(uint64_t timeout_cycles) {
