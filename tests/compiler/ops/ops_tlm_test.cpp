@@ -1,0 +1,85 @@
+// The example models and a set of operators compiled here and run on the TLM through `axrun
+// --backend tlm` (one SystemC elaboration per process), compared bit for bit with the ref backend
+// run in this process over the same bundle.
+#include <axcore/compiler/frontend/model.hpp>
+#include <axcore/ref/npy.hpp>
+#include <cstdlib>
+#include <filesystem>
+
+#include "harness.hpp"
+
+namespace {
+
+using namespace axtest;
+namespace fs = std::filesystem;
+
+void expect_tlm_matches_reference(const std::string& name, const A::Module& m, uint32_t seed, double lo, double hi) {
+  const auto r = axcore::compiler::compile(m.ir().main());
+  const fs::path dir = fs::temp_directory_path() / ("axcore_ops_tlm_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "out");
+  rt::save_bundle(dir / "m.axb", r.bundle);
+  const auto in = random_inputs(r.bundle, seed, lo, hi);
+  std::string cmd = std::string(AXRUN) + " " + (dir / "m.axb").string() + " --backend tlm -q --output-dir " + (dir / "out").string();
+  for (const auto& [k, v] : in) {
+    const auto file = dir / (k + ".npy");
+    std::visit([&](const auto& a) { axcore::ref::save_npy(file.string(), a); }, v);
+    cmd += " --input " + k + "=" + file.string();
+  }
+  cmd += " > " + (dir / "axrun.log").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_EQ(rc, 0) << cmd << "\n(see " << (dir / "axrun.log").string() << ")";
+  const auto want = rt::make_backend("ref")->run(r.bundle, in, {});
+  for (const auto& [k, v] : want.outputs) {
+    const auto got = axcore::ref::load_npy((dir / "out" / (k + ".npy")).string());
+    EXPECT_EQ(rt::array_bytes(got), rt::array_bytes(v)) << name << ": output " << k << " differs from the reference on tlm";
+  }
+  fs::remove_all(dir);
+}
+
+A::BufferHandle in(A::Func& f, const std::string& n, std::vector<int64_t> s, const std::string& dt) {
+  s.back() /= 64;
+  return f.input(n, s, dt, A::DDR);
+}
+A::BufferHandle cst(const std::string& n, std::vector<int64_t> s, const std::string& dt, double v) {
+  std::size_t c = 1;
+  for (auto d : s) c *= static_cast<std::size_t>(d);
+  std::vector<double> vals(c);
+  for (std::size_t i = 0; i < c; ++i) vals[i] = dt == "int8x64" ? static_cast<double>(static_cast<int>(i * 7 % 9) - 4) : v * static_cast<double>(i % 13);
+  s.back() /= 64;
+  return A::alloc_constant(vals, dt, A::DDR, s, n);
+}
+
+class ModelOnTlm : public ::testing::TestWithParam<std::string> {};
+TEST_P(ModelOnTlm, MatchesReference) {
+  const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"));
+  expect_tlm_matches_reference(GetParam(), m.module, 42, -128, 127);
+}
+INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention"));
+
+TEST(OpsTlm, ElementwiseAndMovement) {
+  expect_tlm_matches_reference("elementwise", module_of([](A::Func& f) {
+    auto x = in(f, "x", {4, 128}, "float32x64");
+    auto a = ops::invoke("add", {x, cst("c", {128}, "float32x64", 0.25)});
+    auto q = ops::invoke("quantize", {a, 0.5, 1.0});
+    auto t = ops::invoke("transpose", {ops::invoke("reshape", {q, std::vector<int64_t>{2, 2, 128}}), int64_t{0}, int64_t{1}});
+    A::output(ops::invoke("concat", {std::vector<ops::Tensor>{ops::invoke("copy", {t}), ops::invoke("slice_tensor", {t}, {{"end", int64_t{1}}})}}));
+  }), 1, -60, 60);
+}
+
+TEST(OpsTlm, DepthwiseAndPools) {
+  expect_tlm_matches_reference("depthwise", module_of([](A::Func& f) {
+    auto x = in(f, "x", {9, 9, 128}, "int8x64");
+    A::output(ops::invoke("dw_convolution_2d", {x, cst("w", {3, 3, 128}, "int8x64", 0)}, {{"stride", std::vector<int64_t>{2}}}));
+    A::output(ops::invoke("dwpu_pool", {x, std::string("AVERAGE"), std::vector<int64_t>{3, 3}}, {{"stride", std::vector<int64_t>{2}}, {"ceil_mode", true}}));
+  }), 2, -128, 127);
+}
+
+TEST(OpsTlm, LinearSplitAcrossResidencies) {
+  expect_tlm_matches_reference("linear_split", module_of([](A::Func& f) {
+    A::output(ops::invoke("core.linear", {in(f, "x", {3, 4096}, "int8x64"), cst("w", {4096, 192}, "int8x64", 0)},
+                          {{"bias", cst("b", {192}, "float32x64", 0.5)}, {"activation", std::string("relu")}}));
+  }), 3, -128, 127);
+}
+
+}  // namespace
