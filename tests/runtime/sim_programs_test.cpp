@@ -22,6 +22,11 @@ using ::testing::HasSubstr;
 namespace ts = testing_support;
 
 const std::string kBackend = AXCORE_SIM_BACKEND;
+// Suite names carry the backend (AXCORE_SIM_NAME: Tlm, Rtl) so the two binaries' CTest entries differ.
+#define AX_CAT2(a, b) a##b
+#define AX_CAT(a, b) AX_CAT2(a, b)
+#define HAND_PROGRAMS AX_CAT(RuntimeHandPrograms, AXCORE_SIM_NAME)
+#define HAND_FAULTS AX_CAT(RuntimeHandFaults, AXCORE_SIM_NAME)
 
 // Why the backend cannot run a program, or "": the RTL refuses datapaths naming the DPU with
 // DESC_UNITS until rtl/core has one (docs/rtl_core.md), and says so in the error token.
@@ -67,9 +72,9 @@ void check_program(const ts::HandProgram& p) {
 #endif
 }
 
-TEST(RuntimeHandPrograms, DmaCopyThroughAPaddedTaplibWalk) { check_program(ts::dma_pad_program()); }
-TEST(RuntimeHandPrograms, ElementwiseDatapathIfdDpuOdr) { check_program(ts::elementwise_program()); }
-TEST(RuntimeHandPrograms, LoadImcMatmulWithAnOdrCastEpilogue) { check_program(ts::matmul_program()); }
+TEST(HAND_PROGRAMS, DmaCopyThroughAPaddedTaplibWalk) { check_program(ts::dma_pad_program()); }
+TEST(HAND_PROGRAMS, ElementwiseDatapathIfdDpuOdr) { check_program(ts::elementwise_program()); }
+TEST(HAND_PROGRAMS, LoadImcMatmulWithAnOdrCastEpilogue) { check_program(ts::matmul_program()); }
 
 // The stream word of the first op that writes `addr` (the push the player will name).
 uint32_t word_writing(const Bundle& b, uint64_t addr) {
@@ -78,7 +83,7 @@ uint32_t word_writing(const Bundle& b, uint64_t addr) {
   return 0;
 }
 
-TEST(RuntimeHandFaults, OutOfRangeBdEndsWithItsErrorToken) {
+TEST(HAND_FAULTS, OutOfRangeBdEndsWithItsErrorToken) {
   const ts::HandProgram p = ts::out_of_range_bd_program();
   ts::Scratch s("fault_bd");
   const ts::AxrunRun r = ts::run_axrun(s, p.name, p.bundle, {}, kBackend);
@@ -91,7 +96,7 @@ TEST(RuntimeHandFaults, OutOfRangeBdEndsWithItsErrorToken) {
   EXPECT_THAT(r.exec.out, HasSubstr("(ADDR_RANGE, MM2S ch1, detail 2)"));  // the shim's ERROR_INFO: BD 2
 }
 
-TEST(RuntimeHandFaults, MissingTokenNamesTheTaskAndDumpsTheStatus) {
+TEST(HAND_FAULTS, MissingTokenNamesTheTaskAndDumpsTheStatus) {
   const ts::HandProgram p = ts::missing_token_program();
   ts::Scratch s("fault_tok");
   const ts::AxrunRun r = ts::run_axrun(s, p.name, p.bundle, {}, kBackend, "--token-timeout 20000");
@@ -109,7 +114,7 @@ TEST(RuntimeHandFaults, MissingTokenNamesTheTaskAndDumpsTheStatus) {
   EXPECT_THAT(r.exec.out, HasSubstr("WDOG_STATUS=0x"));
 }
 
-TEST(RuntimeHandFaults, TruncatedAndForeignBundlesAreRefusedBeforeTheDevice) {
+TEST(HAND_FAULTS, TruncatedAndForeignBundlesAreRefusedBeforeTheDevice) {
   const ts::HandProgram p = ts::matmul_program();
   ts::Scratch s("fault_bundle");
   save_bundle(s / "cut.axb", p.bundle);
