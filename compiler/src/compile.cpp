@@ -12,6 +12,7 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   f.body = make_stmt(StmtKind::Seq, in.body->loc);
   f.body->body = in.body->body;
   PassManager pm;
+  pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
   pm.add("tile-l1", [&tiling](PrimFunc& g) { tile_for_l1(g, tiling); });
   pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;

@@ -1,5 +1,6 @@
 // Tiled and pipelined bundles on the SystemC TLM model, through `axrun --backend tlm` in a process
 // of its own (SystemC elaborates once per process): outputs equal the references, as on fsim.
+#include <axcore/num/float18.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/bundle.hpp>
 #include <cstdlib>
@@ -25,6 +26,7 @@ std::filesystem::path scratch(const std::string& name) {
 // Runs the bundle on the TLM with one input; returns the output `out`.
 template <class In>
 NDArray<float> run_tlm(const cc::CompileResult& r, const std::string& name, const NDArray<In>& x) {
+  EXPECT_TRUE(std::filesystem::exists(AXRUN_PATH)) << AXRUN_PATH << " is not built (target axrun)";
   const auto dir = scratch(name);
   ax::runtime::save_bundle((dir / "k.axb").string(), r.bundle);
   ax::ref::save_npy((dir / "inp.npy").string(), x);
@@ -64,4 +66,27 @@ TEST(CompilerPassesTlm, TiledMatmulMatchesRefLinear) {
   e.bias = b;
   const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{32 * 1024});
   expect_equal(run_tlm(r, "matmul", x), ax::ref::linear<float>(x, w, e), "tlm tiled matmul");
+}
+
+TEST(CompilerPassesTlm, SplitKMatmulEqualsTheFunctionalDevice) {
+  // Two K chunks, two residencies; the TLM's IMC ends a residency when the next one loads, so a
+  // chunk read after the next load would show here.
+  auto mod = ax::examples::matmul(8, 4, 2, true, 21);
+  auto x = pseudo<int8_t>({8, 256}, 17, -128, 127);
+  const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = ax::spec::param::l1_bytes, .imc_tiles = 4});
+  const auto [w, b] = ax::passes_test::matmul_operands(mod.ir().main(), 256, 128);
+  // The reference of passes_splitk_test.cpp, inline: chunk 0 with the bias, chunk 1 added in float18.
+  NDArray<ax::num::Float18> y({8, 128});
+  for (std::size_t c = 0; c < 2; ++c) {
+    NDArray<int8_t> xs({8, 128}), ws({128, 128});
+    for (std::size_t i = 0; i < 8; ++i)
+      for (std::size_t j = 0; j < 128; ++j) xs({i, j}) = x({i, c * 128 + j});
+    for (std::size_t j = 0; j < 128; ++j)
+      for (std::size_t o = 0; o < 128; ++o) ws({j, o}) = w({c * 128 + j, o});
+    ax::ref::Epilogue e;
+    if (c == 0) e.bias = b;
+    const auto part = ax::ref::apply_epilogue(ax::ref::matmul_int32(xs, ws), e);
+    for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = c == 0 ? part.data()[i] : ax::num::add(part.data()[i], y.data()[i]);
+  }
+  expect_equal(run_tlm(r, "splitk", x), ax::ref::from_f18<float>(y), "tlm split-K");
 }

@@ -1,5 +1,5 @@
-// Tiling against L1 with DMA insertion (guide §11, §12): the entry points the pass manager and
-// the operator library use.
+// Tiling against L1 with DMA insertion (guide §11, §12) and K-splitting against the IMC (§6.2,
+// §14): the entry points the pass manager and the operator library use.
 //
 // tile_for_l1 splits an outer device loop around one datapath (a tiling candidate, §11.1) when
 // the kernel's buffers do not fit L1, or when the loop is written A.tiles(...). Each DDR operand
@@ -19,7 +19,8 @@
 namespace axcore::compiler {
 
 struct TilingOptions {
-  uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget of the kernel's buffers
+  uint64_t l1_bytes = spec::param::l1_bytes;     // the L1 budget of the kernel's buffers
+  uint32_t imc_tiles = spec::param::imc_tiles;  // one IMC residency (split_k)
 };
 
 struct TileChoice {
@@ -36,5 +37,12 @@ TileChoice choose_tile(int64_t extent, const TileBounds& bounds, const std::func
 
 // The pass. Run before sink-and-unroll: tiling reads the loops the author wrote (§11.1).
 void tile_for_l1(PrimFunc& f, const TilingOptions& opt = {});
+
+// K-splitting (split_k.cpp): a matmul whose A.alloc_imc((K_BLOCKS, N_BLOCKS)) exceeds imc_tiles
+// becomes chunks of kc = imc_tiles / N_BLOCKS K blocks, each with its own residency (IMC buffer),
+// its LoadIMC right before its datapaths, and, after the first, a DPU that adds the chunk's
+// product onto the float32 output read back through IFD1 (the partial= accumulation of §11.2).
+// The datapath's epilogue must be a cast or a cast plus one bias (applied once, in chunk 0).
+void split_k(PrimFunc& f, const TilingOptions& opt = {});
 
 }  // namespace axcore::compiler
