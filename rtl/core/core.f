@@ -1,6 +1,8 @@
 // The AI core tile (rtl/core), in compile order. Needs the two packages, rtl/prim, rtl/mem,
 // rtl/dma and rtl/top/ax_err_rec.sv before it.
 rtl/core/ax_core_pkg.sv
+rtl/core/ax_f18_pkg.sv
+rtl/core/ax_cast_pkg.sv
 rtl/core/ax_lane_cast.sv
 rtl/core/ax_pword_cast.sv
 rtl/core/ax_walk_gen.sv
@@ -10,6 +12,10 @@ rtl/core/ax_odr.sv
 rtl/core/ax_imc.sv
 rtl/core/ax_loadimc.sv
 rtl/core/ax_mvm.sv
+rtl/core/ax_dpu_prog.sv
+rtl/core/ax_dpu_seq.sv
+rtl/core/ax_dpu_alu.sv
+rtl/core/ax_dpu.sv
 rtl/core/ax_dwpu_div.sv
 rtl/core/ax_dwpu.sv
 rtl/core/ax_dwpu_datapath.sv

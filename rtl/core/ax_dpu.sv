@@ -1,0 +1,163 @@
+// DPU (spec dpu_desc / dpu_instr, common/ref Dpu, docs/timing.md "DPU"): program memory and
+// validator (ax_dpu_prog), sequencer (ax_dpu_seq), register file + float18 execute
+// (ax_dpu_alu, which also casts: POP from in0_dtype / in1_dtype to float18, PUSH from float18 to
+// out_dtype, the ax_cast_pkg functions of ax_pword_cast). One instruction per cycle; a PUSH
+// enters the output stream (stream_depth, inside the unit) dpu_latency cycles after it issued
+// and issues only when a slot is reserved for it. Done once the program ran to its end and its
+// last push entered the stream. The registers are +0 at every start.
+// verilator lint_off PINCONNECTEMPTY
+module ax_dpu
+  import axcore_pkg::*;
+  import ax_rtl_pkg::*;
+  import ax_core_pkg::*;
+(
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        start_i,
+  input  logic        abort_i,
+  input  dpu_desc_t   desc_i,
+  input  logic        has_in1_i,     // the datapath has IFD1
+  // program load: the descriptor words as the command processor fetches them
+  input  logic        prog_wr_i,
+  input  logic [15:0] prog_idx_i,
+  input  word_t       prog_data_i,
+  output error_code_e prog_code_o,   // validation of the loaded program (NONE: legal)
+  output logic        busy_o,
+  output logic        done_o,        // pulse
+  output unit_err_t   err_o,
+  output act_t        act_o,
+  output logic        wait_in1_o,
+  // main input (MVM/DWPU output or IFD0), IFD1, output
+  input  logic        in0_valid_i,
+  output logic        in0_ready_o,
+  input  strm_t       in0_data_i,
+  input  logic        in1_valid_i,
+  output logic        in1_ready_o,
+  input  strm_t       in1_data_i,
+  output logic        out_valid_o,
+  input  logic        out_ready_i,
+  output strm_t       out_data_o
+);
+  localparam int unsigned CntW = $clog2(STREAM_DEPTH + 1);
+`ifndef SYNTHESIS
+  initial assert (DPU_LATENCY >= 1) else $fatal(1, "ax_dpu: dpu_latency must be >= 1");
+`endif
+
+  logic [7:0] pc;
+  dpu_instr_t instr;
+  ax_dpu_prog u_prog (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .wr_i       (prog_wr_i),
+    .wr_idx_i   (prog_idx_i),
+    .wr_data_i  (prog_data_i),
+    .desc_i     (desc_i),
+    .has_in1_i  (has_in1_i),
+    .rd_pc_i    (pc),
+    .rd_instr_o (instr),
+    .code_o     (prog_code_o)
+  );
+
+  logic       exec, pop, pop_sel, push, credit, finished;
+  logic [4:0] dst, ra, rb, rc;
+  logic [3:0] chain;
+  logic [CntW-1:0] infl_q, fifo_cnt;
+  assign credit = (32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH;
+
+  ax_dpu_seq u_seq (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (start_i),
+    .abort_i     (abort_i),
+    .desc_i      (desc_i),
+    .pc_o        (pc),
+    .instr_i     (instr),
+    .in0_valid_i (in0_valid_i),
+    .in1_valid_i (in1_valid_i),
+    .credit_i    (credit),
+    .drained_i   (infl_q == '0),
+    .exec_o      (exec),
+    .dst_o       (dst),
+    .a_o         (ra),
+    .b_o         (rb),
+    .c_o         (rc),
+    .chain_o     (chain),
+    .pop_o       (pop),
+    .pop_sel_o   (pop_sel),
+    .push_o      (push),
+    .busy_o      (busy_o),
+    .finished_o  (finished),
+    .err_o       (err_o),
+    .act_o       (act_o),
+    .wait_in1_o  (wait_in1_o)
+  );
+  assign in0_ready_o = pop && !pop_sel;
+  assign in1_ready_o = pop && pop_sel;
+
+  elem_t push_cast;
+  ax_dpu_alu u_alu (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .start_i   (start_i),
+    .exec_i    (exec),
+    .op_i      (instr.op),
+    .dst_i     (dst),
+    .a_i       (ra),
+    .b_i       (rb),
+    .c_i       (rc),
+    .chain_i   (chain),
+    .pop_i     (pop_sel ? in1_data_i.data : in0_data_i.data),
+    .pop_dt_i  (pop_sel ? desc_i.in1_dtype : desc_i.in0_dtype),
+    .push_dt_i (desc_i.out_dtype),
+    .push_o    (push_cast)
+  );
+
+  // PUSH: the cast element (captured in the PUSH cycle) enters the FIFO DPU_LATENCY cycles later
+  logic [DPU_LATENCY-1:0] v_q;
+  strm_t                  res;
+  logic                   enq;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) v_q <= '0;
+    else if (abort_i) v_q <= '0;
+    else if (DPU_LATENCY == 1) v_q <= DPU_LATENCY'(push);
+    else v_q <= {v_q[DPU_LATENCY-2:0], push};
+  end
+  if (DPU_LATENCY == 1) begin : g_lat1
+    assign res.data = push_cast;
+  end else begin : g_latn
+    elem_t [DPU_LATENCY-2:0] d_q;
+    always_ff @(posedge clk_i) begin
+      if (v_q[0]) d_q[0] <= push_cast;   // the cast element, one cycle after the PUSH
+      for (int unsigned i = 1; i < DPU_LATENCY - 1; i++) d_q[i] <= d_q[i-1];
+    end
+    assign res.data = d_q[DPU_LATENCY-2];
+  end
+  assign res.pad = 1'b0;
+  assign enq     = v_q[DPU_LATENCY-1] && !abort_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni)      infl_q <= '0;
+    else if (abort_i) infl_q <= '0;
+    else              infl_q <= infl_q + CntW'(push) - CntW'(enq);
+  end
+
+  logic unused_ready;
+  ax_fifo #(.T(strm_t), .Depth(STREAM_DEPTH)) u_out (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .clr_i       (abort_i),
+    .in_valid_i  (enq),
+    .in_ready_o  (unused_ready),
+    .in_data_i   (res),
+    .out_valid_o (out_valid_o),
+    .out_ready_i (out_ready_i),
+    .out_data_o  (out_data_o),
+    .count_o     (fifo_cnt)
+  );
+
+  assign done_o = finished && infl_q == '0;
+
+  logic unused;
+  assign unused = ^{in0_data_i.pad, in1_data_i.pad, unused_ready};
+endmodule
+// verilator lint_on PINCONNECTEMPTY
