@@ -6,7 +6,8 @@
 // nor the reverse. A task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the
 // token follows the next cycle (always on an error). A refused descriptor or a unit fault ends
 // the task with an error token and one error report. Built units: MVMEXE without DPU/IFD1,
-// LoadIMC, barriers; DWPU datapaths and descriptors naming the DPU or IFD1 are DESC_UNITS.
+// LoadIMC, barriers, the DWPU datapath (IFD0 -> DWPU -> ODR or IFD0 -> ODR, with its own
+// descriptor buffer, overlapping every other queue; its DPU and IFD1 are DESC_UNITS).
 module ax_cmdproc
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -36,6 +37,17 @@ module ax_cmdproc
   input  unit_err_t                dp_err_i,
   input  logic [31:0]              dp_bytes_i,
   input  logic                     wdog_fire_i,
+  // DWPU datapath
+  output logic                     dw_start_o,
+  output logic                     dw_abort_o,
+  output logic                     dw_main_o,        // has_main: the DWPU is in the chain
+  output walk_t                    dw_ifd0_o,
+  output dwpu_desc_t               dw_dwpu_o,
+  output walk_t                    dw_odr_o,
+  input  logic                     dw_done_i,
+  input  unit_err_t                dw_err_i,
+  input  logic [31:0]              dw_bytes_i,
+  input  logic                     dw_wdog_fire_i,
   // LoadIMC
   output logic                     li_start_o,
   output logic                     li_abort_o,
@@ -103,6 +115,7 @@ module ax_cmdproc
   logic [1:0]         f_q_q, f_q_d;
   logic [15:0]        f_idx_q, f_idx_d, f_rcv_q, f_rcv_d, f_total_q, f_total_d, f_rsp_idx_q;
   logic [DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
+  logic [DpWords-1:0][31:0] dw_buf_q, dw_buf_d;   // the DWPU queue's descriptor
   logic [7:0][31:0]   li_buf_q, li_buf_d;
   logic [3:0][31:0]   bar_buf_q, bar_buf_d;
   logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle
@@ -141,6 +154,7 @@ module ax_cmdproc
     f_rcv_d   = f_rcv_q;
     f_total_d = f_total_q;
     dp_buf_d  = dp_buf_q;
+    dw_buf_d  = dw_buf_q;
     li_buf_d  = li_buf_q;
     bar_buf_d = bar_buf_q;
     f_done    = '0;
@@ -165,6 +179,7 @@ module ax_cmdproc
           default: begin
             // only the MVMEXE queue owns the datapath buffer (a running task reads it)
             if (f_q_q == 2'(QMVM) && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == 2'(QDW) && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
             // the header's length decides how many words follow (at least the header)
             if (f_rsp_idx_q == '0) f_total_d = (cmd_data_i[31:16] == '0) ? 16'd1 : cmd_data_i[31:16];
           end
@@ -200,6 +215,7 @@ module ax_cmdproc
   end
   always_ff @(posedge clk_i) begin
     dp_buf_q  <= dp_buf_d;
+    dw_buf_q  <= dw_buf_d;
     li_buf_q  <= li_buf_d;
     bar_buf_q <= bar_buf_d;
   end
@@ -220,6 +236,17 @@ module ax_cmdproc
   assign dp_odr_o  = w_odr;
   assign dp_mvm_o  = mvm;
   assign li_desc_o = li;
+  dp_header_t dw_hdr;
+  walk_t      dw_ifd0, dw_odr;
+  dwpu_desc_t dwd;
+  assign dw_hdr    = dp_header_t'(dw_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign dw_ifd0   = walk_t'(dw_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign dw_odr    = walk_t'(dw_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dwd       = dwpu_desc_t'(dw_buf_q[DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
+  assign dw_main_o = dw_hdr.has_main;
+  assign dw_ifd0_o = dw_ifd0;
+  assign dw_dwpu_o = dwd;
+  assign dw_odr_o  = dw_odr;
 
   // verilator lint_off UNUSEDSIGNAL
   function automatic logic walk_bad(walk_t w, logic is_ifd);
@@ -241,9 +268,18 @@ module ax_cmdproc
           (d.ndims >= 3'd4 && d.o3_size == '0);
     return bad;
   endfunction
+
+  function automatic logic dwpu_bad(dwpu_desc_t d);
+    logic bad;
+    bad = (4'(d.op) > 4'(DWPU_OP_AVERAGE)) || (d.taps == '0) || (32'(d.taps) > DWPU_MAX_TAPS) ||
+          (d.ndims < 3'd1) || (d.ndims > 3'd4) || (d.o0_size == '0) ||
+          (d.ndims >= 3'd2 && d.o1_size == '0) || (d.ndims >= 3'd3 && d.o2_size == '0) ||
+          (d.ndims >= 3'd4 && d.o3_size == '0) || (32'(d.weight_count) > DWPU_WEIGHT_PWORDS);
+    return bad;
+  endfunction
   // verilator lint_on UNUSEDSIGNAL
 
-  error_code_e dp_code, li_code, bar_code;
+  error_code_e dp_code, dw_code, li_code, bar_code;
   always_comb begin
     dp_code = ERROR_CODE_NONE;
     if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE)      dp_code = ERROR_CODE_DESC_MAGIC;
@@ -253,6 +289,15 @@ module ax_cmdproc
                                                                         dp_code = ERROR_CODE_DESC_RANGE;
     else if (w_ifd0.dtype != DTYPE_INT8 || w_odr.cast_from != DTYPE_INT32)
                                                                         dp_code = ERROR_CODE_STREAM_DTYPE;
+    // DWPU queue, in the TLM's order: header, IFD0, DWPU, ODR, then the stream dtypes
+    dw_code = ERROR_CODE_NONE;
+    if (dw_hdr.magic != MAGIC_DATAPATH)                                 dw_code = ERROR_CODE_DESC_MAGIC;
+    else if (dw_hdr.kind != DP_KIND_DWPU || !dw_hdr.has_ifd0 || !dw_hdr.has_odr ||
+             dw_hdr.has_dpu || dw_hdr.has_ifd1)                          dw_code = ERROR_CODE_DESC_UNITS;
+    else if (dw_hdr.words < 16'(DpWords) || walk_bad(dw_ifd0, 1'b1) ||
+             (dw_hdr.has_main && dwpu_bad(dwd)) || walk_bad(dw_odr, 1'b0)) dw_code = ERROR_CODE_DESC_RANGE;
+    else if (dw_hdr.has_main ? (dw_ifd0.dtype != DTYPE_INT8 || dw_odr.cast_from != DTYPE_INT32)
+                             : (dw_odr.cast_from != dw_ifd0.dtype))      dw_code = ERROR_CODE_STREAM_DTYPE;
     li_code = ERROR_CODE_NONE;
     if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;
     else if (li.d0_size == '0 || li.d1_size == '0)  li_code = ERROR_CODE_DESC_RANGE;
@@ -263,8 +308,9 @@ module ax_cmdproc
   end
 
   // ---- per-queue task state ----
-  logic dp_run, li_run, bar_run;
+  logic dp_run, dw_run, li_run, bar_run;
   assign dp_run  = (st_q[QMVM] == S_RUN);
+  assign dw_run  = (st_q[QDW] == S_RUN);
   assign li_run  = (st_q[QLI] == S_RUN);
   assign bar_run = (st_q[QCTRL] == S_RUN);
 
@@ -274,13 +320,14 @@ module ax_cmdproc
   always_comb begin
     chk_code = {ERROR_CODE_NONE, ERROR_CODE_DESC_UNITS, li_code, dp_code};
     chk_code[QCTRL] = bar_code;
-    chk_code[QDW]   = ERROR_CODE_DESC_UNITS;   // the DWPU datapath is not built
+    chk_code[QDW]   = dw_code;
     chk_code[QLI]   = li_code;
     chk_code[QMVM]  = dp_code;
     for (int unsigned q = 0; q < NQ; q++) chk_fail[q] = (st_q[q] == S_CHECK) && chk_code[q] != ERROR_CODE_NONE;
     can_start       = '0;
     can_start[QMVM] = !li_run;
     can_start[QLI]  = !dp_run;
+    can_start[QDW]  = 1'b1;        // the DWPU datapath reads no IMC: it overlaps everything
     // a barrier waits for every other queue to be idle and empty
     can_start[QCTRL] = 1'b1;
     for (int unsigned q = 0; q < NQ - 1; q++) if (st_q[q] != S_IDLE || q_valid[q]) can_start[QCTRL] = 1'b0;
@@ -293,6 +340,10 @@ module ax_cmdproc
     run_err[QMVM]  = dp_run && (dp_err_i.valid || wdog_fire_i);
     run_code[QMVM] = wdog_fire_i ? ERROR_CODE_WATCHDOG : dp_err_i.code;
     run_addr[QMVM] = dp_err_i.addr;
+    run_done[QDW]  = dw_run && dw_done_i;
+    run_err[QDW]   = dw_run && (dw_err_i.valid || dw_wdog_fire_i);
+    run_code[QDW]  = dw_wdog_fire_i ? ERROR_CODE_WATCHDOG : dw_err_i.code;
+    run_addr[QDW]  = dw_err_i.addr;
     run_done[QLI]  = li_run && li_done_i;
     run_err[QLI]   = li_run && li_err_i.valid;
     run_code[QLI]  = li_err_i.code;
@@ -304,6 +355,8 @@ module ax_cmdproc
   logic [NQ-1:0] restart_q, restart_d;
   assign dp_start_o   = start_now[QMVM] || restart_q[QMVM];
   assign li_start_o   = start_now[QLI] || restart_q[QLI];
+  assign dw_start_o   = start_now[QDW] || restart_q[QDW];
+  assign dw_abort_o   = run_err[QDW] || clr_i || q_reset_i[QDW];
   assign dp_abort_o   = run_err[QMVM] || clr_i || q_reset_i[QMVM];
   assign li_abort_o   = run_err[QLI] || clr_i || q_reset_i[QLI];
   assign bar_arrive_o = bar_run;
@@ -467,6 +520,7 @@ module ax_cmdproc
         mon_o[q].start = 1'b0;
         mon_o[q].addr  = q_head[q].start;
         mon_o[q].bytes = (q == QMVM && !err_d[q]) ? dp_bytes_i :
+                         (q == QDW && !err_d[q]) ? dw_bytes_i :
                          (q == QLI && !err_d[q]) ? li_bytes : '0;
         mon_o[q].word  = (q_head[q].token || err_d[q]) ?
                          word_t'({1'b1, err_d[q], err_d[q] ? code_d[q] : ERROR_CODE_NONE,
@@ -477,5 +531,5 @@ module ax_cmdproc
   end
 
   logic unused;
-  assign unused = ^{hdr, mvm, bar, li};
+  assign unused = ^{hdr, mvm, bar, li, dw_hdr, dwd};
 endmodule

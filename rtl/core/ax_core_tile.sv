@@ -1,8 +1,10 @@
 // The AI core tile (rtl/core/README.md "ax_core_tile ports"): L1, IMC + LoadIMC, the MVMEXE
 // datapath, the command processor, CMD_MEM, CoreDMA, core registers, perf counters and the
 // watchdog. Register bus: a write is answered in the cycle it appears, a read one cycle later
-// (DBG_MEM_DATA waits for its L1 bank). Not built yet: the DWPU datapath, the DPU and IFD1 (the
-// command processor refuses them with DESC_UNITS) and DBG_MEM_SEL = IMC (reads 0).
+// (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_dwpu_datapath) runs beside the
+// MVMEXE one on its own L1 ports. Not built yet: the DWPU datapath's DPU and IFD1 (the command
+// processor refuses them with DESC_UNITS), the DPU and IFD1 of the MVMEXE datapath (refused
+// likewise) and DBG_MEM_SEL = IMC (reads 0).
 // verilator lint_off PINCONNECTEMPTY
 module ax_core_tile
   import axcore_pkg::*;
@@ -91,6 +93,8 @@ module ax_core_tile
   row_t     [L1P_UNITS-1:0] l1_rd;
   logic     ifd_rv, odr_rv, li_rv;
   mem_req_t ifd_r, odr_r, li_r;
+  logic     dw_ifd_rv, dw_w_rv, dw_odr_rv;
+  mem_req_t dw_ifd_r, dw_w_r, dw_odr_r;
   always_comb begin
     l1_v = '0;
     l1_r = '0;
@@ -100,6 +104,12 @@ module ax_core_tile
     l1_r[L1P_MVM_IFD0] = ifd_r;
     l1_v[L1P_LOADIMC]  = li_rv;
     l1_r[L1P_LOADIMC]  = li_r;
+    l1_v[L1P_DW_ODR]   = dw_odr_rv;
+    l1_r[L1P_DW_ODR]   = dw_odr_r;
+    l1_v[L1P_DW_IFD0]  = dw_ifd_rv;
+    l1_r[L1P_DW_IFD0]  = dw_ifd_r;
+    l1_v[L1P_DWPU_W]   = dw_w_rv;
+    l1_r[L1P_DWPU_W]   = dw_w_r;
   end
 
   ax_l1 #(.NI(FabricNI)) u_l1 (
@@ -174,7 +184,27 @@ module ax_core_tile
     .imc_tile_o (imc_rtile), .imc_id_o (imc_id), .imc_data_i (imc_rdata),
     .imc_count_o (imc_count), .mon_odr_o (mon_mvm_odr_o)
   );
-  assign mon_dw_odr_o = '0;
+
+  // ---- DWPU datapath ----
+  logic        dw_start, dw_abort, dw_done, dw_busy, dw_main;
+  walk_t       dw_ifd0, dw_odr;
+  dwpu_desc_t  dw_desc;
+  unit_err_t   dw_err;
+  act_t [2:0]  dw_act;
+  logic [7:0]  dw_waits;
+  logic [31:0] dw_bytes;
+  ax_dwpu_datapath u_dwpu (
+    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
+    .has_main_i (dw_main), .ifd0_i (dw_ifd0), .dwpu_i (dw_desc), .odr_i (dw_odr),
+    .busy_o (dw_busy), .done_o (dw_done), .err_o (dw_err), .act_o (dw_act), .waits_o (dw_waits),
+    .bytes_o (dw_bytes),
+    .ifd_req_valid_o (dw_ifd_rv), .ifd_req_o (dw_ifd_r), .ifd_gnt_i (l1_g[L1P_DW_IFD0]),
+    .ifd_rsp_valid_i (l1_rv[L1P_DW_IFD0]), .ifd_rdata_i (l1_rd[L1P_DW_IFD0]),
+    .w_req_valid_o (dw_w_rv), .w_req_o (dw_w_r), .w_gnt_i (l1_g[L1P_DWPU_W]),
+    .w_rsp_valid_i (l1_rv[L1P_DWPU_W]), .w_rdata_i (l1_rd[L1P_DWPU_W]),
+    .odr_req_valid_o (dw_odr_rv), .odr_req_o (dw_odr_r), .odr_gnt_i (l1_g[L1P_DW_ODR]),
+    .mon_odr_o (mon_dw_odr_o)
+  );
 
   // ---- watchdog ----
   word_t      wdog_limit_q, wdog_cnt_q;
@@ -183,6 +213,11 @@ module ax_core_tile
   logic       wdog_fire, progress;
   assign progress  = dp_act[0].busy || dp_act[1].busy || dp_act[2].busy;
   assign wdog_fire = dp_busy && !progress && (wdog_limit_q != '0) && (wdog_cnt_q + 1 >= wdog_limit_q);
+  // the DWPU datapath has a counter of its own (same limit); MVMEXE wins WDOG_STATUS in a tie
+  word_t dw_wdog_cnt_q;
+  logic  dw_wdog_fire, dw_progress;
+  assign dw_progress  = dw_act[0].busy || dw_act[1].busy || dw_act[2].busy;
+  assign dw_wdog_fire = dw_busy && !dw_progress && (wdog_limit_q != '0) && (dw_wdog_cnt_q + 1 >= wdog_limit_q);
 
   // ---- command processor ----
   logic [NQ-1:0]       q_push, q_reset, q_busy, q_error, q_task_done;
@@ -210,6 +245,9 @@ module ax_core_tile
     .dp_start_o (dp_start), .dp_abort_o (dp_abort), .dp_ifd0_o (dp_ifd0), .dp_mvm_o (dp_mvm),
     .dp_odr_o (dp_odr), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
     .wdog_fire_i (wdog_fire),
+    .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_main_o (dw_main), .dw_ifd0_o (dw_ifd0),
+    .dw_dwpu_o (dw_desc), .dw_odr_o (dw_odr), .dw_done_i (dw_done), .dw_err_i (dw_err),
+    .dw_bytes_i (dw_bytes), .dw_wdog_fire_i (dw_wdog_fire),
     .li_start_o (li_start), .li_abort_o (li_abort), .li_desc_o (li_desc), .li_done_i (li_done),
     .li_err_i (li_err),
     .bar_arrive_o (bar_arrive_o), .bar_id_o (bar_id_o), .bar_mask_o (bar_mask_o),
@@ -286,11 +324,17 @@ module ax_core_tile
     pact[PERF_UNIT_MVM]      = dp_act[1];
     pact[PERF_UNIT_MVM_ODR]  = dp_act[2];
     pact[PERF_UNIT_LOADIMC]  = li_act;
+    pact[PERF_UNIT_DW_IFD0]  = dw_act[0];
+    pact[PERF_UNIT_DWPU]     = dw_act[1];
+    pact[PERF_UNIT_DW_ODR]   = dw_act[2];
     pact[PERF_UNIT_CMDPROC].busy = |q_busy;
     ptask[PERF_UNIT_MVM_IFD0] = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_MVM]      = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_MVM_ODR]  = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_LOADIMC]  = q_task_done[2] && !q_error[2];
+    ptask[PERF_UNIT_DW_IFD0]  = q_task_done[1] && !q_error[1];
+    ptask[PERF_UNIT_DWPU]     = q_task_done[1] && !q_error[1] && dw_main;
+    ptask[PERF_UNIT_DW_ODR]   = q_task_done[1] && !q_error[1];
     ptask[PERF_UNIT_CMDPROC]  = |q_task_done;
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -312,6 +356,7 @@ module ax_core_tile
       soft_q        <= 1'b0;
       wdog_limit_q  <= WATCHDOG_DEFAULT_CYCLES;
       wdog_cnt_q    <= '0;
+      dw_wdog_cnt_q <= '0;
       wdog_status_q <= '0;
       wdog_waits_q  <= '0;
       dbg_sel_q     <= '0;
@@ -321,6 +366,11 @@ module ax_core_tile
       if (wr && off == CORE_WDOG_LIMIT_OFFSET) wdog_limit_q <= reg_req_i.wdata;
       if (wr && off == CORE_WDOG_STATUS_OFFSET) wdog_status_q <= wdog_status_q & ~reg_req_i.wdata[1:0];
       wdog_cnt_q <= (!dp_busy || progress || wdog_fire) ? '0 : wdog_cnt_q + 1;
+      dw_wdog_cnt_q <= (!dw_busy || dw_progress || dw_wdog_fire) ? '0 : dw_wdog_cnt_q + 1;
+      if (dw_wdog_fire) begin
+        wdog_status_q <= {1'b1 /* kind DWPU */, 1'b1};
+        wdog_waits_q  <= dw_waits;
+      end
       if (wdog_fire) begin
         wdog_status_q <= {1'b0 /* kind MVMEXE */, 1'b1};
         wdog_waits_q  <= dp_waits;
@@ -332,6 +382,7 @@ module ax_core_tile
         dbg_addr_q <= dbg_addr_q + 32'd4;
       if (clr) begin
         wdog_cnt_q    <= '0;
+        dw_wdog_cnt_q <= '0;
         wdog_status_q <= '0;
         wdog_waits_q  <= '0;
       end
