@@ -1,9 +1,7 @@
 #include "axrun_harness.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -14,16 +12,6 @@
 namespace axcore::runtime::testing_support {
 
 namespace fs = std::filesystem;
-
-Exec sh(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, "popen failed: " + cmd};
-  std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
 
 Scratch::Scratch(const std::string& tag) {
   static std::atomic<unsigned> n{0};

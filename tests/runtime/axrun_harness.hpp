@@ -10,14 +10,9 @@
 
 #include "axcore/runtime/program.hpp"
 #include "axcore/trace/record.hpp"
+#include "shell.hpp"
 
 namespace axcore::runtime::testing_support {
-
-struct Exec {
-  int rc = -1;
-  std::string out;  // stdout and stderr
-};
-Exec sh(const std::string& cmd);
 
 struct AxrunRun {
   Exec exec;

@@ -2,14 +2,14 @@
 // and the messages of bad inputs, a truncated bundle and a foreign spec hash.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 
 #include "axcore/ref/npy.hpp"
 #include "sample_programs.hpp"
+#include "shell.hpp"
 
 namespace axcore::runtime {
 namespace {
@@ -17,19 +17,8 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct Exec {
-  int rc;
-  std::string out;
-};
-
-Exec sh(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  const int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using testing_support::Exec;
+using testing_support::sh;
 
 class RuntimeCli : public ::testing::Test {
  protected:

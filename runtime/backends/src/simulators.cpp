@@ -24,9 +24,14 @@ void register_builtin_simulators() {
 #endif
 #ifdef AXCORE_WIRE_RTL
   register_device_factory("rtl", [](const BackendConfig& c) {
-    if (!axcore::rtl::RtlDevice::has_config(c.cores))
+    if (!axcore::rtl::RtlDevice::has_config(c.cores)) {
+      std::string built;
+      for (unsigned n : {0u, 1u, 4u})
+        if (axcore::rtl::RtlDevice::has_config(n)) built += (built.empty() ? "" : ", ") + std::to_string(n);
       throw RunError("rtl: this build has no Verilated model with " + std::to_string(c.cores) +
-                     " cores (configurations: 0 = shim/mem test top, 1, 4)");
+                     " cores; it has cores = " + built + " (0 = the shim/mem test top" +
+                     (c.cores == 4 ? "; the 4-core model is built with -DAXCORE_RTL_CORES4=ON)" : ")"));
+    }
     axcore::rtl::RtlOptions o;
     o.cores = c.cores;
     o.fst_path = c.fst;
