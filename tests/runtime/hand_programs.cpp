@@ -4,6 +4,7 @@
 
 #include "axcore/num/pword.hpp"
 #include "axcore/ref/dpu.hpp"
+#include "axcore/runtime/buffer_image.hpp"
 #include "axcore/tap/bd.hpp"
 #include "axcore/txn/axcore_builder.hpp"
 #include "sample_programs.hpp"
@@ -186,14 +187,24 @@ HandProgram elementwise_program() {
   return p;
 }
 
-HandProgram matmul_program() {
+namespace {
+
+// LoadIMC + MVMEXE. Epilogue: the ODR's int32 -> int8 cast, or (dpu) the DPU computing
+// int8(float18(acc) * scale + bias) per column with scale and bias popped from IFD1 in its init.
+HandProgram matmul(bool dpu_epilogue) {
   constexpr uint32_t M = kMatmulM, KB = kMatmulK / 64, NB = kMatmulN / 64;
-  constexpr uint32_t kXRow = 0, kWRow = 16, kYRow = kMatmulOutL1 / 64;
+  constexpr uint32_t kXRow = 0, kWRow = 16, kYRow = kMatmulOutL1 / 64, kEpiRow = 200;
   txn::AxcoreBuilder t(1);
   ddr_to_l1(t, 0, 0, M * kMatmulK / 4, kXRow * 64);             // x on SysDMA ch0
   ddr_to_l1(t, 1, 1, kMatmulK * kMatmulN / 4, kWRow * 64);      // w on ch1, at the same time
   wait_channel(t, Tile::shim(), 0);
   wait_channel(t, Tile::shim(), 1);
+  if (dpu_epilogue) {
+    ddr_to_l1(t, 0, 3, 64, kEpiRow * 64);        // scale, float32x64
+    ddr_to_l1(t, 1, 4, 64, (kEpiRow + 4) * 64);  // bias, right after it
+    wait_channel(t, Tile::shim(), 0);
+    wait_channel(t, Tile::shim(), 1);
+  }
 
   // LoadIMC: tile (nb, kb) = rows kb*64 .. of w's N-block nb (w dense (K, N), N = 64 per block).
   spec::LoadimcDesc li;
@@ -208,7 +219,7 @@ HandProgram matmul_program() {
   li.d0_tstride = 1;
   li.d1_tstride = static_cast<int32_t>(KB);
   constexpr uint32_t kLoadWord = 0x10, kDpWord = 0x100;
-  // IFD0: for m, nb, kb: x row m*KB + kb. MVM: K_BLOCKS = KB, tile = nb*KB + kb. ODR: int32 -> int8.
+  // IFD0: for m, nb, kb: x row m*KB + kb. MVM: K_BLOCKS = KB, tile = nb*KB + kb. ODR: to int8.
   spec::Walk ifd0 = walk(kXRow, spec::Dtype::INT8);
   ifd0.ndims = 3;
   ifd0.d0_size = KB;
@@ -226,7 +237,7 @@ HandProgram matmul_program() {
   mvm.o0_tstride = static_cast<int32_t>(KB);
   mvm.o1_size = M;
   spec::Walk odr = walk(kYRow, spec::Dtype::INT8);
-  odr.cast_from = spec::Dtype::INT32;
+  odr.cast_from = dpu_epilogue ? spec::Dtype::INT8 : spec::Dtype::INT32;
   odr.ndims = 2;
   odr.d0_size = NB;
   odr.d0_stride = 1;
@@ -234,13 +245,40 @@ HandProgram matmul_program() {
   odr.d1_stride = static_cast<int32_t>(NB);
   spec::DpHeader h;
   h.id = 31;
-  t.write_descriptor(0, kDpWord, datapath_words(h, ifd0, &mvm, nullptr, {}, odr));
+  spec::DpuDesc dpu;
+  std::vector<spec::DpuInstr> prog;
+  if (dpu_epilogue) {
+    h.has_ifd1 = 1;
+    spec::Walk ifd1 = walk(kEpiRow, spec::Dtype::FLOAT32);
+    ifd1.ndims = 1;
+    ifd1.d0_size = 2;
+    ifd1.d0_stride = 4;
+    dpu.init_len = 2;
+    dpu.body_len = 4;
+    dpu.in0_dtype = spec::Dtype::INT32;
+    dpu.in1_dtype = spec::Dtype::FLOAT32;
+    dpu.out_dtype = spec::Dtype::INT8;
+    dpu.iterations = M * NB;
+    using Op = spec::DpuOp;
+    using ref::dpu_instr, ref::dpu_reg;
+    prog = {dpu_instr(Op::POP, dpu_reg(2), 0, 0, 0, 1),  // init: r2 = scale, r3 = bias (IFD1)
+            dpu_instr(Op::POP, dpu_reg(3), 0, 0, 0, 1),
+            dpu_instr(Op::POP, dpu_reg(1), 0, 0, 0, 0),  // body: r1 = f18(acc)
+            dpu_instr(Op::MUL, dpu_reg(1), dpu_reg(1), dpu_reg(2)),
+            dpu_instr(Op::ADD, dpu_reg(1), dpu_reg(1), dpu_reg(3)),
+            dpu_instr(Op::PUSH, 0, dpu_reg(1))};
+    std::vector<uint32_t> w = datapath_words(h, ifd0, &mvm, &dpu, prog, odr);
+    ifd1.encode_to(std::span<uint32_t>(w).subspan(dd::ifd1));
+    t.write_descriptor(0, kDpWord, w);
+  } else {
+    t.write_descriptor(0, kDpWord, datapath_words(h, ifd0, &mvm, nullptr, {}, odr));
+  }
   t.push_task(0, spec::Queue::LOADIMC, token_push(kLoadWord, 30)).wait_task(0, spec::Queue::LOADIMC);
   t.push_task(0, spec::Queue::MVMEXE, token_push(kDpWord, 31)).wait_task(0, spec::Queue::MVMEXE);
   l1_to_ddr(t, 2, M, kMatmulN / 4, kYRow * 64);
 
   HandProgram p;
-  p.name = "matmul";
+  p.name = dpu_epilogue ? "matmul_dpu" : "matmul";
   Bundle& b = p.bundle;
   b.txn = t.words();
   const auto liw = li.encode();
@@ -250,18 +288,38 @@ HandProgram matmul_program() {
   ref::NDArray<int8_t> x({M, kMatmulK}), w({kMatmulK, kMatmulN});
   for (auto& v : x.data()) v = static_cast<int8_t>(small(rng));
   for (auto& v : w.data()) v = static_cast<int8_t>(small(rng));
-  b.constants.push_back({"w", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(w.data().data()),
-                                                   reinterpret_cast<const uint8_t*>(w.data().data()) + w.size())});
+  b.constants.push_back({"w", array_bytes(w)});
   b.buffers.push_back(buffer("x", BufferRole::INPUT, spec::Dtype::INT8, {M, kMatmulK}, 0));
   BufferDesc wb = buffer("w", BufferRole::CONSTANT, spec::Dtype::INT8, {kMatmulK, kMatmulN}, 1);
   wb.constant = 0;
   b.buffers.push_back(wb);
   b.buffers.push_back(buffer("y", BufferRole::OUTPUT, spec::Dtype::INT8, {M, kMatmulN}, 2));
-  b.graph.push_back({"linear", {"x", "w"}, {"y"}, {}});  // out dtype: y's (INT8), the ODR cast
-  b.metadata["name"] = "hand.loadimc_matmul_int8";
+  if (dpu_epilogue) {
+    ref::NDArray<float> scale({kMatmulN}), bias({kMatmulN});
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (auto& v : scale.data()) v = 0.125f + u(rng) / 8;
+    for (auto& v : bias.data()) v = 4 * u(rng);
+    b.constants.push_back({"scale", array_bytes(scale)});
+    b.constants.push_back({"bias", array_bytes(bias)});
+    for (uint32_t i = 0; i < 2; ++i) {
+      BufferDesc e = buffer(i ? "bias" : "scale", BufferRole::CONSTANT, spec::Dtype::FLOAT32, {kMatmulN}, 3 + i);
+      e.constant = 1 + i;
+      b.buffers.push_back(e);
+    }
+    b.graph.push_back({"linear", {"x", "w", "scale", "bias"}, {"y"}, {}});  // scale_bias, then int8
+    b.metadata["name"] = "hand.loadimc_matmul_dpu_scale_bias_int8";
+  } else {
+    b.graph.push_back({"linear", {"x", "w"}, {"y"}, {}});  // out dtype: y's (INT8), the ODR cast
+    b.metadata["name"] = "hand.loadimc_matmul_int8";
+  }
   p.inputs.emplace("x", x);
   return p;
 }
+
+}  // namespace
+
+HandProgram matmul_program() { return matmul(false); }
+HandProgram matmul_dpu_epilogue_program() { return matmul(true); }
 
 HandProgram out_of_range_bd_program() {
   txn::AxcoreBuilder t(1);

@@ -7,7 +7,8 @@
 //   elementwise_program IFD0 -> DPU -> ODR: y = relu(x), float32 in, float16 out (DPU casts)
 //   matmul_program      LoadIMC + MVMEXE (IFD0 -> MVM -> ODR): y = int8(x . w), the epilogue
 //                       being the ODR's int32 -> int8 cast; descriptors from the bundle's command
-//                       section (LoadIMC) and from the TXN (datapath)
+//                       section (LoadIMC) and from the TXN (datapath); and the same with the
+//                       epilogue on the DPU (int8(acc * scale + bias), IFD1 feeding scale, bias)
 // Fault programs: an out-of-range BD (ADDR_RANGE error token), a task that never completes.
 #pragma once
 
@@ -35,6 +36,9 @@ inline constexpr uint32_t kMatmulM = 4, kMatmulK = 128, kMatmulN = 64;
 HandProgram dma_pad_program();
 HandProgram elementwise_program();
 HandProgram matmul_program();
+// The same matmul with its epilogue on the DPU: int8(acc * scale + bias), scale and bias per
+// column (float32 constants popped from IFD1 by the DPU's init).
+HandProgram matmul_dpu_epilogue_program();
 
 // SysDMA MM2S ch1 reads L2 past its end: the TCT on it gets an ADDR_RANGE error token.
 HandProgram out_of_range_bd_program();

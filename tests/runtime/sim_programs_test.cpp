@@ -75,6 +75,7 @@ void check_program(const ts::HandProgram& p) {
 TEST(HAND_PROGRAMS, DmaCopyThroughAPaddedTaplibWalk) { check_program(ts::dma_pad_program()); }
 TEST(HAND_PROGRAMS, ElementwiseDatapathIfdDpuOdr) { check_program(ts::elementwise_program()); }
 TEST(HAND_PROGRAMS, LoadImcMatmulWithAnOdrCastEpilogue) { check_program(ts::matmul_program()); }
+TEST(HAND_PROGRAMS, LoadImcMatmulWithADpuScaleBiasEpilogue) { check_program(ts::matmul_dpu_epilogue_program()); }
 
 // The stream word of the first op that writes `addr` (the push the player will name).
 uint32_t word_writing(const Bundle& b, uint64_t addr) {
