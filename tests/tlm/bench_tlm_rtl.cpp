@@ -42,11 +42,20 @@ int main(int argc, char** argv) {
     const double rtl_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     const auto c = agree::compare(t, r);
     std::printf("%s (TLM vs RTL):\n%s", p.name.c_str(), c.table.c_str());
-    std::printf("  timed part: TLM %llu cycles in %.4f s (%.3g cycles/s), RTL %llu cycles in %.3f s (%.3g cycles/s); "
-                "TLM/RTL wall-clock speed-up %.0fx\n",
+    std::printf("  timed part, wall-clock: TLM %llu cycles in %.4f s (%.3g cycles/s), RTL %llu cycles in %.3f s (%.3g cycles/s); "
+                "TLM/RTL speed-up %.1fx\n",
                 static_cast<unsigned long long>(t.t1 - t.t0), t.wall_s, double(t.t1 - t.t0) / t.wall_s,
                 static_cast<unsigned long long>(r.t1 - r.t0), r.wall_s, double(r.t1 - r.t0) / r.wall_s,
                 r.wall_s / t.wall_s);
+    std::printf("  timed part, CPU time:   TLM %.4f s, RTL %.3f s; TLM/RTL speed-up %.1fx\n", t.cpu_s, r.cpu_s, r.cpu_s / t.cpu_s);
+    if (std::getenv("BENCH_RECORDS")) {  // every unit record of the timed part, both backends
+      for (const agree::Run* x : {static_cast<const agree::Run*>(&t), &r})
+        for (const auto& rec : x->records)
+          if (rec.cycle >= x->t0 && rec.unit != trace::Unit::HOST)
+            std::printf("  %s %llu unit %u kind %u addr 0x%llx\n", x->backend.c_str(),
+                        static_cast<unsigned long long>(rec.cycle - x->t0), static_cast<unsigned>(rec.unit),
+                        static_cast<unsigned>(rec.kind), static_cast<unsigned long long>(rec.addr));
+    }
     std::printf("  whole run incl. setup/readback: TLM %.3f s, RTL %.3f s; outputs %s (%zu bytes)\n", tlm_total, rtl_total,
                 t.out == r.out ? "bit-identical" : "DIFFER", t.out.size());
     return 0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <memory>
 
@@ -101,6 +102,12 @@ void push_matmul(runtime::Device& d) {
   check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
 }
 
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 std::string unit_name(trace::Unit u) {
   using U = trace::Unit;
   switch (u) {
@@ -137,7 +144,9 @@ Run run(runtime::Device& d, const Program& p) {
   if (p.setup) p.setup(d);
   r.t0 = d.cycle();
   const auto w0 = std::chrono::steady_clock::now();
+  const double c0 = cpu_seconds();
   p.timed(d);
+  r.cpu_s = cpu_seconds() - c0;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   r.t1 = d.cycle();
   if (p.readback) r.out = p.readback(d);
@@ -185,9 +194,9 @@ Comparison compare(const Run& a, const Run& b) {
     t += line;
   }
   c.span_ratio = b.span() ? static_cast<double>(a.span()) / static_cast<double>(b.span()) : 0;
-  std::snprintf(line, sizeof line, "  span %llu vs %llu cycles: ratio %.4f; worst task %.4f; wall %.3f s vs %.3f s (%.0fx)\n",
+  std::snprintf(line, sizeof line, "  span %llu vs %llu cycles: ratio %.4f; worst task %.4f; CPU %.4f s vs %.4f s (%.0fx)\n",
                 static_cast<unsigned long long>(a.span()), static_cast<unsigned long long>(b.span()), c.span_ratio,
-                c.worst_task_ratio, a.wall_s, b.wall_s, a.wall_s > 0 ? b.wall_s / a.wall_s : 0.0);
+                c.worst_task_ratio, a.cpu_s, b.cpu_s, a.cpu_s > 0 ? b.cpu_s / a.cpu_s : 0.0);
   c.table = t + line;
   return c;
 }

@@ -28,6 +28,7 @@ struct Run {
   std::string backend;
   uint64_t t0 = 0, t1 = 0;        // device cycles: start and end of the timed part
   double wall_s = 0;              // wall-clock of the timed part
+  double cpu_s = 0;               // process CPU time of the timed part (fair on a loaded machine)
   std::vector<Task> tasks;        // tasks that started in the timed part, in TASK_DONE order
   std::vector<uint8_t> out;       // what the program reads back from DDR
   std::vector<trace::Record> records;
