@@ -98,12 +98,12 @@ void emit(const sg::Spec& s, std::ostream& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: axfw_specgen SPEC.yaml OUT.h\n";
+  if (argc != 3 && argc != 4) {
+    std::cerr << "usage: axfw_specgen SPEC.yaml OUT.h [OVERLAY.yaml]\n";
     return 2;
   }
   try {
-    const sg::Spec s = sg::load_spec(argv[1]);
+    const sg::Spec s = sg::load_spec(argv[1], argc == 4 ? argv[3] : "");
     std::ostringstream text;
     emit(s, text);
     std::ofstream out(argv[2]);

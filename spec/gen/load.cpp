@@ -117,7 +117,8 @@ class Loader {
     return v && v.IsScalar() ? v.Scalar() : std::string();
   }
 
-  Spec load(const std::string& content) {
+  Spec load(const std::string& content, const std::string& overlay_path = {},
+            const std::string& overlay_content = {}) {
     YAML::Node root;
     try {
       root = YAML::Load(content);
@@ -127,7 +128,8 @@ class Loader {
     if (!root.IsMap()) throw SpecError(Mark{file_, 1, 1}, "the spec must be a mapping");
     Spec spec;
     spec.source_path = file_;
-    spec.hash = fnv1a64(content);
+    // An overlay is part of what a device is built from: it changes the hash (docs/bringup.md).
+    spec.hash = fnv1a64(overlay_path.empty() ? content : content + overlay_content);
     spec_ = &spec;
 
     YAML::Node head = req(root, "spec", "spec file");
@@ -143,6 +145,11 @@ class Loader {
         ranged(req(head, "id_magic", "spec"), "spec.id_magic", 0, 0xFFFFFFFFLL));
 
     load_params(req(root, "params", "spec file"));
+    if (!overlay_path.empty()) {
+      Loader ov(overlay_path);
+      ov.spec_ = &spec;
+      ov.apply_overlay(overlay_content);
+    }
     load_enums(req(root, "enums", "spec file"));
     load_structs(req(root, "structs", "spec file"));
     load_layouts(req(root, "layouts", "spec file"));
@@ -151,6 +158,33 @@ class Loader {
   }
 
  private:
+  // A parameter overlay (the FPGA build): `params: {name: value, ...}`, each name a spec param,
+  // each value inside its min/max. Applied before the tiles, so register resets follow it.
+  void apply_overlay(const std::string& content) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(content);
+    } catch (const YAML::ParserException& e) {
+      throw SpecError(Mark{file_, e.mark.line + 1, e.mark.column + 1}, e.msg);
+    }
+    if (!root.IsMap()) throw SpecError(Mark{file_, 1, 1}, "the overlay must be a mapping with 'params'");
+    for (const auto& kv : root)
+      if (kv.first.Scalar() != "params") fail(kv.first, "overlay: unknown key '" + kv.first.Scalar() + "' (only 'params')");
+    const YAML::Node params = req(root, "params", "overlay");
+    if (!params.IsMap()) fail(params, "overlay params: expected a mapping name: value");
+    std::string applied;
+    for (const auto& kv : params) {
+      const std::string name = kv.first.Scalar();
+      Param* p = nullptr;
+      for (auto& q : spec_->params)
+        if (q.name == name) p = &q;
+      if (!p) fail(kv.first, "overlay: '" + name + "' is not a spec parameter");
+      p->value = ranged(kv.second, "overlay " + name, p->min, p->max);
+      applied += (applied.empty() ? "" : ", ") + name + "=" + std::to_string(p->value);
+    }
+    spec_->source_path += " + overlay " + file_ + " (" + applied + ")";
+  }
+
   void unique(std::set<std::string>& seen, const std::string& name, const YAML::Node& at,
               const std::string& what) const {
     if (!seen.insert(name).second) fail(at, "duplicate " + what + " '" + name + "'");
@@ -458,14 +492,22 @@ class Loader {
 
 }  // namespace
 
-Spec load_spec(const std::string& path) {
+namespace {
+std::string read_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(Mark{path, 0, 0}, "cannot read the spec file");
+  if (!in) throw SpecError(Mark{path, 0, 0}, std::string("cannot read the ") + what);
   std::stringstream ss;
   ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+Spec load_spec(const std::string& path, const std::string& overlay_path) {
+  const std::string content = read_file(path, "spec file");
+  const std::string overlay = overlay_path.empty() ? std::string() : read_file(overlay_path, "overlay file");
   Loader loader(path);
   try {
-    return loader.load(ss.str());
+    return loader.load(content, overlay_path, overlay);
   } catch (const YAML::Exception& e) {
     throw SpecError(Mark{path, e.mark.line + 1, e.mark.column + 1}, e.msg);
   }

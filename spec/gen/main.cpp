@@ -8,16 +8,17 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"axspecgen: generate C++, SystemVerilog and docs from the axcore spec"};
-  std::string spec_path, cpp_out, sv_out, docs_dir;
+  std::string spec_path, overlay_path, cpp_out, sv_out, docs_dir;
   bool check_only = false;
   app.add_option("spec", spec_path, "spec YAML")->required();
+  app.add_option("--overlay", overlay_path, "parameter overlay YAML (params: {name: value}), e.g. firmware/fpga/small.yaml");
   app.add_option("--cpp", cpp_out, "C++ header to write");
   app.add_option("--sv", sv_out, "SystemVerilog package to write");
   app.add_option("--docs", docs_dir, "directory for the Markdown tables");
   app.add_flag("--check", check_only, "only validate");
   CLI11_PARSE(app, argc, argv);
   try {
-    const auto spec = axcore::specgen::load_spec(spec_path);
+    const auto spec = axcore::specgen::load_spec(spec_path, overlay_path);
     if (check_only) {
       std::cout << spec_path << ": ok, hash " << std::hex << spec.hash << "\n";
       return 0;

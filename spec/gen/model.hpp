@@ -114,8 +114,11 @@ struct Spec {
   const StructDef* find_struct(const std::string& n) const;
 };
 
-// Reads and validates the YAML. Throws SpecError with file:line:column.
-Spec load_spec(const std::string& path);
+// Reads and validates the YAML. Throws SpecError with file:line:column. `overlay_path`: an
+// optional parameter overlay (`params: {name: value}`, inside each param's min/max; the FPGA
+// build's firmware/fpga/*.yaml) applied before the register resets are resolved; it changes the
+// hash (the hash of the spec text followed by the overlay text).
+Spec load_spec(const std::string& path, const std::string& overlay_path = {});
 
 // FNV-1a 64 over bytes: the spec hash the device and bundles carry.
 uint64_t fnv1a64(const std::string& bytes);

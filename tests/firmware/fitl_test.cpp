@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "axcore/bringup/open_device.hpp"
 #include "axcore/runtime/backend.hpp"
 #include "axfw/host/run_bundle.hpp"
 #include "sample_programs.hpp"
@@ -29,8 +28,8 @@ void same_bundle_both_ways(const std::string& backend) {
   ref::NDArray<int32_t> x({8, 8});
   for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);
   const runtime::Arrays in{{"x", x}};
-  auto da = bringup::open_device(backend);
-  auto db = bringup::open_device(backend);
+  auto da = runtime::make_device(backend);
+  auto db = runtime::make_device(backend);
   runtime::RunResult ra;
   fw::FirmwareRunResult rb;
   const auto ta = traced(*da, [&] { ra = runtime::run_on_device(*da, b, in); });
@@ -48,20 +47,11 @@ void same_bundle_both_ways(const std::string& backend) {
   EXPECT_EQ(rb.completion.ops, ra.play.ops);
 }
 
-// SystemC elaborates once per process: the TLM comparison runs one half per process
-// (OneHalfPerProcess below, driven by CTest) instead.
-TEST(FirmwareInTheLoop, BundleMatchesTheRuntimePlayerOnEveryTimedBackend) {
-  int ran = 0;
-  // rtl joins once runtime::backend_names() can be called with a simulator wired in (see
-  // bringup/open_device.hpp).
-  for (const std::string name : {"regfile"}) {
-    same_bundle_both_ways(name);
-    ++ran;
-  }
-  EXPECT_GE(ran, 1);
-}
+// In one process on the register-level device; SystemC elaborates once per process, so the TLM
+// and RTL comparisons run one half per process (OneHalfPerProcess below, driven by CTest).
+TEST(FirmwareInTheLoop, BundleMatchesTheRuntimePlayerOnTheRegisterLevelDevice) { same_bundle_both_ways("regfile"); }
 
-// AXFW_FITL_BACKEND=tlm AXFW_FITL_MODE=runtime|firmware AXFW_FITL_OUT=file: runs the bundle one way
+// AXFW_FITL_BACKEND=tlm|rtl AXFW_FITL_MODE=runtime|firmware AXFW_FITL_OUT=file: runs the bundle one way
 // on a fresh device and writes the canonical trace (seq and cycle left out) and the output.
 TEST(FirmwareInTheLoop, OneHalfPerProcess) {
   const char* backend = std::getenv("AXFW_FITL_BACKEND");
@@ -72,7 +62,7 @@ TEST(FirmwareInTheLoop, OneHalfPerProcess) {
   ref::NDArray<int32_t> x({8, 8});
   for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);
   const runtime::Arrays in{{"x", x}};
-  auto d = bringup::open_device(backend);
+  auto d = runtime::make_device(backend);
   runtime::Arrays outputs;
   const auto t = traced(*d, [&] {
     if (std::string(mode) == "firmware") outputs = fw::run_bundle_via_firmware(*d, b, in).outputs;

@@ -1,7 +1,6 @@
-#include <axcore/spec.hpp>
 #include <stdexcept>
 
-#include "axcore/bringup/bringup.hpp"
+#include "ops.hpp"
 
 namespace axcore::bringup {
 namespace {
@@ -13,7 +12,9 @@ struct Named {
 const Named kNames[] = {{Fault::NONE, "none"},          {Fault::SPEC_HASH, "spec-hash"},
                         {Fault::RESET_VALUE, "reset-value"}, {Fault::SCRATCH_BIT, "scratch-bit"},
                         {Fault::STUCK_DDR_BIT, "stuck-ddr-bit"}, {Fault::DMA_DROP, "dma-drop"},
-                        {Fault::TOKEN_TAG, "token-tag"}};
+                        {Fault::TOKEN_TAG, "token-tag"},         {Fault::COPY_BIT, "copy-bit"},
+                        {Fault::MVM_BIT, "mvm-bit"},             {Fault::DPU_BIT, "dpu-bit"},
+                        {Fault::DWPU_BIT, "dwpu-bit"},           {Fault::PERF_TIMER, "perf-timer"}};
 }  // namespace
 
 std::string to_string(Fault f) {
@@ -51,6 +52,10 @@ uint32_t FaultyDevice::read32(uint64_t addr) {
     case Fault::TOKEN_TAG:  // the token unit drops tag bit 0
       if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset)) v &= ~(1u << 18);
       break;
+    case Fault::PERF_TIMER:  // the cycle counter is frozen
+      if (addr == S::tile_addr(0, 0, S::shim::CYCLE_LO.offset)) v = 0x1000;
+      if (addr == S::tile_addr(0, 0, S::shim::CYCLE_HI.offset)) v = 0;
+      break;
     default: break;
   }
   return v;
@@ -64,6 +69,14 @@ void FaultyDevice::write32(uint64_t addr, uint32_t value) {
 
 void FaultyDevice::ddr_read(uint64_t a, std::span<uint8_t> b) {
   d_.ddr_read(a, b);
+  if (f_ == Fault::COPY_BIT || f_ == Fault::MVM_BIT || f_ == Fault::DPU_BIT || f_ == Fault::DWPU_BIT) {
+    // bit 0 of lane 3 of the kernel's first output element (element bytes / 64 per lane)
+    const unsigned k = static_cast<unsigned>(f_) - static_cast<unsigned>(Fault::COPY_BIT);
+    const uint64_t lane_bytes = f_ == Fault::DPU_BIT ? 2 : 4;
+    const uint64_t at = detail::kernel_out(d_, k) + 3 * lane_bytes;
+    if (at >= a && at < a + b.size()) b[at - a] ^= 0x01;
+    return;
+  }
   if (f_ != Fault::STUCK_DDR_BIT) return;
   for (size_t i = 0; i < b.size(); ++i)  // data bit 4 of every word stuck at 1 (as the host reads it)
     if ((a + i) % 4 == 0) b[i] |= 0x10;

@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include "axcore/bringup/bringup.hpp"
-#include "axcore/bringup/open_device.hpp"
 #include "axcore/runtime/backend.hpp"
 
 int main(int argc, char** argv) {
   using namespace axcore;
-  CLI::App app{"axbringup: ordered bring-up steps (identity, registers, memories, DMA, tokens, performance)"};
+  CLI::App app{"axbringup: ordered bring-up steps (identity, registers, memories, DMA, tokens, datapath kernels, "
+               "performance)"};
   std::string target = "regfile", board, log_path, fault = "none";
   unsigned cores = 1;
   bringup::Options opt;
@@ -22,23 +22,27 @@ int main(int argc, char** argv) {
   app.add_option("--mem-words", opt.mem_words, "words per memory-test window")->capture_default_str();
   app.add_option("--log", log_path, "also write the log here");
   app.add_option("--inject", fault, "break one thing on purpose (tests): spec-hash, reset-value, scratch-bit, "
-                                    "stuck-ddr-bit, dma-drop, token-tag");
+                                    "stuck-ddr-bit, dma-drop, token-tag, copy-bit, mvm-bit, dpu-bit, dwpu-bit, perf-timer");
   CLI11_PARSE(app, argc, argv);
   try {
     const auto f = bringup::parse_fault(fault);
     runtime::BackendConfig cfg;
     cfg.cores = cores;
     cfg.board = board;
-    auto dev = bringup::open_device(target, cfg);
+    auto dev = runtime::make_device(target, cfg);
     bringup::FaultyDevice faulty(*dev, f);
     runtime::Device& d = f == bringup::Fault::NONE ? *dev : static_cast<runtime::Device&>(faulty);
     std::ostringstream log;
     const auto res = bringup::run(d, opt, log);
     std::cout << log.str();
     if (!log_path.empty()) std::ofstream(log_path) << log.str();
-    const bool ok = !res.empty() && res.back().pass && res.size() == bringup::step_names().size();
+    std::string skipped;
+    for (const auto& r : res)
+      if (r.status == bringup::Status::SKIP) skipped += (skipped.empty() ? "" : ", ") + r.name;
+    const bool ok = !res.empty() && !res.back().failed() && res.size() == bringup::step_names().size();
     std::cout << (ok ? "bring-up PASSED (" : "bring-up FAILED at step '" + res.back().name + "' (") << res.size() << " of "
-              << bringup::step_names().size() << " steps run)\n";
+              << bringup::step_names().size() << " steps run"
+              << (skipped.empty() ? std::string() : "; skipped, the device lacks the unit: " + skipped) << ")\n";
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "axbringup: " << e.what() << "\n";

@@ -1,6 +1,8 @@
 # Vivado batch flow for axcore on the ZCU104 (xczu7ev-ffvc1156-2-e). Run on a machine with Vivado:
 #   vivado -mode batch -source firmware/fpga/zcu104/build.tcl -tclargs <repo> <generated_pkg.sv> <out_dir>
-# <generated_pkg.sv>: axcore_pkg.sv generated with firmware/fpga/small.yaml applied.
+# <generated_pkg.sv>: axcore_pkg.sv generated with firmware/fpga/small.yaml applied:
+#   build/fpga-small/generated/rtl/axcore_pkg.sv of a tree configured with
+#   -DAXCORE_SPEC_OVERLAY=$PWD/firmware/fpga/small.yaml (docs/bringup.md).
 # The block design: Zynq PS (M_AXI_HPM0_FPD -> axcore AXI-lite registers at 0xA000_0000,
 # 32 MiB window; axcore AXI master -> S_AXI_HP0_FPD for DDR), pl_clk0 = 150 MHz, pl_resetn0.
 set repo [lindex $argv 0]

@@ -1,5 +1,6 @@
 // Board bring-up (issue 11): ordered steps against any Device (fpga board, tlm, rtl, regfile),
-// each PASS/FAIL with a log; the run stops at the first failure and says what to check.
+// each PASS/FAIL/SKIP with a log; the run stops at the first failure and says what to check. A
+// step whose unit the device lacks (the device refuses it, DESC_UNITS) is SKIP with the reason.
 // `FaultyDevice` breaks one thing on purpose so tests can see each step catch its fault.
 #pragma once
 
@@ -14,11 +15,15 @@
 
 namespace axcore::bringup {
 
+enum class Status { PASS, FAIL, SKIP };
+const char* to_string(Status s);
+
 struct StepResult {
   std::string name;
-  bool pass = false;
-  std::string detail;  // PASS: what was checked / measured; FAIL: what went wrong
+  Status status = Status::FAIL;
+  std::string detail;  // PASS: what was checked / measured; FAIL: what went wrong; SKIP: why
   std::string check;   // FAIL: what to check on the board
+  bool failed() const { return status == Status::FAIL; }
 };
 
 struct Options {
@@ -31,7 +36,12 @@ struct Options {
 std::vector<StepResult> run(runtime::Device& dev, const Options& opt, std::ostream& log);
 std::vector<std::string> step_names();
 
-enum class Fault { NONE, SPEC_HASH, RESET_VALUE, SCRATCH_BIT, STUCK_DDR_BIT, DMA_DROP, TOKEN_TAG };
+// One fault per step (all_faults() in step order); the kernel faults flip bit 0 of lane 3 of the
+// kernel's output as the host reads it.
+enum class Fault {
+  NONE, SPEC_HASH, RESET_VALUE, SCRATCH_BIT, STUCK_DDR_BIT, DMA_DROP, TOKEN_TAG,
+  COPY_BIT, MVM_BIT, DPU_BIT, DWPU_BIT, PERF_TIMER
+};
 Fault parse_fault(const std::string& s);  // throws std::invalid_argument listing the names
 std::string to_string(Fault f);
 std::vector<Fault> all_faults();
