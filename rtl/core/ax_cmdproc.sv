@@ -5,7 +5,8 @@
 // cycle (TASK_START) when its resources are free: LoadIMC never overlaps a running MVMEXE task
 // nor the reverse. A task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the
 // token follows the next cycle (always on an error). A refused descriptor or a unit fault ends
-// the task with an error token and one error report. Built units: MVMEXE without DPU/IFD1,
+// the task with an error token and one error report. Built units: MVMEXE (IFD0, IFD1, MVM, DPU,
+// ODR; the DPU program words go to the datapath as they arrive and come back validated),
 // LoadIMC, barriers, the DWPU datapath (IFD0 -> DWPU -> ODR or IFD0 -> ODR, with its own
 // descriptor buffer, overlapping every other queue; its DPU and IFD1 are DESC_UNITS).
 module ax_cmdproc
@@ -33,6 +34,13 @@ module ax_cmdproc
   output walk_t                    dp_ifd0_o,
   output mvm_desc_t                dp_mvm_o,
   output walk_t                    dp_odr_o,
+  output dp_header_t               dp_hdr_o,        // the unit set (has_ifd1, has_main, has_dpu)
+  output walk_t                    dp_ifd1_o,
+  output dpu_desc_t                dp_dpu_o,
+  output logic                     dp_prog_wr_o,    // every fetched MVMEXE descriptor word
+  output logic [15:0]              dp_prog_idx_o,
+  output word_t                    dp_prog_data_o,
+  input  error_code_e              dp_prog_code_i,  // validation of the DPU program (ax_dpu_prog)
   input  logic                     dp_done_i,
   input  unit_err_t                dp_err_i,
   input  logic [31:0]              dp_bytes_i,
@@ -222,19 +230,28 @@ module ax_cmdproc
 
   // ---- descriptor views and checks ----
   dp_header_t    hdr;
-  walk_t         w_ifd0, w_odr;
+  walk_t         w_ifd0, w_ifd1, w_odr;
   mvm_desc_t     mvm;
+  dpu_desc_t     dpu;
   loadimc_desc_t li;
   barrier_desc_t bar;
   assign hdr    = dp_header_t'(dp_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
   assign w_ifd0 = walk_t'(dp_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign w_ifd1 = walk_t'(dp_buf_q[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
   assign w_odr  = walk_t'(dp_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dpu    = dpu_desc_t'(dp_buf_q[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
   assign mvm    = mvm_desc_t'(dp_buf_q[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
   assign li     = loadimc_desc_t'(li_buf_q);
   assign bar    = barrier_desc_t'(bar_buf_q);
   assign dp_ifd0_o = w_ifd0;
   assign dp_odr_o  = w_odr;
   assign dp_mvm_o  = mvm;
+  assign dp_hdr_o  = hdr;
+  assign dp_ifd1_o = w_ifd1;
+  assign dp_dpu_o  = dpu;
+  assign dp_prog_wr_o   = f_busy_q && f_rsp_q && f_q_q == 2'(QMVM);
+  assign dp_prog_idx_o  = f_rsp_idx_q;
+  assign dp_prog_data_o = cmd_data_i;
   assign li_desc_o = li;
   dp_header_t dw_hdr;
   walk_t      dw_ifd0, dw_odr;
@@ -279,16 +296,26 @@ module ax_cmdproc
   endfunction
   // verilator lint_on UNUSEDSIGNAL
 
+  // Datapath checks in the TLM's order (sections ifd0, ifd1, mvm, dpu, odr); the stream dtypes
+  // between the units last (the TLM finds those when the element is popped).
   error_code_e dp_code, dw_code, li_code, bar_code;
+  dtype_e      dp_main_dt, dp_odr_dt;
   always_comb begin
+    dp_main_dt = hdr.has_main ? DTYPE_INT32 : w_ifd0.dtype;          // what the DPU/ODR gets
+    dp_odr_dt  = hdr.has_dpu ? dpu.out_dtype : dp_main_dt;
     dp_code = ERROR_CODE_NONE;
     if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE)      dp_code = ERROR_CODE_DESC_MAGIC;
-    else if (!hdr.has_ifd0 || !hdr.has_main || !hdr.has_odr || hdr.has_dpu || hdr.has_ifd1)
+    else if (!hdr.has_ifd0 || !hdr.has_odr || (hdr.has_ifd1 && !hdr.has_dpu))
                                                                         dp_code = ERROR_CODE_DESC_UNITS;
-    else if (hdr.words < 16'(DpWords) || walk_bad(w_ifd0, 1'b1) || walk_bad(w_odr, 1'b0) || mvm_bad(mvm))
+    else if (hdr.words < 16'(DpWords) || walk_bad(w_ifd0, 1'b1) || (hdr.has_ifd1 && walk_bad(w_ifd1, 1'b1)) ||
+             (hdr.has_main && mvm_bad(mvm)) ||
+             (hdr.has_dpu && 32'(DpWords) + 32'd2 * (32'(dpu.init_len) + 32'(dpu.body_len)) > 32'(hdr.words)))
                                                                         dp_code = ERROR_CODE_DESC_RANGE;
-    else if (w_ifd0.dtype != DTYPE_INT8 || w_odr.cast_from != DTYPE_INT32)
-                                                                        dp_code = ERROR_CODE_STREAM_DTYPE;
+    else if (hdr.has_dpu && dp_prog_code_i != ERROR_CODE_NONE)          dp_code = dp_prog_code_i;
+    else if (walk_bad(w_odr, 1'b0))                                     dp_code = ERROR_CODE_DESC_RANGE;
+    else if ((hdr.has_main && w_ifd0.dtype != DTYPE_INT8) || w_odr.cast_from != dp_odr_dt ||
+             (hdr.has_dpu && dpu.in0_dtype != dp_main_dt) ||
+             (hdr.has_ifd1 && dpu.in1_dtype != w_ifd1.dtype))          dp_code = ERROR_CODE_STREAM_DTYPE;
     // DWPU queue, in the TLM's order: header, IFD0, DWPU, ODR, then the stream dtypes
     dw_code = ERROR_CODE_NONE;
     if (dw_hdr.magic != MAGIC_DATAPATH)                                 dw_code = ERROR_CODE_DESC_MAGIC;
@@ -531,5 +558,5 @@ module ax_cmdproc
   end
 
   logic unused;
-  assign unused = ^{hdr, mvm, bar, li, dw_hdr, dwd};
+  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd};
 endmodule

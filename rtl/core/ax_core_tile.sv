@@ -3,8 +3,7 @@
 // watchdog. Register bus: a write is answered in the cycle it appears, a read one cycle later
 // (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_dwpu_datapath) runs beside the
 // MVMEXE one on its own L1 ports. Not built yet: the DWPU datapath's DPU and IFD1 (the command
-// processor refuses them with DESC_UNITS), the DPU and IFD1 of the MVMEXE datapath (refused
-// likewise) and DBG_MEM_SEL = IMC (reads 0).
+// processor refuses them with DESC_UNITS) and DBG_MEM_SEL = IMC (reads 0).
 // verilator lint_off PINCONNECTEMPTY
 module ax_core_tile
   import axcore_pkg::*;
@@ -91,8 +90,8 @@ module ax_core_tile
   logic     [L1P_UNITS-1:0] l1_v, l1_g, l1_rv;
   mem_req_t [L1P_UNITS-1:0] l1_r;
   row_t     [L1P_UNITS-1:0] l1_rd;
-  logic     ifd_rv, odr_rv, li_rv;
-  mem_req_t ifd_r, odr_r, li_r;
+  logic     ifd_rv, ifd1_rv, odr_rv, li_rv;
+  mem_req_t ifd_r, ifd1_r, odr_r, li_r;
   logic     dw_ifd_rv, dw_w_rv, dw_odr_rv;
   mem_req_t dw_ifd_r, dw_w_r, dw_odr_r;
   always_comb begin
@@ -102,6 +101,8 @@ module ax_core_tile
     l1_r[L1P_MVM_ODR]  = odr_r;
     l1_v[L1P_MVM_IFD0] = ifd_rv;
     l1_r[L1P_MVM_IFD0] = ifd_r;
+    l1_v[L1P_MVM_IFD1] = ifd1_rv;
+    l1_r[L1P_MVM_IFD1] = ifd1_r;
     l1_v[L1P_LOADIMC]  = li_rv;
     l1_r[L1P_LOADIMC]  = li_r;
     l1_v[L1P_DW_ODR]   = dw_odr_rv;
@@ -168,18 +169,29 @@ module ax_core_tile
   );
 
   logic        dp_start, dp_abort, dp_done, dp_busy;
-  walk_t       dp_ifd0, dp_odr;
+  walk_t       dp_ifd0, dp_ifd1, dp_odr;
   mvm_desc_t   dp_mvm;
+  dpu_desc_t   dp_dpu;
+  dp_header_t  dp_hdr;
+  logic        dp_prog_wr;
+  logic [15:0] dp_prog_idx;
+  word_t       dp_prog_data;
+  error_code_e dp_prog_code;
   unit_err_t   dp_err;
-  act_t [2:0]  dp_act;
+  act_t [4:0]  dp_act;
   logic [7:0]  dp_waits;
   logic [31:0] dp_bytes;
   ax_datapath u_mvmexe (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
-    .ifd0_i (dp_ifd0), .mvm_i (dp_mvm), .odr_i (dp_odr), .busy_o (dp_busy), .done_o (dp_done),
+    .has_main_i (dp_hdr.has_main), .has_dpu_i (dp_hdr.has_dpu), .has_ifd1_i (dp_hdr.has_ifd1),
+    .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dpu_i (dp_dpu), .odr_i (dp_odr),
+    .prog_wr_i (dp_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
+    .prog_code_o (dp_prog_code), .busy_o (dp_busy), .done_o (dp_done),
     .err_o (dp_err), .act_o (dp_act), .waits_o (dp_waits), .bytes_o (dp_bytes),
     .ifd_req_valid_o (ifd_rv), .ifd_req_o (ifd_r), .ifd_gnt_i (l1_g[L1P_MVM_IFD0]),
     .ifd_rsp_valid_i (l1_rv[L1P_MVM_IFD0]), .ifd_rdata_i (l1_rd[L1P_MVM_IFD0]),
+    .ifd1_req_valid_o (ifd1_rv), .ifd1_req_o (ifd1_r), .ifd1_gnt_i (l1_g[L1P_MVM_IFD1]),
+    .ifd1_rsp_valid_i (l1_rv[L1P_MVM_IFD1]), .ifd1_rdata_i (l1_rd[L1P_MVM_IFD1]),
     .odr_req_valid_o (odr_rv), .odr_req_o (odr_r), .odr_gnt_i (l1_g[L1P_MVM_ODR]),
     .imc_tile_o (imc_rtile), .imc_id_o (imc_id), .imc_data_i (imc_rdata),
     .imc_count_o (imc_count), .mon_odr_o (mon_mvm_odr_o)
@@ -211,7 +223,7 @@ module ax_core_tile
   logic [1:0] wdog_status_q;
   logic [7:0] wdog_waits_q;
   logic       wdog_fire, progress;
-  assign progress  = dp_act[0].busy || dp_act[1].busy || dp_act[2].busy;
+  assign progress  = dp_act[0].busy || dp_act[1].busy || dp_act[2].busy || dp_act[3].busy || dp_act[4].busy;
   assign wdog_fire = dp_busy && !progress && (wdog_limit_q != '0) && (wdog_cnt_q + 1 >= wdog_limit_q);
   // the DWPU datapath has a counter of its own (same limit); MVMEXE wins WDOG_STATUS in a tie
   word_t dw_wdog_cnt_q;
@@ -243,7 +255,9 @@ module ax_core_tile
     .push_i (q_push), .push_word_i (queue_push_t'(reg_req_i.wdata)), .q_reset_i (q_reset),
     .cmd_rd_o (cmd_rd), .cmd_addr_o (cmd_addr), .cmd_data_i (cmd_data_q),
     .dp_start_o (dp_start), .dp_abort_o (dp_abort), .dp_ifd0_o (dp_ifd0), .dp_mvm_o (dp_mvm),
-    .dp_odr_o (dp_odr), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
+    .dp_odr_o (dp_odr), .dp_hdr_o (dp_hdr), .dp_ifd1_o (dp_ifd1), .dp_dpu_o (dp_dpu),
+    .dp_prog_wr_o (dp_prog_wr), .dp_prog_idx_o (dp_prog_idx), .dp_prog_data_o (dp_prog_data),
+    .dp_prog_code_i (dp_prog_code), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
     .wdog_fire_i (wdog_fire),
     .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_main_o (dw_main), .dw_ifd0_o (dw_ifd0),
     .dw_dwpu_o (dw_desc), .dw_odr_o (dw_odr), .dw_done_i (dw_done), .dw_err_i (dw_err),
@@ -323,6 +337,8 @@ module ax_core_tile
     pact[PERF_UNIT_MVM_IFD0] = dp_act[0];
     pact[PERF_UNIT_MVM]      = dp_act[1];
     pact[PERF_UNIT_MVM_ODR]  = dp_act[2];
+    pact[PERF_UNIT_MVM_IFD1] = dp_act[3];
+    pact[PERF_UNIT_MVM_DPU]  = dp_act[4];
     pact[PERF_UNIT_LOADIMC]  = li_act;
     pact[PERF_UNIT_DW_IFD0]  = dw_act[0];
     pact[PERF_UNIT_DWPU]     = dw_act[1];
@@ -331,6 +347,8 @@ module ax_core_tile
     ptask[PERF_UNIT_MVM_IFD0] = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_MVM]      = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_MVM_ODR]  = q_task_done[0] && !q_error[0];
+    ptask[PERF_UNIT_MVM_IFD1] = q_task_done[0] && !q_error[0] && dp_hdr.has_ifd1;
+    ptask[PERF_UNIT_MVM_DPU]  = q_task_done[0] && !q_error[0] && dp_hdr.has_dpu;
     ptask[PERF_UNIT_LOADIMC]  = q_task_done[2] && !q_error[2];
     ptask[PERF_UNIT_DW_IFD0]  = q_task_done[1] && !q_error[1];
     ptask[PERF_UNIT_DWPU]     = q_task_done[1] && !q_error[1] && dw_main;
@@ -475,5 +493,7 @@ module ax_core_tile
 
   logic unused;
   assign unused = ^{l1_v, l1_g, l1_rv, l1_rd};
+  logic unused_hdr;
+  assign unused_hdr = ^{dp_hdr[127:14], dp_hdr[10:0]};
 endmodule
 // verilator lint_on PINCONNECTEMPTY

@@ -1,0 +1,361 @@
+// The MVMEXE datapath with the DPU and IFD1, through the whole tile (tb_core, the same model as
+// core_test): a matmul with a requantizing epilogue (per-channel scale and bias from IFD1, relu,
+// cast to int8), a DPU-only datapath (IFD0 + IFD1 -> DPU -> ODR), all checked against common/ref
+// (run_ifd, run_mvm, ref::Dpu, run_odr); refused programs (DPU_ILLEGAL, STREAM_DTYPE,
+// DESC_RANGE), a run-time DPU_ILLEGAL, and the watchdog on a DPU starved on IFD1.
+#include <gtest/gtest.h>
+
+#include <axcore/ref/dpu.hpp>
+#include <axcore/ref/imc.hpp>
+#include <axcore/ref/walk.hpp>
+#include <random>
+
+#include "tile_bench.hpp"
+
+namespace {
+
+namespace num = axcore::num;
+namespace ref = axcore::ref;
+namespace spec = axcore::spec;
+namespace core = axcore::spec::core;
+namespace L = axcore::spec::layout::datapath_desc;
+using ref::dpu_instr;
+using ref::dpu_reg;
+using rtlcore::kDpWord;
+using rtlcore::kLiWord;
+using rtlcore::kW0;
+using rtlcore::kX0;
+using rtlcore::kY0;
+using rtlcore::Matmul;
+using rtlcore::Tile;
+using rtlcore::token_of;
+using spec::DpuOp;
+using spec::Dtype;
+using spec::ErrorCode;
+
+constexpr uint32_t kB0 = 9000;  // L1 row of the IFD1 operands
+
+// A datapath descriptor with every section.
+struct Dp {
+  spec::DpHeader h{};
+  spec::Walk ifd0{}, ifd1{}, odr{};
+  spec::MvmDesc mvm{};
+  ref::DpuProgram dpu{};
+
+  std::vector<uint32_t> words() const {
+    std::vector<uint32_t> w(L::program + 2 * dpu.code.size(), 0);
+    spec::DpHeader hh = h;
+    hh.magic = spec::magic::datapath;
+    hh.kind = spec::DpKind::MVMEXE;
+    hh.has_ifd0 = hh.has_odr = 1;
+    hh.words = static_cast<uint32_t>(w.size());
+    auto put = [&](std::size_t at, auto words) {
+      std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
+    };
+    put(0, hh.encode());
+    put(L::ifd0, ifd0.encode());
+    put(L::ifd1, ifd1.encode());
+    put(L::mvm, mvm.encode());
+    put(L::dpu, dpu.desc.encode());
+    put(L::odr, odr.encode());
+    for (std::size_t i = 0; i < dpu.code.size(); ++i) put(L::program + 2 * i, dpu.code[i].encode());
+    return w;
+  }
+};
+
+spec::Walk linear_walk(Dtype dt, uint32_t base_row, uint32_t n, Dtype cast_from) {
+  spec::Walk w{};
+  w.dtype = dt;
+  w.cast_from = cast_from;
+  w.base_row = base_row;
+  w.ndims = 1;
+  w.d0_size = n;
+  w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
+  return w;
+}
+
+struct Bench {
+  Tile t;
+  std::vector<uint8_t> image = std::vector<uint8_t>(spec::param::l1_bytes, 0);
+  ref::Imc imc;
+
+  void put(uint32_t row, std::span<const uint8_t> b) {
+    t.write_l1(uint64_t{row} * 64, b);
+    std::copy(b.begin(), b.end(), image.begin() + std::ptrdiff_t{row} * 64);
+  }
+  void fill(std::mt19937& rng, uint32_t row, uint32_t rows) {
+    std::vector<uint8_t> b(std::size_t{rows} * 64);
+    for (auto& x : b) x = static_cast<uint8_t>(rng());
+    put(row, b);
+  }
+  void put_elements(uint32_t row, const std::vector<num::AnyPword>& es) {
+    std::vector<uint8_t> b;
+    for (const auto& e : es) {
+      std::vector<uint8_t> one(num::element_bytes(e.dtype));
+      num::store_element(e, one);
+      b.insert(b.end(), one.begin(), one.end());
+    }
+    put(row, b);
+  }
+  void load(const Matmul& mm) {
+    t.write_cmd(kLiWord, mm.load().encode());
+    t.push(2, kLiWord, 1);
+    const std::size_t n = t.tokens.size();
+    ASSERT_TRUE(t.wait_tokens(n + 1));
+    ASSERT_FALSE(token_of(t.tokens.back()).error);
+    ref::run_loadimc(mm.load(), image, imc);
+  }
+  // Runs the datapath on the tile and the reference; returns the task's token.
+  spec::Token run(const Dp& dp, uint32_t tag, int limit = 2000000) {
+    t.write_cmd(kDpWord, dp.words());
+    const std::size_t n = t.tokens.size();
+    t.push(0, kDpWord, tag);
+    EXPECT_TRUE(t.wait_tokens(n + 1, limit));
+    if (t.tokens.size() <= n) return {};
+    return token_of(t.tokens.back());
+  }
+  // The reference of a legal datapath, writing its result into `image`.
+  void reference(const Dp& dp) {
+    std::vector<ref::Element> xs, ws, ys, zs;
+    ref::run_ifd(dp.ifd0, image, [&](const ref::Element& e) { xs.push_back(e); });
+    if (dp.h.has_ifd1)
+      ref::run_ifd(dp.ifd1, image, [&](const ref::Element& e) { ws.push_back(e); });
+    if (dp.h.has_main) {
+      ref::VectorSource src(xs);
+      ref::run_mvm(dp.mvm, imc, src.fn(), [&](const ref::Element& e) { ys.push_back(e); });
+    } else {
+      ys = xs;
+    }
+    if (dp.h.has_dpu) {
+      std::size_t i0 = 0, i1 = 0;
+      ref::DpuIo io;
+      io.pop = [&](unsigned s) { return s == 1 ? ws.at(i1++) : ys.at(i0++); };
+      io.push = [&](const ref::Element& e) { zs.push_back(e); };
+      ref::run_dpu(dp.dpu, ref::DpuConfig{dp.h.has_ifd1 != 0}, io);
+    } else {
+      zs = ys;
+    }
+    ref::VectorSource zsrc(zs);
+    ref::run_odr(dp.odr, image, zsrc.fn());
+  }
+  void expect_output(std::size_t bytes) {
+    const auto got = t.read_l1(uint64_t{kY0} * 64, bytes);
+    const auto* want = image.data() + std::size_t{kY0} * 64;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (got[i] != want[i] && bad++ < 5)
+        ADD_FAILURE() << "output byte " << i << ": rtl " << int{got[i]} << ", ref " << int{want[i]};
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+  uint32_t perf(spec::PerfUnit u, unsigned which) {
+    const uint32_t i = static_cast<uint32_t>(u);
+    return t.read(which == 0   ? core::PERF_BUSY.at(i)
+                  : which == 1 ? core::PERF_STALL_IN.at(i)
+                               : core::PERF_TASKS.at(i));
+  }
+};
+
+// out = int8(relu(acc * scale[n] + bias[n])) per N-block n: scale and bias arrive on IFD1 in the
+// init preamble (a loop into a loop-indexed register file); the body loops over the N-blocks.
+Dp epilogue(const Matmul& mm) {
+  Dp dp;
+  dp.h.has_main = dp.h.has_dpu = dp.h.has_ifd1 = 1;
+  dp.ifd0 = mm.ifd();
+  dp.mvm = mm.mvm();
+  dp.ifd1 = linear_walk(Dtype::FLOAT32, kB0, 2 * mm.nb, Dtype::FLOAT32);
+  Matmul o = mm;
+  o.out = Dtype::INT8;
+  dp.odr = o.odr();
+  dp.odr.cast_from = Dtype::INT8;
+  auto& d = dp.dpu.desc;
+  d.in0_dtype = Dtype::INT32;
+  d.in1_dtype = Dtype::FLOAT32;
+  d.out_dtype = Dtype::INT8;
+  d.iterations = mm.m;
+  const auto idx = spec::DpuIndex::LOOP1;
+  dp.dpu.code = {
+      // init: scale[n] -> r8 + n, bias[n] -> r16 + n
+      dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, mm.nb),
+      dpu_instr(DpuOp::POP, dpu_reg(8, idx), 0, 0, 0, 1),
+      dpu_instr(DpuOp::POP, dpu_reg(16, idx), 0, 0, 0, 1),
+      dpu_instr(DpuOp::ENDLOOP),
+      // body (one output row): for each N-block
+      dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, mm.nb),
+      dpu_instr(DpuOp::POP, dpu_reg(0)),
+      dpu_instr(DpuOp::FMA, dpu_reg(1), dpu_reg(0), dpu_reg(8, idx), dpu_reg(16, idx)),
+      dpu_instr(DpuOp::MAX, dpu_reg(1), dpu_reg(1), dpu_reg(31)),  // r31 stays +0: relu
+      dpu_instr(DpuOp::PUSH, 0, dpu_reg(1)),
+      dpu_instr(DpuOp::ENDLOOP),
+  };
+  d.init_len = 4;
+  d.body_len = 6;
+  return dp;
+}
+
+std::vector<num::AnyPword> scales_and_biases(std::mt19937& rng, uint32_t nb) {
+  std::vector<num::AnyPword> r;
+  std::uniform_real_distribution<float> sc(1.0f / 4000, 1.0f / 500), bi(-20.0f, 20.0f);
+  for (uint32_t n = 0; n < nb; ++n) {
+    num::PwordF32 s, b;
+    for (auto& v : s) v = sc(rng);
+    for (auto& v : b) v = bi(rng);
+    r.push_back(num::AnyPword::of(s));
+    r.push_back(num::AnyPword::of(b));
+  }
+  return r;
+}
+
+TEST(DatapathTest, MatmulWithRequantizingEpilogueMatchesTheReference) {
+  Bench b;
+  std::mt19937 rng(41);
+  Matmul mm{6, 3, 2};
+  b.fill(rng, kX0, mm.m * mm.kb);
+  b.fill(rng, kW0, mm.kb * mm.nb * 64);
+  b.load(mm);
+  b.put_elements(kB0, scales_and_biases(rng, mm.nb));
+  const Dp dp = epilogue(mm);
+  const spec::Token tk = b.run(dp, 5);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  b.reference(dp);
+  b.expect_output(std::size_t{mm.m} * mm.nb * 64);
+  // the output is not trivially clipped or zero
+  std::size_t zeros = 0, clipped = 0;
+  for (std::size_t i = 0; i < std::size_t{mm.m} * mm.nb * 64; ++i) {
+    const auto v = static_cast<int8_t>(b.image[std::size_t{kY0} * 64 + i]);
+    zeros += v == 0;
+    clipped += v == 127;
+  }
+  EXPECT_LT(zeros, std::size_t{mm.m} * mm.nb * 48);
+  EXPECT_LT(clipped, std::size_t{mm.m} * mm.nb * 32);
+  // perf: the DPU's init and body instructions; IFD1 and the DPU one task each
+  const uint32_t instr = (1 + 3 * mm.nb) + mm.m * (1 + 5 * mm.nb);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), instr);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 2), 1u);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_IFD1, 2), 1u);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 0), mm.m * mm.kb * mm.nb);
+}
+
+// IFD0 (float16) and IFD1 (int8) straight into the DPU, no MVM; the ODR stores float16 of the
+// DPU's float32 output. Twice (repeat 1): the registers start at +0 in every run.
+TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
+  Bench b;
+  std::mt19937 rng(42);
+  constexpr uint32_t n = 12;
+  std::vector<num::AnyPword> xs, ws;
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  for (uint32_t i = 0; i < n; ++i) {
+    num::PwordF16 x;
+    for (auto& v : x) v = num::f16_from_double(u(rng));
+    xs.push_back(num::AnyPword::of(x));
+    num::PwordI8 w;
+    for (auto& v : w) v = static_cast<int8_t>(rng());
+    ws.push_back(num::AnyPword::of(w));
+  }
+  b.put_elements(kX0, xs);
+  b.put_elements(kB0, ws);
+  Dp dp;
+  dp.h.has_dpu = dp.h.has_ifd1 = 1;
+  dp.ifd0 = linear_walk(Dtype::FLOAT16, kX0, n, Dtype::FLOAT16);
+  dp.ifd1 = linear_walk(Dtype::INT8, kB0, n, Dtype::INT8);
+  dp.odr = linear_walk(Dtype::FLOAT16, kY0, n, Dtype::FLOAT32);
+  auto& d = dp.dpu.desc;
+  d.in0_dtype = Dtype::FLOAT16;
+  d.in1_dtype = Dtype::INT8;
+  d.out_dtype = Dtype::FLOAT32;
+  d.iterations = n;
+  dp.dpu.code = {
+      dpu_instr(DpuOp::POP, dpu_reg(0)),
+      dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
+      dpu_instr(DpuOp::MUL, dpu_reg(2), dpu_reg(0), dpu_reg(1)),
+      dpu_instr(DpuOp::MAX_REDUCE, dpu_reg(3), dpu_reg(2)),
+      dpu_instr(DpuOp::SUB, dpu_reg(4), dpu_reg(2), dpu_reg(3)),
+      dpu_instr(DpuOp::ADD, dpu_reg(5), dpu_reg(5), dpu_reg(4)),  // a running sum across elements
+      dpu_instr(DpuOp::PUSH, 0, dpu_reg(5)),
+  };
+  d.body_len = static_cast<uint32_t>(dp.dpu.code.size());
+  b.t.write_cmd(kDpWord, dp.words());
+  b.t.push(0, kDpWord, 6, true, 1);
+  ASSERT_TRUE(b.t.wait_tokens(1));
+  EXPECT_FALSE(token_of(b.t.tokens[0]).error) << spec::to_string(token_of(b.t.tokens[0]).code);
+  b.reference(dp);
+  b.expect_output(std::size_t{n} * 128);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), 2 * n * 7);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 0), 0u);
+}
+
+TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {
+  Bench b;
+  std::mt19937 rng(43);
+  Matmul mm{2, 1, 1};
+  b.fill(rng, kX0, mm.m * mm.kb);
+  b.fill(rng, kW0, mm.kb * mm.nb * 64);
+  b.load(mm);
+  b.put_elements(kB0, scales_and_biases(rng, mm.nb));
+  auto code_of = [&](const Dp& dp, uint32_t tag) {
+    const spec::Token tk = b.run(dp, tag, 20000);
+    EXPECT_TRUE(tk.error);
+    return tk.code;
+  };
+  Dp dp = epilogue(mm);
+  dp.dpu.code[3] = dpu_instr(DpuOp::NOP);  // the init ends inside its loop
+  EXPECT_EQ(code_of(dp, 10), ErrorCode::DPU_ILLEGAL);
+  dp = epilogue(mm);
+  dp.dpu.code[1].imm = 2;  // no stream 2
+  EXPECT_EQ(code_of(dp, 11), ErrorCode::DPU_ILLEGAL);
+  dp = epilogue(mm);
+  dp.dpu.desc.in0_dtype = Dtype::FLOAT32;  // the MVM delivers int32
+  EXPECT_EQ(code_of(dp, 12), ErrorCode::STREAM_DTYPE);
+  dp = epilogue(mm);
+  dp.dpu.desc.out_dtype = Dtype::FLOAT18;  // not a stream dtype
+  EXPECT_EQ(code_of(dp, 13), ErrorCode::STREAM_DTYPE);
+  b.t.write(core::ERROR_STATUS.offset, 0xFFFFFFFFu);  // ERROR_INFO keeps the first error
+  dp = epilogue(mm);
+  dp.dpu.desc.body_len += 1;  // the program runs past the descriptor's words
+  EXPECT_EQ(code_of(dp, 14), ErrorCode::DESC_RANGE);
+  EXPECT_EQ(b.t.read(core::ERROR_INFO.offset) & 0x1Fu,
+            static_cast<uint32_t>(ErrorCode::DESC_RANGE));
+  // at run time: a loop-indexed register past the file
+  dp = epilogue(mm);
+  dp.dpu.code[2] = dpu_instr(DpuOp::POP, dpu_reg(31, spec::DpuIndex::LOOP1), 0, 0, 0, 1);
+  dp.dpu.code[0].imm = 2;  // the init loop runs twice: r31 + 1 leaves the file
+  dp.ifd1.d0_size = 4;
+  EXPECT_EQ(code_of(dp, 15), ErrorCode::DPU_ILLEGAL);
+  // and the datapath still works afterwards
+  b.t.write(core::ERROR_STATUS.offset, 0xFFFFFFFFu);
+  dp = epilogue(mm);
+  const spec::Token ok = b.run(dp, 16);
+  EXPECT_FALSE(ok.error) << spec::to_string(ok.code);
+  b.reference(dp);
+  b.expect_output(std::size_t{mm.m} * mm.nb * 64);
+}
+
+// A DPU that pops IFD1 once more than IFD1 delivers hangs; the watchdog aborts it and records
+// dpu_in1 (and the ODR waiting for input) in WDOG_WAITS.
+TEST(DatapathTest, WatchdogSeesTheDpuStarvedOnIfd1) {
+  Bench b;
+  std::mt19937 rng(44);
+  constexpr uint32_t n = 4;
+  b.fill(rng, kX0, n);
+  b.fill(rng, kB0, n);
+  Dp dp;
+  dp.h.has_dpu = dp.h.has_ifd1 = 1;
+  dp.ifd0 = linear_walk(Dtype::INT8, kX0, n, Dtype::INT8);
+  dp.ifd1 = linear_walk(Dtype::INT8, kB0, n - 1, Dtype::INT8);
+  dp.odr = linear_walk(Dtype::INT8, kY0, n, Dtype::INT8);
+  dp.dpu.desc.in0_dtype = dp.dpu.desc.in1_dtype = dp.dpu.desc.out_dtype = Dtype::INT8;
+  dp.dpu.desc.iterations = n;
+  dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
+                 dpu_instr(DpuOp::ADD, dpu_reg(0), dpu_reg(0), dpu_reg(1)),
+                 dpu_instr(DpuOp::PUSH, 0, dpu_reg(0))};
+  dp.dpu.desc.body_len = 4;
+  b.t.write(core::WDOG_LIMIT.offset, 300);
+  const spec::Token tk = b.run(dp, 20, 5000);
+  EXPECT_TRUE(tk.error);
+  EXPECT_EQ(tk.code, ErrorCode::WATCHDOG);
+  EXPECT_EQ(b.t.read(core::WDOG_STATUS.offset) & 1u, 1u);
+  EXPECT_EQ(b.t.read(core::WDOG_WAITS.offset), (1u << 5) | (1u << 7));
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 1) >= 300, true);
+}
+
+}  // namespace
