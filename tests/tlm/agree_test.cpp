@@ -52,6 +52,10 @@ TEST(TlmRtlAgree, TwoMemDmaPairsAtOnce) { expect_agreement(run_both(agree::dma_t
 
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
+TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element
+  expect_agreement(run_both(agree::matmul(16, 4, 1, spec::Dtype::INT32)));
+}
+
 // The whole-core program: DMA in, LoadIMC, matmul with the ODR's int8 cast, DMA out;
 // bit-identical on both backends and equal to common/ref.
 TEST(TlmRtlAgree, WholeCoreProgramBitIdentical) {

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   auto num = [&](int i, uint32_t dflt) { return argc > i ? static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 0)) : dflt; };
   agree::Program p;
   if (what == "matmul") p = agree::matmul(num(2, 256), num(3, 18), num(4, 4));
+  else if (what == "matmul32") p = agree::matmul(num(2, 64), num(3, 4), num(4, 4), spec::Dtype::INT32);
   else if (what == "whole_core") p = agree::whole_core(num(2, 16), num(3, 2), num(4, 1));
   else if (what == "dma_ddr") p = agree::dma_ddr_l2_ddr(num(2, 1024));
   else if (what == "dma_walks") p = agree::dma_walks();

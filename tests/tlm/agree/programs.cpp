@@ -317,11 +317,12 @@ void write_matmul_descriptors(runtime::Device& d, const rtlcore::Matmul& mm) {
 }
 }  // namespace
 
-Program matmul(uint32_t m, uint32_t kb, uint32_t nb) {
+Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out) {
   Program p;
-  p.name = "matmul_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);
+  p.name = "matmul_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb) + "_" +
+           std::string(spec::to_string(out));
   rtlcore::Matmul mm{m, kb, nb};
-  mm.out = spec::Dtype::INT8;
+  mm.out = out;
   p.setup = [mm](runtime::Device& d) {
     load_matmul_operands(d, mm, 3);
     write_matmul_descriptors(d, mm);

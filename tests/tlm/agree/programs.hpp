@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <axcore/spec.hpp>
+
 #include "axcore/runtime/device.hpp"
 #include "axcore/trace/record.hpp"
 
@@ -59,7 +61,8 @@ Program dma_walks();                         // DDR -> L2 (SysDMA), L2 -> L1 (Me
                                              // of 3 strided BDs), L2 -> DDR (SysDMA)
 Program dma_l2_bank_conflict(uint32_t words);  // MemDMA L2 -> L2 with source and destination in one bank
 Program dma_two_pairs(uint32_t words);       // two MemDMA pairs at once, L2 -> L2
-Program matmul(uint32_t m, uint32_t kb, uint32_t nb);  // operands through DBG_MEM; LoadIMC + MVMEXE timed
+// Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
+Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
 
 // Error paths and control (readback = the registers software looks at, so both backends must
