@@ -15,7 +15,7 @@ namespace {
 // stream (source = the token's col/row/dir/channel bits), because the order in which concurrent
 // tasks of different channels finish is timing — the TLM lets a DMA pair's S2MM finish before
 // its MM2S, the RTL the other way round — while one issuer's tokens keep a strict order.
-using Key = std::tuple<uint8_t, uint8_t, trace::Unit, int64_t>;
+using Key = StreamKey;
 using Streams = std::map<Key, std::vector<const trace::Record*>>;
 
 int64_t source_of(const trace::Record& r) {
@@ -26,7 +26,7 @@ int64_t source_of(const trace::Record& r) {
 
 Streams split(const std::vector<trace::Record>& v) {
   Streams s;
-  for (const auto& r : v) s[{r.col, r.row, r.unit, source_of(r)}].push_back(&r);
+  for (const auto& r : v) s[stream_key(r)].push_back(&r);
   return s;
 }
 
@@ -51,6 +51,8 @@ uint64_t last_cycle(const std::vector<trace::Record>& v) {
 }
 
 }  // namespace
+
+StreamKey stream_key(const trace::Record& r) { return {r.col, r.row, r.unit, source_of(r)}; }
 
 CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vector<trace::Record>& b,
                              const CompareOptions& opt) {

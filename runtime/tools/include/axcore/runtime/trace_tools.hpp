@@ -8,11 +8,18 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "axcore/trace/record.hpp"
 
 namespace axcore::runtime {
+
+// The stream a record is compared in: (col, row, unit, source), source being the issuer of a TOKEN
+// record (its token's col << 11 | row << 6 | dir << 5 | channel) and -1 for every other kind.
+// A lockstep comparison keys its queues with it too.
+using StreamKey = std::tuple<uint8_t, uint8_t, trace::Unit, int64_t>;
+StreamKey stream_key(const trace::Record& r);
 
 struct CompareOptions {
   size_t context = 3;             // matching records shown before a divergence
