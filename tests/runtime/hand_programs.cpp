@@ -88,12 +88,15 @@ spec::Walk walk(uint32_t base_row, spec::Dtype d) {
 
 }  // namespace
 
+tap::TensorAccessPattern dma_pad_walk() {
+  return tap::TensorAccessPattern::full({int64_t{kPadRows}, int64_t{kPadCols}}).T().pad(
+      std::vector<tap::PadPair>{{1, 0}, {1, 1}});
+}
+
 HandProgram dma_pad_program() {
-  constexpr uint32_t kRows = 6, kCols = 10, kL1 = 0x1000;
-  // The CoreDMA walk: x transposed, each of its rows padded by one word on both sides, one pad
-  // row in front. taplib lowers it to CoreDMA BDs (3 dims, padding on the emitting side).
-  const auto pattern =
-      tap::TensorAccessPattern::full({int64_t{kRows}, int64_t{kCols}}).T().pad(std::vector<tap::PadPair>{{1, 0}, {1, 1}});
+  constexpr uint32_t kRows = kPadRows, kCols = kPadCols, kL1 = 0x1000;
+  // taplib lowers the walk to CoreDMA BDs (3 dims, padding on the emitting side).
+  const auto pattern = dma_pad_walk();
   tap::LowerOptions lo;
   lo.direction = tap::Direction::kMm2s;
   lo.base_address = kL1;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "axcore/runtime/bundle.hpp"
+#include "axcore/tap/pattern.hpp"
 #include "axcore/runtime/program.hpp"
 
 namespace axcore::runtime::testing_support {
@@ -33,6 +34,10 @@ inline constexpr uint32_t kElemOutL1 = 0x1000;     // elementwise: y in L1
 inline constexpr uint32_t kMatmulOutL1 = 0x2800;   // matmul: y in L1 (row 160)
 inline constexpr uint32_t kMatmulM = 4, kMatmulK = 128, kMatmulN = 64;
 
+// The CoreDMA walk of dma_pad over x (6, 10): x transposed, each of its rows padded by one word on
+// both sides, one pad row in front.
+inline constexpr uint32_t kPadRows = 6, kPadCols = 10;
+tap::TensorAccessPattern dma_pad_walk();
 HandProgram dma_pad_program();
 HandProgram elementwise_program();
 HandProgram matmul_program();

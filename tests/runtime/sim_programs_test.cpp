@@ -73,6 +73,13 @@ void check_program(const ts::HandProgram& p) {
 }
 
 TEST(HAND_PROGRAMS, DmaCopyThroughAPaddedTaplibWalk) { check_program(ts::dma_pad_program()); }
+// The golden of dma_pad (ref graph: transpose, pad) is what taplib says the walk streams.
+TEST(HAND_PROGRAMS, TheDmaPadGraphIsTheTaplibWalksStream) {
+  const ts::HandProgram p = ts::dma_pad_program();
+  const auto& x = std::get<ref::NDArray<int32_t>>(p.inputs.at("x"));
+  const auto& y = std::get<ref::NDArray<int32_t>>(run_ref(p.bundle, p.inputs).outputs.at("y"));
+  EXPECT_EQ(ts::dma_pad_walk().gather(x.data(), static_cast<int32_t>(ts::kPadWord)), y.data());
+}
 TEST(HAND_PROGRAMS, ElementwiseDatapathIfdDpuOdr) { check_program(ts::elementwise_program()); }
 TEST(HAND_PROGRAMS, LoadImcMatmulWithAnOdrCastEpilogue) { check_program(ts::matmul_program()); }
 TEST(HAND_PROGRAMS, LoadImcMatmulWithADpuScaleBiasEpilogue) { check_program(ts::matmul_dpu_epilogue_program()); }
