@@ -1,5 +1,7 @@
 #include "axcore/compiler/compile.hpp"
 
+#include <algorithm>
+
 #include "axcore/compiler/printer.hpp"
 
 namespace axcore::compiler {
@@ -13,7 +15,9 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   f.body->body = in.body->body;
   PassManager pm;
   pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
-  pm.add("tile-l1", [&tiling](PrimFunc& g) { tile_for_l1(g, tiling); });
+  TilingOptions t = tiling;
+  t.cores = std::max(t.cores, opt.cores);
+  pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
   pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;
   r.timings = pm.run(f);

@@ -122,15 +122,17 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   }
   out.txn = tb.words();
 
-  runtime::CommandStream cs;
-  cs.name = "core0.descriptors";
-  cs.core = 0;
-  for (const auto& s : p.steps)
-    if (const auto* k = std::get_if<Task>(&s)) {
-      if (cs.words.size() < k->cmd_word + k->words.size()) cs.words.resize(k->cmd_word + k->words.size());
-      std::copy(k->words.begin(), k->words.end(), cs.words.begin() + k->cmd_word);
-    }
-  if (!cs.words.empty()) out.commands.push_back(std::move(cs));
+  for (uint32_t core = 0; core < p.cores; ++core) {
+    runtime::CommandStream cs;
+    cs.name = "core" + std::to_string(core) + ".descriptors";
+    cs.core = core;
+    for (const auto& s : p.steps)
+      if (const auto* k = std::get_if<Task>(&s); k && k->core == core) {
+        if (cs.words.size() < k->cmd_word + k->words.size()) cs.words.resize(k->cmd_word + k->words.size());
+        std::copy(k->words.begin(), k->words.end(), cs.words.begin() + k->cmd_word);
+      }
+    if (!cs.words.empty()) out.commands.push_back(std::move(cs));
+  }
 
   for (const auto& n : f.graph) {
     runtime::GraphNode g;

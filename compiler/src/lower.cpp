@@ -95,25 +95,62 @@ class Lowering {
   }
 
  private:
+  // The core each launch runs on: its A.AICore block, a Datapath's core=, a CoreDMA's core.
+  static uint32_t core_at(const StmtNode& s, uint32_t around) {
+    if ((s.kind == StmtKind::Datapath || (s.kind == StmtKind::Block && s.unit != Unit::SysDMA)) && s.core >= 0)
+      return static_cast<uint32_t>(s.core);
+    return around;
+  }
+
+  // Which core's L1 holds each buffer: the core of the launches that touch it (one core only).
+  void assign_cores(const std::vector<Stmt>& list, uint32_t core) {
+    for (const auto& s : list) {
+      const uint32_t c = core_at(*s, core);
+      if (s->kind == StmtKind::Block && s->unit == Unit::AICore) {
+        if (c >= opt_.cores)
+          fail(s->loc, "A.AICore(core=" + std::to_string(c) + ") on a " + std::to_string(opt_.cores) + "-core target",
+               "compile for more cores (axc --cores N), or use a core below " + std::to_string(opt_.cores));
+        assign_cores(s->body, c);
+        continue;
+      }
+      if (s->kind == StmtKind::For || s->kind == StmtKind::Seq) {
+        assign_cores(s->body, c);
+        continue;
+      }
+      std::vector<const BufferNode*> order;
+      std::set<const BufferNode*> w, r;
+      collect({s}, order, w, r);
+      for (const BufferNode* b : order) {
+        auto [it, fresh] = core_of_.emplace(b, c);
+        if (!fresh && it->second != c)
+          fail(s->loc, b->name + " is used on core " + std::to_string(it->second) + " and on core " + std::to_string(c) +
+                           ": a buffer lives in one core's L1",
+               "give each core its own buffer (and its own copy of shared data), or let the compiler partition the loop (--cores)");
+      }
+    }
+  }
+
   void place() {
     std::vector<const BufferNode*> order;
     std::set<const BufferNode*> written, read_first;
     collect(f_.body->body, order, written, read_first);
-    uint32_t next = 0;
+    assign_cores(f_.body->body, 0);
+    std::vector<uint32_t> next(opt_.cores, 0);
     for (const BufferNode* b : order) {
+      const uint32_t core = core_of_.count(b) ? core_of_.at(b) : 0;
       const uint64_t rows = static_cast<uint64_t>(b->elements()) * b->dtype.rows();
-      L1Region r{0, next, static_cast<uint32_t>(rows)};
-      if (next + rows > spec::param::l1_bytes / spec::param::l1_row_bytes)
-        fail(b->loc, "the kernel's buffers need " + std::to_string((next + rows) * 64) + " bytes of L1 (" + b->name +
+      L1Region r{core, next[core], static_cast<uint32_t>(rows)};
+      if (next[core] + rows > spec::param::l1_bytes / spec::param::l1_row_bytes)
+        fail(b->loc, "the kernel's buffers need " + std::to_string((next[core] + rows) * 64) + " bytes of L1 (" + b->name +
                          " is the first that does not fit); L1 holds " + std::to_string(spec::param::l1_bytes),
-             "tile the outer loop (A.tiles) or split the operator; this compiler does not tile against L1 automatically yet");
-      next += static_cast<uint32_t>(rows);
+             "tile the outer loop (A.tiles), or keep fewer buffers in L1");
+      next[core] += static_cast<uint32_t>(rows);
       p_.l1[b] = r;
       if (ddr_backed(*b) && read_first.count(b) && (b->role == BufferRole::Input || b->role == BufferRole::Constant))
         copy_in_.insert(b);
       if (b->output) copy_out_.push_back(b);
     }
-    p_.l1_rows_used = {next};
+    p_.l1_rows_used = next;
   }
 
   L1Region region(const BufferNode& b, const SourceLoc& loc) {
@@ -267,9 +304,10 @@ class Lowering {
   }
 
   uint32_t place_descriptor(Task& t, const SourceLoc& loc) {
-    const uint32_t at = cmd_next_;
-    cmd_next_ += static_cast<uint32_t>(t.words.size());
-    if (cmd_next_ > spec::param::cmd_mem_bytes / 4)
+    uint32_t& next = cmd_next_[t.core];
+    const uint32_t at = next;
+    next += static_cast<uint32_t>(t.words.size());
+    if (next > spec::param::cmd_mem_bytes / 4)
       fail(loc, "the program's descriptors need more than the " + std::to_string(spec::param::cmd_mem_bytes) +
                     " bytes of core command memory",
            "fewer datapath invocations (sink loops into the units instead of unrolling them, §9)");
@@ -285,7 +323,7 @@ class Lowering {
           Task t = lower_datapath(
               *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
               [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
-          t.core = 0;
+          t.core = core_at(*s, core_);
           t.name = "dp" + std::to_string(++dp_count_) + (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") +
                    (op_.empty() ? "" : " (" + op_ + ")");
           t.predicted_cycles = predict(t);
@@ -300,10 +338,14 @@ class Lowering {
                 *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
                 [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
             t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
+            t.core = core_at(*s, core_);
             place_descriptor(t, s->loc);
             launch(Step(std::move(t)), s->id, s->loc);
           } else if (s->unit == Unit::AICore) {
+            const uint32_t saved = core_;
+            core_ = core_at(*s, core_);
             walk(s->body, outer);
+            core_ = saved;
           } else if (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA) {
             ensure_in({s});
             dma_block(*s);
@@ -320,7 +362,7 @@ class Lowering {
           }
           break;
         case StmtKind::Barrier:
-          if (s->cores.size() >= 2) p_.steps.push_back(Barrier{s->cores});
+          if (s->cores.size() >= 2) barrier(*s);
           break;
         case StmtKind::OpMarker: op_ = s->id; break;
         case StmtKind::For:
@@ -331,6 +373,36 @@ class Lowering {
           fail(s->loc, "this statement belongs inside a unit block");
       }
     }
+  }
+
+  // A.barrier(*cores): a barrier descriptor on every core's CTRL queue, all pushed before any is
+  // waited (a core's barrier completes only when every core in the mask has reached it).
+  void barrier(const StmtNode& s) {
+    uint32_t mask = 0;
+    for (int c : s.cores) {
+      if (c < 0 || static_cast<uint32_t>(c) >= opt_.cores)
+        fail(s.loc, "A.barrier names core " + std::to_string(c) + " on a " + std::to_string(opt_.cores) + "-core target");
+      mask |= 1u << c;
+    }
+    const uint32_t id = ++barriers_ & 0xFF;
+    std::vector<std::size_t> launched;
+    for (int c : s.cores) {
+      spec::BarrierDesc d;
+      d.magic = spec::magic::barrier;
+      d.barrier_id = id;
+      d.core_mask = mask;
+      Task t;
+      t.core = static_cast<uint32_t>(c);
+      t.queue = spec::Queue::CTRL;
+      const auto e = d.encode();
+      t.words.assign(e.begin(), e.end());
+      t.name = "barrier" + std::to_string(id);
+      place_descriptor(t, s.loc);
+      launched.push_back(p_.steps.size());
+      launch(Step(std::move(t)), "barrier." + std::to_string(id) + "." + std::to_string(c), s.loc);
+    }
+    p_.steps.push_back(Barrier{s.cores});
+    for (std::size_t i : launched) wait_for(i);
   }
 
   static uint64_t predict(const Task& t) {
@@ -353,7 +425,10 @@ class Lowering {
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
   std::map<std::size_t, Key> launch_key_;                   // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
-  uint32_t cmd_next_ = 0;
+  std::map<uint32_t, uint32_t> cmd_next_;  // per core
+  std::map<const BufferNode*, uint32_t> core_of_;
+  uint32_t core_ = 0;                     // the core of the launch being lowered
+  uint32_t barriers_ = 0;
   int dp_count_ = 0, li_count_ = 0;
   std::string op_;
 };
@@ -442,8 +517,8 @@ Program lower(const PrimFunc& f, const LowerOptions& opt) { return Lowering(f, o
 
 std::string explain(const Program& p) {
   std::ostringstream os;
-  os << "L1 rows used: " << (p.l1_rows_used.empty() ? 0 : p.l1_rows_used[0]) << " of "
-     << spec::param::l1_bytes / spec::param::l1_row_bytes << "\n";
+  for (std::size_t c = 0; c < p.l1_rows_used.size(); ++c)
+    os << "core" << c << " L1 rows used: " << p.l1_rows_used[c] << " of " << spec::param::l1_bytes / spec::param::l1_row_bytes << "\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     os << "[" << i << "] ";
     const Step& s = p.steps[i];

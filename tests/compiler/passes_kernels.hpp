@@ -84,10 +84,11 @@ struct HazardReport {
   std::size_t launches = 0, transfers = 0, tasks = 0;
   std::size_t max_in_flight = 0;     // launches running at once (different channels / queues)
   bool load_overlapped_compute = false;  // a copy into L1 was in flight when a datapath started
+  std::size_t cores_used = 0;
 };
 
 // Replays the program's launches and waits: launches on different channels / queues that are in
 // flight together must not touch the same L1 rows with either writing.
-HazardReport check_hazards(const compiler::Program& p, const std::vector<uint32_t>& cmd);
+HazardReport check_hazards(const compiler::Program& p, const runtime::Bundle& bundle);
 
 }  // namespace axcore::passes_test

@@ -91,7 +91,7 @@ TEST(CompilerPassesSplitK, ChunksAccumulateAcrossResidencies) {
         EXPECT_NE(res[2 * k].second, res[2 * k - 1].second) << what;
       }
     }
-    ax::passes_test::check_hazards(r.program, r.bundle.commands.at(0).words);
+    ax::passes_test::check_hazards(r.program, r.bundle);
     std::optional<NDArray<float>> bias;
     if (c.bias) bias = b;
     expect_equal(run_fsim(r, x), ax::passes_test::split_k_ref(x, w, bias, kc), what);

@@ -24,10 +24,6 @@ ax::runtime::RunResult run_fsim(const cc::CompileResult& r, const ax::runtime::A
   return be->run(r.bundle, in, {});
 }
 
-const std::vector<uint32_t>& cmd_words(const cc::CompileResult& r) {
-  static const std::vector<uint32_t> none;
-  return r.bundle.commands.empty() ? none : r.bundle.commands.at(0).words;
-}
 
 std::size_t count_sysdma_blocks(const cc::Program& p) {
   std::size_t n = 0;
@@ -42,7 +38,8 @@ void expect_equal(const NDArray<T>& got, const NDArray<T>& want, const std::stri
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got.data()[i], want.data()[i]) << what << " element " << i;
 }
 
-cc::CompileError error_of(const std::function<void(A::Func&)>& body, uint64_t l1 = ax::spec::param::l1_bytes) {
+cc::CompileError error_of(const std::function<void(A::Func&)>& body, uint64_t l1 = ax::spec::param::l1_bytes,
+                          uint32_t cores = 1) {
   A::Module mod("E");
   A::Func f = mod.prim_func("main");
   try {
@@ -50,7 +47,7 @@ cc::CompileError error_of(const std::function<void(A::Func&)>& body, uint64_t l1
       A::Script s(f);
       body(f);
     }
-    (void)cc::compile(mod.ir().main(), {}, cc::TilingOptions{l1});
+    (void)cc::compile(mod.ir().main(), {cores, "", ""}, cc::TilingOptions{.l1_bytes = l1, .imc_tiles = ax::spec::param::imc_tiles, .cores = 1});
   } catch (const cc::CompileError& e) {
     return e;
   }
@@ -85,7 +82,7 @@ TEST(CompilerPasses, TilesDirectiveSplitsPipelinesAndMatchesTheReference) {
     const auto r = cc::compile(m.ir().main());
     // 3 tiles (4, 4, 2): one copy in and one copy out each.
     EXPECT_EQ(count_sysdma_blocks(r.program), 6u) << what;
-    const auto h = check_hazards(r.program, cmd_words(r));
+    const auto h = check_hazards(r.program, r.bundle);
     if (drain == 0) {
       EXPECT_FALSE(h.load_overlapped_compute) << what;
     } else {
@@ -110,7 +107,7 @@ TEST(CompilerPasses, AKernelLargerThanL1IsTiledWithoutBeingAsked) {
   const auto r = cc::compile(m.ir().main());
   ASSERT_GE(count_sysdma_blocks(r.program), 4u);  // at least two tiles
   EXPECT_LE(r.program.l1_rows_used.at(0) * 64ull, ax::spec::param::l1_bytes);
-  check_hazards(r.program, cmd_words(r));
+  check_hazards(r.program, r.bundle);
   const auto res = run_fsim(r, {{"inp", x}});
   expect_equal(std::get<NDArray<float>>(res.outputs.at("out")), ax::passes_test::scale_rows_ref(x, 1), "auto");
   // The same kernel under the untiled size is left alone.
@@ -129,7 +126,7 @@ TEST(CompilerPasses, TiledMatmulWithBiasMatchesRefLinear) {
   // ~47 KB of operands against a 32 KiB budget: the row loop is tiled, the weights stay whole.
   const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{32 * 1024});
   EXPECT_GE(count_sysdma_blocks(r.program), 4u);
-  check_hazards(r.program, cmd_words(r));
+  check_hazards(r.program, r.bundle);
   const auto res = run_fsim(r, {{"inp", x}});
   expect_equal(std::get<NDArray<float>>(res.outputs.at("out")), want, "tiled matmul");
 }
@@ -160,7 +157,7 @@ TEST(CompilerPasses, HandWrittenSysDmaAndCoreDmaBlocks) {
     A::output(out);
   }
   const auto r = cc::compile(mod.ir().main());
-  check_hazards(r.program, cmd_words(r));
+  check_hazards(r.program, r.bundle);
   auto x = pseudo<float>({6, 64}, 9, -3, 3);
   const auto res = run_fsim(r, {{"inp", x}});
   const auto& got = std::get<NDArray<float>>(res.outputs.at("out"));
@@ -254,4 +251,58 @@ TEST(CompilerPasses, TilesDirectiveRoundTripsInTheIrText) {
   EXPECT_EQ(cc::dump(*back), text);
   EXPECT_EQ(ax::runtime::encode_bundle(cc::compile(back->main()).bundle),
             ax::runtime::encode_bundle(cc::compile(m.ir().main()).bundle));
+}
+
+TEST(CompilerPasses, LoopsArePartitionedOverTheCoresWithABarrier) {
+  // 10 rows x 2 blocks on 2 and 3 cores: each core copies its rows (and its own copy of the
+  // constant) into its L1, computes them, copies them out; a barrier over the cores closes it.
+  auto x = pseudo<float>({10, 128}, 3, -50, 50);
+  const auto want = ax::passes_test::scale_rows_ref(x, 2);
+  for (uint32_t cores : {2u, 3u}) {
+    auto m = ax::passes_test::scale_rows(10, 2, std::nullopt);
+    const auto r = cc::compile(m.ir().main(), {cores, "", ""});
+    const auto h = check_hazards(r.program, r.bundle);
+    EXPECT_EQ(h.cores_used, cores);
+    EXPECT_EQ(r.bundle.commands.size(), cores);
+    std::size_t barriers = 0, per_core_tasks[4] = {};
+    for (const auto& s : r.program.steps) {
+      barriers += std::holds_alternative<cc::Barrier>(s);
+      if (const auto* t = std::get_if<cc::Task>(&s)) per_core_tasks[t->core] += t->queue == ax::spec::Queue::DWPU;
+    }
+    EXPECT_EQ(barriers, 1u);
+    for (uint32_t c = 0; c < cores; ++c) EXPECT_EQ(per_core_tasks[c], 1u) << "core " << c;
+    EXPECT_NE(r.ir_lowered.find("with A.AICore(core=1):"), std::string::npos);
+    EXPECT_EQ(cc::dump(*cc::parse_prim_func(r.ir_lowered)), r.ir_lowered);
+    cc::register_fsim_backend();
+    ax::runtime::BackendConfig bc;
+    bc.cores = cores;
+    auto be = ax::runtime::make_backend("fsim", bc);
+    const auto res = be->run(r.bundle, {{"inp", x}}, {});
+    expect_equal(std::get<NDArray<float>>(res.outputs.at("out")), want, std::to_string(cores) + " cores");
+  }
+}
+
+TEST(CompilerPasses, ABufferUsedOnTwoCoresIsRefused) {
+  int line = 0;
+  auto kernel = [&](A::Func& f) {
+    auto in = f.input("x", {2, 1}, "float32x64", A::DDR);
+    auto out = A::alloc_buffer({2, 1}, "float32x64", A::DDR, "out");
+    for (int c = 0; c < 2; ++c) {
+      if (c == 1) line = __LINE__ + 1;
+      A::AICore(c, [&] {
+        A::Datapath([&] {
+          auto s = A::decl_stream("float32x64");
+          A::IFD(0, [&] { s.push(in(c, 0)); });
+          A::ODR([&] { out(c, 0) = s.pop(); });
+        });
+      });
+    }
+    A::output(out);
+  };
+  auto e = error_of(kernel, ax::spec::param::l1_bytes, 1);
+  EXPECT_NE(e.message().find("A.AICore(core=1) on a 1-core target"), std::string::npos) << e.what();
+  EXPECT_EQ(e.loc().line, static_cast<uint32_t>(line)) << e.what();
+  e = error_of(kernel, ax::spec::param::l1_bytes, 2);
+  EXPECT_NE(e.message().find("x is used on core 0 and on core 1: a buffer lives in one core's L1"), std::string::npos) << e.what();
+  EXPECT_EQ(e.loc().line, static_cast<uint32_t>(line + 1)) << e.what();
 }

@@ -21,6 +21,7 @@ namespace axcore::compiler {
 struct TilingOptions {
   uint64_t l1_bytes = spec::param::l1_bytes;     // the L1 budget of the kernel's buffers
   uint32_t imc_tiles = spec::param::imc_tiles;  // one IMC residency (split_k)
+  uint32_t cores = 1;  // > 1: loops around one datapath are partitioned over the cores instead
 };
 
 struct TileChoice {
