@@ -39,6 +39,7 @@ class Parser {
       const auto shape = shape_of(need(n, "shape", "an input"));
       const std::string dt = dtype_of(need(n, "dtype", "an input"));
       values_[name] = f.input(name, packed(shape, n["shape"]), dt + "x64", A::DDR);
+      values_[name].node()->loc = at(n.Mark());
       m.inputs.push_back(name);
     }
     A::Script script(f);
@@ -210,6 +211,7 @@ class Parser {
     }
     const YAML::Node where = n["shape"] ? n["shape"] : n["file"];
     values_[name] = A::alloc_constant(std::move(v), dt + "x64", A::DDR, packed(shape, where), name);
+    values_[name].node()->loc = at(n.Mark());
   }
 
   Tensor lookup(const YAML::Node& n) const {

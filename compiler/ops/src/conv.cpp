@@ -89,6 +89,7 @@ void implementation(const Call& c, const Tensor& out) {
     m.nb0 = nb0;
     m.nbc = nbc;
     m.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out.name() + "_w" + std::to_string(nb0));
+    m.imc.node()->loc = call_loc();  // the IMC budget error points at the call
     if (!padded) {
       load_chunk(w2, m.imc, 0, kb, 0, nb0, nbc);
     } else {

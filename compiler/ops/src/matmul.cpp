@@ -53,6 +53,7 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
     c.nb0 = nb0;
     c.nbc = nbc;
     c.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out_in.name() + "_w" + std::to_string(nb0));
+    c.imc.node()->loc = call_loc();  // the IMC budget error points at the call
     load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
     c.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nbc, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block

@@ -6,6 +6,8 @@
 // same single-table LUTs).
 #include <axcore/num/lut.hpp>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "util.hpp"
 
@@ -14,10 +16,17 @@ namespace {
 
 constexpr double kExpLo = -16.0;  // the exp table's domain [-16, 0] (common/ref softmax)
 
-std::vector<double> table(double lo, double hi, const std::function<double(double)>& f, num::LutSpacing sp) {
-  const auto p = num::compute_chained_lut_params(lo, hi, 1, f, sp);
-  const num::PwordF32 w = num::pack_lut_params_to_pword(p[0]);
-  return {w.begin(), w.end()};
+// One LUT table of f over [lo, hi], packed as the DPU reads it. Fitting is costly (every float18
+// input of the range is evaluated), so tables are kept per (function, range) in this process.
+std::vector<double> table(const std::string& fn, double lo, double hi, const std::function<double(double)>& f, num::LutSpacing sp) {
+  static thread_local std::map<std::tuple<std::string, double, double>, std::vector<double>> cache;
+  auto [it, fresh_entry] = cache.try_emplace({fn, lo, hi});
+  if (fresh_entry) {
+    const auto p = num::compute_chained_lut_params(lo, hi, 1, f, sp);
+    const num::PwordF32 w = num::pack_lut_params_to_pword(p[0]);
+    it->second.assign(w.begin(), w.end());
+  }
+  return it->second;
 }
 // A scalar in every lane, as the float32 whose float18 rounding the reference uses.
 std::vector<double> splat18(double v) { return std::vector<double>(64, num::to_double(num::f18_from_double(v))); }
@@ -84,10 +93,10 @@ OpDef softmax_op() {
     const Tensor x = c.tensor("input");
     const int64_t nb = x.shape().back(), n = nb * 64;
     std::vector<double> k;
-    append(k, table(kExpLo, 0.0, [](double v) { return std::exp(v); }, num::LutSpacing::Uniform));          // c[0] exp
+    append(k, table("exp", kExpLo, 0.0, [](double v) { return std::exp(v); }, num::LutSpacing::Uniform));          // c[0] exp
     append(k, splat18(kExpLo));                                                                              // c[1] exp_lo
     append(k, splat18(0.0));                                                                                 // c[2] zero
-    append(k, table(1.0, std::max<double>(static_cast<double>(n), 2.0), [](double v) { return 1.0 / v; },  // c[3] 1/x
+    append(k, table("recip", 1.0, std::max<double>(static_cast<double>(n), 2.0), [](double v) { return 1.0 / v; },  // c[3] 1/x
                     num::LutSpacing::Geometric));
     const Tensor consts = make_constant(out.name() + "_luts", {4}, "float32x64", std::move(k));
     row_program(x, out, consts, {4}, [nb](const A::StreamHandle& in, const A::StreamHandle& res, const std::vector<A::Reg>& regs) {
@@ -155,7 +164,7 @@ OpDef layer_norm_op() {
     std::vector<double> k;
     append(k, constant_values(c, "weight"));  // gamma, nb PWORDs
     append(k, constant_values(c, "bias"));    // beta, nb PWORDs
-    append(k, table(lo, hi, [](double v) { return 1.0 / std::sqrt(v); }, num::LutSpacing::Geometric));  // 1/sqrt
+    append(k, table("rsqrt", lo, hi, [](double v) { return 1.0 / std::sqrt(v); }, num::LutSpacing::Geometric));  // 1/sqrt
     append(k, splat18(1.0 / static_cast<double>(n)));                                                    // 1/n
     append(k, std::vector<double>(64, static_cast<double>(static_cast<float>(c.f("eps")))));            // eps
     append(k, splat18(lo));

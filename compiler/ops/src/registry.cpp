@@ -169,6 +169,7 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
       c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second));
     if (a.kind == ArgKind::Tensor && !std::get<Tensor>(it->second)) c.refuse(a.name, "is an empty tensor handle");
   }
+  const detail::CallScope scope(loc);
   if (op.validate) op.validate(c);
   if (op.compose) {
     Tensor out = op.compose(c);
@@ -183,6 +184,7 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
   } else {
     out = A::alloc_buffer(info.shape, info.dtype, info.scope, c.out_name());
   }
+  out.node()->loc = loc;  // placement errors about the output point at the call
   A::op_marker(op.name);
   op.implementation(c, out);
   if (op.emulate)

@@ -9,6 +9,13 @@ std::string fresh(const std::string& stem) {
   return stem + std::to_string(n++);
 }
 
+namespace {
+thread_local SourceLoc g_call_loc;
+}
+const SourceLoc& call_loc() { return g_call_loc; }
+CallScope::CallScope(const SourceLoc& loc) : saved_(g_call_loc) { g_call_loc = loc; }
+CallScope::~CallScope() { g_call_loc = saved_; }
+
 std::string shape_str(const std::vector<int64_t>& s) {
   std::string r = "(";
   for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
@@ -34,6 +41,7 @@ Tensor make_constant(const std::string& stem, std::vector<int64_t> packed, const
                      std::vector<double> values, std::vector<int64_t> logical_shape) {
   Tensor t = A::alloc_constant(std::move(values), dtype, Scope::DDR, std::move(packed), fresh(stem));
   t.node()->logical_shape = std::move(logical_shape);
+  if (call_loc().known()) t.node()->loc = call_loc();
   return t;
 }
 

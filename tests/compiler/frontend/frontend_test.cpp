@@ -42,7 +42,7 @@ TEST_P(ExampleModel, CompilesAndMatchesItsReferenceOnFsim) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel, ::testing::Values("mlp", "cnn", "attention"));
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
 
 TEST(Frontend, UnknownKeyPointsAtTheKey) {
   const auto e = parse_error("inputs:\n  - {name: x, shape: [4, 64], dtype: int8, layout: nhwc}\nops: []\noutputs: [x]\n");
@@ -126,6 +126,15 @@ TEST(Frontend, NpyConstantAndPositionalArguments) {
   auto e = compile_error([&] { (void)fe::parse_model("inputs: []\nconstants:\n  - {name: w, file: missing.npy}\nops: []\noutputs: [w]\n", "m.yaml", dir); });
   EXPECT_EQ(e.loc().line, 3u);
   EXPECT_NE(e.message().find("cannot load"), std::string::npos) << e.message();
+}
+
+TEST(Frontend, L1OverflowPointsAtTheOperatorThatDoesNotFit) {
+  const fe::Model m = parse(
+      "inputs:\n  - {name: x, shape: [128, 4096], dtype: int8}\nops:\n  - {op: dpu_cast, input: x, dtype: float32, out: y}\noutputs: [y]\n");
+  const auto e = compile_error([&] { (void)axcore::compiler::compile(m.module.ir().main()); });
+  EXPECT_EQ(e.loc().file, "model.yaml");
+  EXPECT_EQ(e.loc().line, 4u);
+  EXPECT_NE(e.message().find("bytes of L1 (y is the first that does not fit)"), std::string::npos) << e.message();
 }
 
 TEST(Frontend, SeededInitIsReproducibleAndInRange) {

@@ -72,7 +72,7 @@ TEST_P(ModelOnTlm, MatchesReference) {
   const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"));
   expect_tlm_matches_reference(GetParam(), m.module, 42, -128, 127);
 }
-INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention"));
+INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
 
 // The MLP's matmuls against weights resident in one residency: tile-ops per cycle of each MVMEXE
 // task, from the command processor's task spans on the TLM timeline (simulated cycles, 1 GHz).
