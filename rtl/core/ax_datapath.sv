@@ -3,9 +3,9 @@
 // names (guide §6.4 bypass: without the MVM, IFD0 feeds the DPU or the ODR; without the DPU,
 // the MVM or IFD0 feeds the ODR). The streams live inside the producers (stream_depth each).
 // Present units start together; the task is done when the ODR and (if present) the DPU are
-// done; the first unit error aborts every unit. act_o feeds the perf counters and the watchdog;
-// waits_o is the WDOG_WAITS picture of what each unit waits on. The DPU program arrives with the
-// descriptor words (prog_*) and its validation is prog_code_o.
+// done, which clears every unit; the first unit error aborts every unit. act_o feeds the perf
+// counters and the watchdog; waits_o is the WDOG_WAITS picture of what each unit waits on. The
+// DPU program arrives with the descriptor words (prog_*) and its validation is prog_code_o.
 module ax_datapath
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -60,7 +60,9 @@ module ax_datapath
   unit_err_t e_ifd, e_ifd1, e_mvm, e_dpu, e_odr;
   logic      b_ifd, b_ifd1, b_mvm, b_dpu, b_odr, kill, dpu_wait1, odr_done, dpu_done;
 
-  assign kill = abort_i || err_o.valid;
+  // The end of the task also clears the units: an element a walk produced beyond what its
+  // consumer took must not reach the next task.
+  assign kill = abort_i || err_o.valid || done_o;
 
   ax_ifd u_ifd0 (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (ifd0_i),

@@ -8,6 +8,7 @@
 #include <axcore/ref/dpu.hpp>
 #include <axcore/ref/imc.hpp>
 #include <axcore/ref/walk.hpp>
+#include <cstdio>
 #include <random>
 
 #include "tile_bench.hpp"
@@ -215,7 +216,15 @@ TEST(DatapathTest, MatmulWithRequantizingEpilogueMatchesTheReference) {
   b.load(mm);
   b.put_elements(kB0, scales_and_biases(rng, mm.nb));
   const Dp dp = epilogue(mm);
-  const spec::Token tk = b.run(dp, 5);
+  b.t.write_cmd(kDpWord, dp.words());
+  const uint64_t c0 = b.t.sim.cycle();
+  b.t.push(0, kDpWord, 5);
+  ASSERT_TRUE(b.t.wait_tokens(2));
+  const spec::Token tk = token_of(b.t.tokens.back());
+  std::printf(
+      "matmul M=%u K=%u N=%u + requantizing epilogue (5 DPU instructions per output): %llu cycles "
+      "push to token\n",
+      mm.m, 64 * mm.kb, 64 * mm.nb, static_cast<unsigned long long>(b.t.sim.cycle() - c0));
   EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
   b.reference(dp);
   b.expect_output(std::size_t{mm.m} * mm.nb * 64);
@@ -328,6 +337,37 @@ TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {
   EXPECT_FALSE(ok.error) << spec::to_string(ok.code);
   b.reference(dp);
   b.expect_output(std::size_t{mm.m} * mm.nb * 64);
+}
+
+// IFD0 walks more elements than the DPU takes: the end of the task clears them, so the next
+// task computes on its own data only (and the datapath is idle in between).
+TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {
+  Bench b;
+  std::mt19937 rng(45);
+  b.fill(rng, kX0, 16);
+  auto task = [](uint32_t base, uint32_t walk_n, uint32_t iters) {
+    Dp dp;
+    dp.h.has_dpu = 1;
+    dp.ifd0 = linear_walk(Dtype::INT8, base, walk_n, Dtype::INT8);
+    dp.odr = linear_walk(Dtype::INT32, kY0, iters, Dtype::INT32);
+    dp.dpu.desc.in0_dtype = Dtype::INT8;
+    dp.dpu.desc.out_dtype = Dtype::INT32;
+    dp.dpu.desc.iterations = iters;
+    dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
+                   dpu_instr(DpuOp::MUL, dpu_reg(0), dpu_reg(0), dpu_reg(0)),
+                   dpu_instr(DpuOp::PUSH, 0, dpu_reg(0))};
+    dp.dpu.desc.body_len = 3;
+    return dp;
+  };
+  const spec::Token t1 = b.run(task(kX0, 8, 3), 30);  // 5 elements left over
+  EXPECT_FALSE(t1.error);
+  for (int i = 0; i < 50; ++i) b.t.tick();
+  EXPECT_EQ(b.t.read(core::CORE_STATUS.offset) & 1u, 0u);
+  const Dp second = task(kX0 + 8, 4, 4);
+  const spec::Token t2 = b.run(second, 31);
+  EXPECT_FALSE(t2.error);
+  b.reference(second);
+  b.expect_output(4 * 256);
 }
 
 // A DPU that pops IFD1 once more than IFD1 delivers hangs; the watchdog aborts it and records
