@@ -102,9 +102,9 @@ std::unique_ptr<Device> make_device(std::string_view name, const BackendConfig& 
   auto it = factories().find(name);
   if (it == factories().end()) {
     if (name == "tlm" || name == "rtl")
-      throw RunError("backend '" + std::string(name) + "' is not built in this tree (" +
-                     (name == "tlm" ? "sc_models/ has no axcore::tlm target" : "rtl/sim has no axcore::rtl target") +
-                     "); this build has:" + known());
+      throw UnavailableError("backend '" + std::string(name) + "' is not built in this tree (" +
+                             (name == "tlm" ? "sc_models/ has no axcore::tlm target" : "rtl/sim has no axcore::rtl target") +
+                             "); this build has:" + known());
     throw RunError("unknown backend '" + std::string(name) + "'; this build has:" + known());
   }
   return it->second(cfg);

@@ -5,7 +5,8 @@
 //         [--describe] [--quiet]
 // Prints progress on long runs (ops, cycles, rate) to stderr, and at the end the cycles, per-unit
 // utilization and bytes moved. Exit codes: 0 success, 1 the run failed on the device (timeout,
-// error token, ...), 2 bad usage, bundle or inputs (messages say what was expected).
+// error token, ...), 2 bad usage, bundle or inputs (messages say what was expected), 3 the backend
+// or its configuration (e.g. the 4-core RTL model) is not in this build.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
       cfg.cores = h.device.num_rows > 2 ? h.device.num_rows - 2 : 0;
     }
     be = runtime::make_backend(backend, cfg);
+  } catch (const runtime::UnavailableError& e) {
+    std::cerr << "axrun: " << e.what() << "\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 2;

@@ -1,5 +1,8 @@
 // axrand: constrained-random DMA programs for co-simulation regressions.
-//   axrand --seed S [--cores N] --out DIR          generate: DIR/program.{json,axb}, inputs/, expected/
+//   axrand --seed S [--cores N] [--kind K] --out DIR
+//                                                  generate: DIR/program.{json,axb}, inputs/, expected/;
+//                                                  K = dma (default), matmul or dpu (datapath programs
+//                                                  compiled with the compiler's builder)
 //   axrand --program FILE.json --out DIR           rebuild a saved (e.g. reduced) program
 //   axrand --reduce FILE.json --check 'CMD' [--save FILE.json]
 //                                                  shrink a failing program; CMD runs with {dir} set to
@@ -7,6 +10,8 @@
 //                                                  while the failure is still there
 //   axrand --compare EXPECTED_DIR OUTPUT_DIR       bit-exact .npy comparison (exit 1 on a difference)
 #include <cstdlib>
+#include <functional>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +22,7 @@
 #include "axcore/regress/compare.hpp"
 #include "axcore/regress/process.hpp"
 #include "build.hpp"
+#include "datapath.hpp"
 #include "reduce.hpp"
 
 namespace fs = std::filesystem;
@@ -24,10 +30,27 @@ using namespace axcore;
 
 namespace {
 
-rand::Program load_program(const std::string& file) {
+nlohmann::json load_json(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error("cannot read " + file);
-  return rand::program_from_json(nlohmann::json::parse(in));
+  return nlohmann::json::parse(in);
+}
+
+// The datapath reducer: greedy, smallest edit first, until no candidate still fails.
+rand::DatapathProgram reduce_datapath(rand::DatapathProgram p, const std::function<bool(const rand::DatapathProgram&)>& fails,
+                                      unsigned& tried, bool quiet) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const auto& q : rand::shrink_candidates(p)) {
+      ++tried;
+      if (!fails(q)) continue;
+      p = q;
+      progress = true;
+      if (!quiet) std::cout << "  kept: " << rand::summary(p);
+      break;
+    }
+  }
+  return p;
 }
 
 }  // namespace
@@ -39,9 +62,11 @@ int main(int argc, char** argv) {
   std::string out, program, reduce_file, check, save;
   std::vector<std::string> compare;
   bool quiet = false;
+  std::string kind = "dma";
   auto* seed_opt = app.add_option("--seed", seed, "program seed");
   app.add_option("--cores", cores, "cores of the device")->check(CLI::Range(1u, 4u));
   app.add_option("--out", out, "output folder");
+  app.add_option("--kind", kind, "program kind: dma, matmul or dpu")->check(CLI::IsMember({"dma", "matmul", "dpu"}));
   app.add_option("--program", program, "program JSON to rebuild")->check(CLI::ExistingFile);
   app.add_option("--reduce", reduce_file, "program JSON to reduce")->check(CLI::ExistingFile);
   app.add_option("--check", check, "with --reduce: shell command that fails while the bug is there ({dir})");
@@ -57,18 +82,36 @@ int main(int argc, char** argv) {
     }
     if (!reduce_file.empty()) {
       if (check.empty()) throw std::runtime_error("--reduce needs --check 'CMD'");
-      auto p = load_program(reduce_file);
+      const auto j = load_json(reduce_file);
       const fs::path work = fs::temp_directory_path() / fmt::format("axrand-reduce-{}", ::getpid());
       unsigned n = 0;
-      auto fails = [&](const rand::Program& q) {
+      auto fails = [&](const auto& q) {
         const auto dir = work / std::to_string(n++);
-        rand::write_program(q, dir);
+        if constexpr (std::is_same_v<std::decay_t<decltype(q)>, rand::Program>) rand::write_program(q, dir);
+        else rand::write_datapath_program(q, dir);
         std::string cmd = check;
         for (std::size_t at; (at = cmd.find("{dir}")) != std::string::npos;) cmd.replace(at, 5, dir.string());
         const auto r = regress::run_process({"sh", "-c", cmd}, dir / "check.log", std::chrono::minutes(10));
         fs::remove_all(dir);
         return !r.ok();
       };
+      const fs::path dest = save.empty() ? fs::path(reduce_file).replace_extension(".reduced.json") : fs::path(save);
+      if (rand::is_datapath_json(j)) {
+        const auto p = rand::datapath_from_json(j);
+        if (!fails(p)) {
+          std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
+          return 2;
+        }
+        unsigned tried = 0;
+        const auto small = reduce_datapath(p, fails, tried, quiet);
+        fs::remove_all(work);
+        std::ofstream(dest) << rand::to_json(small).dump(1) << "\n";
+        std::cout << fmt::format("reduced the {} program ({} candidates tried) -> {}\n", rand::to_string(p.kind), tried,
+                                 dest.string());
+        std::cout << rand::summary(small);
+        return 0;
+      }
+      const auto p = rand::program_from_json(j);
       if (!fails(p)) {
         std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
         return 2;
@@ -78,7 +121,6 @@ int main(int argc, char** argv) {
         if (!quiet) std::cout << "  " << m << "\n";
       });
       fs::remove_all(work);
-      const fs::path dest = save.empty() ? fs::path(reduce_file).replace_extension(".reduced.json") : fs::path(save);
       std::ofstream(dest) << rand::to_json(small).dump(1) << "\n";
       std::cout << fmt::format("reduced {} BDs to {} ({} candidates tried, {} kept) -> {}\n", st.bds_before,
                                st.bds_after, st.tried, st.kept, dest.string());
@@ -86,14 +128,16 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (out.empty()) throw std::runtime_error("give --out DIR");
-    rand::Program p;
-    if (!program.empty()) {
-      p = load_program(program);
-    } else if (*seed_opt) {
-      p = rand::generate(seed, cores);
-    } else {
-      throw std::runtime_error("give --seed S or --program FILE.json");
+    if (program.empty() && !*seed_opt) throw std::runtime_error("give --seed S or --program FILE.json");
+    const auto j = program.empty() ? nlohmann::json() : load_json(program);
+    if (program.empty() ? kind != "dma" : rand::is_datapath_json(j)) {
+      const auto p = program.empty() ? rand::generate_datapath(seed, cores, rand::dp_kind_from_string(kind))
+                                     : rand::datapath_from_json(j);
+      rand::write_datapath_program(p, out);
+      if (!quiet) std::cout << rand::summary(p);
+      return 0;
     }
+    const auto p = program.empty() ? rand::generate(seed, cores) : rand::program_from_json(j);
     rand::write_program(p, out);
     if (!quiet) std::cout << rand::summary(p);
     return 0;

@@ -97,6 +97,18 @@ uint64_t last_cycle(const fs::path& trace) {
   return c;
 }
 
+constexpr int kAxrunUnavailable = 3;  // axrun's exit code: backend / configuration not in this build
+
+// The last line of a log that contains `needle`, from the needle on ("" when none).
+std::string last_line_with(const fs::path& log, const std::string& needle) {
+  std::ifstream in(log);
+  std::string line, found;
+  while (std::getline(in, line)) {
+    if (const auto at = line.find(needle); at != std::string::npos) found = line.substr(at + needle.size());
+  }
+  return found;
+}
+
 StepResult step_process(const std::string& name, const std::vector<std::string>& argv, const fs::path& out_dir,
                         const fs::path& dir, const Clock& clock) {
   StepResult s;
@@ -107,6 +119,7 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
     const auto p = run_process(argv, log, clock.left());
     s.seconds = p.seconds;
     s.status = p.timed_out ? Status::TIMEOUT : p.ok() ? Status::PASS : Status::FAIL;
+    s.exit_code = p.exit_code;
     if (!p.ok()) s.message = p.describe();
   } catch (const std::exception& e) {
     s.status = Status::ERROR;
@@ -131,7 +144,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     // The generator writes the program, its inputs and the expected outputs (common/ref's DMA model).
     std::vector<std::string> argv{opt.tools.axrand.string(), "--out", dir.string()};
     if (t.source.empty()) {
-      argv.insert(argv.end(), {"--seed", std::to_string(job.seed), "--cores", std::to_string(job.cores)});
+      argv.insert(argv.end(), {"--seed", std::to_string(job.seed), "--cores", std::to_string(job.cores), "--kind",
+                               t.random_kind});
     } else {
       argv.insert(argv.end(), {"--program", t.source.string()});
     }
@@ -160,6 +174,12 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     }
     argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
     auto s = step_process(b, argv, opt.out_dir, dir, clock);
+    if (s.exit_code == kAxrunUnavailable) {  // this build lacks the backend or its configuration
+      s.status = Status::SKIP;
+      s.message = last_line_with(dir / (b + ".log"), "axrun: ");
+      r.steps.push_back(std::move(s));
+      continue;
+    }
     if (timed) {
       if (fs::exists(dir / (b + ".trace"))) s.trace = fs::relative(dir / (b + ".trace"), opt.out_dir).string();
       if (fs::exists(dir / (b + ".timeline.json"))) {
@@ -269,10 +289,12 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
     run_program(job, opt, dir, clock, r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The first step that failed names the job's status; a job whose only non-passing steps were
+  // skipped (a backend configuration this build lacks) is skipped.
   r.status = Status::PASS;
-  for (const auto& s : r.steps) {
-    if (s.status == Status::PASS) continue;
-    if (r.status == Status::PASS) {
+  for (const bool skips : {false, true}) {
+    for (const auto& s : r.steps) {
+      if (s.status == Status::PASS || (s.status == Status::SKIP) != skips || r.status != Status::PASS) continue;
       r.status = s.status;
       r.message = s.name + ": " + s.message;
     }
@@ -306,15 +328,16 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
   std::atomic<unsigned> finished{static_cast<unsigned>(jobs.size() - todo.size())};
   std::mutex mu;
   std::vector<std::string> running;
-  unsigned passed = finished, failed = 0;
+  unsigned passed = finished, failed = 0, skipped = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto line = [&] {
     const auto s = elapsed();
     std::string cur = running.empty() ? std::string() : "  running: " + running.front();
     if (running.size() > 1) cur += fmt::format(" +{}", running.size() - 1);
-    return fmt::format("[{}/{}] {} passed, {} failed  {:02}:{:02}{}", finished.load(), jobs.size(), passed, failed,
-                       static_cast<int>(s) / 60, static_cast<int>(s) % 60, cur);
+    const std::string skips = skipped ? fmt::format(", {} skipped", skipped) : "";
+    return fmt::format("[{}/{}] {} passed, {} failed{}  {:02}:{:02}{}", finished.load(), jobs.size(), passed, failed,
+                       skips, static_cast<int>(s) / 60, static_cast<int>(s) % 60, cur);
   };
   auto worker = [&] {
     for (;;) {
@@ -328,7 +351,7 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
       auto r = run_job(jobs[i], opt);
       std::lock_guard<std::mutex> lock(mu);
       running.erase(std::find(running.begin(), running.end(), jobs[i].id));
-      (r.status == Status::PASS ? passed : failed) += 1;
+      (r.status == Status::PASS ? passed : r.status == Status::SKIP ? skipped : failed) += 1;
       ++finished;
       if (!opt.progress_tty) {
         std::printf("%-6s %-28s %6.1f s  %s\n", to_string(r.status), r.id.c_str(), r.seconds, r.message.c_str());

@@ -163,7 +163,12 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     if (auto r = n["random"]) {
       t.kind = Kind::RANDOM;
       if (!r.IsMap()) c.fail(r, "random must be a map {seed: .., count: ..}");
-      check_keys(c, r, {"seed", "count", "program"}, "random");
+      check_keys(c, r, {"seed", "count", "program", "kind"}, "random");
+      if (r["kind"]) {
+        t.random_kind = c.as<std::string>(r["kind"], "random.kind");
+        if (t.random_kind != "dma" && t.random_kind != "matmul" && t.random_kind != "dpu")
+          c.fail(r["kind"], fmt::format("random.kind must be dma, matmul or dpu (got '{}')", t.random_kind));
+      }
       if (r["program"]) {
         t.source = dir / c.as<std::string>(r["program"], "random.program");
         if (!std::filesystem::exists(t.source)) c.fail(r["program"], fmt::format("{} not found", t.source.string()));

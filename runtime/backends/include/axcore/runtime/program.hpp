@@ -22,6 +22,13 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The backend or the configuration (e.g. the 4-core RTL model) is not in this build: nothing is
+// wrong with the program; regressions report the job as skipped (axrun exits 3).
+class UnavailableError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
 using Arrays = std::map<std::string, ref::AnyArray, std::less<>>;
 
 struct RunOptions {

@@ -30,6 +30,7 @@ struct TestSpec {
   std::map<std::string, std::filesystem::path> inputs;  // bundle/model input name -> .npy
   uint64_t seed = 1;                           // input data seed; first program seed of RANDOM
   unsigned count = 1;                          // RANDOM: programs (seeds seed .. seed+count-1)
+  std::string random_kind = "dma";             // RANDOM: dma, matmul or dpu (axrand --kind)
   std::vector<std::string> command;            // COMMAND: argv with {out} {cores} {seed} {suite_dir}
   std::vector<std::string> backends;           // ref, tlm, rtl, fpga (COMMAND: ignored)
   std::vector<unsigned> cores;                 // configurations
