@@ -40,6 +40,13 @@ void unit_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out)
   }
 }
 
+// Buffers ordered by name (then address): the order slot buffers, copies and waits are made in
+// must not depend on where the nodes happen to live (a parsed copy compiles to the same bytes).
+struct ByName {
+  bool operator()(const BufferNode* a, const BufferNode* b) const { return a->name != b->name ? a->name < b->name : a < b; }
+};
+using Roots = std::set<const BufferNode*, ByName>;
+
 struct LoopRange {
   const VarNode* var;
   int64_t start, extent;
@@ -300,8 +307,8 @@ class TilingPass {
     }
     std::set<const BufferNode*> elsewhere;
     unit_roots(others, elsewhere);
-    std::map<const BufferNode*, Tiled> tiled;
-    std::set<const BufferNode*> refused;
+    std::map<const BufferNode*, Tiled, ByName> tiled;
+    Roots refused;
     for (const auto& a : an.accesses) {
       const BufferNode* r = a.view->root();
       if (a.flat.of(iv) == 0 || !ddr_backed(*r) || elsewhere.count(r)) refused.insert(r);
@@ -368,7 +375,7 @@ class TilingPass {
     return true;
   }
 
-  void emit(const Stmt& loop, const TileChoice& c, std::map<const BufferNode*, Tiled>& tiled, std::vector<Stmt>& out,
+  void emit(const Stmt& loop, const TileChoice& c, std::map<const BufferNode*, Tiled, ByName>& tiled, std::vector<Stmt>& out,
             int64_t drain) {
     const VarNode* iv = loop->var.get();
     const SourceLoc& loc = loop->loc;
@@ -484,8 +491,8 @@ class TilingPass {
   // buffer lives in one core's L1, so an operand read at a fixed place (weights, a bias) gets a
   // copy per core. The cores' copies in, their datapaths and their copies out each run side by
   // side, waited together; a barrier over the cores closes the loop.
-  bool partition_cores(const Stmt& loop, const Analysis& an, std::map<const BufferNode*, Tiled>& tiled,
-                       const std::set<const BufferNode*>& whole, std::vector<Stmt>& out) {
+  bool partition_cores(const Stmt& loop, const Analysis& an, std::map<const BufferNode*, Tiled, ByName>& tiled,
+                       const Roots& whole, std::vector<Stmt>& out) {
     const VarNode* iv = loop->var.get();
     // The IMC is per core and its LoadIMC is a launch of its own: a matmul stays on one core.
     std::function<bool(const std::vector<Stmt>&)> has_matmul = [&](const std::vector<Stmt>& l) {

@@ -15,6 +15,7 @@
 
 namespace ax = axcore::compiler;
 namespace A = axcore::compiler::A;
+using cc_tiles = axcore::compiler::TileBounds;
 
 namespace {
 
@@ -144,8 +145,9 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
     EXPECT_NE(text.find(form), std::string::npos) << form << "\n" << text;
 }
 
-// Random small kernels from the builder: loops, pads, guards, register programs, side inputs,
-// store-or-drop, views, constants, sync. Each round-trips; the valid ones compile identically.
+// Random small kernels from the builder: loops, A.tiles loops (tiled and pipelined by the pass),
+// pads, guards, register programs, side inputs, store-or-drop, constants. Each round-trips, before
+// and after the passes; the valid ones compile identically from the parsed text.
 TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
   uint32_t seed = 12345;
   auto rnd = [&](uint32_t n) {
@@ -164,7 +166,8 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
       std::vector<double> cv(static_cast<std::size_t>(cols * 64));
       for (auto& v : cv) v = rnd(3) == 0 ? 1.0 : static_cast<double>(static_cast<int>(rnd(2001)) - 1000) / 64.0;
       auto c = A::alloc_constant(cv, "float32x64", A::DDR, {cols}, "c");
-      const bool pad = rnd(3) == 0, side = rnd(2), guard = rnd(3) == 0, loops_inside = rnd(2);
+      const bool pad = rnd(3) == 0, side = rnd(2), guard = rnd(3) == 0;
+      const uint32_t form = rnd(3);  // 0: a loop around the datapath, 1: the sunk form, 2: A.tiles
       const int ops = 1 + static_cast<int>(rnd(3));
       auto body = [&](const A::Value& i, const A::Value& j) {
         auto a = A::decl_stream("float32x64");
@@ -197,7 +200,12 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
           else out(i, j) = o.pop();
         });
       };
-      if (loops_inside) {
+      if (form == 2) {
+        const cc_tiles t{.tile_min = 0, .tile_max = static_cast<int64_t>(1 + rnd(static_cast<uint32_t>(rows))), .num_tiles = 0,
+                         .drain = static_cast<int64_t>(rnd(3))};
+        for (auto i : A::tiles(rows, t))
+          for (auto j : A::serial(cols)) A::Datapath([&] { body(i, j); });
+      } else if (form == 1) {
         // Written in the sunk form: each unit loops itself.
         A::Datapath([&] {
           auto a = A::decl_stream("float32x64");
@@ -214,6 +222,11 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
     }
     expect_round_trip(mod.ir(), mod.ir().name);
     const auto back = ax::parse_module(ax::dump(mod.ir()));
+    try {
+      const auto lowered = ax::compile(mod.ir().main()).ir_lowered;
+      EXPECT_EQ(ax::dump(*ax::parse_prim_func(lowered)), lowered) << mod.ir().name;
+    } catch (const ax::CompileError&) {
+    }
     std::vector<uint8_t> want;
     try {
       want = bundle_bytes(mod.ir().main());
