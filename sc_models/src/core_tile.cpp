@@ -109,11 +109,13 @@ void CoreTile::reset_queue(Queue& q, bool running_too) {
   }
   if (!running_too || !q.running) return;
   ++q.epoch;
-  for (auto& p : pipes_)
-    if (p.current && ((&p == &pipes_[0]) == (q.q == kMvmexe)) && (q.q == kMvmexe || q.q == kDwpu)) {
-      p.current->reset = true;
-      p.current->bt.abort();
+  if (q.q == kMvmexe || q.q == kDwpu) {  // abort the datapath run (its units leave at once)
+    Pipe* run = pipes_[q.q == kMvmexe ? 0 : 1].current;
+    if (run) {
+      run->reset = true;
+      run->bt.abort();
     }
+  }
   q.wake.notify(sc_core::SC_ZERO_TIME);
 }
 
