@@ -135,11 +135,14 @@ std::string run_kernel(Device& d, const Options& opt, const Run& k, const Datapa
     throw StepSkip("the register-level device completes core tasks without running them (no datapath units)");
   Image img(opt.seed + 200 + k.index, k.in_rows, k.out_row, k.out_rows);
   const uint32_t row = S::param::shim_row, core_row = S::core_row(0);
-  const uint32_t first = kInRow, words = (k.out_row + k.out_rows - first) * 16;
   const Ddr r = ddr_regions(d);
-  ddr_put_bytes(d, r.a, std::vector<uint8_t>(img.l1.begin() + first * 64, img.l1.begin() + (first * 64 + words * 4)));
-  transfer(d, row, 0, linear(d, {S::MemSel::DDR, r.a}, words), linear(d, {S::MemSel::L1, first * 64u, 0}, words),
-           std::string(k.name) + ": inputs DDR -> L1");
+  // Into L1: the input rows, then the poisoned output rows (a stale result cannot pass).
+  for (const auto& [first, rows] : {std::pair{kInRow, k.in_rows}, std::pair{k.out_row, k.out_rows}}) {
+    const uint32_t words = rows * 16;
+    ddr_put_bytes(d, r.a, std::vector<uint8_t>(img.l1.begin() + first * 64, img.l1.begin() + (first + rows) * 64));
+    transfer(d, row, 0, linear(d, {S::MemSel::DDR, r.a}, words), linear(d, {S::MemSel::L1, first * 64u, 0}, words),
+             std::string(k.name) + ": L1 rows " + std::to_string(first) + ".. DDR -> L1");
+  }
   ref::Imc imc;
   if (load) {
     d.block_write(reg(core_row, S::core::CMD_MEM.offset + 4 * kLoadimcWord), load->encode());
