@@ -36,8 +36,8 @@ DwWindow placed(DwWindow c) {
   return c;
 }
 
-std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr,
-                                 bool has_main = true) {
+std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
+                                 const spec::Walk& odr, bool has_main = true) {
   namespace L = spec::layout::datapath_desc;
   std::vector<uint32_t> w(L::program, 0);
   spec::DpHeader h{};
@@ -47,7 +47,9 @@ std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
   h.has_main = has_main;
   h.words = static_cast<uint32_t>(w.size());
   h.id = 9;
-  auto put = [&](std::size_t at, auto words) { std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at)); };
+  auto put = [&](std::size_t at, auto words) {
+    std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
+  };
   put(0, h.encode());
   put(L::ifd0, ifd.encode());
   put(L::dwpu, d.encode());
@@ -154,7 +156,9 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   };
   const uint64_t t_mm = alone(kQMvm, rtlcore::kDpWord), t_dw = alone(kQDw, kDwWord);
 
-  auto perf = [&](uint32_t reg_base, spec::PerfUnit u) { return s.t.read(reg_base + 16 * static_cast<uint32_t>(u)); };
+  auto perf = [&](uint32_t reg_base, spec::PerfUnit u) {
+    return s.t.read(reg_base + 16 * static_cast<uint32_t>(u));
+  };
   const uint32_t dw_stall0 = perf(core::PERF_STALL_IN.offset, spec::PerfUnit::DWPU);
   const std::size_t n = s.t.tokens.size();
   s.t.push(kQDw, kDwWord, 5);
@@ -171,15 +175,21 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   // the intervals overlap, and the pair takes about the longer of the two
   EXPECT_LT(sp[kQDw].start, sp[kQMvm].done);
   EXPECT_LT(sp[kQMvm].start, sp[kQDw].done);
-  const uint64_t both = std::max(sp[kQDw].done, sp[kQMvm].done) - std::min(sp[kQDw].start, sp[kQMvm].start);
-  std::printf("DWPU 3x3 conv alone %llu cycles, MVMEXE M=48 K=1152 N=256 alone %llu cycles, both pushed together "
-              "%llu cycles (sum alone %llu; the DWPU stalled %u cycles on IFD0, which loses L1 banks to the "
-              "MVMEXE ports); %.0f simulated cycles/s\n",
-              static_cast<unsigned long long>(t_dw), static_cast<unsigned long long>(t_mm),
-              static_cast<unsigned long long>(both), static_cast<unsigned long long>(t_dw + t_mm), dw_stall, speed);
+  const uint64_t both =
+      std::max(sp[kQDw].done, sp[kQMvm].done) - std::min(sp[kQDw].start, sp[kQMvm].start);
+  std::printf(
+      "DWPU 3x3 conv alone %llu cycles, MVMEXE M=48 K=1152 N=256 alone %llu cycles, both pushed "
+      "together "
+      "%llu cycles (sum alone %llu; the DWPU stalled %u cycles on IFD0, which loses L1 banks to "
+      "the "
+      "MVMEXE ports); %.0f simulated cycles/s\n",
+      static_cast<unsigned long long>(t_dw), static_cast<unsigned long long>(t_mm),
+      static_cast<unsigned long long>(both), static_cast<unsigned long long>(t_dw + t_mm), dw_stall,
+      speed);
   // the pair costs the longer run, the second descriptor fetch (92 words) and the DWPU's stalls
   // on bank conflicts, far below the two runs back to back
-  EXPECT_LE(static_cast<double>(both), static_cast<double>(std::max(t_dw, t_mm)) + 100.0 + dw_stall);
+  EXPECT_LE(static_cast<double>(both),
+            static_cast<double>(std::max(t_dw, t_mm)) + 100.0 + dw_stall);
   EXPECT_LE(static_cast<double>(both), 0.7 * static_cast<double>(t_dw + t_mm));
 
   s.ref_matmul(mm);
@@ -193,7 +203,8 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   EXPECT_GE(busy, taps);
   EXPECT_LE(busy, taps + 2 * (c.weights + 8));
   EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DWPU))), 2u);
-  EXPECT_GT(s.t.read(core::PERF_BUSY.at(static_cast<uint32_t>(spec::PerfUnit::DW_ODR))), c.outputs());
+  EXPECT_GT(s.t.read(core::PERF_BUSY.at(static_cast<uint32_t>(spec::PerfUnit::DW_ODR))),
+            c.outputs());
   EXPECT_EQ(s.t.read(core::Q_STATUS.at(kQDw)) >> 16, 2u);
 }
 
@@ -204,7 +215,8 @@ TEST(DwpuCoreTest, RandomWindowsBesideMatmuls) {
   Matmul mm{4, 3, 2};
   mm.out = spec::Dtype::INT8;
   s.load_matmul(mm);
-  const DwpuOp ops[] = {DwpuOp::CONV, DwpuOp::MAX, DwpuOp::MIN, DwpuOp::SUM, DwpuOp::AVERAGE, DwpuOp::CONV};
+  const DwpuOp ops[] = {DwpuOp::CONV, DwpuOp::MAX,     DwpuOp::MIN,
+                        DwpuOp::SUM,  DwpuOp::AVERAGE, DwpuOp::CONV};
   int i = 0;
   for (DwpuOp op : ops) {
     const DwWindow c = placed(DwWindow::random(s.rng, op));
@@ -213,7 +225,8 @@ TEST(DwpuCoreTest, RandomWindowsBesideMatmuls) {
     s.t.push(kQDw, kDwWord, 40 + static_cast<uint32_t>(i));
     s.t.push(kQMvm, rtlcore::kDpWord, 50 + static_cast<uint32_t>(i));
     s.run_until(n + 2);
-    for (std::size_t k = n; k < s.t.tokens.size(); ++k) EXPECT_FALSE(token_of(s.t.tokens[k]).error) << "case " << i;
+    for (std::size_t k = n; k < s.t.tokens.size(); ++k)
+      EXPECT_FALSE(token_of(s.t.tokens[k]).error) << "case " << i;
     c.run_ref(s.image);
     s.expect_rows(c.y0, c.out_rows(), "window case " + std::to_string(i));
     ++i;
@@ -282,7 +295,8 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
     d = c.dwpu();
     d.weight_base_row = static_cast<uint32_t>(spec::param::l1_bytes / 64 - 1);
     d.weight_count = 2;
-    bad.push_back({"weights outside L1", dwpu_words(c.ifd(), d, c.odr()), spec::ErrorCode::L1_RANGE});
+    bad.push_back(
+        {"weights outside L1", dwpu_words(c.ifd(), d, c.odr()), spec::ErrorCode::L1_RANGE});
   }
   for (const Bad& b : bad) {
     s.t.write_cmd(kDwWord, b.words);
@@ -310,7 +324,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   const auto tk = token_of(s.t.tokens.back());
   EXPECT_TRUE(tk.error);
   EXPECT_EQ(tk.code, spec::ErrorCode::WATCHDOG);
-  EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 3u);      // fired, kind DWPU
+  EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 3u);                    // fired, kind DWPU
   EXPECT_EQ(s.t.read(core::WDOG_WAITS.offset), (1u << 2) | (1u << 7));  // main_in, odr_in
   s.t.write(core::WDOG_STATUS.offset, 3);
   EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 0u);
