@@ -98,8 +98,9 @@ TEST(RuntimeTraceCompare, FieldsAKindDoesNotDefineAreNotCompared) {
   EXPECT_EQ(trace::defined_fields(Kind::TOKEN), trace::kFieldToken);
 }
 
-// A DMA pair's MM2S and S2MM finish a few cycles apart: the TLM issues the S2MM token first, the
-// RTL the MM2S one. Tokens of different issuers may interleave in any order; one issuer's may not.
+// A DMA pair's MM2S and S2MM finish a few cycles apart (the TLM of 93e0f87 issued the S2MM token
+// first, the RTL the MM2S one). Tokens of different issuers may interleave in any order; one
+// issuer's may not.
 TEST(RuntimeTraceCompare, TokensAreOrderedPerIssuer) {
   auto tok = [](uint64_t seq, uint32_t word) {
     Record r;

@@ -13,8 +13,8 @@ namespace {
 // A stream: (col, row, unit, source). `source` is -1 except for TOKEN records, which the token
 // unit commits on behalf of the channel or queue that finished a task: each issuer is its own
 // stream (source = the token's col/row/dir/channel bits), because the order in which concurrent
-// tasks of different channels finish is timing — the TLM lets a DMA pair's S2MM finish before
-// its MM2S, the RTL the other way round — while one issuer's tokens keep a strict order.
+// tasks of different channels finish is timing (a DMA pair's MM2S and S2MM finish a few cycles
+// apart, and a TLM with other latencies may swap them) while one issuer's tokens keep a strict order.
 using Key = StreamKey;
 using Streams = std::map<Key, std::vector<const trace::Record*>>;
 
