@@ -2,7 +2,8 @@
 // SysDMA and L2 -> DDR through MemDMA with padding runs through the runtime (player, DDR placement,
 // read back) and yields the hand-computed result; two runs give traces axtrace judges equivalent;
 // a corrupted input word injected by the harness is reported as the exact first divergent record.
-// Runs on the shim/mem system top (cores = 0) until the core tile's RTL exists.
+// Runs on the shim/mem system top (cores = 0); the core-tile programs (cores = 1) are in
+// sim_programs_test.cpp and rtl_perturb_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
