@@ -940,7 +940,12 @@ class Parser {
       e->name = expect_ident("a DPU op");
       expect_punct("(");
       while (!is_punct(")")) {
-        e->args.push_back(expr());
+        if (is_word("tables") && is_punct("=", 1)) {
+          next(), next();
+          e->ival = expect_int("the chained table count");
+        } else {
+          e->args.push_back(expr());
+        }
         if (!accept(",")) break;
       }
       expect_punct(")");

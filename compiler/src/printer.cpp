@@ -225,6 +225,7 @@ std::string dump(const Expr& e) {
     case ExprKind::DpuCall: {
       std::string s = "A.dpu.ops." + e->name + "(";
       for (std::size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + dump(e->args[i]);
+      if (e->ival != 0) s += ", tables=" + std::to_string(e->ival);  // a chained LUT
       return s + ")";
     }
     default: return "(" + dump(e->args[0]) + op_text(e->kind) + dump(e->args[1]) + ")";

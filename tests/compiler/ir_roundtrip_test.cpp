@@ -131,6 +131,22 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
     A::output(out);
     A::output(qo);
   }
+  // A chained LUT carries its table count in ival (printed as tables=N).
+  {
+    A::Script s(f);
+    A::Datapath([&] {
+      auto a = A::decl_stream("float32x64", "", "la");
+      auto o = A::decl_stream("float32x64", "", "lo");
+      A::IFD(0, [&] { a.push(in(0, 0)); });
+      A::DPU([&] {
+        auto t = A::array("float18x64", 2, "tab");
+        const A::Value v = A::dpu::lut(A::cast(a.pop(), "float18x64"), t[0]);
+        std::const_pointer_cast<ax::ExprNode>(v.expr())->ival = 2;
+        o.push(A::cast(v, "float32x64"));
+      });
+      A::ODR([&] { in(0, 1) = o.pop(); });
+    });
+  }
   f.ir().graph.push_back({"aten.mul", {"inp", "k"}, {"out"}, {{"alpha", {1.0}}, {"dims", {0, 2, 1}}}, {{"mode", "x"}}});
   expect_round_trip(mod.ir(), "everything");
   const std::string text = ax::dump(mod.ir());
@@ -141,7 +157,7 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
                            "with A.SysDMA(id=\"copy\"):", "with A.CoreDMA(core=0, id=\"cd\"):",
                            "with A.Depthwise(op=\"MAX\", taps=9, weights=None, divisor=0):", "A.dpu.ops.fma(x, x, x)",
                            "= inp.reshape((8, 1))", "decl_stream(\"float32x64\", scope=\"IFD_0_STREAM\")",
-                           "A.graph(\"aten.mul\""})
+                           "A.graph(\"aten.mul\"", "A.dpu.ops.lut(A.cast(la.pop(), \"float18x64\"), tab[0], tables=2)"})
     EXPECT_NE(text.find(form), std::string::npos) << form << "\n" << text;
 }
 
