@@ -339,6 +339,26 @@ TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {
   b.expect_output(std::size_t{mm.m} * mm.nb * 64);
 }
 
+// Neither MVM nor DPU: IFD0 feeds the ODR (a copy with a cast); a cast_from other than IFD0's
+// dtype is STREAM_DTYPE.
+TEST(DatapathTest, MovementOnlyDatapathCopiesWithACast) {
+  Bench b;
+  std::mt19937 rng(46);
+  constexpr uint32_t n = 5;
+  b.fill(rng, kX0, 2 * n);
+  Dp dp;
+  dp.ifd0 = linear_walk(Dtype::FLOAT16, kX0, n, Dtype::FLOAT16);
+  dp.odr = linear_walk(Dtype::FLOAT32, kY0, n, Dtype::FLOAT16);
+  const spec::Token tk = b.run(dp, 40);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  b.reference(dp);
+  b.expect_output(std::size_t{n} * 256);
+  dp.odr.cast_from = Dtype::INT32;
+  const spec::Token bad = b.run(dp, 41);
+  EXPECT_TRUE(bad.error);
+  EXPECT_EQ(bad.code, ErrorCode::STREAM_DTYPE);
+}
+
 // IFD0 walks more elements than the DPU takes: the end of the task clears them, so the next
 // task computes on its own data only (and the datapath is idle in between).
 TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {
