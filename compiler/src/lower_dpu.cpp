@@ -2,6 +2,7 @@
 // allocation, one arithmetic operation per statement with float18x64 operands, serial loops as
 // LOOP/ENDLOOP with loop-indexed registers, the init preamble, and buffer reads turned into pops
 // of an IFD1 walk (the DPU reads no memory itself).
+#include <algorithm>
 #include <map>
 
 #include "axcore/compiler/printer.hpp"
@@ -231,7 +232,7 @@ class DpuCompiler {
         std::vector<uint32_t> r;
         for (const auto& a : e->args) r.push_back(operand(a, s, mult));
         const std::string& n = e->name;
-        if (n == "lut") emit({DpuOp::LUT, dst, r[0], r[1], 0, 1});
+        if (n == "lut") emit({DpuOp::LUT, dst, r[0], r[1], 0, static_cast<uint32_t>(std::max<int64_t>(e->ival, 1))});  // ival: chained tables
         else if (n == "prelu") emit({DpuOp::PRELU, dst, r[0], r[1], 0, 0});
         else if (n == "fma") emit({DpuOp::FMA, dst, r[0], r[1], r[2], 0});
         else if (n == "add_reduce") emit({DpuOp::ADD_REDUCE, dst, r[0], 0, 0, 0});

@@ -665,6 +665,23 @@ static Value call(const char* op, std::vector<Expr> args, Loc l) {
   return Value(Expr(e));
 }
 Value lut(const Value& x, const Value& table, Loc l) { return call("lut", {x.expr(), table.expr()}, l); }
+Value lut(const Value& x, const Value& table, int64_t tables, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (tables < 1 || tables > static_cast<int64_t>(spec::param::lut_max_chain))
+    fail(loc, "A.dpu.ops.lut chains 1.." + std::to_string(spec::param::lut_max_chain) + " tables (lut_max_chain), not " + std::to_string(tables));
+  const Expr& t = table.expr();
+  if (tables > 1) {
+    if (!t || t->kind != ExprKind::RegRead || t->buf->is_var || t->args.size() != 1 || t->args[0]->kind != ExprKind::Int)
+      fail(loc, "chained LUT tables are consecutive registers: pass the first as tables[k] of an A.array, with a literal k",
+           "tables = A.array(\"float18x64\", size=N); A.dpu.ops.lut(x, tables[0], N)");
+    if (t->args[0]->ival + tables > t->buf->shape[0])
+      fail(loc, "the chain " + t->buf->name + "[" + std::to_string(t->args[0]->ival) + " .. " + std::to_string(t->args[0]->ival + tables - 1) +
+                    "] runs past its size " + std::to_string(t->buf->shape[0]));
+  }
+  Value v = call("lut", {x.expr(), t}, l);
+  std::const_pointer_cast<ExprNode>(v.expr())->ival = tables;  // the chain length (DpuCall's ival)
+  return v;
+}
 Value prelu(const Value& x, const Value& slope, Loc l) { return call("prelu", {x.expr(), slope.expr()}, l); }
 Value fma(const Value& a, const Value& b, const Value& c, Loc l) { return call("fma", {a.expr(), b.expr(), c.expr()}, l); }
 Value add_reduce(const Value& x, Loc l) { return call("add_reduce", {x.expr()}, l); }

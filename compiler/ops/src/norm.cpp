@@ -18,16 +18,23 @@ constexpr double kExpLo = -16.0;  // the exp table's domain [-16, 0] (common/ref
 
 // One LUT table of f over [lo, hi], packed as the DPU reads it. Fitting is costly (every float18
 // input of the range is evaluated), so tables are kept per (function, range) in this process.
-std::vector<double> table(const std::string& fn, double lo, double hi, const std::function<double(double)>& f, num::LutSpacing sp) {
-  static thread_local std::map<std::tuple<std::string, double, double>, std::vector<double>> cache;
-  auto [it, fresh_entry] = cache.try_emplace({fn, lo, hi});
-  if (fresh_entry) {
-    const auto p = num::compute_chained_lut_params(lo, hi, 1, f, sp);
-    const num::PwordF32 w = num::pack_lut_params_to_pword(p[0]);
-    it->second.assign(w.begin(), w.end());
-  }
+std::vector<double> table(const std::string& fn, double lo, double hi, int n, const std::function<double(double)>& f, num::LutSpacing sp) {
+  static thread_local std::map<std::tuple<std::string, double, double, int>, std::vector<double>> cache;
+  auto [it, fresh_entry] = cache.try_emplace({fn, lo, hi, n});
+  if (fresh_entry)
+    for (const auto& p : num::compute_chained_lut_params(lo, hi, n, f, sp)) {
+      const num::PwordF32 w = num::pack_lut_params_to_pword(p);
+      it->second.insert(it->second.end(), w.begin(), w.end());
+    }
   return it->second;
 }
+
+// Chained tables per LUT: as many as the registers left over allow, up to lut_max_chain.
+int chain(int64_t free_registers, int luts) {
+  return static_cast<int>(std::clamp<int64_t>(free_registers / luts, 1, spec::param::lut_max_chain));
+}
+int softmax_tables(int64_t nb) { return chain(static_cast<int64_t>(spec::param::dpu_registers) - 5 - nb, 2); }
+int layernorm_tables(int64_t nb) { return chain(static_cast<int64_t>(spec::param::dpu_registers) - 7 - 3 * nb, 1); }
 // A scalar in every lane, as the float32 whose float18 rounding the reference uses.
 std::vector<double> splat18(double v) { return std::vector<double>(64, num::to_double(num::f18_from_double(v))); }
 
@@ -92,14 +99,15 @@ OpDef softmax_op() {
   d.implementation = [](const Call& c, const Tensor& out) {
     const Tensor x = c.tensor("input");
     const int64_t nb = x.shape().back(), n = nb * 64;
+    const int nt = softmax_tables(nb);
     std::vector<double> k;
-    append(k, table("exp", kExpLo, 0.0, [](double v) { return std::exp(v); }, num::LutSpacing::Uniform));          // c[0] exp
-    append(k, splat18(kExpLo));                                                                              // c[1] exp_lo
-    append(k, splat18(0.0));                                                                                 // c[2] zero
-    append(k, table("recip", 1.0, std::max<double>(static_cast<double>(n), 2.0), [](double v) { return 1.0 / v; },  // c[3] 1/x
-                    num::LutSpacing::Geometric));
-    const Tensor consts = make_constant(out.name() + "_luts", {4}, "float32x64", std::move(k));
-    row_program(x, out, consts, {4}, [nb](const A::StreamHandle& in, const A::StreamHandle& res, const std::vector<A::Reg>& regs) {
+    append(k, table("exp", kExpLo, 0.0, nt, [](double v) { return std::exp(v); }, num::LutSpacing::Uniform));  // c[0, nt) exp
+    append(k, splat18(kExpLo));                                                                                 // c[nt] exp_lo
+    append(k, splat18(0.0));                                                                                    // c[nt + 1] zero
+    append(k, table("recip", 1.0, std::max<double>(static_cast<double>(n), 2.0), nt, [](double v) { return 1.0 / v; },
+                    num::LutSpacing::Geometric));                                                               // c[nt + 2, 2 nt + 2) 1/x
+    const Tensor consts = make_constant(out.name() + "_luts", {2 * nt + 2}, "float32x64", std::move(k));
+    row_program(x, out, consts, {2 * nt + 2}, [nb, nt](const A::StreamHandle& in, const A::StreamHandle& res, const std::vector<A::Reg>& regs) {
       const A::Reg& cr = regs[0];
       auto xr = A::array("float18x64", nb, "x");
       auto m = A::var("float18x64", "m");
@@ -112,21 +120,22 @@ OpDef softmax_op() {
       m = A::dpu::max_reduce(m);
       for (auto j : A::serial(nb)) {
         e = xr[j] - m;
-        e = A::Max(e, cr[1]);
-        e = A::dpu::lut(e, cr[0]);
-        xr[j] = A::Max(e, cr[2]);
+        e = A::Max(e, cr[nt]);
+        e = A::dpu::lut(e, cr[0], nt);
+        xr[j] = A::Max(e, cr[nt + 1]);
       }
       s = xr[0];
       if (nb > 1)  // (a zero-extent loop would drop the whole datapath in drop-empty-loops)
         for (auto j : A::serial(1, nb)) s = A::Value(s) + xr[j];
       s = A::dpu::add_reduce(s);
-      s = A::dpu::lut(s, cr[3]);
+      s = A::dpu::lut(s, cr[nt + 2], nt);
       for (auto j : A::serial(nb)) res.push(A::cast(xr[j] * s, "float32x64"));
     });
   };
   d.emulate = [](const Call& c, const Tensor& out) {
     Node n = node("softmax", {c.tensor("input").name()}, {out.name()});
-    n.num_attrs = {{"exp_tables", {1}}, {"recip_tables", {1}}};
+    const double nt = softmax_tables(c.tensor("input").shape().back());
+    n.num_attrs = {{"exp_tables", {nt}}, {"recip_tables", {nt}}};
     return std::vector<Node>{n};
   };
   return d;
@@ -164,14 +173,15 @@ OpDef layer_norm_op() {
     std::vector<double> k;
     append(k, constant_values(c, "weight"));  // gamma, nb PWORDs
     append(k, constant_values(c, "bias"));    // beta, nb PWORDs
-    append(k, table("rsqrt", lo, hi, [](double v) { return 1.0 / std::sqrt(v); }, num::LutSpacing::Geometric));  // 1/sqrt
+    const int nt = layernorm_tables(nb);
+    append(k, table("rsqrt", lo, hi, nt, [](double v) { return 1.0 / std::sqrt(v); }, num::LutSpacing::Geometric));  // 1/sqrt, nt tables
     append(k, splat18(1.0 / static_cast<double>(n)));                                                    // 1/n
     append(k, std::vector<double>(64, static_cast<double>(static_cast<float>(c.f("eps")))));            // eps
     append(k, splat18(lo));
     append(k, splat18(hi));
-    const Tensor consts = make_constant(out.name() + "_consts", {2 * nb + 5}, "float32x64", std::move(k));
+    const Tensor consts = make_constant(out.name() + "_consts", {2 * nb + nt + 4}, "float32x64", std::move(k));
     // gamma and beta get register files of their own, so each is indexed by the block loop alone.
-    row_program(x, out, consts, {nb, nb, 5}, [nb](const A::StreamHandle& in, const A::StreamHandle& res, const std::vector<A::Reg>& cr) {
+    row_program(x, out, consts, {nb, nb, nt + 4}, [nb, nt](const A::StreamHandle& in, const A::StreamHandle& res, const std::vector<A::Reg>& cr) {
       const A::Reg& g = cr[0];
       const A::Reg& bt = cr[1];
       const A::Reg& k5 = cr[2];
@@ -184,17 +194,17 @@ OpDef layer_norm_op() {
       if (nb > 1)  // (a zero-extent loop would drop the whole datapath in drop-empty-loops)
         for (auto j : A::serial(1, nb)) s = A::Value(s) + xr[j];
       s = A::dpu::add_reduce(s);
-      s = A::Value(s) * k5[1];  // the mean
+      s = A::Value(s) * k5[nt];  // the mean
       for (auto j : A::serial(nb)) xr[j] = xr[j] - s;
       v = xr[0] * xr[0];
       if (nb > 1)  // (a zero-extent loop would drop the whole datapath in drop-empty-loops)
         for (auto j : A::serial(1, nb)) v = A::dpu::fma(xr[j], xr[j], v);  // each square rounded, then summed
       v = A::dpu::add_reduce(v);
-      v = A::Value(v) * k5[1];
-      v = A::Value(v) + k5[2];
-      v = A::Max(v, k5[3]);
-      v = A::Min(v, k5[4]);
-      v = A::dpu::lut(v, k5[0]);
+      v = A::Value(v) * k5[nt];
+      v = A::Value(v) + k5[nt + 1];
+      v = A::Max(v, k5[nt + 2]);
+      v = A::Min(v, k5[nt + 3]);
+      v = A::dpu::lut(v, k5[0], nt);
       for (auto j : A::serial(nb)) {
         y = xr[j] * v;
         y = A::dpu::fma(y, g[j], bt[j]);
@@ -204,7 +214,8 @@ OpDef layer_norm_op() {
   };
   d.emulate = [](const Call& c, const Tensor& out) {
     Node n = node("layer_norm", {c.tensor("input").name(), c.tensor("weight").name(), c.tensor("bias").name()}, {out.name()});
-    n.num_attrs = {{"eps", {static_cast<double>(static_cast<float>(c.f("eps")))}}, {"lut_lo", {1.0 / 256}}, {"lut_hi", {256.0}}, {"lut_tables", {1}}};
+    n.num_attrs = {{"eps", {static_cast<double>(static_cast<float>(c.f("eps")))}}, {"lut_lo", {1.0 / 256}}, {"lut_hi", {256.0}},
+                   {"lut_tables", {static_cast<double>(layernorm_tables(c.tensor("input").shape().back()))}}};
     return std::vector<Node>{n};
   };
   return d;

@@ -228,3 +228,54 @@ TEST(OpsFsim, AtenMaxPoolAndElementwiseForward) {
 }
 
 }  // namespace
+
+namespace {
+// How close the single-table LUT softmax and layer norm come to exact math (float64), on fsim.
+TEST(OpsFsimAccuracy, SoftmaxAndLayerNormAgainstFloat64) {
+  const A::Module m = module_of([](A::Func& f) {
+    A::output(invoke("softmax", {input(f, "x", {16, 128}, "float32x64")}, {}, "p"));
+  });
+  const auto r = axcore::compiler::compile(m.ir().main());
+  const auto in = random_inputs(r.bundle, 21, -6, 6);
+  axcore::compiler::register_fsim_backend();
+  const auto out = rt::make_backend("fsim")->run(r.bundle, in, {});
+  const auto& x = std::get<NDArray<float>>(in.at("x"));
+  const auto& p = std::get<NDArray<float>>(out.outputs.at("p"));
+  double worst = 0, worst_sum = 0;
+  for (std::size_t row = 0; row < 16; ++row) {
+    double mx = -1e30, s = 0, got_sum = 0;
+    for (std::size_t i = 0; i < 128; ++i) mx = std::max(mx, static_cast<double>(x({row, i})));
+    for (std::size_t i = 0; i < 128; ++i) s += std::exp(x({row, i}) - mx);
+    for (std::size_t i = 0; i < 128; ++i) {
+      const double want = std::exp(x({row, i}) - mx) / s;
+      worst = std::max(worst, std::fabs(p({row, i}) - want));
+      got_sum += p({row, i});
+    }
+    worst_sum = std::max(worst_sum, std::fabs(got_sum - 1.0));
+  }
+  std::printf("softmax (16 x 128, x in [-6, 6]): max |error| %.5f, max |row sum - 1| %.4f\n", worst, worst_sum);
+  EXPECT_LT(worst, 0.002);  // 8 chained exp and 1/x tables
+  EXPECT_LT(worst_sum, 0.01);
+
+  const A::Module ln = module_of([](A::Func& f) {
+    auto ones = A::alloc_constant(std::vector<double>(128, 1.0), "float32x64", A::DDR, {2}, "g");
+    auto zeros = A::alloc_constant(std::vector<double>(128, 0.0), "float32x64", A::DDR, {2}, "b");
+    A::output(invoke("layer_norm", {input(f, "x", {16, 128}, "float32x64"), ones, zeros}, {}, "y"));
+  });
+  const auto rl = axcore::compiler::compile(ln.ir().main());
+  const auto lin = random_inputs(rl.bundle, 22, -3, 5);
+  const auto lout = rt::make_backend("fsim")->run(rl.bundle, lin, {});
+  const auto& lx = std::get<NDArray<float>>(lin.at("x"));
+  const auto& y = std::get<NDArray<float>>(lout.outputs.at("y"));
+  double worst_ln = 0;
+  for (std::size_t row = 0; row < 16; ++row) {
+    double mean = 0, var = 0;
+    for (std::size_t i = 0; i < 128; ++i) mean += lx({row, i}) / 128.0;
+    for (std::size_t i = 0; i < 128; ++i) var += (lx({row, i}) - mean) * (lx({row, i}) - mean) / 128.0;
+    for (std::size_t i = 0; i < 128; ++i)
+      worst_ln = std::max(worst_ln, std::fabs(y({row, i}) - (lx({row, i}) - mean) / std::sqrt(var + 1e-5)));
+  }
+  std::printf("layer_norm (16 x 128, x in [-3, 5]): max |error| %.4f (outputs within about +-2)\n", worst_ln);
+  EXPECT_LT(worst_ln, 0.02);  // 8 chained 1/sqrt tables
+}
+}  // namespace

@@ -98,6 +98,35 @@ TEST(OpsValidate, Binding) {
           {"argument 'input'", "is int32x64; the operator takes int8x64, float16x64, float32x64"});
 }
 
+TEST(OpsValidate, ChainedLutTablesAreConsecutiveRegisters) {
+  auto e = compile_error([] {
+    (void)module_of([](A::Func& f) {
+      auto x = f.input("x", {1}, "float32x64");
+      auto y = A::alloc_buffer({1}, "float32x64");
+      A::Datapath([&] {
+        auto s = A::decl_stream("float32x64");
+        auto o = A::decl_stream("float32x64");
+        A::IFD(0, [&] { s.push(x(0)); });
+        A::DPU([&] {
+          auto t = A::array("float18x64", 4, "tables");
+          auto v = A::var("float18x64", "v");
+          v = A::cast(s.pop(), "float18x64");
+          v = A::dpu::lut(v, t[2], 3);
+          o.push(A::cast(v, "float32x64"));
+        });
+        A::ODR([&] { y(0) = o.pop(); });
+      });
+    });
+  });
+  EXPECT_NE(std::string(e.what()).find("the chain tables[2 .. 4] runs past its size 4"), std::string::npos) << e.what();
+  e = compile_error([] {
+    (void)module_of([](A::Func&) {
+      A::Datapath([&] { A::DPU([&] { auto v = A::var("float18x64", "v"); v = A::dpu::lut(v, v, 9); }); });
+    });
+  });
+  EXPECT_NE(std::string(e.what()).find("chains 1..8 tables (lut_max_chain), not 9"), std::string::npos) << e.what();
+}
+
 TEST(OpsValidate, RegistryListsEveryLevel) {
   int levels[3] = {0, 0, 0};
   for (const auto& op : ops::registry()) {

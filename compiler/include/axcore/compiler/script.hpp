@@ -344,6 +344,9 @@ Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l = Loc::current());
 
 namespace dpu {
 Value lut(const Value& x, const Value& table, Loc l = Loc::current());
+// Chained tables (guide §7 n_luts; spec lut_max_chain): `tables` consecutive registers starting at
+// `table`, which must be an A.array element with a literal index.
+Value lut(const Value& x, const Value& table, int64_t tables, Loc l = Loc::current());
 Value prelu(const Value& x, const Value& slope, Loc l = Loc::current());
 Value fma(const Value& a, const Value& b, const Value& c, Loc l = Loc::current());
 Value add_reduce(const Value& x, Loc l = Loc::current());
