@@ -130,6 +130,8 @@ void CoreTile::soft_reset() {
   regs.at("WDOG_STATUS") = 0;
   regs.at("WDOG_WAITS") = 0;
   wdog_report_.clear();
+  perf_ = {};
+  cmdproc_busy_ = 0;
 }
 
 bool CoreTile::busy() const {
@@ -175,7 +177,11 @@ void CoreTile::queue_thread(Queue& q) {
     const bool send = task.push.token || code != ErrorCode::NONE;
     const uint32_t tw = send ? tok.encode_word() : 0;
     tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_DONE, task.push.start, bytes, 0, tw);
-    cmdproc_busy_ += t - std::min(t, t_begin);
+    // PERF_BUSY of the command processor: cycles in which some queue is not idle (FETCH from the
+    // pick through S_TOKEN the cycle after TASK_DONE), a union over the queues like the RTL's.
+    const uint64_t busy_end = t + 2;
+    cmdproc_busy_ += busy_end - std::min(busy_end, std::max(t_begin, cmdproc_busy_until_));
+    cmdproc_busy_until_ = std::max(cmdproc_busy_until_, busy_end);
     ++perf_[spec::param::perf_units - 1].tasks;
     q.tasks.pop_front();
     q.running = false;
@@ -259,7 +265,8 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
     }
     auto& pc = perf_[static_cast<unsigned>(spec::PerfUnit::LOADIMC)];
     ++pc.tasks;
-    pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes);
+    // one read per row plus the last row's write cycle, per run
+    pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes + task.push.repeat + 1);
     return ErrorCode::NONE;
   }
   return run_barrier(bar, t, task.seq);
@@ -347,9 +354,8 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_
     p.dpu->in0 = main_out;
     p.ifd1->out = &pipe.ifd1;
     p.odr->in = h.has_dpu ? &pipe.dpu : main_out;
-    // The IFDs make their first request the cycle after the task starts.
-    p.ifd0->launch(pipe, t + 1);
-    if (h.has_ifd1) p.ifd1->launch(pipe, t + 1);
+    p.ifd0->launch(pipe, t);
+    if (h.has_ifd1) p.ifd1->launch(pipe, t);
     if (h.has_main) (mvm ? static_cast<Unit*>(p.mvm.get()) : static_cast<Unit*>(p.dwpu.get()))->launch(pipe, t);
     if (h.has_dpu) p.dpu->launch(pipe, t);
     p.odr->launch(pipe, t);

@@ -92,7 +92,7 @@ class CoreTile : public Tile {
   uint64_t seq_ = 0;
   std::deque<uint64_t> barrier_seqs_;
   sc_core::sc_event resource_ev_;
-  uint64_t cmdproc_busy_ = 0;
+  uint64_t cmdproc_busy_ = 0, cmdproc_busy_until_ = 0;
   uint64_t fetch_free_ = 0;  // first cycle the CMD_MEM fetch engine can pick a queue
   std::string wdog_report_;
 };

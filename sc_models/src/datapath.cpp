@@ -20,6 +20,7 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
   sc_core::sc_spawn([this, &pipe, t0] {
     uint64_t t = t0;
     stall_in_ = stall_out_ = 0;
+    busy_ = -1;
     try {
       body(pipe, t);
     } catch (const Aborted&) {
@@ -31,7 +32,7 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
     const uint64_t span = t > t0 ? t - t0 : 0;
     c.stall_in += static_cast<uint32_t>(stall_in_);
     c.stall_out += static_cast<uint32_t>(stall_out_);
-    c.busy += static_cast<uint32_t>(span - std::min(span, stall_in_ + stall_out_));
+    c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_) : span - std::min(span, stall_in_ + stall_out_));
     ++c.tasks;
     pipe.bt.end_unit(t);
   });
@@ -39,6 +40,7 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
 
 void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   const uint64_t rows = num::element_rows(walk.dtype);
+  ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
     ref::Element e;
     try {
@@ -52,7 +54,7 @@ void IfdUnit::body(Pipe& pipe, uint64_t& t) {
     stall_out_ += enter - want;
     t = std::max(t + rows, enter + 1 - ifd_latency);
   }
-  t += ifd_latency;
+  t += ifd_latency + 1;  // busy until the last element is on the stream
 }
 
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
@@ -68,8 +70,14 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t) {
     stall_out_ += enter - want;
     t = std::max(t, enter + 1 - mvm_latency);
   };
-  ref::run_mvm(desc, *env_.imc, pop, push);
+  uint64_t ops = 0;
+  auto counted_pop = [&] {
+    ++ops;
+    return pop();
+  };
+  ref::run_mvm(desc, *env_.imc, counted_pop, push);
   t += mvm_latency;
+  busy_ = static_cast<int64_t>(ops * kCyclesPerTileOp);  // PERF_BUSY: tile-op cycles
 }
 
 void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
@@ -113,13 +121,15 @@ void DpuUnit::body(Pipe& pipe, uint64_t& t) {
 void OdrUnit::body(Pipe& pipe, uint64_t& t) {
   const uint64_t rows = num::element_rows(walk.dtype);
   const std::size_t bytes = num::element_bytes(walk.dtype);
+  bool writing = false;  // the previous element's last row write is in cycle t (busy, not a stall)
   for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
     auto got = in->pop(t, &pipe.bt, kOdrIn);
-    stall_in_ += got.cycle - t;
+    stall_in_ += got.cycle - t - std::min<uint64_t>(got.cycle - t, writing ? 1 : 0);
     const auto& st = c.step();
     if (!st.guards_pass) {
       t = got.cycle + 1;
       pipe.end = t - 1;
+      writing = false;
       continue;
     }
     if (got.value.value.dtype != walk.cast_from)
@@ -138,8 +148,9 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
     pipe.bytes += static_cast<uint32_t>(bytes);
     pipe.end = written;
     t = got.cycle + rows;
+    writing = true;
   }
-  t = std::max(t, pipe.end);
+  t = std::max(t, pipe.end + 1);  // busy through the last write
 }
 
 std::string watchdog_diagnostic(bool mvmexe, uint32_t waits, uint64_t cycle) {

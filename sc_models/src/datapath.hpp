@@ -64,6 +64,7 @@ class Unit : public sc_core::sc_module {
   UnitEnv env_;
   unsigned perf_;
   uint64_t stall_in_ = 0, stall_out_ = 0;
+  int64_t busy_ = -1;  // PERF_BUSY of the run when the unit counts it itself (else span - stalls)
 };
 
 class IfdUnit : public Unit {

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   else if (what == "whole_core") p = agree::whole_core(num(2, 16), num(3, 2), num(4, 1));
   else if (what == "dma_ddr") p = agree::dma_ddr_l2_ddr(num(2, 1024));
   else if (what == "dma_walks") p = agree::dma_walks();
+  else if (what == "perf") p = agree::perf_counters();
   else if (what == "dma_bank") p = agree::dma_l2_bank_conflict(num(2, 4096));
   else if (what == "dma_pairs") p = agree::dma_two_pairs(num(2, 4096));
   else {
@@ -57,6 +58,15 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(rec.cycle - x->t0), static_cast<unsigned>(rec.unit),
                         static_cast<unsigned>(rec.kind), static_cast<unsigned long long>(rec.addr));
     }
+    if (what == "perf")
+      for (std::size_t i = 0; i + 16 <= t.out.size(); i += 16) {
+        auto w = [](const std::vector<uint8_t>& v, std::size_t at) {
+          return v[at] | v[at + 1] << 8 | v[at + 2] << 16 | static_cast<uint32_t>(v[at + 3]) << 24;
+        };
+        std::printf("  perf unit %2zu: tlm busy %u in %u out %u tasks %u | rtl busy %u in %u out %u tasks %u\n", i / 16,
+                    w(t.out, i), w(t.out, i + 4), w(t.out, i + 8), w(t.out, i + 12), w(r.out, i), w(r.out, i + 4),
+                    w(r.out, i + 8), w(r.out, i + 12));
+      }
     std::printf("  whole run incl. setup/readback: TLM %.3f s, RTL %.3f s; outputs %s (%zu bytes)\n", tlm_total, rtl_total,
                 t.out == r.out ? "bit-identical" : "DIFFER", t.out.size());
     return 0;

@@ -503,6 +503,19 @@ Program dma_pause() {
   return p;
 }
 
+Program perf_counters() {
+  Program p = matmul(16, 4, 2);
+  p.name = "perf_counters";
+  p.readback = [](runtime::Device& d) {
+    Regs r;
+    for (uint32_t u = 0; u < spec::param::perf_units; ++u)
+      for (const spec::Reg* reg : {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
+        r.read(d, kCore0, reg->at(u));
+    return r.bytes;
+  };
+  return p;
+}
+
 std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb) {
   const auto mm = whole_core_mm(m, kb, nb);
   std::vector<uint8_t> l1(spec::param::l1_bytes, 0);
