@@ -3,7 +3,8 @@
 // no main unit (has_main = 0: a pure movement datapath, guide §6.4). Its units and L1 ports
 // (DW_IFD0, DWPU weights, DW_ODR) are its own, so it runs alongside the MVMEXE datapath. The
 // DPU and IFD1 of this kind are not built (the command processor refuses them). All units start
-// together; the task is done when the ODR is done; the first unit error aborts every unit.
+// together; the task is done when the ODR is done (which clears every unit); the first unit
+// error aborts every unit.
 // act_o feeds the perf counters and the watchdog; waits_o is the WDOG_WAITS picture.
 module ax_dwpu_datapath
   import axcore_pkg::*;
@@ -45,7 +46,9 @@ module ax_dwpu_datapath
   unit_err_t e_ifd, e_dw, e_odr;
   logic      b_ifd, b_dw, b_odr, kill;
 
-  assign kill = abort_i || err_o.valid;
+  // The end of the task also clears the units (as ax_datapath does): elements IFD0 produced
+  // beyond what the DWPU or the ODR took must not reach the next task.
+  assign kill = abort_i || err_o.valid || done_o;
 
   ax_ifd u_ifd0 (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (ifd0_i),

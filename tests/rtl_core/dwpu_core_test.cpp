@@ -329,6 +329,16 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   s.t.write(core::WDOG_STATUS.offset, 3);
   EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 0u);
 
+  // IFD0 one channel block of windows too long: the task ends with the ODR's last store and
+  // the leftover elements are cleared, so the next task sees only its own
+  x = c.ifd();
+  x.d4_size = c.cb + 1;
+  s.t.write_cmd(kDwWord, dwpu_words(x, c.dwpu(), c.odr()));
+  const std::size_t l = s.t.tokens.size();
+  s.t.push(kQDw, kDwWord, 73);
+  s.run_until(l + 1);
+  EXPECT_FALSE(token_of(s.t.tokens.back()).error);
+
   // the queue runs normally afterwards
   s.t.write_cmd(kDwWord, base());
   const std::size_t m = s.t.tokens.size();
