@@ -118,4 +118,20 @@ TEST(FirmwareBringup, EachFaultFailsItsStepWithADiagnosis) {
   EXPECT_GE(caught, 7);  // identity .. tokens, performance and at least one datapath kernel on every backend
 }
 
+// A device without the DWPU (its queue refuses every task with DESC_UNITS): the dwpu step is SKIP
+// with that reason, the run still passes, and the summary names the step.
+TEST(FirmwareBringup, AMissingUnitIsSkipNotPass) {
+  const char* env = std::getenv("AXBRINGUP_TARGET");
+  const std::string target = env ? env : "regfile";
+  int rc = 0;
+  const std::string out = run_cli("--target " + target + " --mem-words 256 --inject no-dwpu", &rc);
+  EXPECT_EQ(rc, 0) << out;
+  const size_t at = out.find("[10/11] dwpu ... SKIP");
+  ASSERT_NE(at, std::string::npos) << out;
+  const bool kernels_run = target != "regfile";
+  EXPECT_NE(out.find(kernels_run ? "this device has no DWPU" : "without running them", at), std::string::npos) << out;
+  EXPECT_NE(out.find("skipped, the device lacks the unit: "), std::string::npos) << out;
+  EXPECT_EQ(out.find("] dwpu ... PASS"), std::string::npos) << out;
+}
+
 }  // namespace

@@ -14,7 +14,8 @@ const Named kNames[] = {{Fault::NONE, "none"},          {Fault::SPEC_HASH, "spec
                         {Fault::STUCK_DDR_BIT, "stuck-ddr-bit"}, {Fault::DMA_DROP, "dma-drop"},
                         {Fault::TOKEN_TAG, "token-tag"},         {Fault::COPY_BIT, "copy-bit"},
                         {Fault::MVM_BIT, "mvm-bit"},             {Fault::DPU_BIT, "dpu-bit"},
-                        {Fault::DWPU_BIT, "dwpu-bit"},           {Fault::PERF_TIMER, "perf-timer"}};
+                        {Fault::DWPU_BIT, "dwpu-bit"},           {Fault::PERF_TIMER, "perf-timer"},
+                        {Fault::NO_DWPU, "no-dwpu"}};
 }  // namespace
 
 std::string to_string(Fault f) {
@@ -33,7 +34,7 @@ Fault parse_fault(const std::string& s) {
 std::vector<Fault> all_faults() {
   std::vector<Fault> v;
   for (const auto& n : kNames)
-    if (n.f != Fault::NONE) v.push_back(n.f);
+    if (n.f != Fault::NONE && n.f != Fault::NO_DWPU) v.push_back(n.f);
   return v;
 }
 
@@ -51,6 +52,16 @@ uint32_t FaultyDevice::read32(uint64_t addr) {
       break;
     case Fault::TOKEN_TAG:  // the token unit drops tag bit 0
       if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset)) v &= ~(1u << 18);
+      break;
+    case Fault::NO_DWPU:  // core 0's DWPU queue answers every task with DESC_UNITS
+      if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset) && v) {
+        auto t = S::Token::decode_word(v);
+        if (t.row == S::core_row(0) && t.channel == S::param::core_queue_channel_base + static_cast<uint32_t>(S::Queue::DWPU)) {
+          t.error = 1;
+          t.code = S::ErrorCode::DESC_UNITS;
+          v = t.encode_word();
+        }
+      }
       break;
     case Fault::PERF_TIMER:  // the cycle counter is frozen
       if (addr == S::tile_addr(0, 0, S::shim::CYCLE_LO.offset)) v = 0x1000;

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   app.add_option("--mem-words", opt.mem_words, "words per memory-test window")->capture_default_str();
   app.add_option("--log", log_path, "also write the log here");
   app.add_option("--inject", fault, "break one thing on purpose (tests): spec-hash, reset-value, scratch-bit, "
-                                    "stuck-ddr-bit, dma-drop, token-tag, copy-bit, mvm-bit, dpu-bit, dwpu-bit, perf-timer");
+                                    "stuck-ddr-bit, dma-drop, token-tag, copy-bit, mvm-bit, dpu-bit, dwpu-bit, perf-timer; no-dwpu (the device lacks the DWPU)");
   CLI11_PARSE(app, argc, argv);
   try {
     const auto f = bringup::parse_fault(fault);

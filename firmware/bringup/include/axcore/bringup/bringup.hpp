@@ -40,11 +40,12 @@ std::vector<std::string> step_names();
 // kernel's output as the host reads it.
 enum class Fault {
   NONE, SPEC_HASH, RESET_VALUE, SCRATCH_BIT, STUCK_DDR_BIT, DMA_DROP, TOKEN_TAG,
-  COPY_BIT, MVM_BIT, DPU_BIT, DWPU_BIT, PERF_TIMER
+  COPY_BIT, MVM_BIT, DPU_BIT, DWPU_BIT, PERF_TIMER,
+  NO_DWPU  // not a fault: the device refuses DWPU datapaths (DESC_UNITS), as a build without the unit
 };
 Fault parse_fault(const std::string& s);  // throws std::invalid_argument listing the names
 std::string to_string(Fault f);
-std::vector<Fault> all_faults();
+std::vector<Fault> all_faults();  // one per step, in step order (NO_DWPU excluded)
 
 // A Device that forwards to another one, except for the one fault it injects.
 class FaultyDevice : public runtime::Device {
