@@ -15,14 +15,14 @@ std::map<const BufferNode*, Tensor>& imc_sources() {
   return m;
 }
 
-void check_weight(const Call& c, const std::string& x_arg, const std::string& w_arg) {
+void check_weight(const Call& c, const std::string& x_arg, const std::string& w_arg, bool split_k = false) {
   require_dtype(c, w_arg, {"int8x64"});
   require_rank(c, w_arg, 2, 2);
   const Tensor w = c.tensor(w_arg);
   if (w.shape()[0] % 64 != 0)
     c.refuse(w_arg, w.name() + " has K = " + std::to_string(w.shape()[0]) + " rows; K must be a multiple of 64 (pad it with zero rows)");
   const int64_t kb = w.shape()[0] / 64;
-  if (kb > spec::param::imc_tiles)
+  if (kb > spec::param::imc_tiles && !split_k)
     c.refuse(w_arg, "K = " + std::to_string(w.shape()[0]) + " is " + std::to_string(kb) + " IMC tiles per output block; one residency holds " +
                         std::to_string(spec::param::imc_tiles) + " (imc_tiles) and this compiler does not split K yet",
              "split the reduction into matmuls with K <= " + std::to_string(spec::param::imc_tiles * 64) + " and add the results");
@@ -60,6 +60,92 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
     };
     mvm_chunk(c, e, out);
   }
+}
+
+// A reduction longer than one residency (K > imc_tiles * 64): written in the guide's form — a
+// grid around one datapath whose IMC matrix exceeds the budget — for the split-k pass, which
+// cuts it into chunks of kc = imc_tiles / nbc K blocks and accumulates the partial sums in
+// float18 (out = f18(f18(acc_c) + f18(out))). The bias is chunk 0's epilogue.
+constexpr int64_t kSplitKBlocks = 4;  // output blocks per split matmul
+
+void linear_split_k(const Tensor& x_in, const Tensor& w, const Tensor& bias, const Tensor& out_in) {
+  const Tensor x = rows_of(x_in), out = rows_of(out_in);
+  const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
+  for (int64_t nb0 = 0; nb0 < nb; nb0 += kSplitKBlocks) {
+    const int64_t nbc = std::min(kSplitKBlocks, nb - nb0);
+    Tensor imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out_in.name() + "_w" + std::to_string(nb0));
+    imc.node()->loc = call_loc();
+    load_chunk(w, imc, 0, kb, 0, nb0, nbc);
+    for (auto [mi, n] : A::grid(m, nbc)) {
+      A::Datapath(A::DP_MVMEXE, [&] {
+        auto ifd = A::decl_stream("int8x64");
+        auto mvm = A::decl_stream("int32x64");
+        auto res = A::decl_stream("float32x64");
+        for (auto k : A::serial(kb)) A::IFD(0, [&] { ifd.push(x(mi, k)); });
+        A::MatMul([&] {
+          auto acc = A::mvm_accumulator();
+          A::reset_accumulator(acc);
+          for (auto k : A::serial(kb)) acc += A::mvm_1x1(ifd.pop(), imc(k, n));
+          mvm.push(acc);
+        });
+        A::DPU([&] {
+          const A::Value col = nb0 ? n + nb0 : n;
+          if (bias)
+            res.push(A::cast(A::cast(mvm.pop(), "float18x64") + A::cast(bias(col), "float18x64"), "float32x64"));
+          else
+            res.push(A::cast(mvm.pop(), "float32x64"));
+        });
+        A::ODR([&] { out(mi, nb0 ? n + nb0 : n) = res.pop(); });
+      });
+    }
+  }
+}
+
+// The reference of linear_split_k: per output chunk, the K chunks' linears (float32 of the float18
+// result) summed in float18 by "add" nodes in chunk order, then the output chunks concatenated.
+std::vector<Node> split_k_reference(const Call& c, const Tensor& out) {
+  const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
+  const std::string base = out.name() + "_k";
+  auto slice = [](const std::string& in, const std::string& o, int64_t axis, int64_t start, int64_t end) {
+    Node n = node("slice", {in}, {o});
+    n.num_attrs = {{"axis", {static_cast<double>(axis)}}, {"start", {static_cast<double>(start)}}, {"end", {static_cast<double>(end)}}};
+    return n;
+  };
+  std::vector<Node> g;
+  std::vector<std::string> parts;
+  const int64_t rank = static_cast<int64_t>(x.shape().size());
+  for (int64_t nb0 = 0; nb0 < nb; nb0 += kSplitKBlocks) {
+    const int64_t nbc = std::min(kSplitKBlocks, nb - nb0), kc = spec::param::imc_tiles / nbc;
+    const std::string tag = base + std::to_string(nb0);
+    g.push_back(slice(w.name(), tag + "_w", 1, nb0 * 64, (nb0 + nbc) * 64));
+    std::string sum;
+    for (int64_t k0 = 0; k0 < kb; k0 += kc) {
+      const int64_t k1 = std::min(kb, k0 + kc);
+      const std::string t = tag + "_c" + std::to_string(k0);
+      g.push_back(slice(x.name(), t + "_x", rank - 1, k0 * 64, k1 * 64));
+      g.push_back(slice(tag + "_w", t + "_w", 0, k0 * 64, k1 * 64));
+      Node l = node("linear", {t + "_x", t + "_w"}, {t});
+      l.str_attrs["epilogue"] = "none";
+      if (k0 == 0 && c.has("bias")) {
+        g.push_back(slice(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, (nb0 + nbc) * 64));
+        l.inputs.push_back(tag + "_b");
+        l.str_attrs["epilogue"] = "bias";
+      }
+      g.push_back(l);
+      if (k0 == 0) {
+        sum = t;
+      } else {
+        g.push_back(node("add", {t, sum}, {t + "_sum"}));
+        sum = t + "_sum";
+      }
+    }
+    parts.push_back(sum);
+  }
+  Node cat = node("concat", parts, {out.name()});
+  cat.num_attrs["axis"] = {static_cast<double>(rank - 1)};
+  g.push_back(cat);
+  return g;
 }
 
 std::vector<int64_t> out_shape(const Tensor& x, const Tensor& w) {
@@ -153,17 +239,26 @@ OpDef linear_op() {
   OpDef d;
   d.name = "core.linear";
   d.level = Level::Core;
-  d.doc = "float32 out = act(x @ W * scale + bias): LoadIMC + MVMEXE datapath per residency chunk of N";
-  d.args = linear_args("(K, N) int8, K <= imc_tiles * 64");
+  d.doc = "float32 out = act(x @ W * scale + bias): LoadIMC + MVMEXE datapath per residency chunk of N; K beyond one residency split by split-k";
+  d.args = linear_args("(K, N) int8; K > imc_tiles * 64 is split along K (float18 partial sums, bias only)");
   d.validate = [](const Call& c) {
-    check_weight(c, "input", "weight");
+    check_weight(c, "input", "weight", true);
     (void)epilogue_of(c, logical(c.tensor("weight"))[1]);
+    if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles && (c.has("scale") || c.s("activation") != "none"))
+      c.refuse(c.has("scale") ? "scale" : "activation",
+               "K = " + std::to_string(c.tensor("weight").shape()[0]) + " exceeds one residency (" + std::to_string(spec::param::imc_tiles * 64) +
+                   ") and is split along K, where only a bias distributes over the partial sums",
+               "apply the scale or activation as an operator of its own after the linear");
   };
   d.infer_output = [](const Call& c) { return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"}; };
   d.implementation = [](const Call& c, const Tensor& out) {
-    linear_impl(c.tensor("input"), c.tensor("weight"), epilogue_of(c, logical(c.tensor("weight"))[1]), out);
+    if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles)
+      linear_split_k(c.tensor("input"), c.tensor("weight"), c.has("bias") ? c.tensor("bias") : Tensor(), out);
+    else
+      linear_impl(c.tensor("input"), c.tensor("weight"), epilogue_of(c, logical(c.tensor("weight"))[1]), out);
   };
   d.emulate = [](const Call& c, const Tensor& out) {
+    if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles) return split_k_reference(c, out);
     return mvm_reference(c, node("linear", {c.tensor("input").name(), c.tensor("weight").name()}, {}), out);
   };
   return d;

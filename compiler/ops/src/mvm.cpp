@@ -18,10 +18,13 @@ int64_t max_chunk(int64_t k_blocks, const Epilogue& e) {
 }
 
 void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0, int64_t nbc) {
+  // Offsets of 0 are left out, so the indices stay bare loop variables (the split-k pass reads the
+  // LoadIMC's K-block index as one).
+  auto plus = [](const A::Value& v, int64_t k) { return k ? v + k : v; };
   for (auto [kb, nb] : A::grid(kbs, nbc)) {
     A::LoadIMC([&] {
-      const A::Value row = (kb + row_block0) * 64;
-      imc(kb + kb0, nb) = w(A::slice(row, row + 64), nb + nb0);  // 64 rows -> one IMC tile
+      const A::Value row = plus(kb, row_block0) * 64;
+      imc(plus(kb, kb0), nb) = w(A::slice(row, row + 64), plus(nb, nb0));  // 64 rows -> one IMC tile
     });
   }
 }

@@ -134,6 +134,22 @@ TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
   expect_matches_reference(r, random_inputs(b.bundle, 4, -128, 127));
 }
 
+TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
+  // K = 8320 is 130 IMC tiles per output block: split-k cuts the reduction into 128 + 2 K blocks,
+  // partial sums in float18; the reference sums the same chunks the same way. (One output block:
+  // the 532 KB weight must fit L1 with everything else.)
+  const A::Module m = module_of([](A::Func& f) {
+    A::output(invoke("core.linear", {input(f, "x", {2, 64 * 130}, "int8x64"), weight("w", {64 * 130, 64}, 23, -2, 2)},
+                     {{"bias", floats("b", {64}, 24, -50, 50)}}));
+  });
+  const auto r = axcore::compiler::compile(m.ir().main());
+  int loads = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
+  EXPECT_EQ(loads, 2);
+  expect_matches_reference(m, random_inputs(r.bundle, 16, -128, 127));
+}
+
 TEST(OpsFsim, LinearAgreesWithRefLinearDirectly) {
   // The same numbers computed here with common/ref, not through the recorded graph.
   A::Module m = module_of([](A::Func& f) {

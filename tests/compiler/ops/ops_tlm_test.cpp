@@ -124,4 +124,11 @@ TEST(OpsTlm, LinearSplitAcrossResidencies) {
   }), 3, -128, 127);
 }
 
+TEST(OpsTlm, LinearSplitAlongK) {
+  expect_tlm_matches_reference("linear_split_k", module_of([](A::Func& f) {
+    A::output(ops::invoke("core.linear", {in(f, "x", {2, 64 * 130}, "int8x64"), cst("w", {64 * 130, 64}, "int8x64", 0)},
+                          {{"bias", cst("b", {64}, "float32x64", 0.5)}}));
+  }), 4, -128, 127);
+}
+
 }  // namespace

@@ -30,8 +30,10 @@ void refused(const std::function<void(A::Func&, uint32_t&)>& body, const std::ve
 }
 
 TEST(OpsValidate, LinearLimits) {
-  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.linear", {in(f, "x", {2, 64 * 129}, "int8x64"), cst("w", {64 * 129, 64}, "int8x64")}); },
-          {"core.linear: argument 'weight'", "129 IMC tiles", "holds 128 (imc_tiles)", "does not split K"});
+  refused([](A::Func&, uint32_t& l) { l = __LINE__; invoke("atomic.load_imc", {cst("w", {64 * 129, 64}, "int8x64")}); },
+          {"atomic.load_imc: argument 'weight'", "129 IMC tiles", "holds 128 (imc_tiles)"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.linear", {in(f, "x", {2, 64 * 129}, "int8x64"), cst("w", {64 * 129, 64}, "int8x64")}, {{"activation", S("relu")}}); },
+          {"core.linear: argument 'activation'", "exceeds one residency (8192)", "only a bias distributes"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.linear", {in(f, "x", {2, 128}, "int8x64"), cst("w", {128, 64}, "int8x64")}, {{"bias", cst("b", {128}, "float32x64")}}); },
           {"argument 'bias'", "one value per output column is (64,)"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.linear", {in(f, "x", {2, 128}, "int8x64"), cst("w", {128, 64}, "int8x64")}, {{"activation", S("gelu")}}); },
