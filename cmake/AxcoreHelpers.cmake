@@ -47,8 +47,11 @@ function(axcore_gtest name)
   add_executable(${name} ${A_SOURCES} ${A_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gmock GTest::gtest_main
                         axcore_warnings axcore_sanitize)
+  # gtest_discover_tests writes PROPERTIES into a generated script that flattens lists: escape the
+  # separators, or LABELS "rtl;e2e" arrives as LABELS rtl e2e (e2e, and TIMEOUT after it, lost).
+  string(REPLACE ";" "\\;" _labels "${A_LABELS}")
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT})
+                       PROPERTIES LABELS "${_labels}" TIMEOUT ${A_TIMEOUT})
 endfunction()
 
 # axcore_test_command(NAME COMMAND ... LABELS ... [WORKING_DIRECTORY d]) — a non-gtest CTest entry.

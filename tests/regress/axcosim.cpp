@@ -4,7 +4,7 @@
 // divergence prints both records with the K matching ones before it and the cycle on each side,
 // then stops both runs.
 //   axcosim BUNDLE --input NAME=FILE.npy ... [--cores N] [-a tlm] [-b rtl] [-k 5] [--out DIR]
-//           [--inject-b N]   (test hook: corrupt the data hash of side B's N-th record, 0-based)
+//           [--inject-b N]   (test hook: corrupt a compared field of side B's N-th record, 0-based)
 // Exit: 0 equivalent, 1 divergence, 2 usage or a run that failed.
 #include <fcntl.h>
 #include <poll.h>
@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "axcore/regress/runner.hpp"
+#include "axcore/runtime/trace_tools.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace fs = std::filesystem;
@@ -58,8 +59,19 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
   return pid;
 }
 
-using Key = std::tuple<uint8_t, uint8_t, uint8_t>;  // col, row, unit
-Key key_of(const Record& r) { return {r.col, r.row, static_cast<uint8_t>(r.unit)}; }
+// Streams keyed as axtrace compare keys them (tile, unit, and for tokens the issuing channel), so
+// tokens of different channels may finish in either order while each channel's stay ordered.
+using Key = axcore::runtime::StreamKey;
+Key key_of(const Record& r) { return axcore::runtime::stream_key(r); }
+
+// The test hook's corruption: a field the record's kind defines, so the comparison must see it.
+void corrupt(Record& r) {
+  const uint8_t f = axcore::trace::defined_fields(r.kind);
+  if (f & axcore::trace::kFieldHash) r.data_hash ^= 0xBAD;
+  else if (f & axcore::trace::kFieldToken) r.token ^= 1;
+  else if (f & axcore::trace::kFieldBytes) r.bytes ^= 4;
+  else r.addr ^= 4;
+}
 
 }  // namespace
 
@@ -111,7 +123,7 @@ int main(int argc, char** argv) {
 
   auto describe = [&](const Key& key, const Record* ra, const Record* rb, const std::string& what) {
     std::string m = fmt::format("DIVERGENCE at tile ({}, {}) unit {} after {} matching records: {}\n", std::get<0>(key),
-                                std::get<1>(key), axcore::trace::to_string(static_cast<axcore::trace::Unit>(std::get<2>(key))),
+                                std::get<1>(key), axcore::trace::to_string(std::get<2>(key)),
                                 compared, what);
     for (const auto& r : matched[key]) m += "  = " + axcore::trace::format(r) + "\n";
     if (ra) m += fmt::format("  {} (cycle {}): {}\n", side[0].backend, ra->cycle, axcore::trace::format(*ra));
@@ -119,7 +131,7 @@ int main(int argc, char** argv) {
     return m;
   };
   auto take = [&](int s, Record r) {
-    if (s == 1 && inject_b >= 0 && side[1].records == static_cast<uint64_t>(inject_b)) r.data_hash ^= 0xBAD;
+    if (s == 1 && inject_b >= 0 && side[1].records == static_cast<uint64_t>(inject_b)) corrupt(r);
     ++side[s].records;
     const Key key = key_of(r);
     auto& other = pending[1 - s][key];

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   CLI::App app{"axregress: run a regression suite on the ref, TLM and RTL backends and report"};
   std::string suite_file, out_dir, build_dir, tags_arg;
   unsigned jobs = 2;
-  bool resume = false, list = false, no_tty = false;
+  bool resume = false, list = false, no_tty = false, table = false;
   app.add_option("suite", suite_file, "suite YAML")->required()->check(CLI::ExistingFile);
   app.add_option("-j,--jobs", jobs, "jobs in parallel")->check(CLI::Range(1u, 256u));
   app.add_option("--tags", tags_arg, "only tests with one of these tags (comma separated)");
@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   app.add_option("--build", build_dir, "build tree holding axc, axrun, axtrace, axrand (default: the one axregress is in)");
   app.add_flag("--list", list, "print the jobs and exit");
   app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
+  app.add_flag("--table", table, "print a table of jobs x steps (status, cycles, TLM/RTL ratio) at the end");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ReportInfo info{suite.name, started, jobs, summarize(results, secs)};
     const auto html = write_reports(opt.out_dir, results, info);
+    if (table) std::cout << "\n" << text_table(results) << "\n";
     for (const auto& r : results) {
       if (r.status != Status::PASS && r.status != Status::SKIP) {
         std::cout << fmt::format("FAILED {}: {}\n", r.id, r.message);

@@ -9,6 +9,9 @@
 //                                                  a folder holding a candidate and fails (exit != 0)
 //                                                  while the failure is still there
 //   axrand --compare EXPECTED_DIR OUTPUT_DIR       bit-exact .npy comparison (exit 1 on a difference)
+//   axrand --inputs-for BUNDLE.axb [--seed S] --out DIR
+//                                                  seeded random DIR/NAME.npy for every input buffer
+//                                                  (int8/int32 over their range, floats in [-4, 4))
 #include <cstdlib>
 #include <functional>
 #include <type_traits>
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   uint32_t cores = 1;
   std::string out, program, reduce_file, check, save;
   std::vector<std::string> compare;
+  std::string inputs_for;
   bool quiet = false;
   std::string kind = "dma";
   auto* seed_opt = app.add_option("--seed", seed, "program seed");
@@ -72,6 +76,8 @@ int main(int argc, char** argv) {
   app.add_option("--check", check, "with --reduce: shell command that fails while the bug is there ({dir})");
   app.add_option("--save", save, "with --reduce: where the reduced program goes (default: FILE.reduced.json)");
   app.add_option("--compare", compare, "EXPECTED_DIR OUTPUT_DIR")->expected(2);
+  app.add_option("--inputs-for", inputs_for, "bundle whose input buffers get seeded random .npy files in --out")
+      ->check(CLI::ExistingFile);
   app.add_flag("-q,--quiet", quiet, "no summary");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -79,6 +85,13 @@ int main(int argc, char** argv) {
       const auto c = regress::compare_outputs(compare[0], compare[1], regress::Mode::BIT_EXACT, 0, 0);
       std::cout << (c.equal ? "equal: " : "DIFFERENT: ") << c.message << "\n";
       return c.equal ? 0 : 1;
+    }
+    if (!inputs_for.empty()) {
+      if (out.empty()) throw std::runtime_error("give --out DIR");
+      const auto files = rand::write_inputs(runtime::load_bundle(inputs_for), *seed_opt ? seed : 1, out);
+      if (!quiet)
+        for (const auto& f : files) std::cout << f.string() << "\n";
+      return 0;
     }
     if (!reduce_file.empty()) {
       if (check.empty()) throw std::runtime_error("--reduce needs --check 'CMD'");

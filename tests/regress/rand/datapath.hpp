@@ -58,6 +58,10 @@ std::string summary(const DatapathProgram& p);
 // DIR/program.axb, DIR/inputs/*.npy, DIR/expected/*.npy, DIR/coverage.json.
 void write_datapath_program(const DatapathProgram& p, const std::filesystem::path& dir);
 
+// Seeded random inputs for any bundle: DIR/NAME.npy for every INPUT buffer in its logical shape
+// and dtype (int8 / int32 uniform over their range, float16 / float32 uniform in [-4, 4) rounded).
+std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed, const std::filesystem::path& dir);
+
 // Smaller variants of a failing program, smallest edit first (for the reducer).
 std::vector<DatapathProgram> shrink_candidates(const DatapathProgram& p);
 

@@ -1,5 +1,6 @@
 #include "axcore/regress/report.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -228,6 +229,29 @@ std::vector<JobResult> read_previous_results(const fs::path& out_dir) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_results_json(ss.str());
+}
+
+std::string text_table(const std::vector<JobResult>& results) {
+  std::vector<std::string> cols;  // step names in first-seen order
+  for (const auto& r : results)
+    for (const auto& st : r.steps)
+      if (std::find(cols.begin(), cols.end(), st.name) == cols.end()) cols.push_back(st.name);
+  std::size_t idw = 4;
+  for (const auto& r : results) idw = std::max(idw, r.id.size());
+  std::string o = fmt::format("{:<{}}", "job", idw);
+  for (const auto& c : cols) o += fmt::format(" {:>16}", c);
+  o += fmt::format(" {:>9}\n", "tlm/rtl");
+  for (const auto& r : results) {
+    o += fmt::format("{:<{}}", r.id, idw);
+    for (const auto& c : cols) {
+      const auto* st = r.step(c);
+      std::string cell = st ? to_string(st->status) : "-";
+      if (st && st->cycles) cell += fmt::format(" {} cy", st->cycles);
+      o += fmt::format(" {:>16}", cell);
+    }
+    o += r.tlm_rtl_ratio ? fmt::format(" {:>9.4f}\n", *r.tlm_rtl_ratio) : fmt::format(" {:>9}\n", "-");
+  }
+  return o;
 }
 
 }  // namespace axcore::regress

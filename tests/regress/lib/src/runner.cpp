@@ -136,11 +136,21 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   if (t.kind == Kind::MODEL) {
     bundle = dir / "program.axb";
     r.steps.push_back(step_process("compile",
-                                   {opt.tools.axc.string(), t.source.string(), "-o", bundle.string(), "--cores",
+                                   {opt.tools.axc.string(), "compile", t.source.string(), "-o", bundle.string(), "--cores",
                                     std::to_string(job.cores)},
                                    opt.out_dir, dir, clock));
     if (r.steps.back().status != Status::PASS) return;
-  } else if (t.kind == Kind::RANDOM) {
+  }
+  if ((t.kind == Kind::MODEL || t.kind == Kind::BUNDLE) && inputs.empty()) {
+    // No inputs named: seeded random ones for every input buffer (axrand --inputs-for).
+    r.steps.push_back(step_process("inputs",
+                                   {opt.tools.axrand.string(), "--inputs-for", bundle.string(), "--seed",
+                                    std::to_string(job.seed), "--out", (dir / "inputs").string(), "-q"},
+                                   opt.out_dir, dir, clock));
+    if (r.steps.back().status != Status::PASS) return;
+    for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
+  }
+  if (t.kind == Kind::RANDOM) {
     // The generator writes the program, its inputs and the expected outputs (common/ref's DMA model).
     std::vector<std::string> argv{opt.tools.axrand.string(), "--out", dir.string()};
     if (t.source.empty()) {
@@ -205,7 +215,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   }
   if (t.mode != Mode::TRACE_EQUIVALENT && !golden.empty()) {
     for (auto& s : r.steps) {
-      if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate") continue;
+      if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate" ||
+          s.name == "inputs") continue;
       const auto c = compare_outputs(dir / golden, dir / s.name, t.mode, t.atol, t.rtol);
       if (!c.equal) {
         s.status = Status::FAIL;

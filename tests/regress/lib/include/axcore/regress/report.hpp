@@ -24,6 +24,9 @@ std::string results_json(const std::vector<JobResult>& results, const ReportInfo
 std::vector<JobResult> parse_results_json(const std::string& text);  // throws std::runtime_error
 std::string junit_xml(const std::vector<JobResult>& results, const ReportInfo& info);
 std::string html_report(const std::vector<JobResult>& results, const ReportInfo& info);
+// A plain-text table for terminals: one row per job, one column per step ("pass 1234 cy"), the
+// TLM/RTL cycle ratio.
+std::string text_table(const std::vector<JobResult>& results);
 
 // Writes the three files; returns the path of report.html.
 std::filesystem::path write_reports(const std::filesystem::path& out_dir, const std::vector<JobResult>& results,
