@@ -1,6 +1,7 @@
 #include "core_tile.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "axcore/ref/dwpu.hpp"
@@ -286,14 +287,14 @@ ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_
   };
   while (earlier_busy()) sc_core::wait(resource_ev_);
   barrier_id = static_cast<int>(b.barrier_id);
-  hub_.changed.notify(sc_core::SC_ZERO_TIME);
-  auto all_here = [&] {
-    for (unsigned c = 0; c < cores_; ++c)
-      if ((b.core_mask >> c & 1u) && hub_.cores[c]->barrier_id != static_cast<int>(b.barrier_id)) return false;
-    return true;
-  };
-  while (!all_here()) sc_core::wait(hub_.changed);
-  wait(sc_core::SC_ZERO_TIME);  // let every participant see the release before it leaves
+  auto& rv = hub_.rendezvous[{b.barrier_id, b.core_mask}];
+  const uint64_t generation = rv.generation;
+  if (++rv.arrived == static_cast<unsigned>(std::popcount(b.core_mask))) {
+    rv.arrived = 0;
+    ++rv.generation;
+    hub_.changed.notify(sc_core::SC_ZERO_TIME);
+  }
+  while (rv.generation == generation) sc_core::wait(hub_.changed);
   barrier_id = -1;
   t = std::max(t, now_cycles()) + 1;
   drop();

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <span>
@@ -23,6 +24,14 @@ class CoreTile;
 struct BarrierHub {
   std::vector<CoreTile*> cores;
   sc_core::sc_event changed;
+  // Per (barrier id, core mask): participants arrived so far and the release generation. The last
+  // to arrive resets the count and bumps the generation, so a waiter's release does not depend on
+  // seeing the others still at the barrier (they may already have left and reset their state).
+  struct Rendezvous {
+    unsigned arrived = 0;
+    uint64_t generation = 0;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, Rendezvous> rendezvous;
 };
 
 class CoreTile : public Tile {

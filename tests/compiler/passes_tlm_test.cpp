@@ -91,12 +91,9 @@ TEST(CompilerPassesTlm, SplitKMatmulEqualsTheFunctionalDevice) {
   expect_equal(run_tlm(r, "splitk", x), ax::ref::from_f18<float>(y), "tlm split-K");
 }
 
-// DISABLED: the TLM's barrier (sc_models/src/core_tile.cpp run_barrier) releases the last core to
-// arrive, which resets its barrier_id in the same delta cycle the earlier core wakes to check
-// all_here(), so the earlier core waits forever (the CTRL token of core 0 never comes; core 1's
-// does). The bundle runs on fsim (CompilerPasses.LoopsArePartitionedOverTheCoresWithABarrier).
-// Re-enable once the barrier keeps its id until every participant has seen the release.
-TEST(CompilerPassesTlm, DISABLED_LoopPartitionedOverTwoCoresWithABarrier) {
+// Two cores meet at a barrier on the TLM (its rendezvous counts arrivals per barrier and releases
+// by generation, so the first core to arrive is released even when the last has already left).
+TEST(CompilerPassesTlm, LoopPartitionedOverTwoCoresWithABarrier) {
   auto x = pseudo<float>({10, 128}, 3, -50, 50);
   auto m = ax::passes_test::scale_rows(10, 2, std::nullopt);
   const auto r = cc::compile(m.ir().main(), {2, "", ""});
