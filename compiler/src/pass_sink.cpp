@@ -101,23 +101,25 @@ std::vector<Stmt> rewrite(const std::vector<Stmt>& list, bool in_block) {
   return out;
 }
 
-bool has_zero_loop(const std::vector<Stmt>& list) {
-  for (const auto& s : list) {
-    if (s->kind == StmtKind::For && s->extent == 0) return true;
-    if (has_zero_loop(s->body)) return true;
-  }
-  return false;
-}
-
-std::vector<Stmt> drop_empty(const std::vector<Stmt>& list) {
+// Drops zero-extent loops (guide §4.4: a zero extent is legal and lowers to nothing). `emptied` is
+// set when a unit block that had statements has none left: that unit streams nothing.
+std::vector<Stmt> drop_empty(const std::vector<Stmt>& list, bool& emptied) {
   std::vector<Stmt> out;
   for (const auto& s : list) {
     if (s->kind == StmtKind::For && s->extent == 0) continue;
-    // A datapath whose units stream nothing lowers to nothing (§4.4).
-    if (is_launch(s) && has_zero_loop(s->body)) continue;
     auto n = std::make_shared<StmtNode>(*s);
-    n->body = drop_empty(s->body);
-    n->else_body = drop_empty(s->else_body);
+    if (is_launch(s)) {
+      // A datapath (or DMA / LoadIMC launch) in which a unit streams nothing lowers to nothing;
+      // one whose zero loops leave every unit with work keeps the rest of its statements.
+      bool unit_emptied = false;
+      n->body = drop_empty(s->body, unit_emptied);
+      n->else_body = drop_empty(s->else_body, unit_emptied);
+      if (unit_emptied || (!s->body.empty() && n->body.empty())) continue;
+    } else {
+      n->body = drop_empty(s->body, emptied);
+      n->else_body = drop_empty(s->else_body, emptied);
+      if (s->kind == StmtKind::Block && !s->body.empty() && n->body.empty()) emptied = true;
+    }
     out.push_back(n);
   }
   return out;
@@ -147,7 +149,10 @@ void infer(std::vector<Stmt>& list) {
 }  // namespace
 
 void sink_and_unroll(PrimFunc& f) { f.body->body = rewrite(f.body->body, false); }
-void drop_empty_loops(PrimFunc& f) { f.body->body = drop_empty(f.body->body); }
+void drop_empty_loops(PrimFunc& f) {
+  bool emptied = false;
+  f.body->body = drop_empty(f.body->body, emptied);
+}
 void infer_datapath_kinds(PrimFunc& f) { infer(f.body->body); }
 
 }  // namespace axcore::compiler

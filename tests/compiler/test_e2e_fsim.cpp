@@ -81,8 +81,11 @@ TEST(CompilerE2eFsim, DpuAffineFromInitPreamble) {
 }
 
 TEST(CompilerE2eFsim, RowSumWithRegisterFileAndAddReduce) {
-  const int64_t rows = 3, nb = 4;
-  auto x = pseudo<float>({3, 256}, 9, -4, 4);
+  // nb = 1 makes the DPU's A.serial(1, nb) a zero-extent loop: it collapses (guide §4.4) and the
+  // rest of the datapath still runs — the output is written, not silently dropped.
+  for (const int64_t nb : {4, 1}) {
+  const int64_t rows = 3;
+  auto x = pseudo<float>({3, static_cast<size_t>(nb * 64)}, 9, -4, 4);
   const auto res = run_fsim(ax::examples::row_sum(rows, nb), {{"inp", x}});
   const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
   for (int64_t r = 0; r < rows; ++r) {
@@ -95,6 +98,28 @@ TEST(CompilerE2eFsim, RowSumWithRegisterFileAndAddReduce) {
       }
     const auto s = ax::num::add_reduce(acc)[0];
     for (int l = 0; l < 64; ++l)
-      ASSERT_EQ(out({static_cast<size_t>(r), static_cast<size_t>(l)}), static_cast<float>(ax::num::to_double(s))) << r;
+      ASSERT_EQ(out({static_cast<size_t>(r), static_cast<size_t>(l)}), static_cast<float>(ax::num::to_double(s)))
+          << "nb " << nb << " row " << r;
   }
+  }
+}
+
+TEST(CompilerE2eFsim, ADatapathWhoseUnitStreamsNothingLowersToNothing) {
+  // The IFD's only push sits in a zero-extent loop: the datapath streams nothing and is dropped.
+  ax::compiler::A::Module mod("Empty");
+  namespace A = ax::compiler::A;
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {4, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto out = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {
+    auto s = A::decl_stream("float32x64");
+    A::IFD(0, [&] { for (auto i : A::serial(0)) s.push(inp(i, 0)); });
+    A::ODR([&] { for (auto i : A::serial(0)) out(i, 0) = s.pop(); });
+  });
+  A::output(out);
+  const auto r = ax::compiler::compile(mod.ir().main());
+  std::size_t tasks = 0;
+  for (const auto& st : r.program.steps) tasks += std::holds_alternative<ax::compiler::Task>(st) ? 1 : 0;
+  EXPECT_EQ(tasks, 0u);
 }
