@@ -7,8 +7,8 @@
 // token follows the next cycle (always on an error). A refused descriptor or a unit fault ends
 // the task with an error token and one error report. Built units: MVMEXE (IFD0, IFD1, MVM, DPU,
 // ODR; the DPU program words go to the datapath as they arrive and come back validated),
-// LoadIMC, barriers, the DWPU datapath (IFD0 -> DWPU -> ODR or IFD0 -> ODR, with its own
-// descriptor buffer, overlapping every other queue; its DPU and IFD1 are DESC_UNITS).
+// LoadIMC, barriers, the DWPU datapath (IFD0, IFD1, DWPU, DPU, ODR the same way, with its own
+// descriptor buffer, overlapping every other queue).
 module ax_cmdproc
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -48,10 +48,14 @@ module ax_cmdproc
   // DWPU datapath
   output logic                     dw_start_o,
   output logic                     dw_abort_o,
-  output logic                     dw_main_o,        // has_main: the DWPU is in the chain
+  output dp_header_t               dw_hdr_o,         // the unit set (has_ifd1, has_main, has_dpu)
   output walk_t                    dw_ifd0_o,
+  output walk_t                    dw_ifd1_o,
   output dwpu_desc_t               dw_dwpu_o,
+  output dpu_desc_t                dw_dpu_o,
   output walk_t                    dw_odr_o,
+  output logic                     dw_prog_wr_o,     // every fetched DWPU descriptor word (dp_prog_idx/data)
+  input  error_code_e              dw_prog_code_i,   // validation of its DPU program
   input  logic                     dw_done_i,
   input  unit_err_t                dw_err_i,
   input  logic [31:0]              dw_bytes_i,
@@ -254,16 +258,22 @@ module ax_cmdproc
   assign dp_prog_data_o = cmd_data_i;
   assign li_desc_o = li;
   dp_header_t dw_hdr;
-  walk_t      dw_ifd0, dw_odr;
+  walk_t      dw_ifd0, dw_ifd1, dw_odr;
   dwpu_desc_t dwd;
+  dpu_desc_t  dw_dpu;
   assign dw_hdr    = dp_header_t'(dw_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
   assign dw_ifd0   = walk_t'(dw_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign dw_ifd1   = walk_t'(dw_buf_q[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
   assign dw_odr    = walk_t'(dw_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
   assign dwd       = dwpu_desc_t'(dw_buf_q[DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
-  assign dw_main_o = dw_hdr.has_main;
+  assign dw_dpu    = dpu_desc_t'(dw_buf_q[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign dw_hdr_o  = dw_hdr;
   assign dw_ifd0_o = dw_ifd0;
+  assign dw_ifd1_o = dw_ifd1;
   assign dw_dwpu_o = dwd;
+  assign dw_dpu_o  = dw_dpu;
   assign dw_odr_o  = dw_odr;
+  assign dw_prog_wr_o = f_busy_q && f_rsp_q && f_q_q == 2'(QDW);
 
   // verilator lint_off UNUSEDSIGNAL
   function automatic logic walk_bad(walk_t w, logic is_ifd);
@@ -294,37 +304,37 @@ module ax_cmdproc
           (d.ndims >= 3'd4 && d.o3_size == '0) || (32'(d.weight_count) > DWPU_WEIGHT_PWORDS);
     return bad;
   endfunction
+
+  // The checks both datapath kinds share once the header's magic and kind passed, in the TLM's
+  // order (units; sections ifd0, ifd1, main unit, dpu, odr); the stream dtypes between the
+  // units last (the TLM finds those when the element is popped). The main unit emits int32
+  // from int8.
+  function automatic error_code_e dp_check(dp_header_t h, walk_t i0, walk_t i1, logic main_bad,
+                                           dpu_desc_t d, error_code_e prog, walk_t o);
+    dtype_e main_dt, odr_dt;
+    main_dt = h.has_main ? DTYPE_INT32 : i0.dtype;   // what the DPU/ODR gets
+    odr_dt  = h.has_dpu ? d.out_dtype : main_dt;
+    if (!h.has_ifd0 || !h.has_odr || (h.has_ifd1 && !h.has_dpu))          return ERROR_CODE_DESC_UNITS;
+    if (h.words < 16'(DpWords) || walk_bad(i0, 1'b1) || (h.has_ifd1 && walk_bad(i1, 1'b1)) ||
+        (h.has_main && main_bad) ||
+        (h.has_dpu && 32'(DpWords) + 32'd2 * (32'(d.init_len) + 32'(d.body_len)) > 32'(h.words)))
+                                                                          return ERROR_CODE_DESC_RANGE;
+    if (h.has_dpu && prog != ERROR_CODE_NONE)                             return prog;
+    if (walk_bad(o, 1'b0))                                                return ERROR_CODE_DESC_RANGE;
+    if ((h.has_main && i0.dtype != DTYPE_INT8) || o.cast_from != odr_dt ||
+        (h.has_dpu && d.in0_dtype != main_dt) || (h.has_ifd1 && d.in1_dtype != i1.dtype))
+                                                                          return ERROR_CODE_STREAM_DTYPE;
+    return ERROR_CODE_NONE;
+  endfunction
   // verilator lint_on UNUSEDSIGNAL
 
-  // Datapath checks in the TLM's order (sections ifd0, ifd1, mvm, dpu, odr); the stream dtypes
-  // between the units last (the TLM finds those when the element is popped).
   error_code_e dp_code, dw_code, li_code, bar_code;
-  dtype_e      dp_main_dt, dp_odr_dt;
   always_comb begin
-    dp_main_dt = hdr.has_main ? DTYPE_INT32 : w_ifd0.dtype;          // what the DPU/ODR gets
-    dp_odr_dt  = hdr.has_dpu ? dpu.out_dtype : dp_main_dt;
-    dp_code = ERROR_CODE_NONE;
-    if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE)      dp_code = ERROR_CODE_DESC_MAGIC;
-    else if (!hdr.has_ifd0 || !hdr.has_odr || (hdr.has_ifd1 && !hdr.has_dpu))
-                                                                        dp_code = ERROR_CODE_DESC_UNITS;
-    else if (hdr.words < 16'(DpWords) || walk_bad(w_ifd0, 1'b1) || (hdr.has_ifd1 && walk_bad(w_ifd1, 1'b1)) ||
-             (hdr.has_main && mvm_bad(mvm)) ||
-             (hdr.has_dpu && 32'(DpWords) + 32'd2 * (32'(dpu.init_len) + 32'(dpu.body_len)) > 32'(hdr.words)))
-                                                                        dp_code = ERROR_CODE_DESC_RANGE;
-    else if (hdr.has_dpu && dp_prog_code_i != ERROR_CODE_NONE)          dp_code = dp_prog_code_i;
-    else if (walk_bad(w_odr, 1'b0))                                     dp_code = ERROR_CODE_DESC_RANGE;
-    else if ((hdr.has_main && w_ifd0.dtype != DTYPE_INT8) || w_odr.cast_from != dp_odr_dt ||
-             (hdr.has_dpu && dpu.in0_dtype != dp_main_dt) ||
-             (hdr.has_ifd1 && dpu.in1_dtype != w_ifd1.dtype))          dp_code = ERROR_CODE_STREAM_DTYPE;
-    // DWPU queue, in the TLM's order: header, IFD0, DWPU, ODR, then the stream dtypes
-    dw_code = ERROR_CODE_NONE;
-    if (dw_hdr.magic != MAGIC_DATAPATH)                                 dw_code = ERROR_CODE_DESC_MAGIC;
-    else if (dw_hdr.kind != DP_KIND_DWPU || !dw_hdr.has_ifd0 || !dw_hdr.has_odr ||
-             dw_hdr.has_dpu || dw_hdr.has_ifd1)                          dw_code = ERROR_CODE_DESC_UNITS;
-    else if (dw_hdr.words < 16'(DpWords) || walk_bad(dw_ifd0, 1'b1) ||
-             (dw_hdr.has_main && dwpu_bad(dwd)) || walk_bad(dw_odr, 1'b0)) dw_code = ERROR_CODE_DESC_RANGE;
-    else if (dw_hdr.has_main ? (dw_ifd0.dtype != DTYPE_INT8 || dw_odr.cast_from != DTYPE_INT32)
-                             : (dw_odr.cast_from != dw_ifd0.dtype))      dw_code = ERROR_CODE_STREAM_DTYPE;
+    if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE) dp_code = ERROR_CODE_DESC_MAGIC;
+    else dp_code = dp_check(hdr, w_ifd0, w_ifd1, mvm_bad(mvm), dpu, dp_prog_code_i, w_odr);
+    if (dw_hdr.magic != MAGIC_DATAPATH)     dw_code = ERROR_CODE_DESC_MAGIC;
+    else if (dw_hdr.kind != DP_KIND_DWPU)   dw_code = ERROR_CODE_DESC_UNITS;
+    else dw_code = dp_check(dw_hdr, dw_ifd0, dw_ifd1, dwpu_bad(dwd), dw_dpu, dw_prog_code_i, dw_odr);
     li_code = ERROR_CODE_NONE;
     if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;
     else if (li.d0_size == '0 || li.d1_size == '0)  li_code = ERROR_CODE_DESC_RANGE;
@@ -558,5 +568,5 @@ module ax_cmdproc
   end
 
   logic unused;
-  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd};
+  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd, dw_dpu};
 endmodule

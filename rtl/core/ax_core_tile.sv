@@ -1,9 +1,9 @@
 // The AI core tile (rtl/core/README.md "ax_core_tile ports"): L1, IMC + LoadIMC, the MVMEXE
 // datapath, the command processor, CMD_MEM, CoreDMA, core registers, perf counters and the
 // watchdog. Register bus: a write is answered in the cycle it appears, a read one cycle later
-// (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_dwpu_datapath) runs beside the
-// MVMEXE one on its own L1 ports. Not built yet: the DWPU datapath's DPU and IFD1 (the command
-// processor refuses them with DESC_UNITS) and DBG_MEM_SEL = IMC (reads 0).
+// (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_dwpu_datapath, with its own DPU
+// and IFD1) runs beside the MVMEXE one on its own L1 ports. Not built yet: DBG_MEM_SEL = IMC
+// (reads 0).
 // verilator lint_off PINCONNECTEMPTY
 module ax_core_tile
   import axcore_pkg::*;
@@ -92,8 +92,8 @@ module ax_core_tile
   row_t     [L1P_UNITS-1:0] l1_rd;
   logic     ifd_rv, ifd1_rv, odr_rv, li_rv;
   mem_req_t ifd_r, ifd1_r, odr_r, li_r;
-  logic     dw_ifd_rv, dw_w_rv, dw_odr_rv;
-  mem_req_t dw_ifd_r, dw_w_r, dw_odr_r;
+  logic     dw_ifd_rv, dw_ifd1_rv, dw_w_rv, dw_odr_rv;
+  mem_req_t dw_ifd_r, dw_ifd1_r, dw_w_r, dw_odr_r;
   always_comb begin
     l1_v = '0;
     l1_r = '0;
@@ -109,6 +109,8 @@ module ax_core_tile
     l1_r[L1P_DW_ODR]   = dw_odr_r;
     l1_v[L1P_DW_IFD0]  = dw_ifd_rv;
     l1_r[L1P_DW_IFD0]  = dw_ifd_r;
+    l1_v[L1P_DW_IFD1]  = dw_ifd1_rv;
+    l1_r[L1P_DW_IFD1]  = dw_ifd1_r;
     l1_v[L1P_DWPU_W]   = dw_w_rv;
     l1_r[L1P_DWPU_W]   = dw_w_r;
   end
@@ -198,20 +200,28 @@ module ax_core_tile
   );
 
   // ---- DWPU datapath ----
-  logic        dw_start, dw_abort, dw_done, dw_busy, dw_main;
-  walk_t       dw_ifd0, dw_odr;
+  logic        dw_start, dw_abort, dw_done, dw_busy, dw_prog_wr;
+  dp_header_t  dw_hdr;
+  walk_t       dw_ifd0, dw_ifd1, dw_odr;
   dwpu_desc_t  dw_desc;
+  dpu_desc_t   dw_dpu;
+  error_code_e dw_prog_code;
   unit_err_t   dw_err;
-  act_t [2:0]  dw_act;
+  act_t [4:0]  dw_act;
   logic [7:0]  dw_waits;
   logic [31:0] dw_bytes;
   ax_dwpu_datapath u_dwpu (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
-    .has_main_i (dw_main), .ifd0_i (dw_ifd0), .dwpu_i (dw_desc), .odr_i (dw_odr),
+    .has_main_i (dw_hdr.has_main), .has_dpu_i (dw_hdr.has_dpu), .has_ifd1_i (dw_hdr.has_ifd1),
+    .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .dwpu_i (dw_desc), .dpu_i (dw_dpu), .odr_i (dw_odr),
+    .prog_wr_i (dw_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
+    .prog_code_o (dw_prog_code),
     .busy_o (dw_busy), .done_o (dw_done), .err_o (dw_err), .act_o (dw_act), .waits_o (dw_waits),
     .bytes_o (dw_bytes),
     .ifd_req_valid_o (dw_ifd_rv), .ifd_req_o (dw_ifd_r), .ifd_gnt_i (l1_g[L1P_DW_IFD0]),
     .ifd_rsp_valid_i (l1_rv[L1P_DW_IFD0]), .ifd_rdata_i (l1_rd[L1P_DW_IFD0]),
+    .ifd1_req_valid_o (dw_ifd1_rv), .ifd1_req_o (dw_ifd1_r), .ifd1_gnt_i (l1_g[L1P_DW_IFD1]),
+    .ifd1_rsp_valid_i (l1_rv[L1P_DW_IFD1]), .ifd1_rdata_i (l1_rd[L1P_DW_IFD1]),
     .w_req_valid_o (dw_w_rv), .w_req_o (dw_w_r), .w_gnt_i (l1_g[L1P_DWPU_W]),
     .w_rsp_valid_i (l1_rv[L1P_DWPU_W]), .w_rdata_i (l1_rd[L1P_DWPU_W]),
     .odr_req_valid_o (dw_odr_rv), .odr_req_o (dw_odr_r), .odr_gnt_i (l1_g[L1P_DW_ODR]),
@@ -228,7 +238,7 @@ module ax_core_tile
   // the DWPU datapath has a counter of its own (same limit); MVMEXE wins WDOG_STATUS in a tie
   word_t dw_wdog_cnt_q;
   logic  dw_wdog_fire, dw_progress;
-  assign dw_progress  = dw_act[0].busy || dw_act[1].busy || dw_act[2].busy;
+  assign dw_progress  = dw_act[0].busy || dw_act[1].busy || dw_act[2].busy || dw_act[3].busy || dw_act[4].busy;
   assign dw_wdog_fire = dw_busy && !dw_progress && (wdog_limit_q != '0) && (dw_wdog_cnt_q + 1 >= wdog_limit_q);
 
   // ---- command processor ----
@@ -259,8 +269,9 @@ module ax_core_tile
     .dp_prog_wr_o (dp_prog_wr), .dp_prog_idx_o (dp_prog_idx), .dp_prog_data_o (dp_prog_data),
     .dp_prog_code_i (dp_prog_code), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
     .wdog_fire_i (wdog_fire),
-    .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_main_o (dw_main), .dw_ifd0_o (dw_ifd0),
-    .dw_dwpu_o (dw_desc), .dw_odr_o (dw_odr), .dw_done_i (dw_done), .dw_err_i (dw_err),
+    .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_hdr_o (dw_hdr), .dw_ifd0_o (dw_ifd0),
+    .dw_ifd1_o (dw_ifd1), .dw_dwpu_o (dw_desc), .dw_dpu_o (dw_dpu), .dw_odr_o (dw_odr),
+    .dw_prog_wr_o (dw_prog_wr), .dw_prog_code_i (dw_prog_code), .dw_done_i (dw_done), .dw_err_i (dw_err),
     .dw_bytes_i (dw_bytes), .dw_wdog_fire_i (dw_wdog_fire),
     .li_start_o (li_start), .li_abort_o (li_abort), .li_desc_o (li_desc), .li_done_i (li_done),
     .li_err_i (li_err),
@@ -343,6 +354,8 @@ module ax_core_tile
     pact[PERF_UNIT_DW_IFD0]  = dw_act[0];
     pact[PERF_UNIT_DWPU]     = dw_act[1];
     pact[PERF_UNIT_DW_ODR]   = dw_act[2];
+    pact[PERF_UNIT_DW_IFD1]  = dw_act[3];
+    pact[PERF_UNIT_DW_DPU]   = dw_act[4];
     pact[PERF_UNIT_CMDPROC].busy = |q_busy;
     ptask[PERF_UNIT_MVM_IFD0] = q_task_done[0] && !q_error[0];
     ptask[PERF_UNIT_MVM]      = q_task_done[0] && !q_error[0];
@@ -351,7 +364,9 @@ module ax_core_tile
     ptask[PERF_UNIT_MVM_DPU]  = q_task_done[0] && !q_error[0] && dp_hdr.has_dpu;
     ptask[PERF_UNIT_LOADIMC]  = q_task_done[2] && !q_error[2];
     ptask[PERF_UNIT_DW_IFD0]  = q_task_done[1] && !q_error[1];
-    ptask[PERF_UNIT_DWPU]     = q_task_done[1] && !q_error[1] && dw_main;
+    ptask[PERF_UNIT_DWPU]     = q_task_done[1] && !q_error[1] && dw_hdr.has_main;
+    ptask[PERF_UNIT_DW_IFD1]  = q_task_done[1] && !q_error[1] && dw_hdr.has_ifd1;
+    ptask[PERF_UNIT_DW_DPU]   = q_task_done[1] && !q_error[1] && dw_hdr.has_dpu;
     ptask[PERF_UNIT_DW_ODR]   = q_task_done[1] && !q_error[1];
     ptask[PERF_UNIT_CMDPROC]  = |q_task_done;
   end
@@ -494,6 +509,6 @@ module ax_core_tile
   logic unused;
   assign unused = ^{l1_v, l1_g, l1_rv, l1_rd};
   logic unused_hdr;
-  assign unused_hdr = ^{dp_hdr[127:14], dp_hdr[10:0]};
+  assign unused_hdr = ^{dp_hdr[127:14], dp_hdr[10:0], dw_hdr[127:14], dw_hdr[10:0]};
 endmodule
 // verilator lint_on PINCONNECTEMPTY

@@ -117,16 +117,16 @@ module ax_dpu_seq
   assign body_end = 9'(desc_i.init_len) + 9'(desc_i.body_len);
 
   // Moves to the body / the next iteration / done when pc leaves its section (ref Dpu::settle).
-  task automatic settle(inout phase_e ph, inout logic [7:0] pc, inout logic [31:0] it);
-    if (ph == PH_INIT && pc >= desc_i.init_len) begin
+  task automatic settle(inout phase_e ph, inout logic [7:0] pcv, inout logic [31:0] it);
+    if (ph == PH_INIT && pcv >= desc_i.init_len) begin
       ph = PH_BODY;
-      pc = desc_i.init_len;
+      pcv = desc_i.init_len;
       it = '0;
     end
     if (ph == PH_BODY) begin
       if (desc_i.iterations == '0 || desc_i.body_len == '0) ph = PH_DONE;
-      else if (9'(pc) >= body_end) begin
-        pc = desc_i.init_len;
+      else if (9'(pcv) >= body_end) begin
+        pcv = desc_i.init_len;
         if (33'(it) + 33'd1 >= 33'(desc_i.iterations)) ph = PH_DONE;
         else it = it + 32'd1;
       end

@@ -1,10 +1,11 @@
 // verilator lint_off PINCONNECTEMPTY
-// The DWPU datapath (dp_kind DWPU): IFD0 -> DWPU -> ODR, or IFD0 -> ODR when the descriptor has
-// no main unit (has_main = 0: a pure movement datapath, guide §6.4). Its units and L1 ports
-// (DW_IFD0, DWPU weights, DW_ODR) are its own, so it runs alongside the MVMEXE datapath. The
-// DPU and IFD1 of this kind are not built (the command processor refuses them). All units start
-// together; the task is done when the ODR is done (which clears every unit); the first unit
-// error aborts every unit.
+// The DWPU datapath (dp_kind DWPU): IFD0 -> [DWPU] -> [DPU (+ IFD1 side input)] -> ODR, the
+// units the header names (guide §6.4 bypass: without the DWPU, IFD0 feeds the DPU or the ODR;
+// without the DPU, the DWPU or IFD0 feeds the ODR). Its units and L1 ports (DW_IFD0, DW_IFD1,
+// DWPU weights, DW_ODR) are its own, so it runs alongside the MVMEXE datapath. Present units
+// start together; the task is done when the ODR and (if present) the DPU are done, which clears
+// every unit; the first unit error aborts every unit. The DPU program arrives with the
+// descriptor words (prog_*) and its validation is prog_code_o.
 // act_o feeds the perf counters and the watchdog; waits_o is the WDOG_WAITS picture.
 module ax_dwpu_datapath
   import axcore_pkg::*;
@@ -15,14 +16,22 @@ module ax_dwpu_datapath
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic        abort_i,
-  input  logic        has_main_i,   // the DWPU is in the chain (held like the descriptors)
+  input  logic        has_main_i,   // the unit set (held like the descriptors)
+  input  logic        has_dpu_i,
+  input  logic        has_ifd1_i,
   input  walk_t       ifd0_i,
+  input  walk_t       ifd1_i,
   input  dwpu_desc_t  dwpu_i,
+  input  dpu_desc_t   dpu_i,
   input  walk_t       odr_i,
+  input  logic        prog_wr_i,
+  input  logic [15:0] prog_idx_i,
+  input  word_t       prog_data_i,
+  output error_code_e prog_code_o,
   output logic        busy_o,
   output logic        done_o,
   output unit_err_t   err_o,
-  output act_t [2:0]  act_o,        // IFD0, DWPU, ODR
+  output act_t [4:0]  act_o,        // IFD0, DWPU, ODR, IFD1, DPU
   output logic [7:0]  waits_o,      // WDOG_WAITS layout
   output logic [31:0] bytes_o,      // bytes the ODR stored in this task
   // L1
@@ -31,6 +40,11 @@ module ax_dwpu_datapath
   input  logic        ifd_gnt_i,
   input  logic        ifd_rsp_valid_i,
   input  row_t        ifd_rdata_i,
+  output logic        ifd1_req_valid_o,
+  output mem_req_t    ifd1_req_o,
+  input  logic        ifd1_gnt_i,
+  input  logic        ifd1_rsp_valid_i,
+  input  row_t        ifd1_rdata_i,
   output logic        w_req_valid_o,
   output mem_req_t    w_req_o,
   input  logic        w_gnt_i,
@@ -41,13 +55,14 @@ module ax_dwpu_datapath
   input  logic        odr_gnt_i,
   output mon_write_t  mon_odr_o
 );
-  logic      x_valid, x_ready, dw_ready, y_valid, dw_valid, y_ready;
-  strm_t     x, y, dw_y;
-  unit_err_t e_ifd, e_dw, e_odr;
-  logic      b_ifd, b_dw, b_odr, kill;
+  logic      x_valid, x_ready, s_valid, s_ready, y_valid, y_ready, z_valid, z_ready;
+  logic      m_in_ready, d_in_valid, d_in_ready, o_in_valid, o_in_ready;
+  strm_t     x, s, y, z, d_in, o_in;
+  unit_err_t e_ifd, e_ifd1, e_dw, e_dpu, e_odr;
+  logic      b_ifd, b_ifd1, b_dw, b_dpu, b_odr, kill, dpu_wait1, odr_done, dpu_done;
 
-  // The end of the task also clears the units (as ax_datapath does): elements IFD0 produced
-  // beyond what the DWPU or the ODR took must not reach the next task.
+  // The end of the task also clears the units (as ax_datapath does): elements a walk produced
+  // beyond what its consumer took must not reach the next task.
   assign kill = abort_i || err_o.valid || done_o;
 
   ax_ifd u_ifd0 (
@@ -57,33 +72,80 @@ module ax_dwpu_datapath
     .rsp_valid_i (ifd_rsp_valid_i), .rdata_i (ifd_rdata_i),
     .out_valid_o (x_valid), .out_ready_i (x_ready), .out_data_o (x)
   );
+  ax_ifd u_ifd1 (
+    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_ifd1_i), .abort_i (kill),
+    .walk_i (ifd1_i), .busy_o (b_ifd1), .done_o (), .err_o (e_ifd1), .act_o (act_o[3]),
+    .req_valid_o (ifd1_req_valid_o), .req_o (ifd1_req_o), .gnt_i (ifd1_gnt_i),
+    .rsp_valid_i (ifd1_rsp_valid_i), .rdata_i (ifd1_rdata_i),
+    .out_valid_o (s_valid), .out_ready_i (s_ready), .out_data_o (s)
+  );
   ax_dwpu u_dwpu (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_main_i), .abort_i (kill),
     .desc_i (dwpu_i), .busy_o (b_dw), .done_o (), .err_o (e_dw), .act_o (act_o[1]),
     .req_valid_o (w_req_valid_o), .req_o (w_req_o), .gnt_i (w_gnt_i),
     .rsp_valid_i (w_rsp_valid_i), .rdata_i (w_rdata_i),
-    .in_valid_i (x_valid && has_main_i), .in_ready_o (dw_ready), .in_data_i (x),
-    .out_valid_o (dw_valid), .out_ready_i (y_ready && has_main_i), .out_data_o (dw_y)
+    .in_valid_i (x_valid && has_main_i), .in_ready_o (m_in_ready), .in_data_i (x),
+    .out_valid_o (y_valid), .out_ready_i (y_ready), .out_data_o (y)
   );
-  // bypass: the ODR pops IFD0's stream
-  assign x_ready = has_main_i ? dw_ready : y_ready;
-  assign y_valid = has_main_i ? dw_valid : x_valid;
-  assign y       = has_main_i ? dw_y : x;
 
+  // the DPU's main input: the DWPU's output, or IFD0 when the DWPU is bypassed
+  assign d_in_valid = has_dpu_i && (has_main_i ? y_valid : x_valid);
+  assign d_in       = has_main_i ? y : x;
+  ax_dpu u_dpu (
+    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_dpu_i), .abort_i (kill),
+    .desc_i (dpu_i), .has_in1_i (has_ifd1_i),
+    .prog_wr_i (prog_wr_i), .prog_idx_i (prog_idx_i), .prog_data_i (prog_data_i),
+    .prog_code_o (prog_code_o), .busy_o (b_dpu), .done_o (dpu_done), .err_o (e_dpu),
+    .act_o (act_o[4]), .wait_in1_o (dpu_wait1),
+    .in0_valid_i (d_in_valid), .in0_ready_o (d_in_ready), .in0_data_i (d_in),
+    .in1_valid_i (s_valid && has_ifd1_i), .in1_ready_o (s_ready), .in1_data_i (s),
+    .out_valid_o (z_valid), .out_ready_i (z_ready), .out_data_o (z)
+  );
+
+  // the ODR's input: the DPU, else the DWPU, else IFD0
+  assign o_in_valid = has_dpu_i ? z_valid : has_main_i ? y_valid : x_valid;
+  assign o_in       = has_dpu_i ? z : has_main_i ? y : x;
+  assign z_ready    = has_dpu_i && o_in_ready;
+  assign y_ready    = has_main_i && (has_dpu_i ? d_in_ready : o_in_ready);
+  assign x_ready    = has_main_i ? m_in_ready : has_dpu_i ? d_in_ready : o_in_ready;
   ax_odr u_odr (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (odr_i),
-    .busy_o (b_odr), .done_o (done_o), .err_o (e_odr), .act_o (act_o[2]),
-    .in_valid_i (y_valid), .in_ready_o (y_ready), .in_data_i (y),
+    .busy_o (b_odr), .done_o (odr_done), .err_o (e_odr), .act_o (act_o[2]),
+    .in_valid_i (o_in_valid), .in_ready_o (o_in_ready), .in_data_i (o_in),
     .req_valid_o (odr_req_valid_o), .req_o (odr_req_o), .gnt_i (odr_gnt_i), .mon_o (mon_odr_o)
   );
 
   always_comb begin
     err_o = '0;
-    if (e_odr.valid) err_o = e_odr;
-    if (e_dw.valid)  err_o = e_dw;
-    if (e_ifd.valid) err_o = e_ifd;
+    if (e_odr.valid)  err_o = e_odr;
+    if (e_dpu.valid)  err_o = e_dpu;
+    if (e_dw.valid)   err_o = e_dw;
+    if (e_ifd1.valid) err_o = e_ifd1;
+    if (e_ifd.valid)  err_o = e_ifd;
   end
-  assign busy_o = b_ifd || b_dw || b_odr;
+  assign busy_o = b_ifd || b_ifd1 || b_dw || b_dpu || b_odr;
+
+  // done once both the ODR and the DPU (when present) finished, reported once per run
+  logic run_q, odr_fin_q, dpu_fin_q, fin_odr, fin_dpu;
+  assign fin_odr = odr_done || odr_fin_q;
+  assign fin_dpu = !has_dpu_i || dpu_done || dpu_fin_q;
+  assign done_o  = run_q && fin_odr && fin_dpu;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      run_q     <= 1'b0;
+      odr_fin_q <= 1'b0;
+      dpu_fin_q <= 1'b0;
+    end else if (start_i) begin
+      run_q     <= 1'b1;
+      odr_fin_q <= 1'b0;
+      dpu_fin_q <= 1'b0;
+    end else if (kill || done_o) begin
+      run_q     <= 1'b0;
+    end else begin
+      odr_fin_q <= fin_odr;
+      dpu_fin_q <= dpu_fin_q || dpu_done;
+    end
+  end
 
   logic [31:0] bytes_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -95,10 +157,14 @@ module ax_dwpu_datapath
 
   always_comb begin
     waits_o    = '0;
-    waits_o[0] = act_o[0].stall_out;  // ifd0_out
-    waits_o[2] = act_o[1].stall_in;   // main_in
-    waits_o[3] = act_o[1].stall_out;  // main_out
-    waits_o[7] = act_o[2].stall_in;   // odr_in
+    waits_o[0] = act_o[0].stall_out;               // ifd0_out
+    waits_o[1] = act_o[3].stall_out;               // ifd1_out
+    waits_o[2] = act_o[1].stall_in;                // main_in
+    waits_o[3] = act_o[1].stall_out;               // main_out
+    waits_o[4] = act_o[4].stall_in && !dpu_wait1;  // dpu_in0
+    waits_o[5] = dpu_wait1;                        // dpu_in1
+    waits_o[6] = act_o[4].stall_out;               // dpu_out
+    waits_o[7] = act_o[2].stall_in;                // odr_in
   end
 endmodule
 // verilator lint_on PINCONNECTEMPTY

@@ -2,7 +2,9 @@
 // core_test): a matmul with a requantizing epilogue (per-channel scale and bias from IFD1, relu,
 // cast to int8), a DPU-only datapath (IFD0 + IFD1 -> DPU -> ODR), all checked against common/ref
 // (run_ifd, run_mvm, ref::Dpu, run_odr); refused programs (DPU_ILLEGAL, STREAM_DTYPE,
-// DESC_RANGE), a run-time DPU_ILLEGAL, and the watchdog on a DPU starved on IFD1.
+// DESC_RANGE), a run-time DPU_ILLEGAL, and the watchdog on a DPU starved on IFD1. The DWPU
+// queue's datapath has the same DPU and IFD1: a DPU-only datapath with IFD1 on it (beside an
+// MVMEXE one), and its refused unit sets and stream dtypes.
 #include <gtest/gtest.h>
 
 #include <axcore/ref/dpu.hpp>
@@ -36,8 +38,9 @@ using spec::ErrorCode;
 
 constexpr uint32_t kB0 = 9000;  // L1 row of the IFD1 operands
 
-// A datapath descriptor with every section.
+// A datapath descriptor with every section (MVMEXE kind unless `kind` says DWPU).
 struct Dp {
+  spec::DpKind kind = spec::DpKind::MVMEXE;
   spec::DpHeader h{};
   spec::Walk ifd0{}, ifd1{}, odr{};
   spec::MvmDesc mvm{};
@@ -47,7 +50,7 @@ struct Dp {
     std::vector<uint32_t> w(L::program + 2 * dpu.code.size(), 0);
     spec::DpHeader hh = h;
     hh.magic = spec::magic::datapath;
-    hh.kind = spec::DpKind::MVMEXE;
+    hh.kind = kind;
     hh.has_ifd0 = hh.has_odr = 1;
     hh.words = static_cast<uint32_t>(w.size());
     auto put = [&](std::size_t at, auto words) {
@@ -110,7 +113,7 @@ struct Bench {
   spec::Token run(const Dp& dp, uint32_t tag, int limit = 2000000) {
     t.write_cmd(kDpWord, dp.words());
     const std::size_t n = t.tokens.size();
-    t.push(0, kDpWord, tag);
+    t.push(dp.kind == spec::DpKind::DWPU ? 1 : 0, kDpWord, tag);
     EXPECT_TRUE(t.wait_tokens(n + 1, limit));
     if (t.tokens.size() <= n) return {};
     return token_of(t.tokens.back());
@@ -139,9 +142,9 @@ struct Bench {
     ref::VectorSource zsrc(zs);
     ref::run_odr(dp.odr, image, zsrc.fn());
   }
-  void expect_output(std::size_t bytes) {
-    const auto got = t.read_l1(uint64_t{kY0} * 64, bytes);
-    const auto* want = image.data() + std::size_t{kY0} * 64;
+  void expect_output(std::size_t bytes, uint32_t row = kY0) {
+    const auto got = t.read_l1(uint64_t{row} * 64, bytes);
+    const auto* want = image.data() + std::size_t{row} * 64;
     std::size_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
       if (got[i] != want[i] && bad++ < 5)
@@ -245,12 +248,8 @@ TEST(DatapathTest, MatmulWithRequantizingEpilogueMatchesTheReference) {
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 0), mm.m * mm.kb * mm.nb);
 }
 
-// IFD0 (float16) and IFD1 (int8) straight into the DPU, no MVM; the ODR stores float16 of the
-// DPU's float32 output. Twice (repeat 1): the registers start at +0 in every run.
-TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
-  Bench b;
-  std::mt19937 rng(42);
-  constexpr uint32_t n = 12;
+// n float16 elements at x0 and n int8 elements at b0 (the operands of dpu_only).
+void put_dpu_only_operands(Bench& b, std::mt19937& rng, uint32_t n, uint32_t x0, uint32_t b0) {
   std::vector<num::AnyPword> xs, ws;
   std::uniform_real_distribution<float> u(-3.0f, 3.0f);
   for (uint32_t i = 0; i < n; ++i) {
@@ -261,13 +260,19 @@ TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
     for (auto& v : w) v = static_cast<int8_t>(rng());
     ws.push_back(num::AnyPword::of(w));
   }
-  b.put_elements(kX0, xs);
-  b.put_elements(kB0, ws);
+  b.put_elements(x0, xs);
+  b.put_elements(b0, ws);
+}
+
+// IFD0 (float16) and IFD1 (int8) straight into the DPU (7 instructions per element), no main
+// unit; the ODR stores float16 of the DPU's float32 output.
+Dp dpu_only(spec::DpKind kind, uint32_t n, uint32_t x0, uint32_t b0, uint32_t y0) {
   Dp dp;
+  dp.kind = kind;
   dp.h.has_dpu = dp.h.has_ifd1 = 1;
-  dp.ifd0 = linear_walk(Dtype::FLOAT16, kX0, n, Dtype::FLOAT16);
-  dp.ifd1 = linear_walk(Dtype::INT8, kB0, n, Dtype::INT8);
-  dp.odr = linear_walk(Dtype::FLOAT16, kY0, n, Dtype::FLOAT32);
+  dp.ifd0 = linear_walk(Dtype::FLOAT16, x0, n, Dtype::FLOAT16);
+  dp.ifd1 = linear_walk(Dtype::INT8, b0, n, Dtype::INT8);
+  dp.odr = linear_walk(Dtype::FLOAT16, y0, n, Dtype::FLOAT32);
   auto& d = dp.dpu.desc;
   d.in0_dtype = Dtype::FLOAT16;
   d.in1_dtype = Dtype::INT8;
@@ -283,6 +288,17 @@ TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
       dpu_instr(DpuOp::PUSH, 0, dpu_reg(5)),
   };
   d.body_len = static_cast<uint32_t>(dp.dpu.code.size());
+  return dp;
+}
+
+// The DPU-only datapath on the MVMEXE queue, twice (repeat 1): the registers start at +0 in
+// every run.
+TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
+  Bench b;
+  std::mt19937 rng(42);
+  constexpr uint32_t n = 12;
+  put_dpu_only_operands(b, rng, n, kX0, kB0);
+  const Dp dp = dpu_only(spec::DpKind::MVMEXE, n, kX0, kB0, kY0);
   b.t.write_cmd(kDpWord, dp.words());
   b.t.push(0, kDpWord, 6, true, 1);
   ASSERT_TRUE(b.t.wait_tokens(1));
@@ -291,6 +307,82 @@ TEST(DatapathTest, DpuOnlyWithSideInputMatchesTheReference) {
   b.expect_output(std::size_t{n} * 128);
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), 2 * n * 7);
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 0), 0u);
+}
+
+// The same DPU-only datapath on the DWPU queue (its own IFD1 and DPU), first alone (twice:
+// repeat 1), then beside the MVMEXE queue's copy on other rows: both match the reference and
+// the two task intervals overlap.
+TEST(DatapathTest, DwpuQueueDpuOnlyWithSideInputMatchesTheReference) {
+  Bench b;
+  std::mt19937 rng(47);
+  constexpr uint32_t n = 12, kX1 = kX0 + 64, kB1 = kB0 + 64, kY1 = kY0 + 64;
+  constexpr uint32_t kDwWord = 0x200;
+  put_dpu_only_operands(b, rng, n, kX0, kB0);
+  put_dpu_only_operands(b, rng, n, kX1, kB1);
+  const Dp dw = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  b.t.write_cmd(kDwWord, dw.words());
+  const uint64_t c0 = b.t.sim.cycle();
+  b.t.push(1, kDwWord, 7);
+  ASSERT_TRUE(b.t.wait_tokens(1));
+  std::printf("DWPU-queue DPU-only datapath, %u elements x 7 DPU instructions: %llu cycles push to token\n", n,
+              static_cast<unsigned long long>(b.t.sim.cycle() - c0));
+  EXPECT_FALSE(token_of(b.t.tokens[0]).error) << spec::to_string(token_of(b.t.tokens[0]).code);
+  EXPECT_EQ(token_of(b.t.tokens[0]).channel, spec::param::core_queue_channel_base + 1);
+  b.reference(dw);
+  b.expect_output(std::size_t{n} * 128);
+  EXPECT_EQ(b.perf(spec::PerfUnit::DW_DPU, 0), n * 7);
+  EXPECT_EQ(b.perf(spec::PerfUnit::DW_DPU, 2), 1u);
+  EXPECT_EQ(b.perf(spec::PerfUnit::DW_IFD1, 2), 1u);
+  EXPECT_EQ(b.perf(spec::PerfUnit::DWPU, 2), 0u);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), 0u);
+  // both queues at once (the DWPU one repeated 3 times, so it outlasts the MVMEXE one: the
+  // MVMEXE task, pushed later, ends inside the DWPU task's interval)
+  const Dp mv = dpu_only(spec::DpKind::MVMEXE, n, kX1, kB1, kY1);
+  b.t.write_cmd(kDpWord, mv.words());
+  b.t.push(1, kDwWord, 8, true, 3);
+  b.t.push(0, kDpWord, 9);
+  ASSERT_TRUE(b.t.wait_tokens(3));
+  for (std::size_t i = 1; i < 3; ++i)
+    EXPECT_FALSE(token_of(b.t.tokens[i]).error) << spec::to_string(token_of(b.t.tokens[i]).code);
+  EXPECT_EQ(token_of(b.t.tokens[1]).tag, 9u);  // the MVMEXE task ended first
+  EXPECT_EQ(token_of(b.t.tokens[2]).tag, 8u);
+  b.reference(mv);
+  b.expect_output(std::size_t{n} * 128, kY1);
+  b.expect_output(std::size_t{n} * 128, kY0);
+  EXPECT_EQ(b.perf(spec::PerfUnit::DW_DPU, 0), 5 * n * 7);
+  EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), n * 7);
+}
+
+// The DWPU queue checks its DPU and IFD1 as the MVMEXE queue does: IFD1 without the DPU is
+// DESC_UNITS, a DPU input dtype other than IFD0's is STREAM_DTYPE, an illegal program is
+// DPU_ILLEGAL; a good one runs afterwards.
+TEST(DatapathTest, DwpuQueueRefusesBadDpuDescriptors) {
+  Bench b;
+  std::mt19937 rng(48);
+  constexpr uint32_t n = 4;
+  put_dpu_only_operands(b, rng, n, kX0, kB0);
+  auto code_of = [&](const Dp& dp, uint32_t tag) {
+    const spec::Token tk = b.run(dp, tag, 20000);
+    EXPECT_TRUE(tk.error);
+    return tk.code;
+  };
+  Dp dp = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  dp.h.has_dpu = 0;
+  EXPECT_EQ(code_of(dp, 50), ErrorCode::DESC_UNITS);
+  dp = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  dp.dpu.desc.in0_dtype = Dtype::INT8;
+  EXPECT_EQ(code_of(dp, 51), ErrorCode::STREAM_DTYPE);
+  dp = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  dp.dpu.code[1].imm = 2;  // no stream 2
+  EXPECT_EQ(code_of(dp, 52), ErrorCode::DPU_ILLEGAL);
+  dp = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  dp.dpu.desc.body_len += 1;
+  EXPECT_EQ(code_of(dp, 53), ErrorCode::DESC_RANGE);
+  dp = dpu_only(spec::DpKind::DWPU, n, kX0, kB0, kY0);
+  const spec::Token ok = b.run(dp, 54);
+  EXPECT_FALSE(ok.error) << spec::to_string(ok.code);
+  b.reference(dp);
+  b.expect_output(std::size_t{n} * 128);
 }
 
 TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {

@@ -283,7 +283,10 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   bad.back().words[0] ^= 0x01;
   bad.push_back({"kind MVMEXE", base(), spec::ErrorCode::DESC_UNITS});
   bad.back().words[0] &= ~(3u << 8);
-  bad.push_back({"DPU named", base(), spec::ErrorCode::DESC_UNITS});
+  bad.push_back({"IFD1 without the DPU", base(), spec::ErrorCode::DESC_UNITS});
+  bad.back().words[0] |= 1u << 11;
+  // a DPU whose input dtype (int8 in the zeroed dpu_desc) is not the DWPU's int32
+  bad.push_back({"DPU in0 dtype", base(), spec::ErrorCode::STREAM_DTYPE});
   bad.back().words[0] |= 1u << 13;
   {
     auto d = c.dwpu();

@@ -64,15 +64,19 @@ module tb_dwpu
   );
 
   unit_err_t  err;
-  act_t [2:0] act;
+  act_t [4:0] act;
   mon_write_t mon;
   ax_dwpu_datapath u_dp (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (1'b0),
-    .has_main_i (has_main_i), .ifd0_i (ifd_walk_i), .dwpu_i (dwpu_desc_i), .odr_i (odr_walk_i),
+    .has_main_i (has_main_i), .has_dpu_i (1'b0), .has_ifd1_i (1'b0), .ifd0_i (ifd_walk_i),
+    .ifd1_i ('0), .dwpu_i (dwpu_desc_i), .dpu_i ('0), .odr_i (odr_walk_i),
+    .prog_wr_i (1'b0), .prog_idx_i ('0), .prog_data_i ('0), .prog_code_o (),
     .busy_o (busy_o), .done_o (done_o), .err_o (err), .act_o (act), .waits_o (),
     .bytes_o (bytes_o),
     .ifd_req_valid_o (ifd_rv), .ifd_req_o (ifd_r), .ifd_gnt_i (g[L1P_DW_IFD0]),
     .ifd_rsp_valid_i (rv[L1P_DW_IFD0]), .ifd_rdata_i (rd[L1P_DW_IFD0]),
+    .ifd1_req_valid_o (), .ifd1_req_o (), .ifd1_gnt_i (1'b0), .ifd1_rsp_valid_i (1'b0),
+    .ifd1_rdata_i ('0),
     .w_req_valid_o (w_rv), .w_req_o (w_r), .w_gnt_i (g[L1P_DWPU_W]),
     .w_rsp_valid_i (rv[L1P_DWPU_W]), .w_rdata_i (rd[L1P_DWPU_W]),
     .odr_req_valid_o (odr_rv), .odr_req_o (odr_r), .odr_gnt_i (g[L1P_DW_ODR]),
