@@ -55,7 +55,7 @@ rt::RunResult run_in_child(const std::string& be, const rt::Bundle& b, const rt:
     try {
       const auto res = rt::make_backend(be)->run(b, in, {});
       for (const auto& [name, arr] : res.outputs)
-        std::visit([&](const auto& a) { axcore::ref::save_npy((dir / (name + ".npy")).string(), a); }, arr);
+        axcore::ref::save_npy((dir / (name + ".npy")).string(), arr);
       std::ofstream(dir / "cycles") << res.cycles << "\n";
     } catch (const std::exception& e) {
       std::ofstream(dir / "error") << e.what();

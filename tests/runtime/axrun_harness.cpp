@@ -35,7 +35,7 @@ AxrunRun run_axrun(const Scratch& s, const std::string& name, const Bundle& b, c
   std::string cmd = std::string(AXRUN) + " " + bundle.string() + " --backend " + backend + " -q";
   for (const auto& [in, arr] : inputs) {
     const fs::path f = s / (name + "." + in + ".npy");
-    std::visit([&](const auto& a) { ref::save_npy(f.string(), a); }, arr);
+    ref::save_npy(f.string(), arr);
     cmd += " --input " + in + "=" + f.string();
   }
   AxrunRun r;

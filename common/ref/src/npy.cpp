@@ -293,6 +293,10 @@ void save_npy(const std::string& path, const NDArray<T>& a) {
   if (!f) throw NpyError("npy: write to '" + path + "' failed");
 }
 
+void save_npy(const std::string& path, const AnyArray& a) {
+  std::visit([&](const auto& arr) { save_npy(path, arr); }, a);
+}
+
 #define AXCORE_NPY_INSTANTIATE(T)                                      \
   template NDArray<T> npy_as<T>(AnyArray, const std::string&);        \
   template std::vector<uint8_t> to_npy<T>(const NDArray<T>&);         \

@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   try {
     std::filesystem::create_directories(out_dir);
     for (const auto& [name, arr] : res.outputs)
-      std::visit([&](const auto& a) { ref::save_npy((std::filesystem::path(out_dir) / (name + ".npy")).string(), a); }, arr);
+      ref::save_npy((std::filesystem::path(out_dir) / (name + ".npy")).string(), arr);
     if (!timeline_path.empty()) {
       std::ofstream t(timeline_path);
       if (!t) throw std::runtime_error("cannot write " + timeline_path);

@@ -185,10 +185,6 @@ void make_dpu(const DatapathProgram& p, Made& out) {
   out.expected = {{"y", ye}};
 }
 
-void save(const std::filesystem::path& file, const ref::AnyArray& a) {
-  std::visit([&](const auto& arr) { ref::save_npy(file.string(), arr); }, a);
-}
-
 }  // namespace
 
 const char* to_string(DpKind k) { return k == DpKind::MATMUL ? "matmul" : "dpu"; }
@@ -321,8 +317,8 @@ void write_datapath_program(const DatapathProgram& p, const std::filesystem::pat
   auto bundle = r.bundle;
   bundle.metadata["source"] = "random " + std::string(to_string(p.kind)) + " program, seed " + std::to_string(p.seed);
   runtime::save_bundle(dir / "program.axb", bundle);
-  for (const auto& [name, a] : made.inputs) save(dir / "inputs" / (name + ".npy"), a);
-  for (const auto& [name, a] : made.expected) save(dir / "expected" / (name + ".npy"), a);
+  for (const auto& [name, a] : made.inputs) ref::save_npy((dir / "inputs" / (name + ".npy")).string(), a);
+  for (const auto& [name, a] : made.expected) ref::save_npy((dir / "expected" / (name + ".npy")).string(), a);
   std::ofstream(dir / "program.json") << to_json(p).dump(1) << "\n";
   std::ofstream(dir / "coverage.json") << nlohmann::json(coverage_points(p)).dump() << "\n";
 }

@@ -37,5 +37,6 @@ template <class T>
 std::vector<uint8_t> to_npy(const NDArray<T>& a);
 template <class T>
 void save_npy(const std::string& path, const NDArray<T>& a);
+void save_npy(const std::string& path, const AnyArray& a);  // whichever dtype it holds
 
 }  // namespace axcore::ref
