@@ -127,6 +127,38 @@ TEST(Mvm, AccumulatorWraps) {
   EXPECT_LT(acc[0], 0);
 }
 
+// The fast tile-op kernel(s) against the plain definition, acc[n] += sum_k x[k] * tile[k][n]
+// (int32, wrapping), on random data, on the extremes (every product -128 * -128 = 16384, pair
+// sums of 2^15 in the SIMD kernel's int16 pairs) and on accumulators near the wrap.
+TEST(Mvm, FastKernelsEqualThePlainSum) {
+  auto plain = [](num::PwordI32 acc, const num::PwordI8& x, const Tile& t) {
+    for (std::size_t n = 0; n < 64; ++n) {
+      uint32_t s = static_cast<uint32_t>(acc[n]);
+      for (std::size_t k = 0; k < 64; ++k) s += static_cast<uint32_t>(int32_t{x[k]} * int32_t{t[k * 64 + n]});
+      acc[n] = static_cast<int32_t>(s);
+    }
+    return acc;
+  };
+  std::mt19937 rng(7);
+  const int8_t extremes[] = {-128, 127, -127, 0, 1, -1};
+  for (int round = 0; round < 200; ++round) {
+    Tile t;
+    num::PwordI8 x;
+    num::PwordI32 acc;
+    const int mode = round % 4;  // 0 random, 1 all -128, 2 mixed extremes, 3 random x with extreme tile
+    for (auto& v : t) v = mode == 1 ? int8_t{-128} : mode >= 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
+    for (auto& v : x) v = mode == 1 ? int8_t{-128} : mode == 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
+    for (auto& v : acc) v = round % 3 == 0 ? INT32_MAX - static_cast<int32_t>(rng() % 1000) : static_cast<int32_t>(rng());
+    const num::PwordI32 want = plain(acc, x, t);
+    num::PwordI32 got = acc;
+    mvm_accumulate(got, x, t);
+    ASSERT_EQ(got, want) << "round " << round << (detail::mvm_accumulate_has_simd() ? " (SIMD kernel)" : "");
+    got = acc;
+    detail::mvm_accumulate_portable(got, x, t);
+    ASSERT_EQ(got, want) << "portable kernel, round " << round;
+  }
+}
+
 TEST(Mvm, NewMatrixIdInvalidatesEveryTileButKeepsData) {
   const Problem a = make_problem(1, 1, 2, 1);  // matrix 1: tiles 0, 1
   Imc imc;

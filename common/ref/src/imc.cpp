@@ -6,6 +6,13 @@
 #include "axcore/num/int_cast.hpp"
 #include "axcore/ref/error.hpp"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AXCORE_MVM_AVX2 1
+#else
+#define AXCORE_MVM_AVX2 0
+#endif
+
 namespace axcore::ref {
 
 using spec::ErrorCode;
@@ -95,12 +102,67 @@ uint64_t mvm_outputs(const spec::MvmDesc& d) {
   return uint64_t{s[0]} * s[1] * s[2] * s[3];
 }
 
-void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
-  for (std::size_t n = 0; n < num::kLanes; ++n) {
-    int32_t sum = 0;  // at most 64 * 128 * 128 = 2^20: exact, then the accumulator wraps
-    for (std::size_t k = 0; k < kTileRows; ++k) sum += int32_t{x[k]} * int32_t{tile[k * num::kLanes + n]};
-    acc[n] = num::wrap_add(acc[n], sum);
+// The tile-op kernel. Per lane the 64 products sum to at most 64 * 128 * 128 = 2^20, exact in
+// int32 in any order; only the add into the accumulator wraps. Both versions below compute that
+// exactly, so they are bit-identical to the plain sum_k x[k] * tile[k][n] (tests/ref check it).
+namespace detail {
+
+// Portable: row k outer, the 64 lanes inner (contiguous), which compilers vectorise.
+void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+  std::array<int32_t, num::kLanes> sum{};
+  for (std::size_t k = 0; k < kTileRows; ++k) {
+    const int32_t xk = x[k];
+    const int8_t* row = tile.data() + k * num::kLanes;
+    for (std::size_t n = 0; n < num::kLanes; ++n) sum[n] += xk * int32_t{row[n]};
   }
+  for (std::size_t n = 0; n < num::kLanes; ++n) acc[n] = num::wrap_add(acc[n], sum[n]);
+}
+
+#if AXCORE_MVM_AVX2
+// AVX2: rows k and k + 1 interleaved byte-wise and sign-extended give (tile[k][n], tile[k+1][n])
+// int16 pairs, and one madd with the broadcast pair (x[k], x[k+1]) adds both products into lane
+// n's int32 (each pair sum |.| <= 2^15, no saturation in vpmaddwd).
+namespace {
+__attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+  static_assert(num::kLanes == 64 && kTileRows % 2 == 0);
+  __m256i s[8];
+  for (auto& v : s) v = _mm256_setzero_si256();
+  for (std::size_t k = 0; k < kTileRows; k += 2) {
+    const uint32_t pair =
+        uint32_t{static_cast<uint16_t>(int16_t{x[k]})} | uint32_t{static_cast<uint16_t>(int16_t{x[k + 1]})} << 16;
+    const __m256i xx = _mm256_set1_epi32(static_cast<int>(pair));
+    const int8_t* r0 = tile.data() + k * num::kLanes;
+    for (std::size_t c = 0; c < 4; ++c) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 16 * c));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + num::kLanes + 16 * c));
+      s[2 * c] = _mm256_add_epi32(s[2 * c], _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b)), xx));
+      s[2 * c + 1] = _mm256_add_epi32(s[2 * c + 1], _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b)), xx));
+    }
+  }
+  for (std::size_t i = 0; i < 8; ++i) {  // 32-bit adds wrap: acc[n] = wrap_add(acc[n], sum[n])
+    auto* p = reinterpret_cast<__m256i*>(acc.data() + 8 * i);
+    _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), s[i]));
+  }
+}
+}  // namespace
+#endif
+
+bool mvm_accumulate_has_simd() {
+#if AXCORE_MVM_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+}  // namespace detail
+
+void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+#if AXCORE_MVM_AVX2
+  if (detail::mvm_accumulate_has_simd()) return detail::mvm_accumulate_avx2(acc, x, tile);
+#endif
+  detail::mvm_accumulate_portable(acc, x, tile);
 }
 
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,

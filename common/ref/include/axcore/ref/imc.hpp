@@ -60,8 +60,13 @@ void run_loadimc(const spec::LoadimcDesc& d, std::span<const uint8_t> l1, Imc& i
 // Checks ndims 1..4, k_blocks >= 1, used sizes >= 1 (DESC_RANGE).
 void validate_mvm(const spec::MvmDesc& d);
 uint64_t mvm_outputs(const spec::MvmDesc& d);
-// One tile-op: acc += x . tile (the 4096 MACs of a cycle).
+// One tile-op: acc += x . tile (the 4096 MACs of a cycle). Runs the AVX2 kernel where the CPU
+// has it (checked once at run time), else the portable loop; both are bit-identical.
 void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
+namespace detail {  // the kernels, for the tests that compare them
+void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
+bool mvm_accumulate_has_simd();  // mvm_accumulate runs a SIMD kernel on this CPU
+}  // namespace detail
 // The IMC tile of output `o` (o0..o3) and reduction step kb; IMC_RANGE if outside.
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
                            std::size_t imc_tiles);
