@@ -807,6 +807,9 @@ class Parser {
     } else if (fn == "output") {
       const Buffer b = buffer(join(chain(), std::numeric_limits<std::size_t>::max()), at);
       b->output = true;
+      BufferNode* root = b.get();  // a view output: the program writes the viewed buffer (A::output)
+      while (root->alias_of) root = root->alias_of.get();
+      root->output = true;
       f_->outputs.push_back(b);
     } else if (fn == "graph") {
       PrimFunc::GraphNode n;

@@ -6,6 +6,8 @@
 
 namespace axcore::compiler {
 
+std::string CompileResult::ir_lowered() const { return lowered ? dump(*lowered) : std::string(); }
+
 CompileResult compile(const PrimFunc& in, const CompileOptions& opt) { return compile(in, opt, TilingOptions{}); }
 
 CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const TilingOptions& tiling) {
@@ -21,13 +23,13 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;
   r.timings = pm.run(f);
-  r.ir_lowered = dump(f);
   auto t0 = std::chrono::steady_clock::now();
   r.program = lower(f, LowerOptions{opt.cores});
   r.timings.push_back({"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   t0 = std::chrono::steady_clock::now();
   r.bundle = emit_bundle(f, r.program, EmitOptions{opt.name, opt.source});
   r.timings.push_back({"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -56,16 +56,24 @@ std::vector<int64_t> logical_shape(const BufferNode& b) {
 runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptions& opt) {
   runtime::Bundle out;
   std::map<const BufferNode*, uint32_t> arg;
-  auto add_buffer = [&](const BufferNode& b) {
+  // `b` is the storage; `as` names and shapes it in the table (a view output: its root's bytes
+  // under the view's name and logical shape).
+  auto add_buffer = [&](const BufferNode& b, const BufferNode* as = nullptr) {
     if (arg.count(&b)) return;
+    const BufferNode& named = as ? *as : b;
     runtime::BufferDesc d;
-    d.name = b.name;
+    d.name = named.name;
     d.role = b.output ? runtime::BufferRole::OUTPUT
              : b.role == BufferRole::Input ? runtime::BufferRole::INPUT
              : b.role == BufferRole::Constant ? runtime::BufferRole::CONSTANT
                                               : runtime::BufferRole::SCRATCH;
     d.dtype = b.dtype.spec();
-    for (int64_t x : logical_shape(b)) d.shape.push_back(static_cast<uint64_t>(x));
+    std::vector<int64_t> shape = logical_shape(named);
+    if (named.alias_of) {  // a view carries its root's metadata: its shape is its packed shape's
+      shape = named.shape.empty() ? std::vector<int64_t>{1} : named.shape;
+      shape.back() *= named.dtype.lanes;
+    }
+    for (int64_t x : shape) d.shape.push_back(static_cast<uint64_t>(x));
     d.layout.kind = runtime::LayoutKind::PWORDS;
     d.layout.axis = -1;
     d.layout.bytes = static_cast<uint64_t>(b.elements()) * b.dtype.bytes();
@@ -78,7 +86,7 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
     out.buffers.push_back(std::move(d));
   };
   for (const auto& b : f.params) add_buffer(*b);
-  for (const auto& b : f.outputs) add_buffer(*b->root());
+  for (const auto& b : f.outputs) add_buffer(*b->root(), b.get());
   for (const auto& s : p.steps)
     if (const auto* t = std::get_if<Transfer>(&s))
       if (t->buffer) add_buffer(*t->buffer);

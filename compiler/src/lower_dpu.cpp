@@ -98,8 +98,11 @@ class DpuCompiler {
                        " instructions (spec dpu_max_instructions)");
   }
 
+  // The arithmetic on values in `e`. The indices of a register read or a buffer load are
+  // address arithmetic (reg[j + 1], bias[nb * 2]): the DPU's index modes and the IFD1 walk
+  // compute them, not an instruction, so they do not count.
   static int ops_in(const Expr& e) {
-    if (!e) return 0;
+    if (!e || e->kind == ExprKind::RegRead || e->kind == ExprKind::Load) return 0;
     int n = (is_arith(e->kind) || e->kind == ExprKind::DpuCall) ? 1 : 0;
     for (const auto& a : e->args) n += ops_in(a);
     return n;

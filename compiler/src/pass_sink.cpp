@@ -57,6 +57,15 @@ std::vector<Stmt> expand(const Stmt& loop, const std::vector<Stmt>& body) {
 
 std::vector<Stmt> rewrite(const std::vector<Stmt>& list, bool in_block);
 
+// A nest of loops, one statement each, around one unit block inside a datapath (§6.2's
+// `for kb: with A.IFD`, the convolution's `for kh, kw, cib in A.grid(...): with A.IFD`) is that
+// unit's own loop nest: move it inside the block, innermost loop first.
+Stmt sink_nest_into_block(const Stmt& c) {
+  if (c->kind != StmtKind::For || c->body.size() != 1) return c;
+  const Stmt inner = c->body[0]->kind == StmtKind::For ? sink_nest_into_block(c->body[0]) : c->body[0];
+  return inner->kind == StmtKind::Block ? sink_block(inner, c) : c;
+}
+
 Stmt rewrite_children(const Stmt& s, bool in_block) {
   auto n = std::make_shared<StmtNode>(*s);
   const bool child_in_block = in_block || s->kind == StmtKind::Datapath ||
@@ -64,11 +73,7 @@ Stmt rewrite_children(const Stmt& s, bool in_block) {
   n->body = rewrite(s->body, child_in_block);
   n->else_body = rewrite(s->else_body, child_in_block);
   if (s->kind == StmtKind::Datapath) {
-    // A loop written around one unit block inside a datapath (§6.2's `for kb: with A.IFD`) is
-    // that unit's own loop: move it inside the block.
-    for (auto& c : n->body) {
-      while (c->kind == StmtKind::For && c->body.size() == 1 && c->body[0]->kind == StmtKind::Block) c = sink_block(c->body[0], c);
-    }
+    for (auto& c : n->body) c = sink_nest_into_block(c);
   }
   return n;
 }

@@ -368,8 +368,28 @@ StreamHandle decl_stream(const std::string& dtype, const std::string& scope, con
 
 void output(const BufferHandle& b, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  BufferNode* root = b.node().get();
+  while (root->alias_of) root = root->alias_of.get();
+  if (root != b.node().get()) {
+    // A view (reshape) as the result: the device writes the viewed buffer, the bundle names and
+    // shapes it as the view (the same bytes: the lanes of each PWORD stay together).
+    if (root->role == BufferRole::Input || root->role == BufferRole::Constant)
+      fail(loc, b.name() + " is a view of the " + (root->role == BufferRole::Input ? "input " : "constant ") + root->name +
+                    ": an output is written by the program", "copy it into a buffer of its own and name that");
+    if (!root->logical_shape.empty() && !root->shape.empty() &&
+        root->logical_shape.back() != root->shape.back() * static_cast<int64_t>(root->dtype.lanes))
+      fail(loc, b.name() + " views " + root->name + ", whose lanes are padded: the view would not hold its bytes in order",
+           "copy it into a buffer of its own and name that");
+  }
+  for (const auto& o : c.func->outputs)
+    if (o->root() == root)
+      fail(loc, o.get() == b.node().get() ? b.name() + " is named as an output twice"
+                                          : b.name() + " and " + o->name + " share storage (one views the other): a buffer is one output",
+           "copy one of them into a buffer of its own");
   b.node()->output = true;
-  ctx(loc).func->outputs.push_back(b.node());
+  root->output = true;
+  c.func->outputs.push_back(b.node());
 }
 
 // ---- loops -------------------------------------------------------------------------------------------

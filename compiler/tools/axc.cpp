@@ -11,24 +11,11 @@
 #include <axcore/txn/compare.hpp>
 #include <iostream>
 
-#include "guide_kernels.hpp"
+#include "catalog.hpp"
 
 namespace ax = axcore::compiler;
 
 namespace {
-struct Example {
-  const char* name;
-  const char* doc;
-  ax::A::Module (*make)();
-};
-const Example kExamples[] = {
-    {"scale", "Part II §1: scale by 2.0, one datapath per element (sunk)", [] { return axcore::examples::scale(); }},
-    {"matmul", "§6.2: 64 x 512 @ 512 x 256 int8, float32 out", [] { return axcore::examples::matmul(64, 8, 4, false); }},
-    {"matmul_bias", "§6.2 epilogue: matmul + per-column bias", [] { return axcore::examples::matmul(64, 8, 4, true); }},
-    {"dpu_affine", "§8.5: per-channel affine with an A.init preamble", [] { return axcore::examples::dpu_affine(16, 0.5f, 1.0f); }},
-    {"row_sum", "§8.5: row sum with a register file and add_reduce", [] { return axcore::examples::row_sum(8, 4); }},
-};
-
 bool is_model(const std::string& s) {
   const auto dot = s.rfind('.');
   return dot != std::string::npos && (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
@@ -54,7 +41,7 @@ int main(int argc, char** argv) {
   ex->add_option("bundle", bundle_path, ".axb")->required();
   CLI11_PARSE(app, argc, argv);
   if (ls->parsed()) {
-    for (const auto& e : kExamples) std::cout << e.name << "  " << e.doc << "\n";
+    for (const auto& e : axcore::examples::catalog()) std::cout << e.name << "  " << e.doc << "\n";
     return 0;
   }
   if (ops->parsed()) {
@@ -80,9 +67,7 @@ int main(int argc, char** argv) {
       label = m.name;
       source = name;
     } else {
-      const Example* e = nullptr;
-      for (const auto& k : kExamples)
-        if (name == k.name) e = &k;
+      const auto* e = axcore::examples::find_example(name);
       if (!e) {
         std::cerr << "axc: '" << name << "' is neither a .yaml model nor an example kernel (axc examples lists them)\n";
         return 2;
@@ -91,7 +76,7 @@ int main(int argc, char** argv) {
     }
     if (dump_ir) std::cout << ax::dump(mod.ir());
     const auto r = ax::compile(mod.ir().main(), {cores, label, source});
-    if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered;
+    if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
     if (dump_txn) std::cout << axcore::txn::explain(r.bundle.txn);
     axcore::runtime::save_bundle(out, r.bundle);

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "guide_kernels.hpp"
+#include "catalog.hpp"
 
 namespace ax = axcore::compiler;
 namespace rt = axcore::runtime;
@@ -91,19 +91,22 @@ bool same(const rt::Arrays& a, const rt::Arrays& b) {
 int main(int argc, char** argv) {
   CLI::App app{"axdemo — compile the examples, run them on every backend, compare"};
   std::string out = "build/demo";
+  std::vector<std::string> only;
   app.add_option("--out", out, "output directory for bundles");
+  app.add_option("--only", only, "run only these example kernels (axc examples lists them)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   std::filesystem::create_directories(out);
   ax::register_fsim_backend();
-  const std::vector<std::pair<std::string, ax::A::Module>> kernels = {
-      {"scale", axcore::examples::scale()},
-      {"matmul", axcore::examples::matmul(64, 8, 4, false)},
-      {"matmul_bias", axcore::examples::matmul(64, 8, 4, true)},
-      {"dpu_affine", axcore::examples::dpu_affine(16, 0.5f, 1.0f)},
-      {"row_sum", axcore::examples::row_sum(8, 4)},
-  };
+  std::vector<std::pair<std::string, ax::A::Module>> kernels;
+  for (const auto& e : axcore::examples::catalog())
+    if (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()) kernels.emplace_back(e.name, e.make());
+  for (const auto& n : only)
+    if (!axcore::examples::find_example(n)) {
+      std::fprintf(stderr, "axdemo: no example kernel '%s' (axc examples lists them)\n", n.c_str());
+      return 2;
+    }
   const auto names = rt::backend_names();
-  std::printf("%-12s %-8s %-6s %10s %8s %10s %10s\n", "kernel", "backend", "result", "cycles", "MVM/run", "wall ms", "bundle B");
+  std::printf("%-17s %-8s %-6s %10s %8s %10s %10s\n", "kernel", "backend", "result", "cycles", "MVM/run", "wall ms", "bundle B");
   int failures = 0;
   for (const auto& [name, mod] : kernels) {
     const auto r = ax::compile(mod.ir().main(), {1, name, "examples/kernels"});
@@ -117,7 +120,7 @@ int main(int argc, char** argv) {
     rt::Arrays golden;
     for (const std::string be : {"fsim", "tlm", "rtl"}) {
       if (std::find(names.begin(), names.end(), be) == names.end()) {
-        std::printf("%-12s %-8s %-6s\n", name.c_str(), be.c_str(), "n/a (not in this build)");
+        std::printf("%-17s %-8s %-6s\n", name.c_str(), be.c_str(), "n/a (not in this build)");
         continue;
       }
       const auto t0 = std::chrono::steady_clock::now();
@@ -130,11 +133,11 @@ int main(int argc, char** argv) {
         else ok = same(golden, res.outputs);
         failures += ok ? 0 : 1;
         const double util = res.cycles && be != "fsim" ? 100.0 * static_cast<double>(tile_ops) / static_cast<double>(res.cycles) : 0.0;
-        std::printf("%-12s %-8s %-6s %10llu %7.1f%% %10.2f %10zu\n", name.c_str(), be.c_str(), ok ? "pass" : "FAIL",
+        std::printf("%-17s %-8s %-6s %10llu %7.1f%% %10.2f %10zu\n", name.c_str(), be.c_str(), ok ? "pass" : "FAIL",
                     static_cast<unsigned long long>(res.cycles), util, ms, bytes);
       } catch (const std::exception& e) {
         ++failures;
-        std::printf("%-12s %-8s %-6s %s\n", name.c_str(), be.c_str(), "FAIL", e.what());
+        std::printf("%-17s %-8s %-6s %s\n", name.c_str(), be.c_str(), "FAIL", e.what());
       }
     }
   }

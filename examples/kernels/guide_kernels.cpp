@@ -1,5 +1,6 @@
 #include "guide_kernels.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace axcore::examples {
@@ -37,8 +38,11 @@ A::Module scale() {
   return mod;
 }
 
-A::Module matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with_bias, uint32_t seed) {
-  A::Module mod(with_bias ? "MatMulBias" : "MatMul");
+namespace {
+// §6.2's matmul; the M loop is an A.grid, or A.tiles(M, bounds) when `tiles` is given (§11.2).
+A::Module matmul_kernel(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with_bias, uint32_t seed,
+                        std::optional<compiler::TileBounds> tiles) {
+  A::Module mod(tiles ? "TiledMatMul" : with_bias ? "MatMulBias" : "MatMul");
   A::Func f = mod.prim_func("main");
   auto inp = f.input("inp", {m, k_blocks}, "int8x64", A::DDR);
   A::Script script(f);
@@ -53,7 +57,7 @@ A::Module matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with_bias, 
   for (auto [kb, nb] : A::grid(k_blocks, n_blocks)) {
     A::LoadIMC([&] { w_imc(kb, nb) = weights(A::slice(kb * 64, kb * 64 + 64), nb); });  // 64 rows -> one IMC block
   }
-  for (auto [mi, nb] : A::grid(m, n_blocks)) {                    // one output block per datapath
+  auto datapath = [&](const A::Value& mi, const A::Value& nb) {  // one output block per datapath
     A::Datapath(A::DP_MVMEXE, [&] {
       auto ifd_stream = A::decl_stream("int8x64");
       auto mvm_stream = A::decl_stream("int32x64");
@@ -74,6 +78,57 @@ A::Module matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with_bias, 
           dpu_stream.push(A::cast(mvm_stream.pop(), "float32x64"));
       });
       A::ODR([&] { out(mi, nb) = dpu_stream.pop(); });
+    });
+  };
+  if (tiles) {
+    for (auto mi : A::tiles(m, *tiles))                           // the tile loop (§11.2): rows of inp and out
+      for (auto nb : A::serial(n_blocks)) datapath(mi, nb);
+  } else {
+    for (auto [mi, nb] : A::grid(m, n_blocks)) datapath(mi, nb);
+  }
+  A::output(out);
+  return mod;
+}
+}  // namespace
+
+A::Module matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with_bias, uint32_t seed) {
+  return matmul_kernel(m, k_blocks, n_blocks, with_bias, seed, std::nullopt);
+}
+
+A::Module tiled_matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, compiler::TileBounds bounds, uint32_t seed) {
+  return matmul_kernel(m, k_blocks, n_blocks, true, seed, bounds);
+}
+
+A::Module conv3x3(int64_t oh, int64_t ow, int64_t c_in_blocks, int64_t n_blocks, uint32_t seed) {
+  A::Module mod("Conv3x3");
+  A::Func f = mod.prim_func("main");
+  constexpr int64_t KH = 3, KW = 3;
+  auto inp = f.input("inp", {oh + KH - 1, ow + KW - 1, c_in_blocks}, "int8x64", A::DDR);
+  A::Script script(f);
+  const int64_t k_blocks = KH * KW * c_in_blocks;  // the window flattened into the reduction
+  auto weights = A::alloc_constant(int8_values(static_cast<std::size_t>(k_blocks * 64 * n_blocks * 64), seed), "int8x64",
+                                   A::DDR, {k_blocks * 64, n_blocks}, "weights");
+  auto out = A::alloc_buffer({oh, ow, n_blocks}, "float32x64", A::DDR, "out");
+  auto w_imc = A::alloc_imc({k_blocks, n_blocks});
+  for (auto [kb, nb] : A::grid(k_blocks, n_blocks)) {
+    A::LoadIMC([&] { w_imc(kb, nb) = weights(A::slice(kb * 64, kb * 64 + 64), nb); });
+  }
+  for (auto [y, x, nb] : A::grid(oh, ow, n_blocks)) {             // 1. one datapath per output pixel
+    A::Datapath(A::DP_MVMEXE, [&] {
+      auto ifd_stream = A::decl_stream("int8x64");
+      auto mvm_stream = A::decl_stream("int32x64");
+      auto dpu_stream = A::decl_stream("float32x64");
+      for (auto [kh, kw, cib] : A::grid(KH, KW, c_in_blocks)) {   // 2. stream the window, not a row
+        A::IFD(0, [&] { ifd_stream.push(inp(y + kh, x + kw, cib)); });
+      }
+      A::MatMul([&] {                                             //    the block itself is unchanged
+        auto acc = A::mvm_accumulator();
+        A::reset_accumulator(acc);
+        for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(ifd_stream.pop(), w_imc(kb, nb));  // 3. K_BLOCKS
+        mvm_stream.push(acc);
+      });
+      A::DPU([&] { dpu_stream.push(A::cast(mvm_stream.pop(), "float32x64")); });
+      A::ODR([&] { out(y, x, nb) = dpu_stream.pop(); });
     });
   }
   A::output(out);

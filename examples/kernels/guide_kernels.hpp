@@ -1,4 +1,5 @@
-// The guide's programs written with the builder (guide §Part II, §6.2, §8.5).
+// The guide's programs written with the builder (guide Part II, §6.2, §6.3, §8.5, §11.2, §12, §13).
+// catalog.hpp lists them by name (axc compile NAME, axdemo, tests/compiler/examples_e2e_test.cpp).
 #pragma once
 
 #include <axcore/compiler/script.hpp>
@@ -11,12 +12,29 @@ namespace A = compiler::A;
 // Part II §1: scale an (8, 1) float32x64 input by a constant 2.0, one datapath per element
 // (sunk into the units).
 A::Module scale();
+// Part II §2: the same work as an operator, A.output(axol.atomic.mul(inp, 2.0)).
+A::Module scale_op();
 // §6.2: out = inp @ W, inp (M, K_BLOCKS) int8x64, W (K, N_BLOCKS) int8x64 constant, float32 out.
 // With bias: the §6.2 epilogue (a per-output-column float32 bias read in the DPU).
 A::Module matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, bool bias, uint32_t seed = 1);
+// §6.2 "the same datapath as a convolution": a 3x3 window over inp (OH + 2, OW + 2, C_IN_BLOCKS)
+// int8x64 streamed by an IFD grid (kh, kw, cib), weights (9 * C_in, N_BLOCKS) int8x64 constant
+// (row k = (kh * 3 + kw) * C_in + ci), out (OH, OW, N_BLOCKS) float32x64.
+A::Module conv3x3(int64_t oh, int64_t ow, int64_t c_in_blocks, int64_t n_blocks, uint32_t seed = 2);
+// §6.3: a 3x3 depthwise convolution over two channel blocks through the operator library
+// (core.dw_convolution_2d); the filter is a constant here (the operator makes it resident).
+A::Module depthwise3x3(int64_t out_h, int64_t out_w, int64_t c_blocks);
 // §8.5: a per-channel affine transform, scale and bias loaded once in A.init from IFD1.
 A::Module dpu_affine(int64_t rows, float scale, float bias);
 // §8.5: row sum over NB blocks with a register file, then add_reduce across the lanes.
 A::Module row_sum(int64_t rows, int64_t nb);
+// §11.2 / §12: the §6.2 matmul + bias whose M loop is written A.tiles(M, bounds): the tiling pass
+// copies each tile of input rows into L1 and each tile of results out (SysDMA blocks it inserts);
+// with bounds.drain = 2 the loads, the compute and the stores of consecutive tiles overlap (§12).
+A::Module tiled_matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, compiler::TileBounds bounds, uint32_t seed = 5);
+// §13: ViTPatchEmbed composed from operators in a prim_func (the YAML model
+// examples/models/vit_patch_embed.yaml is the same graph): slice_tensor, a 4x4 stride-4
+// convolution, reshape, sub_tensor.
+A::Module vit_patch_embed();
 
 }  // namespace axcore::examples

@@ -5,6 +5,7 @@
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/script.hpp>
 #include <functional>
+#include <vector>
 
 namespace ax = axcore::compiler;
 namespace A = axcore::compiler::A;
@@ -57,193 +58,6 @@ void dpu_kernel(Kernel& k, const std::function<void(A::StreamHandle&, A::StreamH
   A::output(out);
 }
 
-}  // namespace
-
-TEST(CompilerContracts, IndexingAVarIsRefusedOnRead) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
-      auto v = A::var("float18x64", "v");
-      v = A::cast(a.pop(), "float18x64");
-      line = __LINE__ + 1;
-      b.push(A::cast(A::Reg(v.node())[0], "float32x64"));
-    });
-  });
-  EXPECT_ERROR_AT(e, "Cannot index v with [0]: it is a var (a.k.a. single element buffer)", line);
-}
-
-TEST(CompilerContracts, StoringIntoAVarWithAnIndexIsRefused) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
-      auto v = A::var("float18x64", "v");
-      line = __LINE__ + 1;
-      v[0] = A::cast(a.pop(), "float18x64");
-    });
-  });
-  EXPECT_ERROR_AT(e, "Cannot store into v at 0", line);
-}
-
-TEST(CompilerContracts, RegisterLiteralIndexIsCheckedAgainstTheSize) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
-      auto r = A::array("float18x64", 8, "reg");
-      line = __LINE__ + 1;
-      r[12] = A::cast(a.pop(), "float18x64");
-    });
-  });
-  EXPECT_ERROR_AT(e, "reg[12] is out of range: reg was declared with size=8", line);
-}
-
-TEST(CompilerContracts, AllocBufferRefusesTheRegisterScope) {
-  int line = 0;
-  auto e = error_of([&](Kernel&) {
-    line = __LINE__ + 1;
-    A::alloc_buffer({8}, "float18x64", A::DPU_REGISTERS);
-  });
-  EXPECT_ERROR_AT(e, "A.alloc_buffer cannot allocate the register scope DPU_REGISTERS", line);
-  EXPECT_NE(e.hint().find("A.array"), std::string::npos);
-}
-
-TEST(CompilerContracts, RegisterDeclaredInAnIfdBlockNamesTheBlock) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] {
-        line = __LINE__ + 1;
-        (void)A::array("float18x64", 2, "r");
-        s.push(k.in(0, 0));
-      });
-    });
-  });
-  EXPECT_ERROR_AT(e, "declare it inside a DPU block or on a Datapath, not in an IFD block", line);
-}
-
-TEST(CompilerContracts, RegistersAreOnlyReadInDpuBlocks) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
-    A::Datapath([&] {
-      auto r = A::array("float18x64", 1, "r");
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] { s.push(k.in(0, 0)); });
-      A::ODR([&] {
-        line = __LINE__ + 1;
-        out(0, 0) = r[0];
-      });
-    });
-  });
-  EXPECT_ERROR_AT(e, "r is a DPU register: registers may only be read or written in a DPU block, and this is an ODR block", line);
-}
-
-TEST(CompilerContracts, AccumulatorTakesNoIndex) {
-  int line = 0;
-  auto e = error_of([&](Kernel&) {
-    A::Datapath([&] {
-      A::MatMul([&] {
-        auto acc = A::mvm_accumulator();
-        line = __LINE__ + 1;
-        (void)acc[0];
-      });
-    });
-  });
-  EXPECT_ERROR_AT(e, "Cannot index acc", line);
-}
-
-TEST(CompilerContracts, TwoPushesInAnIfdBlockExpectASingleStreamPush) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) { b.push(A::cast(A::cast(a.pop(), "float18x64"), "float32x64")); });
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] {
-        s.push(k.in(0, 0));
-        line = __LINE__ + 1;
-        s.push(k.in(0, 1));
-      });
-      A::ODR([&] { A::drop(s.pop()); });
-    });
-  });
-  EXPECT_ERROR_AT(e, "Expected a single StreamPush", line);
-}
-
-// The error points at the IFD statement holding the non-affine address, not the loop header.
-TEST(CompilerContracts, NonAffineIfdAddressExpectsLinearIndex) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
-    auto flat = k.in.reshape({8, 1});
-    for (auto [i] : A::grid(8)) {
-      A::Datapath([&] {
-        auto s = A::decl_stream("float32x64");
-        line = __LINE__ + 1;
-        A::IFD(0, [&] { s.push(flat((i * 5) % 8, 0)); });
-        A::ODR([&] { out(i, 0) = s.pop(); });
-      });
-    }
-    A::output(out);
-  });
-  EXPECT_ERROR_AT(e, "Expected linear index", line);
-}
-
-TEST(CompilerContracts, DataDependentIndexCannotMatchTypeHandle) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      line = __LINE__ + 1;
-      A::IFD(0, [&] { s.push(k.in(k.q(0, 0).value(), 0)); });
-      A::ODR([&] { out(0, 0) = s.pop(); });
-    });
-  });
-  EXPECT_ERROR_AT(e, "Cannot match type handle vs int32", line);
-}
-
-TEST(CompilerContracts, TwoOperationsInOneDpuStatementFailToParse) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto c = A::alloc_constant(std::vector<double>(64, 1.0), "float32x64", A::DDR, {1});
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
-      auto x = A::var("float18x64", "x");
-      x = A::cast(a.pop(), "float18x64");
-      line = __LINE__ + 1;
-      b.push(A::cast(x * A::cast(c(0), "float18x64") + x, "float32x64"));
-    });
-  });
-  EXPECT_ERROR_AT(e, "Failed to parse TIR statement", line);
-  EXPECT_NE(e.message().find("at most one arithmetic operation"), std::string::npos);
-}
-
-TEST(CompilerContracts, DpuOperandsMustBeFloat18) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
-      auto x = A::var("float18x64", "x");
-      x = A::cast(a.pop(), "float18x64");
-      line = __LINE__ + 1;
-      b.push(A::cast(x + k.in(0, 0), "float32x64"));
-    });
-  });
-  EXPECT_ERROR_AT(e, "mismatched types. float32x64 vs. float18x64", line);
-}
-
-TEST(CompilerContracts, DpuHasNoFloatLiterals) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
-      auto x = A::var("float18x64", "x");
-      line = __LINE__ + 1;
-      x = A::cast(a.pop(), "float18x64") * A::cast(A::float32(2.0), "float18x64");
-      b.push(A::cast(x, "float32x64"));
-    });
-  });
-  EXPECT_ERROR_AT(e, "There is no float18 literal", line);
-}
-
-namespace {
 // A matmul datapath where `mm` writes the MatMul block and `pushes` sets the IFD count.
 void mm_kernel(Kernel& k, int64_t pushes, const std::function<void(A::StreamHandle&, A::StreamHandle&, A::BufferHandle&)>& mm) {
   auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
@@ -261,136 +75,269 @@ void mm_kernel(Kernel& k, int64_t pushes, const std::function<void(A::StreamHand
   }
   A::output(out);
 }
+
+// One contract: the kernel that breaks it (it sets `line` to the line the error must name), the
+// text the message must hold, and optionally a second part of the message and a part of the hint.
+struct Case {
+  const char* name;
+  const char* text;
+  std::function<void(Kernel&, int& line)> body;
+  const char* also = nullptr;
+  const char* hint = nullptr;
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> table = {
+      {"IndexingAVarIsRefusedOnRead", "Cannot index v with [0]: it is a var (a.k.a. single element buffer)",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           auto v = A::var("float18x64", "v");
+           v = A::cast(a.pop(), "float18x64");
+           line = __LINE__ + 1;
+           b.push(A::cast(A::Reg(v.node())[0], "float32x64"));
+         });
+       }},
+      {"StoringIntoAVarWithAnIndexIsRefused", "Cannot store into v at 0",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+           auto v = A::var("float18x64", "v");
+           line = __LINE__ + 1;
+           v[0] = A::cast(a.pop(), "float18x64");
+         });
+       }},
+      {"RegisterLiteralIndexIsCheckedAgainstTheSize", "reg[12] is out of range: reg was declared with size=8",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+           auto r = A::array("float18x64", 8, "reg");
+           line = __LINE__ + 1;
+           r[12] = A::cast(a.pop(), "float18x64");
+         });
+       }},
+      {"AllocBufferRefusesTheRegisterScope", "A.alloc_buffer cannot allocate the register scope DPU_REGISTERS",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         A::alloc_buffer({8}, "float18x64", A::DPU_REGISTERS);
+       }, nullptr, "A.array"},
+      {"RegisterDeclaredInAnIfdBlockNamesTheBlock", "declare it inside a DPU block or on a Datapath, not in an IFD block",
+       [](Kernel& k, int& line) {
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           A::IFD(0, [&] {
+             line = __LINE__ + 1;
+             (void)A::array("float18x64", 2, "r");
+             s.push(k.in(0, 0));
+           });
+         });
+       }},
+      {"RegistersAreOnlyReadInDpuBlocks", "r is a DPU register: registers may only be read or written in a DPU block, and this is an ODR block",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto r = A::array("float18x64", 1, "r");
+           auto s = A::decl_stream("float32x64");
+           A::IFD(0, [&] { s.push(k.in(0, 0)); });
+           A::ODR([&] {
+             line = __LINE__ + 1;
+             out(0, 0) = r[0];
+           });
+         });
+       }},
+      {"AccumulatorTakesNoIndex", "Cannot index acc",
+       [](Kernel&, int& line) {
+         A::Datapath([&] {
+           A::MatMul([&] {
+             auto acc = A::mvm_accumulator();
+             line = __LINE__ + 1;
+             (void)acc[0];
+           });
+         });
+       }},
+      {"TwoPushesInAnIfdBlockExpectASingleStreamPush", "Expected a single StreamPush",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) { b.push(A::cast(A::cast(a.pop(), "float18x64"), "float32x64")); });
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           A::IFD(0, [&] {
+             s.push(k.in(0, 0));
+             line = __LINE__ + 1;
+             s.push(k.in(0, 1));
+           });
+           A::ODR([&] { A::drop(s.pop()); });
+         });
+       }},
+      // The error points at the IFD statement holding the non-affine address, not the loop header.
+      {"NonAffineIfdAddressExpectsLinearIndex", "Expected linear index",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+         auto flat = k.in.reshape({8, 1});
+         for (auto [i] : A::grid(8)) {
+           A::Datapath([&] {
+             auto s = A::decl_stream("float32x64");
+             line = __LINE__ + 1;
+             A::IFD(0, [&] { s.push(flat((i * 5) % 8, 0)); });
+             A::ODR([&] { out(i, 0) = s.pop(); });
+           });
+         }
+         A::output(out);
+       }},
+      {"DataDependentIndexCannotMatchTypeHandle", "Cannot match type handle vs int32",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           line = __LINE__ + 1;
+           A::IFD(0, [&] { s.push(k.in(k.q(0, 0).value(), 0)); });
+           A::ODR([&] { out(0, 0) = s.pop(); });
+         });
+       }},
+      {"TwoOperationsInOneDpuStatementFailToParse", "Failed to parse TIR statement",
+       [](Kernel& k, int& line) {
+         auto c = A::alloc_constant(std::vector<double>(64, 1.0), "float32x64", A::DDR, {1});
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           auto x = A::var("float18x64", "x");
+           x = A::cast(a.pop(), "float18x64");
+           line = __LINE__ + 1;
+           b.push(A::cast(x * A::cast(c(0), "float18x64") + x, "float32x64"));
+         });
+       }, "at most one arithmetic operation"},
+      {"DpuOperandsMustBeFloat18", "mismatched types. float32x64 vs. float18x64",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           auto x = A::var("float18x64", "x");
+           x = A::cast(a.pop(), "float18x64");
+           line = __LINE__ + 1;
+           b.push(A::cast(x + k.in(0, 0), "float32x64"));
+         });
+       }},
+      {"DpuHasNoFloatLiterals", "There is no float18 literal",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           auto x = A::var("float18x64", "x");
+           line = __LINE__ + 1;
+           x = A::cast(a.pop(), "float18x64") * A::cast(A::float32(2.0), "float18x64");
+           b.push(A::cast(x, "float32x64"));
+         });
+       }},
+      {"MatMulBlockWithoutResetBreaksTheThreeStatementContract", "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc",
+       [](Kernel& k, int& line) {
+         mm_kernel(k, 2, [&](A::StreamHandle& x, A::StreamHandle& y, A::BufferHandle& imc) {
+           auto acc = A::mvm_accumulator();
+           line = __LINE__ + 1;
+           for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));
+           y.push(acc);
+         });
+       }},
+      {"IfdAndMatMulCountsMustAgree", "IFD(num=0) pushes 4 elements but the MatMul pops 8",
+       [](Kernel& k, int& line) {
+         auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
+         auto imc = A::alloc_imc({2, 1});
+         for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
+         auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+         for (auto [m] : A::grid(4)) {
+           A::Datapath([&] {
+             auto x = A::decl_stream("int8x64");
+             auto y = A::decl_stream("int32x64");
+             A::IFD(0, [&] { x.push(k.q(m, 0)); });  // one push per output
+             line = __LINE__ + 1;
+             A::MatMul([&] {
+               auto acc = A::mvm_accumulator();
+               A::reset_accumulator(acc);
+               for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));  // two pops
+               y.push(acc);
+             });
+             A::ODR([&] { out(m, 0) = y.pop(); });
+           });
+         }
+         A::output(out);
+       }},
+      {"MatMulCannotPopTheSideInput", "IFD(num=1) is the DPU's side input: the MatMul cannot pop",
+       [](Kernel& k, int& line) {
+         auto w = A::alloc_constant(std::vector<double>(64 * 64, 1.0), "int8x64", A::DDR, {64, 1}, "w");
+         auto imc = A::alloc_imc({1, 1});
+         A::LoadIMC([&] { imc(0, 0) = w(A::slice(0, 64), 0); });
+         auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto x = A::decl_stream("int8x64");
+           auto side = A::decl_stream("int8x64");
+           auto y = A::decl_stream("int32x64");
+           A::IFD(0, [&] { x.push(k.q(0, 0)); });
+           A::IFD(1, [&] { side.push(k.q(0, 1)); });
+           line = __LINE__ + 1;
+           A::MatMul([&] {
+             auto acc = A::mvm_accumulator();
+             A::reset_accumulator(acc);
+             for (auto kb : A::serial(1)) acc += A::mvm_1x1(side.pop(), imc(kb, 0));
+             y.push(acc);
+           });
+           A::ODR([&] { out(0, 0) = y.pop(); });
+         });
+         A::output(out);
+       }},
+      {"ImcTileBudget", "IMC tile budget exceeded: A.alloc_imc((18, 8)) holds 144 tiles; one residency holds at most 128",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         auto imc = A::alloc_imc({18, 8});
+         auto w = A::alloc_constant(std::vector<double>(18 * 64 * 8 * 64, 0.0), "int8x64", A::DDR, {18 * 64, 8}, "w");
+         for (auto [kb, nb] : A::grid(18, 8)) A::LoadIMC([&] { imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb); });
+       }},
+      {"LoadImcOfOneRowWouldNotConsumeTheWeightsStream", "mvmprg: Weights stream has not been fully consumed",
+       [](Kernel&, int& line) {
+         auto imc = A::alloc_imc({2, 1});
+         auto w = A::alloc_constant(std::vector<double>(128 * 64, 0.0), "int8x64", A::DDR, {128, 1}, "w");
+         for (auto [kb] : A::grid(2)) {
+           line = __LINE__ + 1;
+           A::LoadIMC([&] { imc(kb, 0) = w(kb, 0); });
+         }
+       }},
+      {"IfdNumOutOfRange", "A.IFD(num=2) is out of range",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           A::IFD(0, [&] { s.push(k.in(0, 0)); });
+           line = __LINE__ + 1;
+           A::IFD(2, [&] { s.push(k.in(0, 1)); });
+           A::ODR([&] { out(0, 0) = s.pop(); });
+         });
+       }},
+      {"DropOnlyInOdr", "A.drop(stream.pop()) is valid only in an ODR block",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+           line = __LINE__ + 1;
+           A::drop(a.pop());
+         });
+       }},
+      {"IfdCastsNothing", "an IFD block casts nothing",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           line = __LINE__ + 1;
+           A::IFD(0, [&] { s.push(A::cast(k.q(0, 0), "float32x64")); });
+           A::ODR([&] { out(0, 0) = s.pop(); });
+         });
+       }},
+  };
+  return table;
+}
+
 }  // namespace
 
-TEST(CompilerContracts, MatMulBlockWithoutResetBreaksTheThreeStatementContract) {
+class CompilerContracts : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(CompilerContracts, ErrorNamesTheContractAndTheLine) {
+  const Case& c = cases().at(GetParam());
   int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    mm_kernel(k, 2, [&](A::StreamHandle& x, A::StreamHandle& y, A::BufferHandle& imc) {
-      auto acc = A::mvm_accumulator();
-      line = __LINE__ + 1;
-      for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));
-      y.push(acc);
-    });
-  });
-  EXPECT_ERROR_AT(e, "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc", line);
+  const auto e = error_of([&](Kernel& k) { c.body(k, line); });
+  ASSERT_NE(line, 0) << c.name << ": the case sets no line";
+  EXPECT_ERROR_AT(e, c.text, line);
+  if (c.also) {
+    EXPECT_NE(e.message().find(c.also), std::string::npos) << e.what();
+  }
+  if (c.hint) {
+    EXPECT_NE(e.hint().find(c.hint), std::string::npos) << e.hint();
+  }
 }
 
-TEST(CompilerContracts, IfdAndMatMulCountsMustAgree) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
-    auto imc = A::alloc_imc({2, 1});
-    for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
-    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
-    for (auto [m] : A::grid(4)) {
-      A::Datapath([&] {
-        auto x = A::decl_stream("int8x64");
-        auto y = A::decl_stream("int32x64");
-        A::IFD(0, [&] { x.push(k.q(m, 0)); });  // one push per output
-        line = __LINE__ + 1;
-        A::MatMul([&] {
-          auto acc = A::mvm_accumulator();
-          A::reset_accumulator(acc);
-          for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));  // two pops
-          y.push(acc);
-        });
-        A::ODR([&] { out(m, 0) = y.pop(); });
-      });
-    }
-    A::output(out);
-  });
-  EXPECT_ERROR_AT(e, "IFD(num=0) pushes 4 elements but the MatMul pops 8", line);
-}
-
-TEST(CompilerContracts, MatMulCannotPopTheSideInput) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto w = A::alloc_constant(std::vector<double>(64 * 64, 1.0), "int8x64", A::DDR, {64, 1}, "w");
-    auto imc = A::alloc_imc({1, 1});
-    A::LoadIMC([&] { imc(0, 0) = w(A::slice(0, 64), 0); });
-    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
-    A::Datapath([&] {
-      auto x = A::decl_stream("int8x64");
-      auto side = A::decl_stream("int8x64");
-      auto y = A::decl_stream("int32x64");
-      A::IFD(0, [&] { x.push(k.q(0, 0)); });
-      A::IFD(1, [&] { side.push(k.q(0, 1)); });
-      line = __LINE__ + 1;
-      A::MatMul([&] {
-        auto acc = A::mvm_accumulator();
-        A::reset_accumulator(acc);
-        for (auto kb : A::serial(1)) acc += A::mvm_1x1(side.pop(), imc(kb, 0));
-        y.push(acc);
-      });
-      A::ODR([&] { out(0, 0) = y.pop(); });
-    });
-    A::output(out);
-  });
-  EXPECT_ERROR_AT(e, "IFD(num=1) is the DPU's side input: the MatMul cannot pop", line);
-}
-
-TEST(CompilerContracts, ImcTileBudget) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    (void)k;
-    line = __LINE__ + 1;
-    auto imc = A::alloc_imc({18, 8});
-    auto w = A::alloc_constant(std::vector<double>(18 * 64 * 8 * 64, 0.0), "int8x64", A::DDR, {18 * 64, 8}, "w");
-    for (auto [kb, nb] : A::grid(18, 8)) A::LoadIMC([&] { imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb); });
-  });
-  EXPECT_ERROR_AT(e, "IMC tile budget exceeded: A.alloc_imc((18, 8)) holds 144 tiles; one residency holds at most 128", line);
-}
-
-TEST(CompilerContracts, LoadImcOfOneRowWouldNotConsumeTheWeightsStream) {
-  int line = 0;
-  auto e = error_of([&](Kernel&) {
-    auto imc = A::alloc_imc({2, 1});
-    auto w = A::alloc_constant(std::vector<double>(128 * 64, 0.0), "int8x64", A::DDR, {128, 1}, "w");
-    for (auto [kb] : A::grid(2)) {
-      line = __LINE__ + 1;
-      A::LoadIMC([&] { imc(kb, 0) = w(kb, 0); });
-    }
-  });
-  EXPECT_ERROR_AT(e, "mvmprg: Weights stream has not been fully consumed", line);
-}
-
-TEST(CompilerContracts, IfdNumOutOfRange) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] { s.push(k.in(0, 0)); });
-      line = __LINE__ + 1;
-      A::IFD(2, [&] { s.push(k.in(0, 1)); });
-      A::ODR([&] { out(0, 0) = s.pop(); });
-    });
-  });
-  EXPECT_ERROR_AT(e, "A.IFD(num=2) is out of range", line);
-}
-
-TEST(CompilerContracts, DropOnlyInOdr) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
-      line = __LINE__ + 1;
-      A::drop(a.pop());
-    });
-  });
-  EXPECT_ERROR_AT(e, "A.drop(stream.pop()) is valid only in an ODR block", line);
-}
-
-TEST(CompilerContracts, IfdCastsNothing) {
-  int line = 0;
-  auto e = error_of([&](Kernel& k) {
-    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      line = __LINE__ + 1;
-      A::IFD(0, [&] { s.push(A::cast(k.q(0, 0), "float32x64")); });
-      A::ODR([&] { out(0, 0) = s.pop(); });
-    });
-  });
-  EXPECT_ERROR_AT(e, "an IFD block casts nothing", line);
-}
+INSTANTIATE_TEST_SUITE_P(Guide, CompilerContracts, ::testing::Range<std::size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<std::size_t>& i) { return std::string(cases().at(i.param).name); });

@@ -123,3 +123,82 @@ TEST(CompilerE2eFsim, ADatapathWhoseUnitStreamsNothingLowersToNothing) {
   for (const auto& st : r.program.steps) tasks += std::holds_alternative<ax::compiler::Task>(st) ? 1 : 0;
   EXPECT_EQ(tasks, 0u);
 }
+
+// Index arithmetic is not the statement's one operation (§8.5): acc = acc + x[j + 1] is one add
+// (the register index j + 1 is the DPU's loop-indexed addressing), and runs as the row sum.
+TEST(CompilerE2eFsim, RegisterIndexArithmeticIsNotTheStatementsOperation) {
+  namespace A = ax::compiler::A;
+  const int64_t rows = 3, nb = 4;
+  A::Module mod("RowSumShifted");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {rows, nb}, "float32x64", A::DDR);
+  {
+    A::Script script(f);
+    auto out = A::alloc_buffer({rows, 1}, "float32x64", A::DDR, "out");
+    for (auto [r] : A::grid(rows)) {
+      A::Datapath([&] {
+        auto in_s = A::decl_stream("float32x64");
+        auto out_s = A::decl_stream("float32x64");
+        for (auto j : A::serial(nb)) A::IFD(0, [&] { in_s.push(inp(r, j)); });
+        A::DPU([&] {
+          auto x = A::array("float18x64", nb, "x");
+          auto acc = A::var("float18x64", "acc");
+          for (auto j : A::serial(nb)) x[j] = A::cast(in_s.pop(), "float18x64");
+          acc = x[0];
+          for (auto j : A::serial(nb - 1)) acc = acc + x[j + 1];
+          out_s.push(A::cast(A::dpu::add_reduce(acc), "float32x64"));
+        });
+        A::ODR([&] { out(r, 0) = out_s.pop(); });
+      });
+    }
+    A::output(out);
+  }
+  auto x = pseudo<float>({3, 256}, 9, -4, 4);
+  const auto res = run_fsim(mod, {{"inp", x}});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  for (std::size_t r = 0; r < 3; ++r) {
+    ax::num::PwordF18 acc{};
+    for (std::size_t j = 0; j < 4; ++j)
+      for (std::size_t l = 0; l < 64; ++l) {
+        const auto v = ax::num::f18_from_double(x({r, j * 64 + l}));
+        acc[l] = j == 0 ? v : ax::num::add(acc[l], v);
+      }
+    const auto s = static_cast<float>(ax::num::to_double(ax::num::add_reduce(acc)[0]));
+    for (std::size_t l = 0; l < 64; ++l) ASSERT_EQ(out({r, l}), s) << "row " << r;
+  }
+}
+
+// A reshape view named as the output: the program writes the viewed buffer, and the bundle's
+// output is that buffer under the view's name and shape.
+TEST(CompilerE2eFsim, AViewAsTheOutputIsTheViewedBufferInTheViewsShape) {
+  namespace A = ax::compiler::A;
+  A::Module mod("ScaleView");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {4, 2}, "float32x64", A::DDR);
+  std::string view_name;
+  {
+    A::Script script(f);
+    auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+    auto two = A::alloc_constant(std::vector<double>(64, 2.0), "float32x64", A::DDR, {1}, "two");
+    for (auto [i, j] : A::grid(4, 2)) {
+      A::Datapath([&] {
+        auto s = A::decl_stream("float32x64");
+        auto o = A::decl_stream("float32x64");
+        A::IFD(0, [&] { s.push(inp(i, j)); });
+        A::DPU([&] { o.push(A::cast(A::cast(s.pop(), "float18x64") * A::cast(two(0), "float18x64"), "float32x64")); });
+        A::ODR([&] { out(i, j) = o.pop(); });
+      });
+    }
+    auto flat = out.reshape({8, 1});
+    view_name = flat.name();
+    A::output(flat);
+  }
+  auto x = pseudo<float>({4, 128}, 3, -50, 50);
+  const auto res = run_fsim(mod, {{"inp", x}});
+  ASSERT_EQ(res.outputs.size(), 1u);
+  ASSERT_EQ(res.outputs.count(view_name), 1u) << "outputs are named as the view";
+  const auto& out = std::get<NDArray<float>>(res.outputs.at(view_name));
+  ASSERT_EQ(out.shape(), (ax::ref::Shape{8, 64}));
+  const auto want = ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 2.0f));
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "element " << i;
+}

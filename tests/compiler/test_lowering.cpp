@@ -39,7 +39,7 @@ TEST(CompilerLowering, ScaleSinksIntoOneDatapathWithAnImplicitIfd1) {
   EXPECT_EQ(h.words, L::program + 2 * dpu.body_len);
   const auto i2 = spec::DpuInstr::decode(std::span(words).subspan(t->cmd_word + L::program + 4));
   EXPECT_EQ(i2.op, spec::DpuOp::MUL);
-  EXPECT_NE(r.ir_lowered.find("for "), std::string::npos);
+  EXPECT_NE(r.ir_lowered().find("for "), std::string::npos);
 }
 
 TEST(CompilerLowering, MatmulLoadImcAndMvmDescriptors) {

@@ -53,13 +53,14 @@ class Parser {
     for (const auto& o : outs) {
       const std::string name = scalar(o, "an output");
       const Tensor t = lookup(o);
-      if (t.node()->alias_of)
-        fail(at(o.Mark()), "output '" + name + "' is a view (reshape) of " + t.node()->root()->name + "; an output is a buffer of its own",
-             "copy it first: - {op: copy, input: " + name + ", out: " + name + "_out}, and name that");
       if (t.node()->role == BufferRole::Input || t.node()->role == BufferRole::Constant)
         fail(at(o.Mark()), "output '" + name + "' is a model " + (t.node()->role == BufferRole::Input ? "input" : "constant"),
              "copy it: - {op: copy, input: " + name + ", out: " + name + "_out}");
-      A::output(t);
+      try {
+        A::output(t);  // a view (reshape) of a result is written in place and named as the view
+      } catch (const CompileError& e) {
+        fail(at(o.Mark()), e.message(), e.hint());
+      }
       m.outputs.push_back(name);
     }
     return m;

@@ -31,7 +31,7 @@ void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, in
 
 void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
   // Preamble constants: [bias blocks of this chunk] [scale] [zero]. (The bias comes first so its
-  // register index is the DPU loop variable alone: index arithmetic would count as an operation.)
+  // register index is the DPU loop variable alone, the DPU's loop-indexed register mode.)
   std::vector<double> k;
   int64_t i_scale = -1, i_zero = -1;
   if (!e.bias.empty()) k.insert(k.end(), e.bias.begin() + c.nb0 * 64, e.bias.begin() + (c.nb0 + c.nbc) * 64);

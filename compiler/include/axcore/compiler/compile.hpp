@@ -2,6 +2,8 @@
 // lowering, emission.
 #pragma once
 
+#include <memory>
+
 #include "axcore/compiler/emit.hpp"
 #include "axcore/compiler/passes.hpp"
 #include "axcore/compiler/program.hpp"
@@ -19,8 +21,11 @@ struct CompileResult {
   runtime::Bundle bundle;
   Program program;
   std::vector<PassTiming> timings;
-  std::string ir_lowered;  // the IR after the passes (sunk, unrolled)
+  std::shared_ptr<const PrimFunc> lowered;  // the IR after the passes (sunk, unrolled)
   double total_ms = 0;
+  // The text of `lowered` (printer.hpp's dump), printed when asked (axc --dump-ir): with every
+  // constant's values in it, printing it costs more than the rest of compile() for a model.
+  std::string ir_lowered() const;
 };
 
 CompileResult compile(const PrimFunc& f, const CompileOptions& opt = {});

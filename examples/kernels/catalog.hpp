@@ -1,0 +1,23 @@
+// The example kernels by name: what `axc compile NAME`, `axc examples`, axdemo and
+// tests/compiler/examples_e2e_test.cpp build (each with the default compile options).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "guide_kernels.hpp"
+
+namespace axcore::examples {
+
+struct Example {
+  std::string name;
+  std::string doc;  // the guide section and what it computes
+  std::function<A::Module()> make;
+};
+
+const std::vector<Example>& catalog();
+// nullptr when no example has this name.
+const Example* find_example(const std::string& name);
+
+}  // namespace axcore::examples

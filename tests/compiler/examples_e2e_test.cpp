@@ -1,0 +1,233 @@
+// Every example kernel of examples/kernels/catalog.hpp compiled with the default options and run on
+// the SystemC TLM and the Verilated RTL through `axrun` (one process per run: SystemC and
+// Verilator elaborate once per process). Each output must equal the reference bit for bit on both
+// backends — the reference is computed here from common/ref for the hand-written datapaths, and is
+// the bundle's operator graph on the ref backend for the kernels built from operators — and the
+// two traces must be equivalent (runtime/tools' compare_traces, what `axtrace compare` runs).
+#include <gtest/gtest.h>
+
+#include <axcore/compiler/compile.hpp>
+#include <axcore/num/pword.hpp>
+#include <axcore/num/reduce.hpp>
+#include <axcore/ref/npy.hpp>
+#include <axcore/ref/op/elementwise.hpp>
+#include <axcore/ref/op/matmul.hpp>
+#include <axcore/runtime/backend.hpp>
+#include <axcore/runtime/buffer_image.hpp>
+#include <axcore/runtime/trace_tools.hpp>
+#include <axcore/trace/record.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <unistd.h>
+
+#include "catalog.hpp"
+
+namespace {
+
+namespace ax = axcore;
+namespace rt = axcore::runtime;
+namespace fs = std::filesystem;
+using ax::ref::NDArray;
+using Reference = std::function<rt::Arrays(const ax::compiler::PrimFunc&, const rt::Arrays&)>;
+
+// Reproducible inputs: int8 over its whole range, floats in [-100, 100].
+rt::Arrays inputs_for(const rt::Bundle& b, uint32_t seed) {
+  rt::Arrays in;
+  uint32_t s = seed * 2654435761u + 11u;
+  auto next = [&] {
+    s = s * 1664525u + 1013904223u;
+    return static_cast<double>(s >> 8) / 16777216.0;
+  };
+  for (const auto& d : b.buffers) {
+    if (d.role != rt::BufferRole::INPUT) continue;
+    const ax::ref::Shape sh(d.shape.begin(), d.shape.end());
+    if (d.dtype == ax::spec::Dtype::INT8) {
+      NDArray<int8_t> a(sh);
+      for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int8_t>(static_cast<int>(next() * 256) - 128);
+      in[d.name] = a;
+    } else {
+      NDArray<float> a(sh);
+      for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(-100 + 200 * next());
+      in[d.name] = a;
+    }
+  }
+  return in;
+}
+
+// A constant the kernel holds, as a logical array of `shape`.
+template <class T>
+NDArray<T> constant(const ax::compiler::PrimFunc& f, const std::string& name, ax::ref::Shape shape) {
+  for (const auto& b : f.buffers) {
+    if (b->name != name) continue;
+    NDArray<T> a(shape);
+    EXPECT_EQ(a.size(), b->data.size()) << name;
+    for (std::size_t i = 0; i < a.size() && i < b->data.size(); ++i) a.data()[i] = static_cast<T>(b->data[i]);
+    return a;
+  }
+  ADD_FAILURE() << "no constant " << name;
+  return NDArray<T>(shape);
+}
+
+const NDArray<float>& f32(const rt::Arrays& in, const std::string& n) { return std::get<NDArray<float>>(in.at(n)); }
+const NDArray<int8_t>& i8(const rt::Arrays& in, const std::string& n) { return std::get<NDArray<int8_t>>(in.at(n)); }
+
+// inp @ weights (+ bias): the §6.2 matmul family, K and N from the input and the bias.
+rt::Arrays matmul_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in, bool bias) {
+  const auto& x = i8(in, "inp");
+  const std::size_t k = x.shape()[1];
+  std::size_t n = 0;
+  for (const auto& b : f.buffers)
+    if (b->name == "bias") n = b->data.size();
+  ax::ref::Epilogue e;
+  if (bias) e.bias = constant<float>(f, "bias", {n});
+  return {{"out", ax::ref::linear<float>(x, constant<int8_t>(f, "weights", {k, n}), e)}};
+}
+
+rt::Arrays conv_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  const auto& x = i8(in, "inp");
+  const std::size_t cin = x.shape()[2];
+  std::size_t n = 0;
+  for (const auto& b : f.buffers)
+    if (b->name == "weights") n = b->data.size() / (9 * cin);
+  return {{"out", ax::ref::conv2d<float>(x, constant<int8_t>(f, "weights", {3, 3, cin, n}), {})}};
+}
+
+rt::Arrays row_sum_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  const std::size_t rows = x.shape()[0], nb = x.shape()[1] / 64;
+  NDArray<float> out({rows, 64});
+  for (std::size_t r = 0; r < rows; ++r) {
+    ax::num::PwordF18 acc{};  // blockwise in float18, seeded from the first block, then the lane tree
+    for (std::size_t j = 0; j < nb; ++j)
+      for (std::size_t l = 0; l < 64; ++l) {
+        const auto v = ax::num::f18_from_double(x({r, j * 64 + l}));
+        acc[l] = j == 0 ? v : ax::num::add(acc[l], v);
+      }
+    const auto s = static_cast<float>(ax::num::to_double(ax::num::add_reduce(acc)[0]));
+    for (std::size_t l = 0; l < 64; ++l) out({r, l}) = s;
+  }
+  return {{"out", out}};
+}
+
+// The reference of each example; none = the bundle's operator graph on the ref backend.
+const std::map<std::string, Reference>& references() {
+  static const std::map<std::string, Reference> r = {
+      {"scale", [](const auto&, const rt::Arrays& in) {
+         const auto& x = f32(in, "inp");
+         return rt::Arrays{{"out", ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 2.0f))}};
+       }},
+      {"matmul", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, false); }},
+      {"matmul_bias", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, true); }},
+      {"tiled_matmul", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, true); }},
+      {"pipelined_matmul", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, true); }},
+      {"conv3x3", conv_ref},
+      {"dpu_affine", [](const auto&, const rt::Arrays& in) {  // the catalog's scale 0.5, bias 1.0
+         const auto y = ax::ref::mul_tensor<float>(f32(in, "inp"), NDArray<float>({1}, 0.5f));
+         return rt::Arrays{{"out", ax::ref::add_tensor<float>(y, NDArray<float>({1}, 1.0f))}};
+       }},
+      {"row_sum", row_sum_ref},
+  };
+  return r;
+}
+
+struct Run {
+  bool ok = false;
+  rt::Arrays outputs;
+  std::vector<ax::trace::Record> trace;
+};
+
+Run run_axrun(const fs::path& dir, const std::string& backend, const rt::Arrays& in) {
+  std::string cmd = std::string(AXRUN) + " " + (dir / "k.axb").string() + " --backend " + backend + " -q --output-dir " +
+                    (dir / backend).string() + " --trace " + (dir / (backend + ".trace")).string();
+  for (const auto& [name, file] : in) cmd += " --input " + name + "=" + (dir / (name + ".npy")).string();
+  cmd += " > " + (dir / (backend + ".log")).string() + " 2>&1";
+  Run r;
+  const int rc = std::system(cmd.c_str());
+  EXPECT_EQ(rc, 0) << cmd << "\n" << std::ifstream(dir / (backend + ".log")).rdbuf();
+  if (rc != 0) return r;
+  for (const auto& e : fs::directory_iterator(dir / backend))
+    if (e.path().extension() == ".npy") r.outputs[e.path().stem().string()] = ax::ref::load_npy(e.path().string());
+  r.trace = ax::trace::read_trace_file((dir / (backend + ".trace")).string());
+  r.ok = true;
+  return r;
+}
+
+// The first differing element of two arrays of one dtype, or "" when they are equal byte for byte.
+std::string first_difference(const ax::ref::AnyArray& got, const ax::ref::AnyArray& want) {
+  if (rt::shape_of(got) != rt::shape_of(want)) return "shapes differ";
+  const auto a = rt::array_bytes(got), b = rt::array_bytes(want);
+  if (a.size() != b.size()) return "sizes differ";
+  const std::size_t lane = ax::num::lane_bytes(rt::dtype_of(want));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return "element " + std::to_string(i / lane) + " differs";
+  return {};
+}
+
+class ExampleOnTlmAndRtl : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
+  const auto* ex = ax::examples::find_example(GetParam());
+  ASSERT_NE(ex, nullptr);
+  const auto mod = ex->make();
+  const auto compiled = ax::compiler::compile(mod.ir().main(), {1, ex->name, "examples/kernels"});
+  const fs::path dir = fs::temp_directory_path() / ("axcore_examples_e2e_" + ex->name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  rt::save_bundle(dir / "k.axb", compiled.bundle);
+  const auto in = inputs_for(compiled.bundle, 7);
+  for (const auto& [name, arr] : in) ax::ref::save_npy((dir / (name + ".npy")).string(), arr);
+
+  const auto& refs = references();
+  const auto it = refs.find(ex->name);
+  rt::Arrays want;
+  if (it != refs.end()) {
+    want = it->second(mod.ir().main(), in);
+  } else {
+    ASSERT_FALSE(compiled.bundle.graph.empty()) << ex->name << ": no reference here and no operator graph in the bundle";
+    want = rt::make_backend("ref")->run(compiled.bundle, in, {}).outputs;
+  }
+  ASSERT_FALSE(want.empty());
+
+  const Run tlm = run_axrun(dir, "tlm", in), rtl = run_axrun(dir, "rtl", in);
+  ASSERT_TRUE(tlm.ok && rtl.ok);
+  for (const auto* r : {&tlm, &rtl}) {
+    const std::string be = r == &tlm ? "tlm" : "rtl";
+    EXPECT_EQ(r->outputs.size(), want.size()) << be;
+    for (const auto& [name, w] : want) {
+      const auto got = r->outputs.find(name);
+      if (got == r->outputs.end()) {
+        ADD_FAILURE() << ex->name << ": " << be << " wrote no output " << name;
+        continue;
+      }
+      EXPECT_EQ(first_difference(got->second, w), "") << ex->name << ": " << be << " output " << name << " vs the reference";
+    }
+  }
+  ax::runtime::CompareOptions co;
+  co.names[0] = "tlm";
+  co.names[1] = "rtl";
+  const auto cmp = ax::runtime::compare_traces(tlm.trace, rtl.trace, co);
+  EXPECT_FALSE(tlm.trace.empty());
+  EXPECT_TRUE(cmp.equivalent) << ex->name << ": the TLM and RTL traces diverge\n" << cmp.report;
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+std::vector<std::string> example_names() {
+  std::vector<std::string> v;
+  for (const auto& e : ax::examples::catalog()) v.push_back(e.name);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, ExampleOnTlmAndRtl, ::testing::ValuesIn(example_names()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// Every example with a hand-written datapath has a reference here (the rest carry an operator graph).
+TEST(ExamplesE2e, EveryExampleHasAReference) {
+  for (const auto& e : ax::examples::catalog()) {
+    const auto c = ax::compiler::compile(e.make().ir().main());
+    EXPECT_TRUE(references().count(e.name) || !c.bundle.graph.empty()) << e.name;
+  }
+}
+
+}  // namespace
