@@ -49,9 +49,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
       errors.report({ErrorCode::QUEUE_OVERFLOW, 0, spec::param::core_queue_channel_base + q, p.start, 0});
       return;
     }
-    const uint64_t s = seq_++;
-    if (q == kCtrl) barrier_seqs_.push_back(s);
-    qu.tasks.push_back({p, now_cycles(), s});  // the cycle the write takes effect
+    qu.tasks.push_back({p, now_cycles()});  // the cycle the write takes effect
     qu.wake.notify(sc_core::SC_ZERO_TIME);
   });
   regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {
@@ -104,10 +102,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
 }
 
 void CoreTile::reset_queue(Queue& q, bool running_too) {
-  while (q.tasks.size() > (q.running ? 1u : 0u)) {
-    if (q.q == kCtrl) barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), q.tasks.back().seq));
-    q.tasks.pop_back();
-  }
+  while (q.tasks.size() > (q.running ? 1u : 0u)) q.tasks.pop_back();
   if (!running_too || !q.running) return;
   ++q.epoch;
   if (q.q == kMvmexe || q.q == kDwpu) {  // abort the datapath run (its units leave at once)
@@ -141,18 +136,12 @@ bool CoreTile::busy() const {
 
 uint32_t CoreTile::cmd_word(uint32_t a) { return regs.at("CMD_MEM", 0, a); }
 
-bool CoreTile::earlier_barrier_pending(uint64_t seq) const {
-  return std::any_of(barrier_seqs_.begin(), barrier_seqs_.end(), [seq](uint64_t b) { return b < seq; });
-}
-
 void CoreTile::queue_thread(Queue& q) {
   for (;;) {
     while (q.tasks.empty()) sc_core::wait(q.wake);
     const Task task = q.tasks.front();
     const uint32_t epoch = q.epoch;
     q.running = true;
-    // Tasks pushed after a barrier wait for it.
-    while (earlier_barrier_pending(task.seq)) sc_core::wait(resource_ev_);
     uint64_t t = 0, t_begin = 0;
     uint32_t bytes = 0, err_addr = 0;
     const ErrorCode code = run_task(q, task, t, t_begin, bytes, err_addr);
@@ -201,6 +190,9 @@ bool CoreTile::resources_free(const Queue& q) const {
   // LoadIMC never overlaps a running MVMEXE task nor the reverse (the IMC).
   if (q.q == kMvmexe) return !queues_[kLoadimc].in_run;
   if (q.q == kLoadimc) return !queues_[kMvmexe].in_run;
+  // A barrier starts when every other queue is idle and empty (ax_cmdproc's can_start[QCTRL]).
+  if (q.q == kCtrl)
+    return std::all_of(queues_.begin(), queues_.begin() + kCtrl, [](const Queue& o) { return o.tasks.empty(); });
   return true;
 }
 
@@ -245,15 +237,15 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
   } else {
     bar = spec::BarrierDesc::decode(w);
     if (bar.magic != spec::magic::barrier) code = ErrorCode::DESC_MAGIC;
+    else if (!(bar.core_mask >> core_ & 1u) || (bar.core_mask >> cores_) != 0) code = ErrorCode::BARRIER_MASK;
   }
-  if (code != ErrorCode::NONE) {
-    if (q.q == kCtrl) barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), task.seq));
-    return code;
-  }
+  if (code != ErrorCode::NONE) return code;
   sync_to(t);
   if (!resources_free(q)) {
     while (!resources_free(q)) sc_core::wait(resource_ev_);
-    t = std::max(t, now_cycles() + 1);  // the other task's S_RUN ended the cycle before
+    // The other task's S_RUN ended the cycle before (its TASK_DONE); a barrier sees the queue
+    // idle two cycles after it (S_TOKEN, then S_IDLE).
+    t = std::max(t, now_cycles() + (q.q == kCtrl ? 2 : 1));
   }
   q.in_run = true;
   tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, task.push.encode_word());
@@ -270,22 +262,13 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
     pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes + task.push.repeat + 1);
     return ErrorCode::NONE;
   }
-  return run_barrier(bar, t, task.seq);
+  return run_barrier(bar, t);
 }
 
-ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_t seq) {
-  auto drop = [&] { barrier_seqs_.erase(std::find(barrier_seqs_.begin(), barrier_seqs_.end(), seq)); };
-  if (!(b.core_mask >> core_ & 1u) || (b.core_mask >> cores_) != 0) {
-    drop();
-    return ErrorCode::BARRIER_MASK;
-  }
-  // Every task pushed before the barrier completes first.
-  auto earlier_busy = [&] {
-    for (unsigned q = 0; q < kCtrl; ++q)
-      if (!queues_[q].tasks.empty() && queues_[q].tasks.front().seq < seq) return true;
-    return false;
-  };
-  while (earlier_busy()) sc_core::wait(resource_ev_);
+ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t) {
+  // Running (the other queues were idle and empty): arrive in the start cycle, and wait for the
+  // release; done the cycle after (the RTL's S_RUN sees the release).
+  sync_to(t);
   barrier_id = static_cast<int>(b.barrier_id);
   auto& rv = hub_.rendezvous[{b.barrier_id, b.core_mask}];
   const uint64_t generation = rv.generation;
@@ -297,7 +280,6 @@ ErrorCode CoreTile::run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_
   while (rv.generation == generation) sc_core::wait(hub_.changed);
   barrier_id = -1;
   t = std::max(t, now_cycles()) + 1;
-  drop();
   return ErrorCode::NONE;
 }
 
@@ -305,7 +287,8 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
   const auto h = spec::DpHeader::decode(ws.first(spec::DpHeader::kWords));
   if (h.magic != spec::magic::datapath) return ErrorCode::DESC_MAGIC;
   const bool mvm = q.q == kMvmexe;
-  if (static_cast<unsigned>(h.kind) != q.q) return ErrorCode::DESC_UNITS;
+  // A descriptor of the other datapath kind: "descriptor magic does not match the queue".
+  if (static_cast<unsigned>(h.kind) != q.q) return ErrorCode::DESC_MAGIC;
   if (!h.has_odr || !h.has_ifd0 || (h.has_ifd1 && !h.has_dpu)) return ErrorCode::DESC_UNITS;
   Pipeline& p = pipes_[mvm ? 0 : 1];
   p.header = h;
@@ -394,6 +377,12 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_
       return pipe.err;
     }
   }
+  // PERF_TASKS: one per task (not per run) for each unit of the datapath, only when the task
+  // ended without an error (a task with an error token is not counted).
+  const unsigned base = mvm ? 0 : 5;
+  const bool ran[5] = {true, h.has_ifd1 != 0, h.has_main != 0, h.has_dpu != 0, true};
+  for (unsigned u = 0; u < 5; ++u)
+    if (ran[u]) ++perf_[base + u].tasks;
   return ErrorCode::NONE;
 }
 

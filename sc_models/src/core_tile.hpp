@@ -55,7 +55,7 @@ class CoreTile : public Tile {
  private:
   struct Task {
     spec::QueuePush push;
-    uint64_t accepted, seq;
+    uint64_t accepted;
   };
   struct Queue {
     unsigned q = 0;
@@ -86,9 +86,8 @@ class CoreTile : public Tile {
   spec::ErrorCode run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
   bool resources_free(const Queue& q) const;
   void reset_queue(Queue& q, bool running_too);
-  spec::ErrorCode run_barrier(const spec::BarrierDesc& b, uint64_t& t, uint64_t seq);
+  spec::ErrorCode run_barrier(const spec::BarrierDesc& b, uint64_t& t);
   uint32_t cmd_word(uint32_t a);
-  bool earlier_barrier_pending(uint64_t seq) const;
 
   unsigned core_;
   uint32_t cores_;
@@ -98,8 +97,6 @@ class CoreTile : public Tile {
   std::array<runtime::UnitCounters, spec::param::perf_units> perf_{};
   std::array<Pipeline, 2> pipes_;
   std::unique_ptr<LoadImcUnit> loadimc_;
-  uint64_t seq_ = 0;
-  std::deque<uint64_t> barrier_seqs_;
   sc_core::sc_event resource_ev_;
   uint64_t cmdproc_busy_ = 0, cmdproc_busy_until_ = 0;
   uint64_t fetch_free_ = 0;  // first cycle the CMD_MEM fetch engine can pick a queue

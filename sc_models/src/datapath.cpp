@@ -33,7 +33,6 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
     c.stall_in += static_cast<uint32_t>(stall_in_);
     c.stall_out += static_cast<uint32_t>(stall_out_);
     c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_) : span - std::min(span, stall_in_ + stall_out_));
-    ++c.tasks;
     pipe.bt.end_unit(t);
   });
 }
@@ -42,21 +41,29 @@ void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   const uint64_t rows = num::element_rows(walk.dtype);
   ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
-    ref::Element e;
-    try {
-      e = ref::ifd_element(walk, c.step(), env_.l1);
+    const uint64_t want = t + ifd_latency;
+    uint64_t enter;
+    try {  // (push throws no RefError: a RefError here is the element's)
+      enter = out->push(ref::ifd_element(walk, c.step(), env_.l1), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
     } catch (const ref::RefError&) {
       pipe.err_addr = static_cast<uint32_t>(c.step().row);
       throw;
     }
-    const uint64_t want = t + ifd_latency;
-    const uint64_t enter = out->push(std::move(e), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
     stall_out_ += enter - want;
     t = std::max(t + rows, enter + 1 - ifd_latency);
   }
   t += ifd_latency + 1;  // busy until the last element is on the stream
 }
 
+template <class Desc>
+void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
+  const uint64_t want = t - 1 + mvm_latency;
+  const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
+  stall_out_ += enter - want;
+  t = std::max(t, enter + 1 - mvm_latency);
+}
+
+template <>
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
   auto pop = [&] {
     auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
@@ -64,12 +71,7 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t) {
     t = got.cycle + kCyclesPerTileOp;
     return std::move(got.value);
   };
-  auto push = [&](const ref::Element& e) {
-    const uint64_t want = t - 1 + mvm_latency;
-    const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
-    stall_out_ += enter - want;
-    t = std::max(t, enter + 1 - mvm_latency);
-  };
+  auto push = [&](const ref::Element& e) { push_out(pipe, t, e); };
   uint64_t ops = 0;
   auto counted_pop = [&] {
     ++ops;
@@ -80,6 +82,7 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t) {
   busy_ = static_cast<int64_t>(ops * kCyclesPerTileOp);  // PERF_BUSY: tile-op cycles
 }
 
+template <>
 void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
   t += desc.weight_count;  // weight fetch, one row per cycle
   auto pop = [&] {
@@ -88,12 +91,7 @@ void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
     t = got.cycle + 1;
     return std::move(got.value);
   };
-  auto push = [&](const ref::Element& e) {
-    const uint64_t want = t - 1 + mvm_latency;
-    const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
-    stall_out_ += enter - want;
-    t = std::max(t, enter + 1 - mvm_latency);
-  };
+  auto push = [&](const ref::Element& e) { push_out(pipe, t, e); };
   ref::run_dwpu(desc, env_.l1, pop, push);
   t += mvm_latency;
 }

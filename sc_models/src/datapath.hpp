@@ -78,25 +78,25 @@ class IfdUnit : public Unit {
   bool second_;
 };
 
-class MvmUnit : public Unit {
+// The main unit of a pipeline: the MVM (MvmDesc) or the DWPU (DwpuDesc). Both pop IFD0 and push
+// their output `mvm_latency` after the op that completes it (push_out).
+template <class Desc>
+class MainUnit : public Unit {
  public:
   using Unit::Unit;
-  spec::MvmDesc desc;
+  Desc desc;
   Stream* out = nullptr;
 
  private:
   void body(Pipe& pipe, uint64_t& t) override;
+  void push_out(Pipe& pipe, uint64_t& t, const ref::Element& e);
 };
-
-class DwpuUnit : public Unit {
- public:
-  using Unit::Unit;
-  spec::DwpuDesc desc;
-  Stream* out = nullptr;
-
- private:
-  void body(Pipe& pipe, uint64_t& t) override;
-};
+using MvmUnit = MainUnit<spec::MvmDesc>;
+using DwpuUnit = MainUnit<spec::DwpuDesc>;
+template <>
+void MvmUnit::body(Pipe& pipe, uint64_t& t);  // ref::run_mvm, one tile-op per 64 / mvm_rows_per_cycle cycles
+template <>
+void DwpuUnit::body(Pipe& pipe, uint64_t& t);  // ref::run_dwpu after the weight fetch
 
 class DpuUnit : public Unit {
  public:

@@ -189,10 +189,11 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
   uint64_t hash = 0xcbf29ce484222325ULL, run_addr = 0;
   for (std::size_t i = 0; i < walk.size(); ++i) {
     keep(ch, t, epoch);
-    const auto got = f.pop(t);
-    const uint32_t v = got.value;
+    // The stream's head is taken when the write is granted (the RTL's s_ready = issue), so a
+    // write that loses its target keeps the MM2S's slot.
+    const uint64_t g = fab.grant(bd.mem, bd.core, walk[i].byte_addr, f.ready_at(t), true);
+    const uint32_t v = f.pop(g).value;
     std::memcpy(mem.ptr + walk[i].byte_addr, &v, 4);
-    const uint64_t g = fab.grant(bd.mem, bd.core, walk[i].byte_addr, got.cycle, true);
     const uint64_t answered = g + (ddr ? kDdrWriteResp : kWriteResp);
     t = g + 1;
     ch.bytes += 4;

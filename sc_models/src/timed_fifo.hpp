@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <axcore/spec.hpp>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "sim.hpp"
@@ -62,6 +61,33 @@ class BlockTracker {
   bool aborted_ = false;
 };
 
+// The slots of a bounded FIFO: a fixed ring (a std::deque of 260-byte elements would allocate a
+// node per push).
+template <class S>
+class Ring {
+ public:
+  explicit Ring(std::size_t capacity) : v_(capacity) {}
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  S& front() { return v_[head_]; }
+  template <class V>
+  void push_back(V&& value, uint64_t ready) {
+    S& s = v_[(head_ + n_) % v_.size()];
+    s.value = std::forward<V>(value);
+    s.ready = ready;
+    ++n_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) % v_.size();
+    --n_;
+  }
+  void clear() { head_ = n_ = 0; }
+
+ private:
+  std::vector<S> v_;
+  std::size_t head_ = 0, n_ = 0;
+};
+
 // Error propagated through a stream (a DMA partner's failure).
 struct StreamFailed {
   spec::ErrorCode code;
@@ -74,23 +100,28 @@ class TimedFifo {
     T value;
     uint64_t cycle;  // cycle of the pop
   };
-  explicit TimedFifo(std::size_t depth) : depth_(depth), pop_at_(depth, 0) {}
+  explicit TimedFifo(std::size_t depth) : depth_(depth), q_(depth), pop_at_(depth, 0) {
+    space_fail_ |= space_;
+    space_fail_ |= fail_ev_;
+    data_fail_ |= data_;
+    data_fail_ |= fail_ev_;
+  }
+  TimedFifo(const TimedFifo&) = delete;
+  TimedFifo& operator=(const TimedFifo&) = delete;
 
   // Pushes v, produced by cycle `t`; returns the cycle it entered the FIFO.
   uint64_t push(T v, uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.size() >= depth_) {
       if (failed_) throw StreamFailed{code_};
-      if (bt) bt->block(wait_bit, t);
-      if (bt) sc_core::wait(space_ | bt->abort_ev);
-      else sc_core::wait(space_ | fail_ev_);
-      if (bt) bt->unblock(wait_bit);
-      if (bt && bt->aborted()) throw Aborted{};
+      if (bt) block_on(space_, bt, wait_bit, t);
+      else sc_core::wait(space_fail_);
     }
     if (failed_) throw StreamFailed{code_};
     uint64_t enter = t;
     if (pushes_ >= depth_) enter = std::max(enter, pop_at_[pushes_ % depth_] + 1);
-    q_.push_back({std::move(v), enter + 1});
+    q_.push_back(std::move(v), enter + 1);
     ++pushes_;
+    release_waiter();
     data_.notify(sc_core::SC_ZERO_TIME);
     return enter;
   }
@@ -100,28 +131,38 @@ class TimedFifo {
   uint64_t space_at(uint64_t t) {
     while (q_.size() >= depth_) {
       if (failed_) throw StreamFailed{code_};
-      sc_core::wait(space_ | fail_ev_);
+      sc_core::wait(space_fail_);
     }
     if (failed_) throw StreamFailed{code_};
     return pushes_ >= depth_ ? std::max(t, pop_at_[pushes_ % depth_] + 1) : t;
+  }
+  // The first cycle >= t at which the head element can be popped (waits while the FIFO is
+  // empty), without popping: a consumer that takes the head only when something else grants it
+  // (the S2MM's write) asks this, then pops at the cycle it got.
+  uint64_t ready_at(uint64_t t) {
+    while (q_.empty()) {
+      if (failed_) throw StreamFailed{code_};
+      sc_core::wait(data_fail_);
+    }
+    if (failed_) throw StreamFailed{code_};
+    return std::max(t, q_.front().ready);
   }
   // Pops at or after cycle `t`.
   Popped pop(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {
       if (failed_) throw StreamFailed{code_};
-      if (bt) bt->block(wait_bit, t);
-      if (bt) sc_core::wait(data_ | bt->abort_ev);
-      else sc_core::wait(data_ | fail_ev_);
-      if (bt) bt->unblock(wait_bit);
-      if (bt && bt->aborted()) throw Aborted{};
+      if (bt) block_on(data_, bt, wait_bit, t);
+      else sc_core::wait(data_fail_);
     }
-    auto s = std::move(q_.front());
-    q_.pop_front();
+    auto& s = q_.front();
     const uint64_t at = std::max(t, s.ready);
+    Popped out{std::move(s.value), at};
+    q_.pop_front();
     pop_at_[pops_ % depth_] = at;
     ++pops_;
+    release_waiter();
     space_.notify(sc_core::SC_ZERO_TIME);
-    return {std::move(s.value), at};
+    return out;
   }
   void fail(spec::ErrorCode c) {
     failed_ = true;
@@ -138,17 +179,47 @@ class TimedFifo {
   std::size_t size() const { return q_.size(); }
 
  private:
+  // A unit blocks on `ev` (space or data) of this stream. The other side releases it in the
+  // tracker the moment it makes the room or the element (release_waiter), not when the blocked
+  // unit runs again: a pipeline whose units wake each other is never seen as all-blocked.
+  void block_on(const sc_core::sc_event& ev, BlockTracker* bt, uint32_t bit, uint64_t t) {
+    if (or_bt_ != bt) {  // the wait lists of this stream's tracker, built once
+      sc_core::sc_event_or_list sp, da;
+      sp |= space_;
+      sp |= bt->abort_ev;
+      da |= data_;
+      da |= bt->abort_ev;
+      space_abort_.swap(sp);
+      data_abort_.swap(da);
+      or_bt_ = bt;
+    }
+    bt->block(bit, t);
+    waiter_ = bt;
+    waiter_bit_ = bit;
+    sc_core::wait(&ev == &space_ ? space_abort_ : data_abort_);
+    if (waiter_) release_waiter();  // woken by the abort
+    if (bt->aborted()) throw Aborted{};
+  }
+  void release_waiter() {
+    if (!waiter_) return;
+    waiter_->unblock(waiter_bit_);
+    waiter_ = nullptr;
+  }
   struct Slot {
     T value;
     uint64_t ready;
   };
   std::size_t depth_;
-  std::deque<Slot> q_;
+  Ring<Slot> q_;
   std::vector<uint64_t> pop_at_;
   uint64_t pushes_ = 0, pops_ = 0;
   bool failed_ = false;
   spec::ErrorCode code_ = spec::ErrorCode::NONE;
   sc_core::sc_event data_, space_, fail_ev_;
+  sc_core::sc_event_or_list space_fail_, data_fail_, space_abort_, data_abort_;
+  BlockTracker* or_bt_ = nullptr;
+  BlockTracker* waiter_ = nullptr;
+  uint32_t waiter_bit_ = 0;
 };
 
 }  // namespace axcore::tlm

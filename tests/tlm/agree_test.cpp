@@ -107,6 +107,20 @@ TEST(TlmRtlAgree, PausedChannelHoldsThenCompletes) {
   EXPECT_EQ(b.tlm.out[0], 1u) << "words moved while paused";
 }
 
+// A barrier starts when the core's other queues are idle and empty (ax_cmdproc): on both
+// backends it starts the same number of cycles after the MVMEXE task's TASK_DONE and takes as
+// long (the matmul itself differs by the L1 bank conflicts the TLM does not model).
+TEST(TlmRtlAgree, BarrierWaitsForTheOtherQueuesToBeIdle) {
+  const Both b = run_both(agree::barrier_after_matmul());
+  expect_agreement(b);
+  const auto& t = b.tlm.tasks, &r = b.rtl.tasks;
+  ASSERT_EQ(t.size(), 3u);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(t[2].start - t[1].done, r[2].start - r[1].done) << "barrier start after the MVMEXE task's TASK_DONE";
+  EXPECT_EQ(t[2].done - t[2].start, r[2].done - r[2].start) << "barrier duration";
+  EXPECT_GT(t[2].start, t[1].done);
+}
+
 // The same performance counters as the RTL: PERF_TASKS equal, PERF_BUSY and the stall counters
 // of every unit within 3 % (+ 4 cycles: the RTL's MVMEXE loses a few cycles to L1 bank conflicts
 // the TLM does not model, which shows as MVM/ODR input stalls).

@@ -12,6 +12,20 @@ namespace {
 using spec::ErrorCode;
 using spec::Queue;
 
+uint32_t perf_tasks(runtime::Device& d, spec::PerfUnit u) {
+  return d.read32(stim::addr(spec::core_row(0), spec::core::PERF_TASKS.at(static_cast<unsigned>(u))));
+}
+
+// A copy of 2 int8 elements from L1 row 0 to row `to` through IFD0 and the ODR.
+stim::Datapath copy_datapath(spec::DpKind kind, uint32_t to = 100) {
+  stim::Datapath dp;
+  dp.header.kind = kind;
+  dp.header.has_ifd0 = dp.header.has_odr = 1;
+  dp.ifd0 = stim::linear_walk(0, 2, spec::Dtype::INT8, spec::Dtype::INT8);
+  dp.odr = stim::linear_walk(to, 2, spec::Dtype::INT8, spec::Dtype::INT8);
+  return dp;
+}
+
 template <class Info>
 Info info_of(runtime::Device& d, uint32_t row) {
   return Info::decode_word(d.read32(stim::addr(row, spec::core::ERROR_INFO.offset)));
@@ -119,8 +133,55 @@ TEST(TlmErrors, WatchdogReportsTheStalledUnitsOnMismatchedPushPop) {
   EXPECT_EQ(waits.dpu_out, 0u);
   EXPECT_EQ(info_of<spec::core::ErrorInfo>(d, row).code, ErrorCode::WATCHDOG);
   EXPECT_GE(d.cycle(), 1000u);
-  // The 4 elements that did arrive were stored before the abort.
-  EXPECT_EQ(d.read32(stim::addr(row, spec::core::PERF_TASKS.at(static_cast<unsigned>(spec::PerfUnit::MVM_ODR)))), 1u);
+  // PERF_TASKS counts tasks completed without an error: none of the units counts this one, the
+  // command processor counts the push.
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_IFD0), 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_DPU), 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_ODR), 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::CMDPROC), 1u);
+}
+
+// A datapath descriptor of the other kind ends with DESC_MAGIC ("descriptor magic does not match
+// the queue"), on both datapath queues; nothing runs, no unit counts a task.
+TEST(TlmErrors, DatapathKindOfTheOtherQueueIsDescMagic) {
+  tlm::TlmDevice d;
+  const uint32_t row = spec::core_row(0);
+  stim::write_cmd(d, 0, 0, copy_datapath(spec::DpKind::DWPU).words());
+  stim::write_cmd(d, 0, 200, copy_datapath(spec::DpKind::MVMEXE).words());
+  stim::push_queue(d, 0, Queue::MVMEXE, stim::push_word(0, 1));
+  auto t = stim::wait_queue_token(d, 0, Queue::MVMEXE);
+  EXPECT_EQ(t.error, 1u);
+  EXPECT_EQ(t.code, ErrorCode::DESC_MAGIC);
+  EXPECT_EQ(info_of<spec::core::ErrorInfo>(d, row).code, ErrorCode::DESC_MAGIC);
+  stim::push_queue(d, 0, Queue::DWPU, stim::push_word(200, 2));
+  t = stim::wait_queue_token(d, 0, Queue::DWPU);
+  EXPECT_EQ(t.error, 1u);
+  EXPECT_EQ(t.code, ErrorCode::DESC_MAGIC);
+  // The right kind on the right queue runs and is counted once by IFD0 and ODR.
+  stim::push_queue(d, 0, Queue::MVMEXE, stim::push_word(200, 3));
+  t = stim::wait_queue_token(d, 0, Queue::MVMEXE);
+  EXPECT_EQ(t.error, 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_IFD0), 1u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_ODR), 1u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_DPU), 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::DW_IFD0), 0u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::CMDPROC), 3u);
+}
+
+// A task with repeat counts once per unit; a task that faults at run time (the ODR's walk runs
+// past L1) is not counted by any unit, though IFD0 finished its part.
+TEST(TlmErrors, PerfTasksCountTasksWithoutError) {
+  tlm::TlmDevice d;
+  stim::write_cmd(d, 0, 0, copy_datapath(spec::DpKind::MVMEXE).words());
+  const uint32_t last_row = spec::param::l1_bytes / spec::param::l1_row_bytes - 1;
+  stim::write_cmd(d, 0, 200, copy_datapath(spec::DpKind::MVMEXE, last_row).words());
+  stim::push_queue(d, 0, Queue::MVMEXE, stim::push_word(0, 1, true, 2));  // 3 runs
+  EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::MVMEXE).error, 0u);
+  stim::push_queue(d, 0, Queue::MVMEXE, stim::push_word(200, 2));
+  EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::MVMEXE).code, ErrorCode::L1_RANGE);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_IFD0), 1u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::MVM_ODR), 1u);
+  EXPECT_EQ(perf_tasks(d, spec::PerfUnit::CMDPROC), 2u);
 }
 
 }  // namespace

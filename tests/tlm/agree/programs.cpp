@@ -503,6 +503,30 @@ Program dma_pause() {
   return p;
 }
 
+Program barrier_after_matmul() {
+  Program p = matmul(16, 4, 1);
+  p.name = "barrier_after_matmul";
+  constexpr uint32_t kBarrierWord = 0x40;
+  const auto setup = p.setup;
+  p.setup = [setup](runtime::Device& d) {
+    setup(d);
+    spec::BarrierDesc b;
+    b.magic = spec::magic::barrier;
+    b.barrier_id = 7;
+    b.core_mask = 1;
+    stim::write_cmd(d, 0, kBarrierWord, b.encode());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
+    stim::push_queue(d, 0, spec::Queue::CTRL, stim::push_word(kBarrierWord, 3));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::CTRL, 50'000'000), "barrier");
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+  };
+  return p;
+}
+
 Program perf_counters() {
   Program p = matmul(16, 4, 2);
   p.name = "perf_counters";

@@ -71,6 +71,7 @@ Program deadlock();            // IFD0 yields 3 elements, the MVM pops 4: the wa
 Program bd_out_of_range();     // an MM2S BD past the end of L2: ADDR_RANGE error token
 Program soft_reset();          // CTRL.soft_reset in the middle of a DDR read; then a new copy works
 Program dma_pause();           // MM2S paused mid-copy (no words move), resumed, completes
+Program barrier_after_matmul();  // LoadIMC + matmul, then a 1-core barrier: it starts when both queues are idle
 Program perf_counters();       // LoadIMC + matmul; readback = PERF_BUSY/STALL_IN/STALL_OUT/TASKS of every unit
 
 // The common/ref result of whole_core's output (the bytes its readback returns).
