@@ -149,7 +149,10 @@ __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, con
 
 bool mvm_accumulate_has_simd() {
 #if AXCORE_MVM_AVX2
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = [] {
+    __builtin_cpu_init();  // safe even before libgcc's constructors ran (a static initializer's call)
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
   return avx2;
 #else
   return false;
