@@ -26,7 +26,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
       hub_(hub) {
   dma = std::make_unique<DmaEngine>("coredma", ref::DmaEngine::coredma(),
                                     DmaContext{&regs, &errors, &tracer, token_, row, cores, fabric});
-  const UnitEnv env{l1.bytes(), &imc, &tracer, row, &perf_};
+  const UnitEnv env{l1.bytes(), &imc, &tracer, row, &perf_, &l1_banks_};
   for (unsigned k = 0; k < 2; ++k) {
     const unsigned base = k * 5;
     const std::string p = k == 0 ? "mvm_" : "dw_";

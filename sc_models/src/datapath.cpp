@@ -37,10 +37,21 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
   });
 }
 
+uint64_t Unit::l1_rows(int64_t row, uint64_t rows, uint64_t t) {
+  const unsigned port = L1Banks::port_of(perf_);
+  if (!env_.banks || port == L1Banks::kNoPort || row < 0) return 0;
+  const uint64_t first = t + env_.banks->take_debt(port);
+  uint64_t g = first;
+  for (uint64_t r = 0; r < rows; ++r) g = env_.banks->access(port, static_cast<uint64_t>(row) + r, r == 0 ? first : g + 1);
+  return g - (t + rows - 1);
+}
+
 void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   const uint64_t rows = num::element_rows(walk.dtype);
+  if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
   ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
+    if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
     const uint64_t want = t + ifd_latency;
     uint64_t enter;
     try {  // (push throws no RefError: a RefError here is the element's)
@@ -139,13 +150,14 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
       pipe.err_addr = static_cast<uint32_t>(st.row);
       throw;
     }
-    const uint64_t written = got.cycle + odr_latency + rows - 1;
+    const uint64_t late = l1_rows(st.row, rows, got.cycle + odr_latency);
+    const uint64_t written = got.cycle + odr_latency + rows - 1 + late;
     const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
     env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
                       trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
     pipe.bytes += static_cast<uint32_t>(bytes);
     pipe.end = written;
-    t = got.cycle + rows;
+    t = got.cycle + rows + late;
     writing = true;
   }
   t = std::max(t, pipe.end + 1);  // busy through the last write

@@ -15,6 +15,7 @@
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
 #include "axcore/runtime/device.hpp"
+#include "l1_banks.hpp"
 #include "sim.hpp"
 #include "timed_fifo.hpp"
 
@@ -48,6 +49,7 @@ struct UnitEnv {
   Tracer* tracer;
   uint32_t row;
   std::array<runtime::UnitCounters, spec::param::perf_units>* perf;
+  L1Banks* banks;  // the L1 row ports (bank conflicts between the datapath units)
 };
 
 // Base of every unit: its perf slot and trace unit, and the thread wrapper that turns a
@@ -61,6 +63,10 @@ class Unit : public sc_core::sc_module {
  protected:
   virtual void body(Pipe& pipe, uint64_t& t) = 0;
   trace::Unit trace_unit() const { return static_cast<trace::Unit>(static_cast<unsigned>(trace::Unit::MVM_IFD0) + perf_); }
+  // Row accesses of an element: `rows` consecutive L1 rows from `row`, requested one per cycle
+  // from t on through this unit's L1 port; returns the cycles the last row came later than
+  // t + rows - 1 (bank conflicts, plus the cycles the port lost earlier).
+  uint64_t l1_rows(int64_t row, uint64_t rows, uint64_t t);
   UnitEnv env_;
   unsigned perf_;
   uint64_t stall_in_ = 0, stall_out_ = 0;

@@ -1,0 +1,70 @@
+// The row ports of a core's L1 banks (bank = row % l1_banks), as rtl/core/ax_l1 arbitrates them:
+// each bank serves one row request per cycle, in fixed priority over the ports (ax_core_pkg
+// L1P_*: MVM_ODR > DW_ODR > MVM_IFD0 > DW_IFD0 > MVM_IFD1 > DW_IFD1 > ...); a port that loses
+// its bank retries the next cycle. The units run on their own clocks, so a bank is a table of
+// the cycles already taken and by which port. A request that finds its cycle taken by a
+// higher-priority port takes the next free one. One that finds it taken by a lower-priority port
+// takes it anyway, and the loser (which already ran past that cycle in simulation) owes one
+// cycle: `take_debt` hands it to the loser's next request, so the pipeline ends as late as the
+// RTL's (the loser's requests in between keep their early cycles).
+#pragma once
+
+#include <axcore/spec.hpp>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace axcore::tlm {
+
+class L1Banks {
+ public:
+  static constexpr unsigned kNoPort = 0xFF;
+  // The L1 port of a datapath unit by its perf unit index (kNoPort: the unit reads no rows here).
+  static constexpr unsigned port_of(unsigned perf_unit) {
+    switch (static_cast<spec::PerfUnit>(perf_unit)) {
+      case spec::PerfUnit::MVM_ODR: return 0;
+      case spec::PerfUnit::DW_ODR: return 1;
+      case spec::PerfUnit::MVM_IFD0: return 2;
+      case spec::PerfUnit::DW_IFD0: return 3;
+      case spec::PerfUnit::MVM_IFD1: return 4;
+      case spec::PerfUnit::DW_IFD1: return 5;
+      default: return kNoPort;
+    }
+  }
+  L1Banks() {
+    for (auto& b : banks_) b.assign(kWindow, Slot{});
+  }
+  // The cycle at or after t at which `port` gets the bank of `row`.
+  uint64_t access(unsigned port, uint64_t row, uint64_t t) {
+    auto& bank = banks_[row % spec::param::l1_banks];
+    for (;; ++t) {
+      Slot& s = bank[t % kWindow];
+      if (s.cycle != t + 1) {  // free
+        s = {t + 1, port};
+        return t;
+      }
+      if (s.port > port) {  // a lower-priority port had it: it loses the cycle, later
+        ++debt_[s.port];
+        s.port = port;
+        return t;
+      }
+    }
+  }
+  // Cycles the port lost since it last asked (added to its next request).
+  uint64_t take_debt(unsigned port) {
+    const uint64_t d = debt_[port];
+    debt_[port] = 0;
+    return d;
+  }
+
+ private:
+  struct Slot {
+    uint64_t cycle = 0;  // taken cycle + 1 (0: free)
+    unsigned port = kNoPort;
+  };
+  static constexpr uint64_t kWindow = 4096;  // cycles a bank remembers (units run at most this far apart)
+  std::array<std::vector<Slot>, spec::param::l1_banks> banks_;
+  std::array<uint64_t, 8> debt_{};
+};
+
+}  // namespace axcore::tlm
