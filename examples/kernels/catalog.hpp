@@ -14,6 +14,9 @@ struct Example {
   std::string name;
   std::string doc;  // the guide section and what it computes
   std::function<A::Module()> make;
+  // Over a million device cycles (its weights' DDR traffic): a minute on the Verilated RTL, so its
+  // TLM + RTL test is in the slow tier.
+  bool large = false;
 };
 
 const std::vector<Example>& catalog();

@@ -4,6 +4,7 @@
 // backends — the reference is computed here from common/ref for the hand-written datapaths, and is
 // the bundle's operator graph on the ref backend for the kernels built from operators — and the
 // two traces must be equivalent (runtime/tools' compare_traces, what `axtrace compare` runs).
+// Built twice: the examples marked large (over a million device cycles) in the slow tier.
 #include <gtest/gtest.h>
 
 #include <axcore/compiler/compile.hpp>
@@ -132,18 +133,18 @@ const std::map<std::string, Reference>& references() {
   return r;
 }
 
-struct Run {
+struct BackendRun {
   bool ok = false;
   rt::Arrays outputs;
   std::vector<ax::trace::Record> trace;
 };
 
-Run run_axrun(const fs::path& dir, const std::string& backend, const rt::Arrays& in) {
+BackendRun run_axrun(const fs::path& dir, const std::string& backend, const rt::Arrays& in) {
   std::string cmd = std::string(AXRUN) + " " + (dir / "k.axb").string() + " --backend " + backend + " -q --output-dir " +
                     (dir / backend).string() + " --trace " + (dir / (backend + ".trace")).string();
   for (const auto& [name, file] : in) cmd += " --input " + name + "=" + (dir / (name + ".npy")).string();
   cmd += " > " + (dir / (backend + ".log")).string() + " 2>&1";
-  Run r;
+  BackendRun r;
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd << "\n" << std::ifstream(dir / (backend + ".log")).rdbuf();
   if (rc != 0) return r;
@@ -190,7 +191,7 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   }
   ASSERT_FALSE(want.empty());
 
-  const Run tlm = run_axrun(dir, "tlm", in), rtl = run_axrun(dir, "rtl", in);
+  const BackendRun tlm = run_axrun(dir, "tlm", in), rtl = run_axrun(dir, "rtl", in);
   ASSERT_TRUE(tlm.ok && rtl.ok);
   for (const auto* r : {&tlm, &rtl}) {
     const std::string be = r == &tlm ? "tlm" : "rtl";
@@ -213,9 +214,11 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
+// AXCORE_E2E_LARGE selects the large examples (the slow tier's binary) or the others.
 std::vector<std::string> example_names() {
   std::vector<std::string> v;
-  for (const auto& e : ax::examples::catalog()) v.push_back(e.name);
+  for (const auto& e : ax::examples::catalog())
+    if (e.large == (AXCORE_E2E_LARGE != 0)) v.push_back(e.name);
   return v;
 }
 
