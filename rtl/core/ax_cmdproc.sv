@@ -85,7 +85,7 @@ module ax_cmdproc
   output logic [CORE_QUEUES-1:0]       q_busy_o,
   output logic [CORE_QUEUES-1:0]       q_error_o,
   output logic [CORE_QUEUES-1:0][15:0] q_done_o,
-  output logic [CORE_QUEUES-1:0]       q_task_done_o,   // perf: a task completed
+  output logic [CORE_QUEUES-1:0]       q_task_ok_o,     // perf: a task completed without error
   output mon_task_t [CORE_QUEUES-1:0]  mon_o
 );
   localparam int unsigned NQ = CORE_QUEUES;
@@ -544,7 +544,7 @@ module ax_cmdproc
       q_busy_o[q]      = (st_q[q] != S_IDLE);
       q_error_o[q]     = lasterr_q[q];
       q_done_o[q]      = done_q[q];
-      q_task_done_o[q] = q_pop[q];
+      q_task_ok_o[q]   = q_pop[q] && !err_q[q];  // err_q: this task's (lasterr_q: the previous one's)
       mon_o[q]         = '0;
       if (start_now[q]) begin
         mon_o[q].valid = 1'b1;

@@ -1,7 +1,7 @@
 // The AI core tile (rtl/core/README.md "ax_core_tile ports"): L1, IMC + LoadIMC, the MVMEXE
 // datapath, the command processor, CMD_MEM, CoreDMA, core registers, perf counters and the
 // watchdog. Register bus: a write is answered in the cycle it appears, a read one cycle later
-// (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_dwpu_datapath, with its own DPU
+// (DBG_MEM_DATA waits for its L1 bank). The DWPU datapath (ax_datapath of kind DWPU, with its own DPU
 // and IFD1) runs beside the MVMEXE one on its own L1 ports. Not built yet: DBG_MEM_SEL = IMC
 // (reads 0).
 // verilator lint_off PINCONNECTEMPTY
@@ -186,7 +186,8 @@ module ax_core_tile
   ax_datapath u_mvmexe (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
     .has_main_i (dp_hdr.has_main), .has_dpu_i (dp_hdr.has_dpu), .has_ifd1_i (dp_hdr.has_ifd1),
-    .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dpu_i (dp_dpu), .odr_i (dp_odr),
+    .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
+    .odr_i (dp_odr),
     .prog_wr_i (dp_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
     .prog_code_o (dp_prog_code), .busy_o (dp_busy), .done_o (dp_done),
     .err_o (dp_err), .act_o (dp_act), .waits_o (dp_waits), .bytes_o (dp_bytes),
@@ -195,7 +196,8 @@ module ax_core_tile
     .ifd1_req_valid_o (ifd1_rv), .ifd1_req_o (ifd1_r), .ifd1_gnt_i (l1_g[L1P_MVM_IFD1]),
     .ifd1_rsp_valid_i (l1_rv[L1P_MVM_IFD1]), .ifd1_rdata_i (l1_rd[L1P_MVM_IFD1]),
     .odr_req_valid_o (odr_rv), .odr_req_o (odr_r), .odr_gnt_i (l1_g[L1P_MVM_ODR]),
-    .imc_tile_o (imc_rtile), .imc_id_o (imc_id), .imc_data_i (imc_rdata),
+    .w_req_valid_o (), .w_req_o (), .w_gnt_i (1'b0), .w_rsp_valid_i (1'b0), .w_rdata_i ('0),
+    .imc_data_i (imc_rdata), .imc_tile_o (imc_rtile), .imc_id_o (imc_id),
     .imc_count_o (imc_count), .mon_odr_o (mon_mvm_odr_o)
   );
 
@@ -210,10 +212,11 @@ module ax_core_tile
   act_t [4:0]  dw_act;
   logic [7:0]  dw_waits;
   logic [31:0] dw_bytes;
-  ax_dwpu_datapath u_dwpu (
+  ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
     .has_main_i (dw_hdr.has_main), .has_dpu_i (dw_hdr.has_dpu), .has_ifd1_i (dw_hdr.has_ifd1),
-    .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .dwpu_i (dw_desc), .dpu_i (dw_dpu), .odr_i (dw_odr),
+    .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
+    .odr_i (dw_odr),
     .prog_wr_i (dw_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
     .prog_code_o (dw_prog_code),
     .busy_o (dw_busy), .done_o (dw_done), .err_o (dw_err), .act_o (dw_act), .waits_o (dw_waits),
@@ -225,6 +228,7 @@ module ax_core_tile
     .w_req_valid_o (dw_w_rv), .w_req_o (dw_w_r), .w_gnt_i (l1_g[L1P_DWPU_W]),
     .w_rsp_valid_i (l1_rv[L1P_DWPU_W]), .w_rdata_i (l1_rd[L1P_DWPU_W]),
     .odr_req_valid_o (dw_odr_rv), .odr_req_o (dw_odr_r), .odr_gnt_i (l1_g[L1P_DW_ODR]),
+    .imc_data_i (imc_rdata), .imc_tile_o (), .imc_id_o (), .imc_count_o (),  // no IMC in a DWPU datapath
     .mon_odr_o (mon_dw_odr_o)
   );
 
@@ -242,7 +246,7 @@ module ax_core_tile
   assign dw_wdog_fire = dw_busy && !dw_progress && (wdog_limit_q != '0) && (dw_wdog_cnt_q + 1 >= wdog_limit_q);
 
   // ---- command processor ----
-  logic [NQ-1:0]       q_push, q_reset, q_busy, q_error, q_task_done;
+  logic [NQ-1:0]       q_push, q_reset, q_busy, q_error, q_task_ok;
   logic [NQ-1:0][4:0]  q_pending;
   logic [NQ-1:0][15:0] q_done;
   logic        cp_tok_valid, cp_tok_ready, cp_err_valid;
@@ -281,7 +285,7 @@ module ax_core_tile
     .err_valid_o (cp_err_valid), .err_code_o (cp_err_code), .err_channel_o (cp_err_channel),
     .err_detail_o (cp_err_detail), .err_addr_o (cp_err_addr),
     .q_pending_o (q_pending), .q_busy_o (q_busy), .q_error_o (q_error), .q_done_o (q_done),
-    .q_task_done_o (q_task_done), .mon_o (mon_cmd_o)
+    .q_task_ok_o (q_task_ok), .mon_o (mon_cmd_o)
   );
 
   // ---- CoreDMA ----
@@ -340,7 +344,8 @@ module ax_core_tile
 
   // ---- perf counters (enum perf_unit) ----
   act_t [PERF_UNITS-1:0]       pact;
-  logic [PERF_UNITS-1:0]       ptask;
+  logic [PERF_UNITS-1:0]       ptask;   // a task completed without error this cycle
+  logic [2:0]                  cp_tasks;  // CMDPROC: queues may end together
   word_t [PERF_UNITS-1:0][3:0] perf_q;
   always_comb begin
     pact  = '0;
@@ -357,19 +362,19 @@ module ax_core_tile
     pact[PERF_UNIT_DW_IFD1]  = dw_act[3];
     pact[PERF_UNIT_DW_DPU]   = dw_act[4];
     pact[PERF_UNIT_CMDPROC].busy = |q_busy;
-    ptask[PERF_UNIT_MVM_IFD0] = q_task_done[0] && !q_error[0];
-    ptask[PERF_UNIT_MVM]      = q_task_done[0] && !q_error[0];
-    ptask[PERF_UNIT_MVM_ODR]  = q_task_done[0] && !q_error[0];
-    ptask[PERF_UNIT_MVM_IFD1] = q_task_done[0] && !q_error[0] && dp_hdr.has_ifd1;
-    ptask[PERF_UNIT_MVM_DPU]  = q_task_done[0] && !q_error[0] && dp_hdr.has_dpu;
-    ptask[PERF_UNIT_LOADIMC]  = q_task_done[2] && !q_error[2];
-    ptask[PERF_UNIT_DW_IFD0]  = q_task_done[1] && !q_error[1];
-    ptask[PERF_UNIT_DWPU]     = q_task_done[1] && !q_error[1] && dw_hdr.has_main;
-    ptask[PERF_UNIT_DW_IFD1]  = q_task_done[1] && !q_error[1] && dw_hdr.has_ifd1;
-    ptask[PERF_UNIT_DW_DPU]   = q_task_done[1] && !q_error[1] && dw_hdr.has_dpu;
-    ptask[PERF_UNIT_DW_ODR]   = q_task_done[1] && !q_error[1];
-    ptask[PERF_UNIT_CMDPROC]  = |q_task_done;
+    ptask[PERF_UNIT_MVM_IFD0] = q_task_ok[0];
+    ptask[PERF_UNIT_MVM]      = q_task_ok[0] && dp_hdr.has_main;
+    ptask[PERF_UNIT_MVM_ODR]  = q_task_ok[0];
+    ptask[PERF_UNIT_MVM_IFD1] = q_task_ok[0] && dp_hdr.has_ifd1;
+    ptask[PERF_UNIT_MVM_DPU]  = q_task_ok[0] && dp_hdr.has_dpu;
+    ptask[PERF_UNIT_LOADIMC]  = q_task_ok[2];
+    ptask[PERF_UNIT_DW_IFD0]  = q_task_ok[1];
+    ptask[PERF_UNIT_DWPU]     = q_task_ok[1] && dw_hdr.has_main;
+    ptask[PERF_UNIT_DW_IFD1]  = q_task_ok[1] && dw_hdr.has_ifd1;
+    ptask[PERF_UNIT_DW_DPU]   = q_task_ok[1] && dw_hdr.has_dpu;
+    ptask[PERF_UNIT_DW_ODR]   = q_task_ok[1];
   end
+  assign cp_tasks = 3'($countones(q_task_ok));
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) perf_q <= '0;
     else if (clr) perf_q <= '0;
@@ -378,7 +383,7 @@ module ax_core_tile
         perf_q[u][0] <= perf_q[u][0] + 32'(pact[u].busy);
         perf_q[u][1] <= perf_q[u][1] + 32'(pact[u].stall_in);
         perf_q[u][2] <= perf_q[u][2] + 32'(pact[u].stall_out);
-        perf_q[u][3] <= perf_q[u][3] + 32'(ptask[u]);
+        perf_q[u][3] <= perf_q[u][3] + ((u == 32'(PERF_UNIT_CMDPROC)) ? 32'(cp_tasks) : 32'(ptask[u]));
       end
     end
   end

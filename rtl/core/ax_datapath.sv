@@ -1,16 +1,22 @@
 // verilator lint_off PINCONNECTEMPTY
-// The MVMEXE datapath: IFD0 -> [MVM] -> [DPU (+ IFD1 side input)] -> ODR, the units the header
-// names (guide §6.4 bypass: without the MVM, IFD0 feeds the DPU or the ODR; without the DPU,
-// the MVM or IFD0 feeds the ODR). The streams live inside the producers (stream_depth each).
-// Present units start together; the task is done when the ODR and (if present) the DPU are
-// done, which clears every unit; the first unit error aborts every unit. act_o feeds the perf
-// counters and the watchdog; waits_o is the WDOG_WAITS picture of what each unit waits on. The
-// DPU program arrives with the descriptor words (prog_*) and its validation is prog_code_o.
+// A datapath: IFD0 -> [main unit] -> [DPU (+ IFD1 side input)] -> ODR, the units the header
+// names (guide §6.4 bypass: without the main unit, IFD0 feeds the DPU or the ODR; without the
+// DPU, the main unit or IFD0 feeds the ODR). Kind picks the main unit: DP_KIND_MVMEXE = the MVM
+// (reads the IMC; imc_* ports), DP_KIND_DWPU = the DWPU (loads its weights through the w_* L1
+// port). The tile has one of each, with their own units and L1 ports, so the two run side by
+// side. The streams live inside the producers (stream_depth each). Present units start
+// together; the task is done when the ODR and (if present) the DPU are done, which clears every
+// unit; the first unit error aborts every unit. act_o feeds the perf counters and the watchdog;
+// waits_o is the WDOG_WAITS picture of what each unit waits on. The DPU program arrives with the
+// descriptor words (prog_*) and its validation is prog_code_o. The other kind's ports are unused
+// (outputs 0).
 module ax_datapath
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
   import ax_core_pkg::*;
-(
+#(
+  parameter dp_kind_e Kind = DP_KIND_MVMEXE
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
@@ -20,7 +26,10 @@ module ax_datapath
   input  logic        has_ifd1_i,
   input  walk_t       ifd0_i,
   input  walk_t       ifd1_i,
-  input  mvm_desc_t   mvm_i,
+  // verilator lint_off UNUSEDSIGNAL
+  input  mvm_desc_t   mvm_i,        // MVMEXE only
+  input  dwpu_desc_t  dwpu_i,       // DWPU only
+  // verilator lint_on UNUSEDSIGNAL
   input  dpu_desc_t   dpu_i,
   input  walk_t       odr_i,
   input  logic        prog_wr_i,
@@ -30,7 +39,7 @@ module ax_datapath
   output logic        busy_o,
   output logic        done_o,
   output unit_err_t   err_o,
-  output act_t [4:0]  act_o,       // IFD0, MVM, ODR, IFD1, DPU
+  output act_t [4:0]  act_o,       // IFD0, main unit, ODR, IFD1, DPU
   output logic [7:0]  waits_o,     // WDOG_WAITS layout
   output logic [31:0] bytes_o,     // bytes the ODR stored in this task
   // L1
@@ -47,18 +56,26 @@ module ax_datapath
   output logic        odr_req_valid_o,
   output mem_req_t    odr_req_o,
   input  logic        odr_gnt_i,
-  // IMC
+  // DWPU weights (L1)
+  output logic        w_req_valid_o,
+  output mem_req_t    w_req_o,
+  // verilator lint_off UNUSEDSIGNAL
+  input  logic        w_gnt_i,
+  input  logic        w_rsp_valid_i,
+  input  row_t        w_rdata_i,
+  // IMC (MVM)
+  input  logic [IMC_TILE_ROWS*ROW_BITS-1:0] imc_data_i,
+  // verilator lint_on UNUSEDSIGNAL
   output logic [TILE_AW-1:0] imc_tile_o,
   output logic [7:0]  imc_id_o,
-  input  logic [IMC_TILE_ROWS*ROW_BITS-1:0] imc_data_i,
   output logic        imc_count_o,
   output mon_write_t  mon_odr_o
 );
-  logic      x_valid, x_ready, w_valid, w_ready, y_valid, y_ready, z_valid, z_ready;
+  logic      x_valid, x_ready, s_valid, s_ready, y_valid, y_ready, z_valid, z_ready;
   logic      m_in_ready, d_in_valid, d_in_ready, o_in_valid, o_in_ready;
-  strm_t     x, w, y, z, d_in, o_in;
-  unit_err_t e_ifd, e_ifd1, e_mvm, e_dpu, e_odr;
-  logic      b_ifd, b_ifd1, b_mvm, b_dpu, b_odr, kill, dpu_wait1, odr_done, dpu_done;
+  strm_t     x, s, y, z, d_in, o_in;   // s: IFD1's side stream
+  unit_err_t e_ifd, e_ifd1, e_main, e_dpu, e_odr;
+  logic      b_ifd, b_ifd1, b_main, b_dpu, b_odr, kill, dpu_wait1, odr_done, dpu_done;
 
   // The end of the task also clears the units: an element a walk produced beyond what its
   // consumer took must not reach the next task.
@@ -76,17 +93,33 @@ module ax_datapath
     .walk_i (ifd1_i), .busy_o (b_ifd1), .done_o (), .err_o (e_ifd1), .act_o (act_o[3]),
     .req_valid_o (ifd1_req_valid_o), .req_o (ifd1_req_o), .gnt_i (ifd1_gnt_i),
     .rsp_valid_i (ifd1_rsp_valid_i), .rdata_i (ifd1_rdata_i),
-    .out_valid_o (w_valid), .out_ready_i (w_ready), .out_data_o (w)
+    .out_valid_o (s_valid), .out_ready_i (s_ready), .out_data_o (s)
   );
-  ax_mvm u_mvm (
-    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_main_i), .abort_i (kill),
-    .desc_i (mvm_i), .busy_o (b_mvm), .done_o (), .err_o (e_mvm), .act_o (act_o[1]),
-    .in_valid_i (x_valid && has_main_i), .in_ready_o (m_in_ready), .in_data_i (x),
-    .imc_tile_o (imc_tile_o), .imc_id_o (imc_id_o), .imc_data_i (imc_data_i),
-    .imc_count_o (imc_count_o), .out_valid_o (y_valid), .out_ready_i (y_ready), .out_data_o (y)
-  );
+  if (Kind == DP_KIND_DWPU) begin : g_dwpu
+    ax_dwpu u_dwpu (
+      .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_main_i), .abort_i (kill),
+      .desc_i (dwpu_i), .busy_o (b_main), .done_o (), .err_o (e_main), .act_o (act_o[1]),
+      .req_valid_o (w_req_valid_o), .req_o (w_req_o), .gnt_i (w_gnt_i),
+      .rsp_valid_i (w_rsp_valid_i), .rdata_i (w_rdata_i),
+      .in_valid_i (x_valid && has_main_i), .in_ready_o (m_in_ready), .in_data_i (x),
+      .out_valid_o (y_valid), .out_ready_i (y_ready), .out_data_o (y)
+    );
+    assign imc_tile_o  = '0;
+    assign imc_id_o    = '0;
+    assign imc_count_o = 1'b0;
+  end else begin : g_mvm
+    ax_mvm u_mvm (
+      .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_main_i), .abort_i (kill),
+      .desc_i (mvm_i), .busy_o (b_main), .done_o (), .err_o (e_main), .act_o (act_o[1]),
+      .in_valid_i (x_valid && has_main_i), .in_ready_o (m_in_ready), .in_data_i (x),
+      .imc_tile_o (imc_tile_o), .imc_id_o (imc_id_o), .imc_data_i (imc_data_i),
+      .imc_count_o (imc_count_o), .out_valid_o (y_valid), .out_ready_i (y_ready), .out_data_o (y)
+    );
+    assign w_req_valid_o = 1'b0;
+    assign w_req_o       = '0;
+  end
 
-  // the DPU's main input: the MVM's output, or IFD0 when the MVM is bypassed
+  // the DPU's main input: the main unit's output, or IFD0 when it is bypassed
   assign d_in_valid = has_dpu_i && (has_main_i ? y_valid : x_valid);
   assign d_in       = has_main_i ? y : x;
   ax_dpu u_dpu (
@@ -96,11 +129,11 @@ module ax_datapath
     .prog_code_o (prog_code_o), .busy_o (b_dpu), .done_o (dpu_done), .err_o (e_dpu),
     .act_o (act_o[4]), .wait_in1_o (dpu_wait1),
     .in0_valid_i (d_in_valid), .in0_ready_o (d_in_ready), .in0_data_i (d_in),
-    .in1_valid_i (w_valid && has_ifd1_i), .in1_ready_o (w_ready), .in1_data_i (w),
+    .in1_valid_i (s_valid && has_ifd1_i), .in1_ready_o (s_ready), .in1_data_i (s),
     .out_valid_o (z_valid), .out_ready_i (z_ready), .out_data_o (z)
   );
 
-  // the ODR's input: the DPU, else the MVM, else IFD0
+  // the ODR's input: the DPU, else the main unit, else IFD0
   assign o_in_valid = has_dpu_i ? z_valid : has_main_i ? y_valid : x_valid;
   assign o_in       = has_dpu_i ? z : has_main_i ? y : x;
   assign z_ready    = has_dpu_i && o_in_ready;
@@ -117,11 +150,11 @@ module ax_datapath
     err_o = '0;
     if (e_odr.valid)  err_o = e_odr;
     if (e_dpu.valid)  err_o = e_dpu;
-    if (e_mvm.valid)  err_o = e_mvm;
+    if (e_main.valid) err_o = e_main;
     if (e_ifd1.valid) err_o = e_ifd1;
     if (e_ifd.valid)  err_o = e_ifd;
   end
-  assign busy_o = b_ifd || b_ifd1 || b_mvm || b_dpu || b_odr;
+  assign busy_o = b_ifd || b_ifd1 || b_main || b_dpu || b_odr;
 
   // done once both the ODR and the DPU (when present) finished, reported once per run
   logic run_q, odr_fin_q, dpu_fin_q, fin_odr, fin_dpu;
@@ -147,9 +180,9 @@ module ax_datapath
 
   logic [31:0] bytes_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni)                              bytes_q <= '0;
-    else if (start_i)                         bytes_q <= '0;
-    else if (mon_odr_o.valid)                 bytes_q <= bytes_q + 32'(mon_odr_o.nbytes);
+    if (!rst_ni)              bytes_q <= '0;
+    else if (start_i)         bytes_q <= '0;
+    else if (mon_odr_o.valid) bytes_q <= bytes_q + 32'(mon_odr_o.nbytes);
   end
   assign bytes_o = bytes_q;
 

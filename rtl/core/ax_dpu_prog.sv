@@ -10,6 +10,7 @@
 module ax_dpu_prog
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
+  import ax_core_pkg::*;
 (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -52,31 +53,8 @@ module ax_dpu_prog
     logic [3:0] chain;
     bad_d = bad_q;
     dep_d = dep_q;
-    ud = 1'b0;
-    ua = 1'b0;
-    ub = 1'b0;
-    uc = 1'b0;
-    unique case (in.op)
-      DPU_OP_POP:  ud = 1'b1;
-      DPU_OP_PUSH: ua = 1'b1;
-      DPU_OP_MOV, DPU_OP_ADD_REDUCE, DPU_OP_MAX_REDUCE, DPU_OP_MIN_REDUCE: begin
-        ud = 1'b1;
-        ua = 1'b1;
-      end
-      DPU_OP_ADD, DPU_OP_SUB, DPU_OP_MUL, DPU_OP_MIN, DPU_OP_MAX, DPU_OP_PRELU, DPU_OP_LUT: begin
-        ud = 1'b1;
-        ua = 1'b1;
-        ub = 1'b1;
-      end
-      DPU_OP_FMA: begin
-        ud = 1'b1;
-        ua = 1'b1;
-        ub = 1'b1;
-        uc = 1'b1;
-      end
-      default: ;
-    endcase
-    chain = (in.imm == '0) ? 4'd1 : 4'(in.imm);
+    {uc, ub, ua, ud} = dpu_uses(in.op);
+    chain = lut_chain(in.imm);
     if (hi) begin
       if (32'(idx) == 32'(desc_i.init_len) && dep_q != '0) bad_d = 1'b1;
       if (6'(in.op) > 6'(DPU_OP_ENDLOOP)) bad_d = 1'b1;

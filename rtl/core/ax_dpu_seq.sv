@@ -54,32 +54,7 @@ module ax_dpu_seq
 
   // ---- decode ----
   logic ud, ua, ub, uc;
-  always_comb begin
-    ud = 1'b0;
-    ua = 1'b0;
-    ub = 1'b0;
-    uc = 1'b0;
-    unique case (instr_i.op)
-      DPU_OP_POP:  ud = 1'b1;
-      DPU_OP_PUSH: ua = 1'b1;
-      DPU_OP_MOV, DPU_OP_ADD_REDUCE, DPU_OP_MAX_REDUCE, DPU_OP_MIN_REDUCE: begin
-        ud = 1'b1;
-        ua = 1'b1;
-      end
-      DPU_OP_ADD, DPU_OP_SUB, DPU_OP_MUL, DPU_OP_MIN, DPU_OP_MAX, DPU_OP_PRELU, DPU_OP_LUT: begin
-        ud = 1'b1;
-        ua = 1'b1;
-        ub = 1'b1;
-      end
-      DPU_OP_FMA: begin
-        ud = 1'b1;
-        ua = 1'b1;
-        ub = 1'b1;
-        uc = 1'b1;
-      end
-      default: ;
-    endcase
-  end
+  assign {uc, ub, ua, ud} = dpu_uses(instr_i.op);
 
   // register = reg + counter of loop `index` (the validator guarantees that loop is open)
   // verilator lint_off UNUSEDSIGNAL
@@ -98,7 +73,7 @@ module ax_dpu_seq
   assign ra    = resolve(instr_i.a, li_q);
   assign rb    = resolve(instr_i.b, li_q);
   assign rc    = resolve(instr_i.c, li_q);
-  assign chain = (instr_i.imm == '0) ? 4'd1 : 4'(instr_i.imm);
+  assign chain = lut_chain(instr_i.imm);
   assign bad   = (ud && rd >= 17'(NR)) || (ua && ra >= 17'(NR)) || (ub && rb >= 17'(NR)) ||
                  (uc && rc >= 17'(NR)) ||
                  (instr_i.op == DPU_OP_LUT && rb + 17'(chain) > 17'(NR));

@@ -47,7 +47,6 @@ module ax_mvm
   logic [CntW-1:0] infl_q, infl_d, fifo_cnt;
   logic signed [31:0] tile;
   logic        credit, working, op, last_kb, last_out, fault, push;
-  logic [PWORD_LANES-1:0][31:0] acc_q;
 
   always_comb begin
     for (int unsigned k = 0; k < 4; k++) osz[k] = 16'd1;
@@ -130,18 +129,26 @@ module ax_mvm
     end
   end
   // 4096 MACs, lane n += sum_k x[k] * tile[k][n]; computed only in a tile-op cycle (the
-  // simulation cost of an idle MVM is nil).
-  always_ff @(posedge clk_i) begin
-    if (op) begin
-      for (int unsigned n = 0; n < PWORD_LANES; n++) begin
+  // simulation cost of an idle MVM is nil). One process per lane, so every bit select below
+  // is constant: the Verilated model extracts each byte with a fixed word index and shift
+  // instead of a run-time bit offset (docs/rtl.md "Simulation speed").
+  logic [31:0] acc_q [PWORD_LANES];
+  for (genvar n = 0; n < PWORD_LANES; n++) begin : g_lane
+    always_ff @(posedge clk_i) begin
+      if (op) begin
         logic [31:0] s;
-        s = '0;
+        s = (kb_q == '0) ? 32'd0 : acc_q[n];
         for (int unsigned k = 0; k < IMC_TILE_ROWS; k++) begin
           s = s + 32'($signed(in_data_i.data[8*k +: 8]) * $signed(imc_data_i[ROW_BITS*k + 8*n +: 8]));
         end
-        acc_q[n] <= ((kb_q == '0) ? 32'd0 : acc_q[n]) + s;
+        acc_q[n] <= s;
       end
     end
+  end
+  elem_t acc_packed;
+  always_comb begin
+    acc_packed = '0;
+    for (int unsigned n = 0; n < PWORD_LANES; n++) acc_packed[32*n +: 32] = acc_q[n];
   end
 
   // push pipeline: the finished accumulator, MVM_LATENCY cycles after its last tile-op
@@ -154,11 +161,11 @@ module ax_mvm
     else v_q <= {v_q[MVM_LATENCY-2:0], op && last_kb};
   end
   if (MVM_LATENCY == 1) begin : g_lat1
-    assign res.data = elem_t'(acc_q);
+    assign res.data = acc_packed;
   end else begin : g_latn
     elem_t [MVM_LATENCY-2:0] d_q;
     always_ff @(posedge clk_i) begin
-      d_q[0] <= elem_t'(acc_q);
+      if (v_q[0]) d_q[0] <= acc_packed;   // the finished accumulator, one cycle after its chain
       for (int unsigned i = 1; i < MVM_LATENCY - 1; i++) d_q[i] <= d_q[i-1];
     end
     assign res.data = d_q[MVM_LATENCY-2];

@@ -18,7 +18,6 @@ rtl/core/ax_dpu_alu.sv
 rtl/core/ax_dpu.sv
 rtl/core/ax_dwpu_div.sv
 rtl/core/ax_dwpu.sv
-rtl/core/ax_dwpu_datapath.sv
 rtl/core/ax_datapath.sv
 rtl/core/ax_cmdproc.sv
 rtl/core/ax_barrier_net.sv

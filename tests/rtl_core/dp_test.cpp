@@ -324,8 +324,9 @@ TEST(DatapathTest, DwpuQueueDpuOnlyWithSideInputMatchesTheReference) {
   const uint64_t c0 = b.t.sim.cycle();
   b.t.push(1, kDwWord, 7);
   ASSERT_TRUE(b.t.wait_tokens(1));
-  std::printf("DWPU-queue DPU-only datapath, %u elements x 7 DPU instructions: %llu cycles push to token\n", n,
-              static_cast<unsigned long long>(b.t.sim.cycle() - c0));
+  std::printf(
+      "DWPU-queue DPU-only datapath, %u elements x 7 DPU instructions: %llu cycles push to token\n",
+      n, static_cast<unsigned long long>(b.t.sim.cycle() - c0));
   EXPECT_FALSE(token_of(b.t.tokens[0]).error) << spec::to_string(token_of(b.t.tokens[0]).code);
   EXPECT_EQ(token_of(b.t.tokens[0]).channel, spec::param::core_queue_channel_base + 1);
   b.reference(dw);
@@ -351,6 +352,50 @@ TEST(DatapathTest, DwpuQueueDpuOnlyWithSideInputMatchesTheReference) {
   b.expect_output(std::size_t{n} * 128, kY0);
   EXPECT_EQ(b.perf(spec::PerfUnit::DW_DPU, 0), 5 * n * 7);
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), n * 7);
+}
+
+// PERF_TASKS counts the tasks a unit completed without error (spec/axcore.yaml): a task that
+// fails at run time and one refused at its descriptor are not counted, the good ones are; the
+// counter after each task is its own (it used to take the previous task's error flag, one task
+// late).
+TEST(DatapathTest, PerfTasksCountsOnlyTasksWithoutError) {
+  Bench b;
+  std::mt19937 rng(49);
+  constexpr uint32_t n = 12;
+  constexpr uint32_t kRows = spec::param::l1_bytes / 64;
+  put_dpu_only_operands(b, rng, n, kX0, kB0);
+  auto expect_tasks = [&](uint32_t units, uint32_t cmdproc, const char* after) {
+    SCOPED_TRACE(after);
+    for (const auto u : {spec::PerfUnit::MVM_IFD0, spec::PerfUnit::MVM_IFD1,
+                         spec::PerfUnit::MVM_DPU, spec::PerfUnit::MVM_ODR})
+      EXPECT_EQ(b.perf(u, 2), units) << "unit " << static_cast<unsigned>(u);
+    EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 2), 0u);  // no MVM in these datapaths
+    EXPECT_EQ(b.perf(spec::PerfUnit::CMDPROC, 2), cmdproc);
+  };
+  const Dp good = dpu_only(spec::DpKind::MVMEXE, n, kX0, kB0, kY0);
+  // the ODR's third float16 element (2 rows each) lies past the end of L1
+  const Dp faulty = dpu_only(spec::DpKind::MVMEXE, n, kX0, kB0, kRows - 4);
+  Dp refused = good;
+  refused.dpu.desc.in0_dtype = Dtype::INT8;  // IFD0 delivers float16
+
+  spec::Token tk = b.run(faulty, 60);
+  EXPECT_TRUE(tk.error);
+  EXPECT_EQ(tk.code, ErrorCode::L1_RANGE) << spec::to_string(tk.code);
+  expect_tasks(0, 0, "a run-time L1_RANGE first");
+  tk = b.run(refused, 61);
+  EXPECT_EQ(tk.code, ErrorCode::STREAM_DTYPE) << spec::to_string(tk.code);
+  expect_tasks(0, 0, "then a refused descriptor");
+  tk = b.run(good, 62);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  expect_tasks(1, 1, "then a good task");
+  tk = b.run(faulty, 63);
+  EXPECT_EQ(tk.code, ErrorCode::L1_RANGE) << spec::to_string(tk.code);
+  expect_tasks(1, 1, "a run-time fault after a good task");
+  tk = b.run(good, 64);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  expect_tasks(2, 2, "a good task after a fault");
+  b.reference(good);
+  b.expect_output(std::size_t{n} * 128);
 }
 
 // The DWPU queue checks its DPU and IFD1 as the MVMEXE queue does: IFD1 without the DPU is

@@ -5,6 +5,7 @@
 // refused descriptors, a unit fault, the watchdog of the DWPU datapath, perf counters.
 #include <gtest/gtest.h>
 
+#include <axcore/ref/dpu.hpp>
 #include <axcore/ref/imc.hpp>
 #include <chrono>
 #include <cstdio>
@@ -36,15 +37,21 @@ DwWindow placed(DwWindow c) {
   return c;
 }
 
+// A DWPU-kind descriptor; with `dpu` also the DPU section and its program (and IFD1 when
+// `ifd1` is given).
 std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
-                                 const spec::Walk& odr, bool has_main = true) {
+                                 const spec::Walk& odr, bool has_main = true,
+                                 const ref::DpuProgram* dpu = nullptr,
+                                 const spec::Walk* ifd1 = nullptr) {
   namespace L = spec::layout::datapath_desc;
-  std::vector<uint32_t> w(L::program, 0);
+  std::vector<uint32_t> w(L::program + (dpu != nullptr ? 2 * dpu->code.size() : 0), 0);
   spec::DpHeader h{};
   h.magic = spec::magic::datapath;
   h.kind = spec::DpKind::DWPU;
   h.has_ifd0 = h.has_odr = 1;
   h.has_main = has_main;
+  h.has_dpu = dpu != nullptr;
+  h.has_ifd1 = ifd1 != nullptr;
   h.words = static_cast<uint32_t>(w.size());
   h.id = 9;
   auto put = [&](std::size_t at, auto words) {
@@ -54,6 +61,12 @@ std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
   put(L::ifd0, ifd.encode());
   put(L::dwpu, d.encode());
   put(L::odr, odr.encode());
+  if (ifd1 != nullptr) put(L::ifd1, ifd1->encode());
+  if (dpu != nullptr) {
+    put(L::dpu, dpu->desc.encode());
+    for (std::size_t i = 0; i < dpu->code.size(); ++i)
+      put(L::program + 2 * i, dpu->code[i].encode());
+  }
   return w;
 }
 
@@ -259,6 +272,168 @@ TEST(DwpuCoreTest, RandomWindowsBesideMatmuls) {
   ref::VectorSource src(xs);
   ref::run_odr(out, s.image, src.fn());
   s.expect_rows(out.base_row, 42, "bypass");
+}
+
+// A DWPU window and a DPU epilogue in one DWPU datapath: IFD0 -> DWPU -> DPU (<- IFD1) -> ODR.
+// (1) a padded 3x3 depthwise conv requantized per channel block (scale and bias float32 from
+// IFD1 in the init preamble, FMA, relu, int8); (2) an AVERAGE pool and (3) a MAX pool, each
+// followed by a per-element DPU program (square minus its lane maximum; plus an int8 side
+// input from IFD1), float16 and int8 out. Every output against ref::run_ifd -> run_dwpu ->
+// ref::Dpu -> run_odr, bit for bit; DW_DPU/DW_IFD1 count one task each.
+TEST(DwpuCoreTest, DwpuWithDpuEpilogueMatchesTheReference) {
+  using ref::dpu_instr;
+  using ref::dpu_reg;
+  using spec::DpuOp;
+  using spec::Dtype;
+  Scene s(34);
+  constexpr uint32_t kSide = 12200;  // L1 row of the IFD1 operands
+  struct Case {
+    DwWindow c;
+    ref::DpuProgram dpu;
+    spec::Walk ifd1{};
+    bool has_ifd1 = false;
+  };
+  auto side_walk = [](Dtype dt, uint32_t n) {
+    spec::Walk w{};
+    w.dtype = w.cast_from = dt;
+    w.base_row = kSide;
+    w.ndims = 1;
+    w.d0_size = n;
+    w.d0_stride = static_cast<int32_t>(axcore::num::element_rows(dt));
+    return w;
+  };
+  std::vector<Case> cases;
+  {  // (1) conv + requantizing epilogue: outputs (ow, oh, cb), cb outermost = the outer loop
+    Case k;
+    k.c.op = DwpuOp::CONV;
+    k.c.h = 6;
+    k.c.w = 9;
+    k.c.kh = k.c.kw = 3;
+    k.c.ph = k.c.pw = 1;
+    k.c.cb = 3;
+    k.c.out = Dtype::INT8;
+    k.c.weights = k.c.weight_rows();
+    k.c = placed(k.c);
+    auto& d = k.dpu.desc;
+    d.in0_dtype = Dtype::INT32;
+    d.in1_dtype = Dtype::FLOAT32;
+    d.out_dtype = Dtype::INT8;
+    d.iterations = 1;
+    const auto l1 = spec::DpuIndex::LOOP1;
+    k.dpu.code = {
+        dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, k.c.cb),  // init: scale[cb] -> r8 + cb, bias -> r16 + cb
+        dpu_instr(DpuOp::POP, dpu_reg(8, l1), 0, 0, 0, 1),
+        dpu_instr(DpuOp::POP, dpu_reg(16, l1), 0, 0, 0, 1),
+        dpu_instr(DpuOp::ENDLOOP),
+        dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, k.c.cb),  // body: per channel block
+        dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, k.c.oh() * k.c.ow()),
+        dpu_instr(DpuOp::POP, dpu_reg(0)),
+        dpu_instr(DpuOp::FMA, dpu_reg(1), dpu_reg(0), dpu_reg(8, l1), dpu_reg(16, l1)),
+        dpu_instr(DpuOp::MAX, dpu_reg(1), dpu_reg(1), dpu_reg(31)),  // r31 stays +0: relu
+        dpu_instr(DpuOp::PUSH, 0, dpu_reg(1)),
+        dpu_instr(DpuOp::ENDLOOP),
+        dpu_instr(DpuOp::ENDLOOP),
+    };
+    d.init_len = 4;
+    d.body_len = 8;
+    k.ifd1 = side_walk(Dtype::FLOAT32, 2 * k.c.cb);
+    k.has_ifd1 = true;
+    cases.push_back(k);
+  }
+  for (const DwpuOp op : {DwpuOp::AVERAGE, DwpuOp::MAX}) {  // (2), (3) pools + per-element DPU
+    Case k;
+    k.c = placed(DwWindow::random(s.rng, op));
+    k.c.keep_ow = 0;
+    auto& d = k.dpu.desc;
+    d.in0_dtype = Dtype::INT32;
+    d.iterations = k.c.outputs();
+    if (op == DwpuOp::AVERAGE) {
+      k.c.out = Dtype::FLOAT16;
+      d.out_dtype = Dtype::FLOAT32;
+      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
+                    dpu_instr(DpuOp::MUL, dpu_reg(1), dpu_reg(0), dpu_reg(0)),
+                    dpu_instr(DpuOp::MAX_REDUCE, dpu_reg(2), dpu_reg(1)),
+                    dpu_instr(DpuOp::SUB, dpu_reg(3), dpu_reg(1), dpu_reg(2)),
+                    dpu_instr(DpuOp::PUSH, 0, dpu_reg(3))};
+    } else {
+      k.c.out = Dtype::INT8;
+      d.in1_dtype = Dtype::INT8;
+      d.out_dtype = Dtype::INT8;
+      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
+                    dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
+                    dpu_instr(DpuOp::ADD, dpu_reg(2), dpu_reg(0), dpu_reg(1)),
+                    dpu_instr(DpuOp::PUSH, 0, dpu_reg(2))};
+      k.ifd1 = side_walk(Dtype::INT8, k.c.outputs());
+      k.has_ifd1 = true;
+    }
+    d.body_len = static_cast<uint32_t>(k.dpu.code.size());
+    cases.push_back(k);
+  }
+
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& k = cases[i];
+    SCOPED_TRACE("case " + std::to_string(i));
+    s.fill(k.c.x0, k.c.input_rows());
+    if (k.c.weights > 0) s.fill(k.c.w0, k.c.weights);
+    if (k.has_ifd1) {
+      if (k.ifd1.dtype == Dtype::FLOAT32) {  // scales near 1/500, biases in [-20, 20]
+        std::uniform_real_distribution<float> sc(1.0f / 2000, 1.0f / 200), bi(-20.0f, 20.0f);
+        std::vector<uint8_t> b;
+        for (uint32_t e = 0; e < k.ifd1.d0_size; ++e) {
+          axcore::num::PwordF32 v;
+          for (auto& x : v) x = e % 2 == 0 ? sc(s.rng) : bi(s.rng);
+          std::vector<uint8_t> one(256);
+          axcore::num::store_element(axcore::num::AnyPword::of(v), one);
+          b.insert(b.end(), one.begin(), one.end());
+        }
+        s.t.write_l1(uint64_t{kSide} * 64, b);
+        std::copy(b.begin(), b.end(), s.image.begin() + std::ptrdiff_t{kSide} * 64);
+      } else {
+        s.fill(kSide, k.ifd1.d0_size);
+      }
+    }
+    spec::Walk odr = k.c.odr();
+    odr.cast_from = k.dpu.desc.out_dtype;
+    s.t.write_cmd(kDwWord, dwpu_words(k.c.ifd(), k.c.dwpu(), odr, true, &k.dpu,
+                                      k.has_ifd1 ? &k.ifd1 : nullptr));
+    const uint32_t dpu_tasks0 =
+        s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU)));
+    const uint32_t ifd1_tasks0 =
+        s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_IFD1)));
+    const std::size_t n = s.t.tokens.size();
+    s.t.push(kQDw, kDwWord, 80 + static_cast<uint32_t>(i));
+    s.run_until(n + 1);
+    ASSERT_EQ(s.t.tokens.size(), n + 1);
+    const auto tk = token_of(s.t.tokens.back());
+    EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+    EXPECT_EQ(tk.channel, 9u);
+
+    // the reference: IFD0 -> DWPU -> ref::Dpu (IFD1 side input) -> ODR
+    std::vector<ref::Element> xs, ys, ws, zs;
+    ref::run_ifd(k.c.ifd(), s.image, [&](const ref::Element& e) { xs.push_back(e); });
+    ref::VectorSource src(xs);
+    ref::run_dwpu(k.c.dwpu(), s.image, src.fn(), [&](const ref::Element& e) { ys.push_back(e); });
+    if (k.has_ifd1) ref::run_ifd(k.ifd1, s.image, [&](const ref::Element& e) { ws.push_back(e); });
+    std::size_t i0 = 0, i1 = 0;
+    ref::DpuIo io;
+    io.pop = [&](unsigned st) { return st == 1 ? ws.at(i1++) : ys.at(i0++); };
+    io.push = [&](const ref::Element& e) { zs.push_back(e); };
+    ref::run_dpu(k.dpu, ref::DpuConfig{k.has_ifd1}, io);
+    EXPECT_EQ(i0, ys.size());
+    ASSERT_EQ(zs.size(), k.c.outputs());
+    ref::VectorSource zsrc(zs);
+    ref::run_odr(odr, s.image, zsrc.fn());
+    s.expect_rows(k.c.y0, k.c.out_rows(), "dwpu + dpu case " + std::to_string(i));
+    // not a trivial output: the int8 epilogue neither all zero nor all clipped
+    std::size_t zero = 0;
+    const auto got = s.t.read_l1(uint64_t{k.c.y0} * 64, std::size_t{k.c.out_rows()} * 64);
+    for (const uint8_t v : got) zero += v == 0;
+    EXPECT_LT(zero, got.size() * 3 / 4);
+    EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU))),
+              dpu_tasks0 + 1);
+    EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_IFD1))),
+              ifd1_tasks0 + (k.has_ifd1 ? 1u : 0u));
+  }
 }
 
 // Descriptors the DWPU queue refuses (code per the TLM's order), a unit fault at run time

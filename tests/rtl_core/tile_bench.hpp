@@ -25,8 +25,8 @@ struct Tile {
   std::vector<uint32_t> tokens;
   std::vector<std::pair<bool, uint32_t>> cmd_events[4];  // (start, addr)
 
+  // Samples the outputs of the settled cycle (tokens, CMDPROC events).
   void observe() {
-    sim.settle();
     if (sim->tok_valid_o) tokens.push_back(sim->tok_o);
     for (unsigned q = 0; q < 4; ++q) {
       // mon_task_t {valid, start, addr[15:0], bytes[31:0], word[31:0]} = 82 bits per queue
@@ -39,9 +39,12 @@ struct Tile {
       }
     }
   }
+  // One cycle: inputs settled with the clock low, outputs observed, rising edge (two model
+  // evaluations per cycle, as RtlDevice).
   void tick() {
+    sim.low();
     observe();
-    sim.tick();
+    sim.high();
   }
   static uint64_t req(bool we, uint32_t off, uint32_t data) {
     return (uint64_t{we} << 52) | (uint64_t{off & 0xFFFFF} << 32) | data;

@@ -66,10 +66,14 @@ module tb_dwpu
   unit_err_t  err;
   act_t [4:0] act;
   mon_write_t mon;
-  ax_dwpu_datapath u_dp (
+  logic [IMC_TILE_ROWS*ROW_BITS-1:0] no_imc;  // a DWPU datapath reads no IMC
+  // verilator lint_off WIDTHCONCAT
+  assign no_imc = '0;
+  // verilator lint_on WIDTHCONCAT
+  ax_datapath #(.Kind(DP_KIND_DWPU)) u_dp (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (1'b0),
     .has_main_i (has_main_i), .has_dpu_i (1'b0), .has_ifd1_i (1'b0), .ifd0_i (ifd_walk_i),
-    .ifd1_i ('0), .dwpu_i (dwpu_desc_i), .dpu_i ('0), .odr_i (odr_walk_i),
+    .ifd1_i ('0), .mvm_i ('0), .dwpu_i (dwpu_desc_i), .dpu_i ('0), .odr_i (odr_walk_i),
     .prog_wr_i (1'b0), .prog_idx_i ('0), .prog_data_i ('0), .prog_code_o (),
     .busy_o (busy_o), .done_o (done_o), .err_o (err), .act_o (act), .waits_o (),
     .bytes_o (bytes_o),
@@ -80,7 +84,7 @@ module tb_dwpu
     .w_req_valid_o (w_rv), .w_req_o (w_r), .w_gnt_i (g[L1P_DWPU_W]),
     .w_rsp_valid_i (rv[L1P_DWPU_W]), .w_rdata_i (rd[L1P_DWPU_W]),
     .odr_req_valid_o (odr_rv), .odr_req_o (odr_r), .odr_gnt_i (g[L1P_DW_ODR]),
-    .mon_odr_o (mon)
+    .imc_data_i (no_imc), .imc_tile_o (), .imc_id_o (), .imc_count_o (), .mon_odr_o (mon)
   );
 
   logic [31:0] busy_q, sin_q, sout_q, wr_q;
