@@ -45,6 +45,9 @@ if(NOT AXCORE_CLANGXX)
                  "'clang libclang-rt-14-dev' or ${_axcore_setup_hint}")
 endif()
 
+# Optional: yosys for the open-source synthesis estimate (firmware/fpga/estimate, scripts/setup-deps synth).
+find_program(AXCORE_YOSYS_BIN yosys)
+
 find_program(CCACHE_PROGRAM ccache)
 if(CCACHE_PROGRAM)
   set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
