@@ -172,7 +172,7 @@ void CoreTile::queue_thread(Queue& q) {
     const uint64_t busy_end = t + 2;
     cmdproc_busy_ += busy_end - std::min(busy_end, std::max(t_begin, cmdproc_busy_until_));
     cmdproc_busy_until_ = std::max(cmdproc_busy_until_, busy_end);
-    ++perf_[spec::param::perf_units - 1].tasks;
+    if (code == ErrorCode::NONE) ++perf_[spec::param::perf_units - 1].tasks;  // CMDPROC: tasks without error
     q.tasks.pop_front();
     q.running = false;
     q.last_error = code != ErrorCode::NONE;
