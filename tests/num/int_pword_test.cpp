@@ -104,6 +104,14 @@ TEST(AnyPword, LittleEndianImages) {
   store_element(AnyPword::of(s), b8);
   EXPECT_EQ(b8[0], 0xC0);
   EXPECT_EQ(load_element(Dtype::INT8, b8).as_i8(), s);
+  // Two-byte lanes: every lane's low byte first, lane after lane.
+  std::vector<uint8_t> b16(128);
+  for (std::size_t i = 0; i < b16.size(); ++i) b16[i] = static_cast<uint8_t>(i * 37 + 11);
+  const AnyPword h = load_element(Dtype::FLOAT16, b16);
+  EXPECT_EQ(h.lanes[5], uint32_t{b16[10]} | uint32_t{b16[11]} << 8);
+  std::vector<uint8_t> back(128);
+  store_element(h, back);
+  EXPECT_EQ(back, b16);
 }
 
 TEST(AnyPword, Casts) {
