@@ -47,11 +47,17 @@ function(axcore_gtest name)
   add_executable(${name} ${A_SOURCES} ${A_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gmock GTest::gtest_main
                         axcore_warnings axcore_sanitize)
-  # gtest_discover_tests writes PROPERTIES into a generated script that flattens lists: escape the
-  # separators, or LABELS "rtl;e2e" arrives as LABELS rtl e2e (e2e, and TIMEOUT after it, lost).
-  string(REPLACE ";" "\\;" _labels "${A_LABELS}")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${_labels}" TIMEOUT ${A_TIMEOUT})
+  # gtest_discover_tests (CMake 3.25) passes PROPERTIES through `-D TEST_PROPERTIES=...` and a
+  # generated script, which flattens lists: LABELS "tlm;e2e" arrived as `LABELS tlm e2e TIMEOUT 300`
+  # (e2e taken as a property name, the timeout lost, a `slow` second label ignored). So the labels
+  # and the timeout are applied by a CTest include file that runs after the discovered tests exist.
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_LIST ${name}_TESTS)
+  set(_props "${CMAKE_CURRENT_BINARY_DIR}/${name}_properties.cmake")
+  file(WRITE "${_props}"
+       "if(${name}_TESTS)\n"
+       "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${A_LABELS}\" TIMEOUT ${A_TIMEOUT})\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_props}")
 endfunction()
 
 # axcore_test_command(NAME COMMAND ... LABELS ... [WORKING_DIRECTORY d]) — a non-gtest CTest entry.
