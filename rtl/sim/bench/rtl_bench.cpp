@@ -1,12 +1,15 @@
-// RTL benchmarks: Verilated cycles per second (idle, and with DMA traffic) and the bandwidth the
-// DMA channels reach against the contract's one word per cycle. Prints figures (docs/rtl.md).
+// RTL benchmarks: Verilated cycles per second (idle, with DMA traffic and, with cores, with the
+// MVM busy) and the bandwidth the DMA channels reach against the contract's one word per cycle.
+// Prints figures (docs/rtl.md).
 //   axcore_rtl_bench [cores]     cores: 0 = system test top (default), 1, 4
 #include <axcore/rtl/rtl_device.hpp>
 #include <axcore/spec.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
+#include <vector>
 
 namespace {
 using axcore::rtl::RtlDevice;
@@ -15,9 +18,12 @@ namespace spec = axcore::spec;
 namespace P = spec::param;
 using Clock = std::chrono::steady_clock;
 
-uint32_t reg(uint32_t row, uint32_t off) { return spec::tile_addr(0, row, off); }
+uint32_t reg(uint32_t row, uint32_t off) {
+  return spec::tile_addr(0, row, off);
+}
 
-void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a, uint32_t words) {
+void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a,
+              uint32_t words) {
   spec::DmaBd b;
   b.mem = mem;
   b.valid = 1;
@@ -37,8 +43,8 @@ void push(RtlDevice& d, uint32_t row, bool mm2s, uint32_t ch, uint32_t bd) {
 }
 
 // Copies `words` from `from` to L2 through (row, ch); returns (cycles, wall seconds).
-std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::MemSel from, uint64_t src,
-                                 spec::MemSel to, uint64_t dst, uint32_t words) {
+std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::MemSel from,
+                                 uint64_t src, spec::MemSel to, uint64_t dst, uint32_t words) {
   write_bd(d, row, 2 * ch, from, src, words);
   write_bd(d, row, 2 * ch + 1, to, dst, words);
   const uint64_t c0 = d.cycle();
@@ -47,6 +53,88 @@ std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::
   push(d, row, true, ch, 2 * ch);
   d.run_until_idle(100'000'000);
   return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count()};
+}
+// Core 0 with the MVM busy: LoadIMC of a K = 1152 (18 K-blocks), N = 256 (4 N-blocks) matrix,
+// then one MVMEXE push of M = 64 rows with `repeat` (runs = repeat + 1), int32 out. L1 holds
+// zeros (the Verilated model's cost does not depend on the values). Returns (cycles of the
+// MVMEXE task, wall seconds, CPU seconds).
+struct MvmRun {
+  uint64_t cycles;
+  double wall, cpu;
+};
+MvmRun mvm_busy(RtlDevice& d, uint32_t repeat) {
+  constexpr uint32_t m = 64, kb = 18, nb = 4, x0 = 0, w0 = 5120, y0 = 10240, li_word = 0x10,
+                     dp_word = 0x100;
+  const uint32_t row = spec::core_row(0);
+  spec::LoadimcDesc li{};
+  li.magic = spec::magic::loadimc;
+  li.matrix_id = 1;
+  li.d0_size = kb;
+  li.d1_size = nb;
+  li.base_row = w0;
+  li.row_stride = 1;
+  li.d0_astride = 64;
+  li.d1_astride = static_cast<int32_t>(64 * kb);
+  li.d0_tstride = 1;
+  li.d1_tstride = static_cast<int32_t>(kb);
+  namespace L = spec::layout::datapath_desc;
+  std::vector<uint32_t> dp(L::program, 0);
+  spec::DpHeader h{};
+  h.magic = spec::magic::datapath;
+  h.kind = spec::DpKind::MVMEXE;
+  h.has_ifd0 = h.has_main = h.has_odr = 1;
+  h.words = static_cast<uint32_t>(dp.size());
+  spec::Walk x{};
+  x.dtype = x.cast_from = spec::Dtype::INT8;
+  x.base_row = x0;
+  x.ndims = 3;
+  x.d0_size = kb;
+  x.d0_stride = 1;
+  x.d1_size = nb;
+  x.d1_stride = 0;
+  x.d2_size = m;
+  x.d2_stride = static_cast<int32_t>(kb);
+  spec::MvmDesc mv{};
+  mv.k_blocks = kb;
+  mv.matrix_id = 1;
+  mv.ndims = 2;
+  mv.k_stride = 1;
+  mv.o0_size = nb;
+  mv.o0_tstride = static_cast<int32_t>(kb);
+  mv.o1_size = m;
+  spec::Walk y{};
+  y.dtype = y.cast_from = spec::Dtype::INT32;
+  y.base_row = y0;
+  y.ndims = 2;
+  y.d0_size = nb;
+  y.d0_stride = 4;
+  y.d1_size = m;
+  y.d1_stride = static_cast<int32_t>(4 * nb);
+  auto put = [&](std::size_t at, auto words) {
+    std::copy(words.begin(), words.end(), dp.begin() + static_cast<std::ptrdiff_t>(at));
+  };
+  put(0, h.encode());
+  put(L::ifd0, x.encode());
+  put(L::mvm, mv.encode());
+  put(L::odr, y.encode());
+  const auto liw = li.encode();
+  d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * li_word), liw);
+  d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * dp_word), dp);
+  spec::QueuePush q{};
+  q.start = li_word;
+  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::LOADIMC))),
+            q.encode_word());
+  d.run_until_idle(10'000'000);
+  q.start = dp_word;
+  q.repeat = repeat;
+  const uint64_t c0 = d.cycle();
+  const auto t0 = Clock::now();
+  const std::clock_t p0 = std::clock();
+  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::MVMEXE))),
+            q.encode_word());
+  d.run_until_idle(100'000'000);
+  return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count(),
+          static_cast<double>(std::clock() - p0) / CLOCKS_PER_SEC};
 }
 }  // namespace
 
@@ -66,12 +154,15 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   dev.advance(idle);
   double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("idle:              %10.0f cycles/s (%lu cycles in %.3f s)\n", idle / s, static_cast<unsigned long>(idle), s);
+  std::printf("idle:              %10.0f cycles/s (%lu cycles in %.3f s)\n", idle / s,
+              static_cast<unsigned long>(idle), s);
 
   const uint32_t n = 1u << 18;  // 1 MiB
   auto [cyc, wall] = copy(dev, P::mem_row, 0, spec::MemSel::L2, 0, spec::MemSel::L2, 0x200100, n);
-  std::printf("MemDMA L2->L2:     %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle (contract: 1)\n",
-              cyc / wall, n, static_cast<unsigned long>(cyc), double(n) / cyc);
+  std::printf(
+      "MemDMA L2->L2:     %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle (contract: "
+      "1)\n",
+      cyc / wall, n, static_cast<unsigned long>(cyc), double(n) / cyc);
 
   // Both MemDMA channel pairs at once (the fabric arbitrates the banks round-robin).
   write_bd(dev, P::mem_row, 0, spec::MemSel::L2, 0, n);
@@ -88,18 +179,33 @@ int main(int argc, char** argv) {
     dev.run_until_idle(100'000'000);
     const uint64_t c = dev.cycle() - c0;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n", c / s,
-                n + n / 2, static_cast<unsigned long>(c), double(n + n / 2) / c);
+    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n",
+                c / s, n + n / 2, static_cast<unsigned long>(c), double(n + n / 2) / c);
   }
 
   const uint32_t m = 1u << 14;
-  std::tie(cyc, wall) = copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
-  std::printf("SysDMA DDR->L2:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle "
-              "(contract: 1 / (ddr_latency %u + 2) = %.4f)\n",
-              cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc, dev.ddr().latency(),
-              1.0 / (dev.ddr().latency() + 2));
-  std::tie(cyc, wall) = copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
-  std::printf("SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: 1/4)\n",
-              cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc);
+  std::tie(cyc, wall) =
+      copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
+  std::printf(
+      "SysDMA DDR->L2:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle "
+      "(contract: 1 / (ddr_latency %u + 2) = %.4f)\n",
+      cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc, dev.ddr().latency(),
+      1.0 / (dev.ddr().latency() + 2));
+  std::tie(cyc, wall) =
+      copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
+  std::printf(
+      "SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: "
+      "1/4)\n",
+      cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc);
+  if (opt.cores >= 1) {
+    constexpr uint32_t runs = 20;
+    const MvmRun r = mvm_busy(dev, runs - 1);
+    const double ideal = double(runs) * 64 * 18 * 4;
+    std::printf(
+        "MVM busy (core 0): %10.0f cycles/s (%.0f per CPU second); M=64 K=1152 N=256 x %u runs: "
+        "%lu cycles, ideal %.0f, ratio %.4f\n",
+        r.cycles / r.wall, r.cycles / r.cpu, runs, static_cast<unsigned long>(r.cycles), ideal,
+        r.cycles / ideal);
+  }
   return 0;
 }
