@@ -52,7 +52,7 @@ void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
     if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
-    const uint64_t want = t + ifd_latency;
+    const uint64_t want = t + rows - 1 + ifd_latency;  // ifd_latency after its last row (timing.md)
     uint64_t enter;
     try {  // (push throws no RefError: a RefError here is the element's)
       enter = out->push(ref::ifd_element(walk, c.step(), env_.l1), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
