@@ -11,7 +11,7 @@
 #include <random>
 
 #include "Vtb_mvm.h"
-#include "mm_layout.hpp"
+#include "axcore/rtl/mm_layout.hpp"
 #include "tb_util.hpp"
 
 namespace {

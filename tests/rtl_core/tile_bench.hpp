@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <axcore/rtl/mm_layout.hpp>
 #include <axcore/spec.hpp>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "Vtb_core.h"
-#include "mm_layout.hpp"
 #include "tb_util.hpp"
 
 namespace rtlcore {
@@ -103,24 +103,6 @@ struct Tile {
     return tokens.size() >= n;
   }
 };
-
-inline std::vector<uint32_t> datapath_words(const Matmul& mm) {
-  std::vector<uint32_t> w(axcore::spec::layout::datapath_desc::program, 0);
-  axcore::spec::DpHeader h{};
-  h.magic = axcore::spec::magic::datapath;
-  h.kind = axcore::spec::DpKind::MVMEXE;
-  h.has_ifd0 = h.has_main = h.has_odr = 1;
-  h.words = static_cast<uint32_t>(w.size());
-  h.id = 7;
-  auto put = [&](std::size_t at, auto words) {
-    std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
-  };
-  put(0, h.encode());
-  put(axcore::spec::layout::datapath_desc::ifd0, mm.ifd().encode());
-  put(axcore::spec::layout::datapath_desc::mvm, mm.mvm().encode());
-  put(axcore::spec::layout::datapath_desc::odr, mm.odr().encode());
-  return w;
-}
 
 inline axcore::spec::Token token_of(uint32_t w) {
   return axcore::spec::Token::decode_word(w);

@@ -2,6 +2,7 @@
 // MVM busy) and the bandwidth the DMA channels reach against the contract's one word per cycle.
 // Prints figures (docs/rtl.md).
 //   axcore_rtl_bench [cores]     cores: 0 = system test top (default), 1, 4
+#include <axcore/rtl/mm_layout.hpp>
 #include <axcore/rtl/rtl_device.hpp>
 #include <axcore/spec.hpp>
 #include <chrono>
@@ -63,61 +64,11 @@ struct MvmRun {
   double wall, cpu;
 };
 MvmRun mvm_busy(RtlDevice& d, uint32_t repeat) {
-  constexpr uint32_t m = 64, kb = 18, nb = 4, x0 = 0, w0 = 5120, y0 = 10240, li_word = 0x10,
-                     dp_word = 0x100;
+  constexpr uint32_t li_word = 0x10, dp_word = 0x100;
+  const rtlcore::Matmul mm{64, 18, 4};  // x, weights, y at the shared layout's rows; int32 out
   const uint32_t row = spec::core_row(0);
-  spec::LoadimcDesc li{};
-  li.magic = spec::magic::loadimc;
-  li.matrix_id = 1;
-  li.d0_size = kb;
-  li.d1_size = nb;
-  li.base_row = w0;
-  li.row_stride = 1;
-  li.d0_astride = 64;
-  li.d1_astride = static_cast<int32_t>(64 * kb);
-  li.d0_tstride = 1;
-  li.d1_tstride = static_cast<int32_t>(kb);
-  namespace L = spec::layout::datapath_desc;
-  std::vector<uint32_t> dp(L::program, 0);
-  spec::DpHeader h{};
-  h.magic = spec::magic::datapath;
-  h.kind = spec::DpKind::MVMEXE;
-  h.has_ifd0 = h.has_main = h.has_odr = 1;
-  h.words = static_cast<uint32_t>(dp.size());
-  spec::Walk x{};
-  x.dtype = x.cast_from = spec::Dtype::INT8;
-  x.base_row = x0;
-  x.ndims = 3;
-  x.d0_size = kb;
-  x.d0_stride = 1;
-  x.d1_size = nb;
-  x.d1_stride = 0;
-  x.d2_size = m;
-  x.d2_stride = static_cast<int32_t>(kb);
-  spec::MvmDesc mv{};
-  mv.k_blocks = kb;
-  mv.matrix_id = 1;
-  mv.ndims = 2;
-  mv.k_stride = 1;
-  mv.o0_size = nb;
-  mv.o0_tstride = static_cast<int32_t>(kb);
-  mv.o1_size = m;
-  spec::Walk y{};
-  y.dtype = y.cast_from = spec::Dtype::INT32;
-  y.base_row = y0;
-  y.ndims = 2;
-  y.d0_size = nb;
-  y.d0_stride = 4;
-  y.d1_size = m;
-  y.d1_stride = static_cast<int32_t>(4 * nb);
-  auto put = [&](std::size_t at, auto words) {
-    std::copy(words.begin(), words.end(), dp.begin() + static_cast<std::ptrdiff_t>(at));
-  };
-  put(0, h.encode());
-  put(L::ifd0, x.encode());
-  put(L::mvm, mv.encode());
-  put(L::odr, y.encode());
-  const auto liw = li.encode();
+  const auto dp = rtlcore::datapath_words(mm);
+  const auto liw = mm.load().encode();
   d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * li_word), liw);
   d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * dp_word), dp);
   spec::QueuePush q{};

@@ -12,7 +12,7 @@
 #include "axcore/ref/dma.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
-#include "mm_layout.hpp"
+#include "axcore/rtl/mm_layout.hpp"
 #include "stimulus.hpp"
 
 namespace axcore::agree {

@@ -1,12 +1,15 @@
-// The matmul layout the MVM and core-tile tests share: x rows, weight tiles and outputs in L1,
-// and the LoadIMC / IFD0 / MVM / ODR descriptors of C = A . B for M rows, KB K-blocks, NB
-// N-blocks (tile (nb, kb) = nb * KB + kb).
+// The matmul layout the MVM and core-tile tests, the TLM/RTL agreement programs and the RTL
+// bench share: x rows, weight tiles and outputs in L1, and the LoadIMC / IFD0 / MVM / ODR
+// descriptors of C = A . B for M rows, KB K-blocks, NB N-blocks (tile (nb, kb) = nb * KB + kb).
+// Header-only (spec and num): the Verilated testbenches include it without linking axcore::rtl.
 #pragma once
 
 #include <axcore/num/pword.hpp>
 #include <axcore/spec.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace rtlcore {
 
@@ -76,5 +79,24 @@ struct Matmul {
   }
   std::size_t out_bytes() const { return std::size_t{m} * nb * axcore::num::element_bytes(out); }
 };
+
+// The MVMEXE datapath descriptor (header, IFD0, MVM, ODR) of `mm`.
+inline std::vector<uint32_t> datapath_words(const Matmul& mm) {
+  std::vector<uint32_t> w(axcore::spec::layout::datapath_desc::program, 0);
+  axcore::spec::DpHeader h{};
+  h.magic = axcore::spec::magic::datapath;
+  h.kind = axcore::spec::DpKind::MVMEXE;
+  h.has_ifd0 = h.has_main = h.has_odr = 1;
+  h.words = static_cast<uint32_t>(w.size());
+  h.id = 7;
+  auto put = [&](std::size_t at, auto words) {
+    std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
+  };
+  put(0, h.encode());
+  put(axcore::spec::layout::datapath_desc::ifd0, mm.ifd().encode());
+  put(axcore::spec::layout::datapath_desc::mvm, mm.mvm().encode());
+  put(axcore::spec::layout::datapath_desc::odr, mm.odr().encode());
+  return w;
+}
 
 }  // namespace rtlcore
