@@ -39,7 +39,7 @@ create_bd_design axcore_bd
 create_bd_cell -type ip -vlnv xilinx.com:ip:zynq_ultra_ps_e zynq
 apply_bd_automation -rule xilinx.com:bd_rule:zynq_ultra_ps_e -config {apply_board_preset 1} [get_bd_cells zynq]
 set_property -dict [list CONFIG.PSU__USE__M_AXI_GP0 {1} CONFIG.PSU__USE__S_AXI_GP2 {1} \
-  CONFIG.PSU__CRL_APB__PL0_REF_CTRL__FREQMHZ {150} CONFIG.PSU__USE__IRQ0 {1}] [get_bd_cells zynq]
+  CONFIG.PSU__CRL_APB__PL0_REF_CTRL__FREQMHZ {150}] [get_bd_cells zynq]
 # axcore_zcu104_top (a Verilog module reference around axcore_top) carries X_INTERFACE_INFO: s_axi
 # (AXI4-Lite, 25 address bits), m_axi (AXI4, 40 address bits), aclk, aresetn. The automation adds
 # the interconnects and a proc_sys_reset on pl_clk0 / pl_resetn0.
