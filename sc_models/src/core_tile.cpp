@@ -17,7 +17,7 @@ enum QueueId : unsigned { kMvmexe = 0, kDwpu = 1, kLoadimc = 2, kCtrl = 3 };
 }  // namespace
 
 CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token, BarrierHub& hub,
-                   FabricTiming* fabric)
+                   WordFabric* fabric)
     : Tile(n, spec::core::kRegisters, spec::core_row(core), tr),
       l1("l1", spec::param::l1_bytes),
       core_(core),

@@ -37,7 +37,7 @@ struct BarrierHub {
 class CoreTile : public Tile {
  public:
   CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tracer, uint32_t cores, TokenSink token, BarrierHub& hub,
-           FabricTiming* fabric);
+           WordFabric* fabric);
   bool busy() const override;
   // CORE_CTRL.soft_reset (and the shim's CTRL.soft_reset): queues dropped, running tasks ended
   // without tokens, CoreDMA reset, error and watchdog registers cleared; memories, CMD_MEM and

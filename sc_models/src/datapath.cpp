@@ -123,8 +123,10 @@ void DpuUnit::body(Pipe& pipe, uint64_t& t) {
     stall_out_ += enter - want;
     t = enter - dpu_latency;
   };
+  ++t;  // the first instruction issues the cycle after the task starts (ax_dpu_seq, like the IFDs)
   while (dpu.step(io)) ++t;
   t += dpu_latency;
+  busy_ = static_cast<int64_t>(dpu.instructions);  // PERF_BUSY: issue cycles (the RTL's exec)
 }
 
 void OdrUnit::body(Pipe& pipe, uint64_t& t) {

@@ -10,18 +10,10 @@ namespace axcore::tlm {
 namespace {
 using spec::ErrorCode;
 constexpr unsigned kCh = spec::param::dma_channels;
+// TASK_START -> S_LOAD -> first request (BD start 2); a chain link or a repeat costs one
+// S_LOAD cycle. The words themselves, the reorder buffer, the pair FIFO and the drain to
+// TASK_DONE are the WordFabric's (RTL cycle order; an on-chip copy of n words takes n + 7).
 constexpr uint64_t kBdStart = 2, kBdChain = 1;
-// A read's data comes back one cycle after its grant (L2 bank, L1 word port) or
-// ddr_latency_cycles + 1 after it (AXI bridge: AR the next cycle, R L cycles later); a write is
-// answered one cycle after its grant, or 3 (AW+W the next cycle, B 2 later) for DDR.
-constexpr uint64_t kReadResp = 1, kDdrReadResp = spec::param::ddr_latency_cycles + 1;
-constexpr uint64_t kWriteResp = 1, kDdrWriteResp = 3;
-// From the last word entering the pair FIFO (MM2S) / the last write answer (S2MM) to TASK_DONE:
-// the channel's reorder buffer and response registers. With BD start 2 this gives the RTL's
-// n + 7 cycles for an n-word on-chip copy (docs/timing.md).
-constexpr uint64_t kDoneLatency = 3;
-// Quantum of a running channel: it syncs with SystemC time (and sees pause/reset) this often.
-constexpr uint64_t kQuantum = 64;
 
 struct DmaFault {
   ErrorCode code;
@@ -40,11 +32,11 @@ uint64_t mem_bytes(spec::MemSel m) {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext ctx)
     : sc_module(n), socket("socket"), eng_(eng), ctx_(std::move(ctx)) {
-  for (unsigned i = 0; i < kCh; ++i) pairs_.push_back(std::make_unique<TimedFifo<uint32_t>>(spec::param::dma_stream_depth));
   for (unsigned i = 0; i < 2 * kCh; ++i) {
     Channel& ch = ch_[i];
     ch.mm2s = i >= kCh;
     ch.index = i % kCh;
+    ctx_.fabric->attach(port(ch), &ch.bytes);
     sc_core::sc_spawn_options opt;
     sc_core::sc_spawn([this, &ch] { channel_thread(ch); }, nullptr, &opt);
   }
@@ -66,9 +58,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
   auto ctrl = [this](bool mm2s) {
     return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
       Channel& ch = ch_[(mm2s ? kCh : 0) + i];
-      if ((v & 4u) && !ch.paused) ch.pause_at = now_cycles();
       ch.paused = (v & 4u) != 0;
-      if (!ch.paused) ch.unpause.notify(sc_core::SC_ZERO_TIME);
+      ctx_.fabric->pause(port(ch), ch.paused, now_cycles());
       if (v & 2u) {  // reset: drop the queue; the running task ends without a token
         reset_channel(ch);
         ctx_.regs->at(mm2s ? "DMA_MM2S_CTRL" : "DMA_S2MM_CTRL", i) &= ~2u;
@@ -95,6 +86,7 @@ bool DmaEngine::busy() const {
 void DmaEngine::reset_channel(Channel& ch) {
   while (ch.queue.size() > (ch.running ? 1u : 0u)) ch.queue.pop_back();
   if (ch.running) ++ch.epoch;
+  ctx_.fabric->abort(port(ch));  // the running walk or drain ends; the pair stream is flushed
 }
 
 void DmaEngine::reset() {
@@ -102,28 +94,10 @@ void DmaEngine::reset() {
     reset_channel(c);
     c.done = c.bytes = c.cur_bd = 0;
     c.last_error = c.paused = false;
-    c.unpause.notify(sc_core::SC_ZERO_TIME);
+    ctx_.fabric->pause(port(c), false, now_cycles());
   }
-  // Wake the running sides of every pair (they see their epoch changed and leave); an idle
-  // pair is flushed at once.
-  for (unsigned i = 0; i < kCh; ++i) {
-    if (ch_[i].running || ch_[kCh + i].running) pairs_[i]->fail(ErrorCode::NONE);
-    else pairs_[i]->clear();
-  }
+  for (unsigned i = 0; i < kCh; ++i) ctx_.fabric->clear_pair(ctx_.row, i);
   for (uint32_t b = 0; b < eng_.bds; ++b) ctx_.regs->words("DMA_BD", b)[3] &= ~(0xFFFu << 20);  // iteration state
-}
-
-void DmaEngine::keep(Channel& ch, uint64_t& t, uint32_t epoch) {
-  // A channel running behind SystemC time keeps moving words up to the pause's cycle.
-  const bool hold = ch.paused && t >= ch.pause_at;
-  if (t < ch.sync_at && !hold && ch.epoch == epoch) return;
-  sync_to(t);
-  while (ch.paused && t >= ch.pause_at && ch.epoch == epoch) {
-    sc_core::wait(ch.unpause);
-    t = std::max(t, now_cycles() + 1);
-  }
-  if (ch.epoch != epoch) throw Reset{};
-  ch.sync_at = t + kQuantum;
 }
 
 MemWindow DmaEngine::window(const spec::DmaBd& bd) {
@@ -165,57 +139,22 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
   if (mem.size < mem_bytes(bd.mem) && bd.mem != spec::MemSel::DDR) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
   for (const auto& w : walk)
     if (!w.pad && w.byte_addr + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
-  const bool ddr = bd.mem == spec::MemSel::DDR;
-  FabricTiming& fab = *ctx_.fabric;
-  TimedFifo<uint32_t>& f = pair(ch.index);
-  if (ch.mm2s) {
-    for (const auto& w : walk) {
-      keep(ch, t, epoch);
-      if (w.pad) {  // padding: no memory access, one cycle
-        ch.last_effect = f.push(bd.pad_value, t);
-        t = ch.last_effect + 1;
-        continue;
-      }
-      uint32_t v;
-      std::memcpy(&v, mem.ptr + w.byte_addr, 4);
-      const uint64_t g = fab.grant(bd.mem, bd.core, w.byte_addr, f.space_at(t), false);
-      ch.last_effect = f.push(v, g + (ddr ? kDdrReadResp : kReadResp));
-      t = g + (ddr ? FabricTiming::kDdrRead : 1);
-      ch.bytes += 4;
-    }
-    return;
-  }
-  const uint32_t run = bd.d0_size <= 1 ? 1 : bd.d0_size;
-  uint64_t hash = 0xcbf29ce484222325ULL, run_addr = 0;
-  for (std::size_t i = 0; i < walk.size(); ++i) {
-    keep(ch, t, epoch);
-    // The stream's head is taken when the write is granted (the RTL's s_ready = issue), so a
-    // write that loses its target keeps the MM2S's slot.
-    const uint64_t g = fab.grant(bd.mem, bd.core, walk[i].byte_addr, f.ready_at(t), true);
-    const uint32_t v = f.pop(g).value;
-    std::memcpy(mem.ptr + walk[i].byte_addr, &v, 4);
-    const uint64_t answered = g + (ddr ? kDdrWriteResp : kWriteResp);
-    t = g + 1;
-    ch.bytes += 4;
-    task_bytes += 4;
-    if (i % run == 0) {
-      run_addr = walk[i].byte_addr;
-      hash = 0xcbf29ce484222325ULL;
-    }
-    uint8_t b[4];
-    std::memcpy(b, &v, 4);
-    hash = trace::fnv1a64(b, hash);
-    if (i % run == run - 1)
-      ctx_.tracer->emit(answered, ctx_.row, trace::dma_unit(false, ch.index), trace::Kind::MEM_WRITE, run_addr, run * 4, hash, 0);
-    ch.last_effect = answered;
-  }
+  WordFabric::Walk w;
+  w.words = std::move(walk);
+  w.mem = mem;
+  w.sel = bd.mem;
+  w.core = bd.core;
+  w.pad_value = bd.pad_value;
+  w.run = bd.d0_size <= 1 ? 1 : bd.d0_size;
+  w.task_bytes = &task_bytes;
+  if (ch.epoch != epoch) throw Reset{};
+  ctx_.fabric->walk(port(ch), std::move(w), t);
+  if (ch.epoch != epoch) throw Reset{};
 }
 
 ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err) {
   const char* bd_reg = "DMA_BD";
   const uint32_t epoch = ch.task_epoch = ch.epoch;
-  ch.sync_at = t + kQuantum;
-  ch.last_effect = t;
   try {
     for (uint32_t r = 0; r <= task.push.repeat; ++r) {
       uint32_t id = task.push.start, chain = 1;
@@ -240,16 +179,22 @@ ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32
   } catch (const DmaFault& f) {
     t += 1;  // the BD check (S_LOAD) ends the task the cycle after
     err = {f.code, ch.mm2s ? 1u : 0u, ch.index, f.bd, static_cast<uint32_t>(f.addr)};
-    pair(ch.index).fail(f.code);  // the partner ends its running task with the same code
+    ctx_.fabric->fail_pair(ctx_.row, ch.index, f.code, t);  // the partner ends its running task with the same code
     return f.code;
   } catch (const StreamFailed& s) {
     if (ch.epoch != epoch) return reset_end(ch, t);
-    pair(ch.index).clear();
+    ctx_.fabric->clear_pair(ctx_.row, ch.index);
     return s.code;
   } catch (const Reset&) {
     return reset_end(ch, t);
   }
-  t = std::max(t, ch.last_effect + kDoneLatency);
+  try {
+    t = ctx_.fabric->drain(port(ch), t);  // S_DRAIN until nothing is outstanding; TASK_DONE
+  } catch (const StreamFailed& s) {
+    ctx_.fabric->clear_pair(ctx_.row, ch.index);
+    return s.code;
+  }
+  if (ch.epoch != epoch) return reset_end(ch, t);
   return ErrorCode::NONE;
 }
 
@@ -258,12 +203,13 @@ ErrorCode DmaEngine::reset_end(Channel& ch, uint64_t& t) {
   ch.task_epoch = ch.epoch;  // left
   const Channel& partner = ch_[(ch.mm2s ? 0 : kCh) + ch.index];
   // The side that leaves last flushes the pair FIFO (the RTL flushes it on either reset).
-  if (!(partner.running && partner.epoch != partner.task_epoch)) pair(ch.index).clear();
+  if (!(partner.running && partner.epoch != partner.task_epoch)) ctx_.fabric->clear_pair(ctx_.row, ch.index);
   return ErrorCode::NONE;
 }
 
 void DmaEngine::channel_thread(Channel& ch) {
   for (;;) {
+    if (ch.queue.empty()) ctx_.fabric->release(port(ch));  // the fabric no longer waits for this channel
     while (ch.queue.empty()) sc_core::wait(ch.wake);
     const Task task = ch.queue.front();
     ch.running = true;

@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "axcore/ref/dma.hpp"
-#include "fabric_timing.hpp"
+#include "word_fabric.hpp"
 #include "memory.hpp"
 #include "regfile.hpp"
 #include "sim.hpp"
@@ -32,7 +32,7 @@ struct DmaContext {
   TokenSink token;
   uint32_t row;
   uint32_t cores;
-  FabricTiming* fabric;
+  WordFabric* fabric;
 };
 
 class DmaEngine : public sc_core::sc_module {
@@ -56,17 +56,12 @@ class DmaEngine : public sc_core::sc_module {
     bool running = false, last_error = false, paused = false;
     uint32_t done = 0, bytes = 0, cur_bd = 0;
     uint64_t next_free = 0;   // first cycle the channel may start its next task
-    uint64_t sync_at = 0;     // next quantum boundary of the running task
-    uint64_t pause_at = 0;    // cycle the pause bit took effect
-    uint64_t last_effect = 0; // cycle of the last word's entry into the pair FIFO / write answer
     uint32_t epoch = 0;       // bumped by a reset: the running task ends without a token
     uint32_t task_epoch = 0;  // epoch the running task started in
-    sc_core::sc_event wake, unpause;
+    sc_core::sc_event wake;
   };
   struct Reset {};  // thrown out of a running task by a channel or soft reset
-  // Quantum keeper of a running task: syncs to SystemC time every kQuantum cycles, holds while
-  // the channel is paused, leaves when it was reset.
-  void keep(Channel& ch, uint64_t& t, uint32_t epoch);
+  unsigned port(const Channel& ch) const { return WordFabric::id(ctx_.row, ch.mm2s, ch.index); }
   void reset_channel(Channel& ch);
   spec::ErrorCode reset_end(Channel& ch, uint64_t& t);
   void channel_thread(Channel& ch);
@@ -75,13 +70,11 @@ class DmaEngine : public sc_core::sc_module {
   void move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes, uint32_t epoch);
   void check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id);
   MemWindow window(const spec::DmaBd& bd);
-  TimedFifo<uint32_t>& pair(unsigned i) { return *pairs_[i]; }
   uint32_t status_word(const Channel& ch) const;
 
   ref::DmaEngine eng_;
   DmaContext ctx_;
   std::array<Channel, 2 * spec::param::dma_channels> ch_;  // [0, n) S2MM, [n, 2n) MM2S
-  std::vector<std::unique_ptr<TimedFifo<uint32_t>>> pairs_;
 };
 
 }  // namespace axcore::tlm

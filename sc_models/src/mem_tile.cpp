@@ -4,7 +4,7 @@
 
 namespace axcore::tlm {
 
-MemTile::MemTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, TokenSink token, FabricTiming* fabric)
+MemTile::MemTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, TokenSink token, WordFabric* fabric)
     : Tile(n, spec::mem::kRegisters, spec::param::mem_row, tr), l2("l2", spec::param::l2_bytes) {
   dma = std::make_unique<DmaEngine>("memdma", ref::DmaEngine::memdma(),
                                     DmaContext{&regs, &errors, &tracer, std::move(token), row, cores, fabric});

@@ -11,7 +11,7 @@ namespace axcore::tlm {
 
 class MemTile : public Tile {
  public:
-  MemTile(sc_core::sc_module_name n, Tracer& tracer, uint32_t cores, TokenSink token, FabricTiming* fabric);
+  MemTile(sc_core::sc_module_name n, Tracer& tracer, uint32_t cores, TokenSink token, WordFabric* fabric);
   bool busy() const override { return dma->busy(); }
   Memory l2;
   std::unique_ptr<DmaEngine> dma;

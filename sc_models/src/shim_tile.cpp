@@ -2,7 +2,7 @@
 
 namespace axcore::tlm {
 
-ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, FabricTiming* fabric)
+ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, WordFabric* fabric)
     : Tile(n, spec::shim::kRegisters, spec::param::shim_row, tr) {
   dma = std::make_unique<DmaEngine>(
       "sysdma", ref::DmaEngine::sysdma(),

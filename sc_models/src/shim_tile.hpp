@@ -14,7 +14,7 @@ namespace axcore::tlm {
 
 class ShimTile : public Tile {
  public:
-  ShimTile(sc_core::sc_module_name n, Tracer& tracer, uint32_t cores, FabricTiming* fabric);
+  ShimTile(sc_core::sc_module_name n, Tracer& tracer, uint32_t cores, WordFabric* fabric);
   void offer_token(uint32_t token, uint64_t cycle);
   bool busy() const override { return dma->busy(); }
   std::function<bool()> device_busy, device_error;

@@ -22,6 +22,14 @@ inline void sync_to(uint64_t cycle) {
   if (cycle > now) sc_core::wait(static_cast<double>(cycle - now), sc_core::SC_NS);
 }
 
+// The last cycle of the host's current sc_start window (TlmDevice::advance): the host reads or
+// writes registers only after it, so a model may run ahead of SystemC time up to it without
+// missing a host push.
+inline uint64_t& host_horizon() {
+  static uint64_t h = 0;
+  return h;
+}
+
 class Tracer {
  public:
   void set_sink(std::function<void(const trace::Record&)> s) { sink_ = std::move(s); }

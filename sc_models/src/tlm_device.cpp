@@ -35,7 +35,7 @@ struct HostBus : sc_core::sc_module {
 
 struct TlmDevice::Impl : sc_core::sc_module {
   Tracer tracer;
-  FabricTiming fabric_timing;
+  WordFabric word_fabric;
   Memory ddr;
   Fabric fabric;
   ShimTile shim;
@@ -47,17 +47,17 @@ struct TlmDevice::Impl : sc_core::sc_module {
 
   Impl(const TlmOptions& o)
       : sc_module(sc_core::sc_module_name("axcore")),
-        fabric_timing(o.cores),
+        word_fabric("word_fabric", o.cores, tracer),
         ddr("ddr", o.ddr_bytes),
         fabric("fabric"),
-        shim("shim", tracer, o.cores, &fabric_timing),
-        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }, &fabric_timing),
+        shim("shim", tracer, o.cores, &word_fabric),
+        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }, &word_fabric),
         bus("host", spec::param::first_core_row + o.cores),
         ncores(o.cores) {
     for (unsigned c = 0; c < o.cores; ++c) {
       cores.push_back(std::make_unique<CoreTile>(("core" + std::to_string(c)).c_str(), c, tracer, o.cores,
                                                  [this](uint32_t t, uint64_t cy) { shim.offer_token(t, cy); }, hub,
-                                                 &fabric_timing));
+                                                 &word_fabric));
       hub.cores.push_back(cores.back().get());
     }
     // Fabric targets: 0 DDR, 1 L2, 2 + c L1 of core c. Initiators: every DMA engine.
@@ -138,7 +138,9 @@ uint64_t TlmDevice::cycle() const { return now_cycles(); }
 bool TlmDevice::busy() const { return impl_->busy(); }
 
 void TlmDevice::advance(uint64_t cycles) {
-  if (cycles) sc_core::sc_start(static_cast<double>(cycles), sc_core::SC_NS);
+  if (!cycles) return;
+  host_horizon() = now_cycles() + cycles;
+  sc_core::sc_start(static_cast<double>(cycles), sc_core::SC_NS);
 }
 
 // The register access happens in the cycle the RTL's tile sees it (docs/rtl.md "Host interface"):
