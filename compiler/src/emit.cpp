@@ -89,7 +89,8 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   for (const auto& b : f.outputs) add_buffer(*b->root(), b.get());
   for (const auto& s : p.steps)
     if (const auto* t = std::get_if<Transfer>(&s))
-      if (t->buffer) add_buffer(*t->buffer);
+      for (const BufferNode* b : {t->buffer, t->s2mm_buffer})
+        if (b) add_buffer(*b);
   for (const auto& b : f.buffers)
     if (b->role == BufferRole::Constant && !b->alias_of) {
       bool used = false;
@@ -109,7 +110,8 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
         for (std::size_t k = 0; k < task->bds.size(); ++k) {
           const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
           tb.write_bd(tile, id, task->bds[k]);
-          if (ddr_side) tb.patch_bd_address(tile, id, arg.at(t->buffer), bd_addr(task->bds[k]));
+          const BufferNode* ddr = task == &t->s2mm && t->s2mm_buffer ? t->s2mm_buffer : t->buffer;
+          if (ddr_side) tb.patch_bd_address(tile, id, arg.at(ddr), bd_addr(task->bds[k]));
         }
       }
       spec::QueuePush s2mm{t->s2mm.start_bd, t->s2mm.repeat, static_cast<uint32_t>(i & 0x7F), 1};

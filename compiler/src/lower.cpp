@@ -68,6 +68,17 @@ void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& orde
   }
 }
 
+// The DDR sides of an A.SysDMA block's copies (roots): the buffers it reads and writes in DDR.
+void dma_ddr_sides(const std::vector<Stmt>& list, std::vector<const BufferNode*>& reads, std::vector<const BufferNode*>& writes) {
+  for (const auto& s : list) {
+    if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
+      if (ddr_backed(*s->value->buf->root())) reads.push_back(s->value->buf->root());
+      if (ddr_backed(*s->buf->root())) writes.push_back(s->buf->root());
+    }
+    dma_ddr_sides(s->body, reads, writes);
+  }
+}
+
 tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd) {
   tap::LowerOptions o;
   o.direction = mm2s ? tap::Direction::kMm2s : tap::Direction::kS2mm;
@@ -87,7 +98,8 @@ class Lowering {
   Program run() {
     place();
     walk(f_.body->body, {});
-    for (const BufferNode* b : copy_out_) transfer(*b, false);
+    for (const BufferNode* b : outputs_)
+      if (!copies_.at(b).ddr) write_back(*b);
     // Every launch is waited before the program ends (a hand-written id nobody waited for too).
     for (std::size_t i = 0; i < p_.steps.size(); ++i)
       if (launch_key_.count(i)) wait_for(i);
@@ -146,9 +158,11 @@ class Lowering {
              "tile the outer loop (A.tiles), or keep fewer buffers in L1");
       next[core] += static_cast<uint32_t>(rows);
       p_.l1[b] = r;
-      if (ddr_backed(*b) && read_first.count(b) && (b->role == BufferRole::Input || b->role == BufferRole::Constant))
-        copy_in_.insert(b);
-      if (b->output) copy_out_.push_back(b);
+      if (ddr_backed(*b)) {
+        const bool in_ddr = b->role == BufferRole::Input || b->role == BufferRole::Constant;
+        copies_[b] = Copies{!in_ddr, true};
+      }
+      if (b->output) outputs_.push_back(b);
     }
     p_.l1_rows_used = next;
   }
@@ -174,15 +188,45 @@ class Lowering {
     return p;
   }
 
-  void ensure_in(const std::vector<Stmt>& launch) {
-    std::vector<const BufferNode*> order;
-    std::set<const BufferNode*> w, r;
-    collect(launch, order, w, r);
-    for (const BufferNode* b : order)
-      if (copy_in_.count(b) && !copied_.count(b)) {
-        copied_.insert(b);
-        transfer(*b, true);
-      }
+  // Before a launch (guide §11: a unit reads and writes L1 only). A DDR-backed buffer a unit
+  // touches has two copies, its DDR buffer and its L1 region: a unit touching it gets the data
+  // copied into L1 first when DDR holds the newer data (an input, a constant, or what a SysDMA
+  // wrote there — a DDR result of a tiled operator); a DMA block moving its DDR side first gets
+  // the newer L1 data (what a unit wrote) copied back. Returns the buffers the launch touches.
+  std::vector<const BufferNode*> stage(const Stmt& s) {
+    std::vector<const BufferNode*> order, ddr_reads, ddr_writes;
+    std::set<const BufferNode*> written, read_first;
+    collect({s}, order, written, read_first);
+    if (s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA)) dma_ddr_sides(s->body, ddr_reads, ddr_writes);
+    for (const auto* list : {&ddr_reads, &ddr_writes})
+      for (const BufferNode* b : *list)
+        if (copies_.count(b) && !copies_.at(b).ddr) write_back(*b);
+    for (const BufferNode* b : order) {
+      auto it = copies_.find(b);
+      if (it == copies_.end()) continue;
+      if (!it->second.l1) bring_in(*b);
+      if (written.count(b)) it->second.ddr = false;
+    }
+    for (const BufferNode* b : ddr_writes)
+      if (copies_.count(b)) copies_.at(b).l1 = false;
+    order.insert(order.end(), ddr_reads.begin(), ddr_reads.end());
+    order.insert(order.end(), ddr_writes.begin(), ddr_writes.end());
+    return order;
+  }
+
+  // Copies between a buffer's DDR and L1 copies, after every launch still touching either.
+  void bring_in(const BufferNode& b) {
+    for (std::size_t j : users_[&b]) wait_for(j);
+    transfer(b, true);
+    copies_.at(&b).l1 = true;
+  }
+  void write_back(const BufferNode& b) {
+    for (std::size_t j : users_[&b]) wait_for(j);
+    transfer(b, false);
+    copies_.at(&b).ddr = true;
+  }
+  void used_by(const std::vector<const BufferNode*>& bufs, std::size_t launch) {
+    for (const BufferNode* b : bufs) users_[b].push_back(launch);
   }
 
   void transfer(const BufferNode& b, bool to_l1) {
@@ -207,11 +251,11 @@ class Lowering {
     };
     lower_all(0);
     lower_all(alloc_bds(t, b.loc));
-    launch(Step(std::move(t)), "");
+    used_by({&b}, launch(Step(std::move(t)), ""));
   }
 
   // A hand-written or inserted A.SysDMA / A.CoreDMA block.
-  void dma_block(const StmtNode& s) {
+  std::size_t dma_block(const StmtNode& s) {
     const DmaPlan d = plan_dma(
         s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
         [](const BufferNode& b) { return ddr_backed(b); });
@@ -220,6 +264,7 @@ class Lowering {
     t.core = d.core;
     t.to_l1 = d.src.ddr || !d.dst.ddr;
     t.buffer = d.src.ddr ? d.src.buffer : d.dst.ddr ? d.dst.buffer : nullptr;
+    if (d.src.ddr && d.dst.ddr) t.s2mm_buffer = d.dst.buffer;  // DDR to DDR: each side patched with its own buffer
     t.ddr_mm2s = d.src.ddr;
     t.ddr_s2mm = d.dst.ddr;
     t.channel = d.dst.ddr ? 1 : 0;
@@ -235,7 +280,7 @@ class Lowering {
     };
     lower_all(0);
     lower_all(alloc_bds(t, s.loc));
-    launch(Step(std::move(t)), s.id, s.loc);
+    return launch(Step(std::move(t)), s.id, s.loc);
   }
 
   // The engine tile a copy runs on (shim, or core c + 1).
@@ -273,7 +318,7 @@ class Lowering {
     return {1, k.core, static_cast<uint32_t>(k.queue)};
   }
 
-  void launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+  std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
     const std::size_t i = p_.steps.size();
     launch_key_[i] = key_of(s);
     p_.steps.push_back(std::move(s));
@@ -283,6 +328,7 @@ class Lowering {
       if (ids_.count(id)) fail(loc, "id \"" + id + "\" tags two launches", "give each launch its own id");
       ids_[id] = i;
     }
+    return i;
   }
 
   // Waits for launch `i`. Tokens of one channel or queue arrive in launch order, so the launches
@@ -319,7 +365,7 @@ class Lowering {
     for (const auto& s : list) {
       switch (s->kind) {
         case StmtKind::Datapath: {
-          ensure_in({s});
+          const auto touched = stage(s);
           Task t = lower_datapath(
               *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
               [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
@@ -328,27 +374,27 @@ class Lowering {
                    (op_.empty() ? "" : " (" + op_ + ")");
           t.predicted_cycles = predict(t);
           place_descriptor(t, s->loc);
-          launch(Step(std::move(t)), s->id, s->loc);
+          used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
           break;
         }
         case StmtKind::Block:
           if (s->unit == Unit::LoadIMC) {
-            ensure_in({s});
+            const auto touched = stage(s);
             Task t = lower_loadimc(
                 *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
                 [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
             t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
             t.core = core_at(*s, core_);
             place_descriptor(t, s->loc);
-            launch(Step(std::move(t)), s->id, s->loc);
+            used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
           } else if (s->unit == Unit::AICore) {
             const uint32_t saved = core_;
             core_ = core_at(*s, core_);
             walk(s->body, outer);
             core_ = saved;
           } else if (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA) {
-            ensure_in({s});
-            dma_block(*s);
+            const auto touched = stage(s);
+            used_by(touched, dma_block(*s));
           } else {
             fail(s->loc, "an A." + to_string(s->unit) + " block belongs inside a datapath");
           }
@@ -418,8 +464,12 @@ class Lowering {
   const PrimFunc& f_;
   LowerOptions opt_;
   Program p_;
-  std::set<const BufferNode*> copy_in_, copied_;
-  std::vector<const BufferNode*> copy_out_;
+  struct Copies {
+    bool l1 = true, ddr = true;  // which copy holds the buffer's data (both: equal, or nothing written yet)
+  };
+  std::map<const BufferNode*, Copies> copies_;  // the DDR-backed buffers placed in L1
+  std::vector<const BufferNode*> outputs_;      // placed outputs, in first-use order
+  std::map<const BufferNode*, std::vector<std::size_t>> users_;  // the launches touching each buffer
   std::map<const BufferNode*, ImcPlace> imc_;
   std::map<std::string, std::size_t> ids_;
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);

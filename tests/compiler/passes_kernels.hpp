@@ -56,6 +56,43 @@ inline NDArray<float> scale_rows_ref(const NDArray<float>& x, int64_t cols) {
   return ref::mul_tensor<float>(x, c);
 }
 
+// A DDR scratch buffer between a SysDMA and a datapath (guide §11: units read and write L1 only).
+// `dma_first`: a SysDMA copies inp into the scratch `mid`, then a datapath computes out = 2 * mid
+// (the lowering copies mid into L1 before the datapath reads it). Else a datapath computes
+// mid = 2 * inp, then a SysDMA copies mid to out (mid's L1 data is copied back to DDR first).
+inline A::Module ddr_scratch(int64_t rows, bool dma_first) {
+  A::Module mod(dma_first ? "DmaThenUnit" : "UnitThenDma");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {rows, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto mid = A::alloc_buffer({rows, 1}, "float32x64", A::DDR, "mid");
+  auto out = A::alloc_buffer({rows, 1}, "float32x64", A::DDR, "out");
+  auto twice = [&](const A::BufferHandle& from, const A::BufferHandle& to) {
+    for (auto [i] : A::grid(rows)) {
+      A::Datapath([&] {
+        auto s = A::decl_stream("float32x64");
+        auto o = A::decl_stream("float32x64");
+        A::IFD(0, [&] { s.push(from(i, 0)); });
+        A::DPU([&] {
+          auto v = A::var("float18x64", "v");
+          v = A::cast(s.pop(), "float18x64");
+          o.push(A::cast(A::Value(v) + A::Value(v), "float32x64"));
+        });
+        A::ODR([&] { to(i, 0) = o.pop(); });
+      });
+    }
+  };
+  if (dma_first) {
+    A::SysDMA([&] { for (auto r : A::serial(rows)) mid(r, 0) = inp(r, 0); });
+    twice(mid, out);
+  } else {
+    twice(inp, mid);
+    A::SysDMA([&] { for (auto r : A::serial(rows)) out(r, 0) = mid(r, 0); });
+  }
+  A::output(out);
+  return mod;
+}
+
 template <class T>
 NDArray<T> pseudo(ref::Shape s, uint32_t seed, double lo, double hi) {
   NDArray<T> a(s);

@@ -2,6 +2,7 @@
 // with per-slot buffers and the sync between them) and the lowering of A.SysDMA / A.CoreDMA
 // blocks: outputs on the functional device equal the references, the emitted program is free of
 // L1 hazards between launches in flight together, and errors name the line and what to write.
+#include <cmath>
 #include <axcore/compiler/fsim.hpp>
 #include <axcore/compiler/parser.hpp>
 #include <axcore/compiler/printer.hpp>
@@ -163,6 +164,29 @@ TEST(CompilerPasses, HandWrittenSysDmaAndCoreDmaBlocks) {
   const auto& got = std::get<NDArray<float>>(res.outputs.at("out"));
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t l = 0; l < 64; ++l) ASSERT_EQ(got({i, l}), x({(i % 3) * 2 + i / 3, l})) << i << "," << l;
+}
+
+// A DDR scratch buffer a SysDMA writes and a unit then reads is copied into L1 first; one a unit
+// writes and a SysDMA then reads is copied back to DDR first (before, the unit read L1 nothing had
+// written, and the SysDMA read DDR nothing had written: zeros on fsim).
+TEST(CompilerPasses, DdrScratchBetweenASysDmaAndAUnitIsCopiedAcross) {
+  auto x = pseudo<float>({6, 64}, 4, -20, 20);
+  for (auto& v : x.data()) v = std::round(v);  // exact in float18, so 2 * x is too
+  for (bool dma_first : {true, false}) {
+    const auto r = cc::compile(ax::passes_test::ddr_scratch(6, dma_first).ir().main());
+    check_hazards(r.program, r.bundle);
+    std::size_t loads = 0, stores = 0;
+    for (const auto& s : r.program.steps)
+      if (const auto* t = std::get_if<cc::Transfer>(&s)) {
+        loads += t->name == "load mid";
+        stores += t->name == "store mid";
+      }
+    EXPECT_EQ(loads, dma_first ? 1u : 0u) << cc::explain(r.program);
+    EXPECT_EQ(stores, dma_first ? 0u : 1u) << cc::explain(r.program);
+    const auto res = run_fsim(r, {{"inp", x}});
+    const auto& got = std::get<NDArray<float>>(res.outputs.at("out"));
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got.data()[i], 2 * x.data()[i]) << "dma_first=" << dma_first << " element " << i << "\n" << cc::explain(r.program) << r.ir_lowered();
+  }
 }
 
 TEST(CompilerPasses, DmaAndTilingErrorsNameTheLine) {

@@ -1,5 +1,6 @@
 // Tiled and pipelined bundles on the SystemC TLM model, through `axrun --backend tlm` in a process
 // of its own (SystemC elaborates once per process): outputs equal the references, as on fsim.
+#include <cmath>
 #include <axcore/num/float18.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/bundle.hpp>
@@ -89,6 +90,17 @@ TEST(CompilerPassesTlm, SplitKMatmulEqualsTheFunctionalDevice) {
     for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = c == 0 ? part.data()[i] : ax::num::add(part.data()[i], y.data()[i]);
   }
   expect_equal(run_tlm(r, "splitk", x), ax::ref::from_f18<float>(y), "tlm split-K");
+}
+
+TEST(CompilerPassesTlm, DdrScratchBetweenASysDmaAndAUnitIsCopiedAcross) {
+  auto x = pseudo<float>({6, 64}, 4, -20, 20);
+  for (auto& v : x.data()) v = std::round(v);  // exact in float18, so 2 * x is too
+  NDArray<float> want(x.shape());
+  for (std::size_t i = 0; i < x.size(); ++i) want.data()[i] = 2 * x.data()[i];
+  for (bool dma_first : {true, false}) {
+    const auto r = cc::compile(ax::passes_test::ddr_scratch(6, dma_first).ir().main());
+    expect_equal(run_tlm(r, dma_first ? "dma_first" : "unit_first", x), want, dma_first ? "SysDMA then unit" : "unit then SysDMA");
+  }
 }
 
 // Two cores meet at a barrier on the TLM (its rendezvous counts arrivals per barrier and releases

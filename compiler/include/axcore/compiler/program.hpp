@@ -24,6 +24,7 @@ struct L1Region {
 // (written by hand or inserted by the tiling pass). SysDMA runs on the shim, CoreDMA on its core.
 struct Transfer {
   const BufferNode* buffer = nullptr;  // the DDR-side buffer (its root); null for an L1-to-L1 copy
+  const BufferNode* s2mm_buffer = nullptr;  // a DDR-to-DDR copy: the buffer the S2MM side writes
   bool to_l1 = true;
   L1Region l1;
   tap::BdTask mm2s, s2mm;  // BD ids assigned by lower() (no two in-flight copies share a BD)
