@@ -161,7 +161,7 @@ void WordFabric::stepper() {
       if (!blocked()) sc_core::wait(work_);
       continue;
     }
-    cur_ = next;
+    cur_ = std::min(next, h + 1);  // never past the window: a host push may start a channel in it
   }
 }
 

@@ -45,11 +45,17 @@ TEST(TlmRtlAgree, SysDmaDdrToL2AndBack) { expect_agreement(run_both(agree::dma_d
 
 TEST(TlmRtlAgree, DmaWalksPaddingChainsAcrossTheTiles) { expect_agreement(run_both(agree::dma_walks())); }
 
-// Not asserted: an L2 -> L2 copy with source and destination in one bank runs at 1.61 cycles/word
-// on the TLM and 1.81 on the RTL (ratio 0.886; the TLM's reserved-cycle tables resolve ties in
-// simulation order, the RTL alternates round-robin). `bench_tlm_rtl dma_bank` prints it; see
-// docs/tlm.md "Known gaps".
 TEST(TlmRtlAgree, TwoMemDmaPairsAtOnce) { expect_agreement(run_both(agree::dma_two_pairs(4096))); }
+
+// An L2 -> L2 copy with source and destination in one bank: the MM2S and the S2MM alternate on
+// the bank (round-robin) in lock step behind the MM2S's reorder buffer, 1.81 cycles/word.
+TEST(TlmRtlAgree, SameBankL2CopyAlternatesOnTheBank) {
+  expect_agreement(run_both(agree::dma_l2_bank_conflict(4096)));
+}
+
+// SysDMA, MemDMA and CoreDMA at once, every L2 access in bank 0: the round-robin pointer runs
+// over the initiators of all three engines.
+TEST(TlmRtlAgree, ThreeEnginesShareOneL2Bank) { expect_agreement(run_both(agree::dma_engines_share_l2(1024))); }
 
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 

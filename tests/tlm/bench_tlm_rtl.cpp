@@ -2,7 +2,7 @@
 // the timed span ratio, both wall-clock times of the timed part and their ratio (issue 7: TLM
 // >= 100x faster on the M = 256, K = 1152, N = 256 matmul). A benchmark: prints, never asserts.
 //   bench_tlm_rtl [matmul M KB NB | whole_core M KB NB | dma_ddr WORDS | dma_walks |
-//                  dma_bank WORDS | dma_pairs WORDS]        (default: matmul 256 18 4)
+//                  dma_bank WORDS | dma_pairs WORDS | dma_engines WORDS]        (default: matmul 256 18 4)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,8 +26,9 @@ int main(int argc, char** argv) {
   else if (what == "perf") p = agree::perf_counters();
   else if (what == "dma_bank") p = agree::dma_l2_bank_conflict(num(2, 4096));
   else if (what == "dma_pairs") p = agree::dma_two_pairs(num(2, 4096));
+  else if (what == "dma_engines") p = agree::dma_engines_share_l2(num(2, 1024));
   else {
-    std::fprintf(stderr, "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs N]\n");
+    std::fprintf(stderr, "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs N|dma_engines N]\n");
     return 2;
   }
   try {

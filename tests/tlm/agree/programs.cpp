@@ -286,6 +286,63 @@ Program dma_l2_bank_conflict(uint32_t words) {
   return p;
 }
 
+// Rows of L2 bank 0 only: 16 words of a row, then 8 rows on (bank = row mod l2_banks).
+spec::DmaBd bank0_bd(uint64_t a, uint32_t words) {
+  spec::DmaBd bd = stim::linear_bd(MemSel::L2, a, words);
+  bd.d0_size = 16;
+  bd.d1_size = words / 16;
+  bd.d1_stride = 16 * spec::param::l2_banks;
+  return bd;
+}
+
+Program dma_engines_share_l2(uint32_t words) {
+  Program p;
+  p.name = "dma_engines_share_l2";
+  static_assert(spec::param::l2_banks > 1);
+  p.setup = [words](runtime::Device& d) {
+    const uint32_t core_row = spec::core_row(0);
+    d.ddr_write(0x10000, pattern(words / 2, 5));
+    // Source data in the bank-0 rows of both L2 sources (the mem tile's debug port, auto-increment).
+    uint32_t v = 0x9e3779b9;
+    for (uint64_t base : {uint64_t{0x0}, uint64_t{0x200000}})
+      for (uint32_t r = 0; r < words / 16; ++r) {
+        d.write32(stim::addr(kMem, spec::mem::DBG_MEM_ADDR.offset), static_cast<uint32_t>(base + uint64_t{r} * 64 * spec::param::l2_banks));
+        for (unsigned w = 0; w < 16; ++w) d.write32(stim::addr(kMem, spec::mem::DBG_MEM_DATA.offset), v = v * 1664525u + 1013904223u);
+      }
+    // MemDMA L2 -> L2 and CoreDMA L2 -> L1, all four L2 walks in bank 0; SysDMA DDR -> L2 bank 0.
+    stim::write_bd(d, kMem, 0, bank0_bd(0x0, words));
+    stim::write_bd(d, kMem, 1, bank0_bd(0x100000, words));
+    stim::write_bd(d, core_row, 0, bank0_bd(0x200000, words));
+    stim::write_bd(d, core_row, 1, stim::linear_bd(MemSel::L1, 0x8000, words, 0));
+    stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, words / 8));
+    stim::write_bd(d, kShim, 1, bank0_bd(0x300000, words / 8));
+  };
+  p.timed = [](runtime::Device& d) {
+    const uint32_t core_row = spec::core_row(0);
+    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
+    stim::push_dma(d, core_row, false, 0, stim::push_word(1, 4));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 5, false));
+    stim::push_dma(d, core_row, true, 0, stim::push_word(0, 6, false));
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
+    check_token(stim::wait_dma_token(d, core_row, false, 0), "CoreDMA");
+    check_token(stim::wait_dma_token(d, kShim, false, 0), "SysDMA");
+  };
+  // The CoreDMA's copy in L1, then the MemDMA's copy in L2 (its first rows) through the mem
+  // tile's debug port.
+  p.readback = [words](runtime::Device& d) {
+    auto out = dbg_read_l1(d, 0x8000, 4 * std::size_t{words});
+    d.write32(stim::addr(kMem, spec::mem::DBG_MEM_ADDR.offset), 0x100000);
+    for (unsigned i = 0; i < 64; ++i) {
+      const uint32_t v = d.read32(stim::addr(kMem, spec::mem::DBG_MEM_DATA.offset));
+      for (unsigned b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+    }
+    return out;
+  };
+  return p;
+}
+
 Program dma_two_pairs(uint32_t words) {
   Program p;
   p.name = "dma_two_pairs";

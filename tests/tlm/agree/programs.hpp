@@ -61,6 +61,7 @@ Program dma_walks();                         // DDR -> L2 (SysDMA), L2 -> L1 (Me
                                              // of 3 strided BDs), L2 -> DDR (SysDMA)
 Program dma_l2_bank_conflict(uint32_t words);  // MemDMA L2 -> L2 with source and destination in one bank
 Program dma_two_pairs(uint32_t words);       // two MemDMA pairs at once, L2 -> L2
+Program dma_engines_share_l2(uint32_t words);  // SysDMA, MemDMA and CoreDMA at once on L2 bank 0 (round-robin across engines)
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
