@@ -545,7 +545,7 @@ Program dma_pause() {
     stim::push_dma(d, kMem, true, 0, stim::push_word(0, 2, false));
     d.advance(500);
     d.write32(ctrl, 4);  // pause
-    d.advance(200);      // longer than the TLM's channel quantum
+    d.advance(200);      // words granted before the pause have drained
     const uint32_t b0 = d.read32(bytes);
     d.advance(2000);
     const uint32_t b1 = d.read32(bytes);
