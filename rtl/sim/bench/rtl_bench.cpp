@@ -87,20 +87,7 @@ MvmRun mvm_busy(RtlDevice& d, uint32_t repeat) {
   return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count(),
           static_cast<double>(std::clock() - p0) / CLOCKS_PER_SEC};
 }
-}  // namespace
-
-int main(int argc, char** argv) {
-  RtlOptions opt;
-  opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
-  if (!RtlDevice::has_config(opt.cores)) {
-    std::fprintf(stderr, "axcore_rtl_bench: no model for cores = %u in this build\n", opt.cores);
-    return 2;
-  }
-  const auto tb = Clock::now();
-  RtlDevice dev(opt);
-  std::printf("model: cores=%u, construction+reset %.1f ms\n", opt.cores,
-              1e3 * std::chrono::duration<double>(Clock::now() - tb).count());
-
+void idle_and_dma(RtlDevice& dev) {
   const uint64_t idle = 500'000;
   auto t0 = Clock::now();
   dev.advance(idle);
@@ -148,6 +135,24 @@ int main(int argc, char** argv) {
       "SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: "
       "1/4)\n",
       cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  RtlOptions opt;
+  opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
+  // `axcore_rtl_bench 1 mvm`: the MVM-busy figure only (for a profile of that part)
+  const bool mvm_only = argc > 2 && std::string(argv[2]) == "mvm";
+  if (!RtlDevice::has_config(opt.cores)) {
+    std::fprintf(stderr, "axcore_rtl_bench: no model for cores = %u in this build\n", opt.cores);
+    return 2;
+  }
+  const auto tb = Clock::now();
+  RtlDevice dev(opt);
+  std::printf("model: cores=%u, construction+reset %.1f ms\n", opt.cores,
+              1e3 * std::chrono::duration<double>(Clock::now() - tb).count());
+
+  if (!mvm_only) idle_and_dma(dev);
   if (opt.cores >= 1) {
     constexpr uint32_t runs = 20;
     const MvmRun r = mvm_busy(dev, runs - 1);
