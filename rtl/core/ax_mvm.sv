@@ -1,14 +1,20 @@
 // MVM (spec mvm_desc, common/ref run_mvm): per output (o3 outermost .. o0 innermost) K chained
-// tile-ops acc(int32x64) += x(int8x64) . IMC[tile], one per cycle, tile = tile_base + kb*k_stride
-// + sum(ok * ok_tstride); kb = 0 resets the accumulator in the same cycle. The output is pushed
-// mvm_latency cycles after its last tile-op; the next output's first tile-op may issue in the
-// next cycle. An output chain starts only when a slot of the output FIFO (stream_depth) is
-// reserved for it. A tile outside the IMC stops the task with IMC_RANGE; a stale tile is counted.
+// tile-ops acc(int32x64) += x(int8x64) . IMC[tile], tile = tile_base + kb*k_stride
+// + sum(ok * ok_tstride); kb = 0 resets the accumulator. Rows (mvm_rows_per_cycle) tile rows x 64
+// columns of MACs: a tile-op pops its x element in its first cycle and takes 64/Rows cycles (one
+// row group per cycle); the next tile-op may pop in the cycle after its last group. The output is
+// pushed mvm_latency cycles after the last cycle of its last tile-op (docs/timing.md). An output
+// chain starts only when a slot of the output FIFO (stream_depth) is reserved for it. A tile
+// outside the IMC stops the task with IMC_RANGE; a stale tile is counted (once per tile-op).
+// Pipeline: the tile-op's group g is read from the IMC (registered, block RAM) in its issue cycle
+// and multiplied in the next one; mvm_latency >= 2 covers that stage.
 module ax_mvm
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
   import ax_core_pkg::*;
-(
+#(
+  parameter int unsigned Rows = MVM_ROWS_PER_CYCLE
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
@@ -24,7 +30,8 @@ module ax_mvm
   input  logic        in_valid_i,
   output logic        in_ready_o,
   input  strm_t       in_data_i,
-  // IMC read
+  // IMC read (ax_imc): imc_count_o starts a tile-op of imc_tile_o; its Rows rows of group g
+  // arrive on imc_data_i g + 1 cycles later
   output logic [TILE_AW-1:0] imc_tile_o,
   output logic [7:0]  imc_id_o,
   input  logic [IMC_TILE_ROWS*ROW_BITS-1:0] imc_data_i,
@@ -34,11 +41,14 @@ module ax_mvm
   input  logic        out_ready_i,
   output strm_t       out_data_o
 );
-  localparam int unsigned CntW = $clog2(STREAM_DEPTH + 1);
+  localparam int unsigned CntW   = $clog2(STREAM_DEPTH + 1);
+  localparam int unsigned Groups = IMC_TILE_ROWS / Rows;   // cycles per tile-op
+  localparam int unsigned GW     = (Groups > 1) ? $clog2(Groups) : 1;
 `ifndef SYNTHESIS
-  initial assert (MVM_ROWS_PER_CYCLE == IMC_TILE_ROWS)
-    else $fatal(1, "ax_mvm: only mvm_rows_per_cycle = 64 (one tile-op per cycle) is built");
-  initial assert (MVM_LATENCY >= 1) else $fatal(1, "ax_mvm: mvm_latency must be >= 1");
+  initial assert (Rows >= 4 && Rows <= IMC_TILE_ROWS && (Rows & (Rows - 1)) == 0)
+    else $fatal(1, "ax_mvm: Rows (mvm_rows_per_cycle) must be a power of two in [4, 64]");
+  initial assert (MVM_LATENCY >= 2)
+    else $fatal(1, "ax_mvm: mvm_latency must be >= 2 (the IMC read is registered)");
 `endif
 
   logic        active_q, active_d, issued_q, issued_d, fault_q, fault_d;
@@ -46,7 +56,7 @@ module ax_mvm
   logic [3:0][15:0] o_q, o_d, osz;
   logic [CntW-1:0] infl_q, infl_d, fifo_cnt;
   logic signed [31:0] tile;
-  logic        credit, working, op, last_kb, last_out, fault, push;
+  logic        credit, working, op, issue, step_end, last_kb, last_out, fault, push, mid;
 
   always_comb begin
     for (int unsigned k = 0; k < 4; k++) osz[k] = 16'd1;
@@ -64,11 +74,27 @@ module ax_mvm
     for (int unsigned k = 0; k < 4; k++) if (o_q[k] + 16'd1 < osz[k]) last_out = 1'b0;
   end
 
+  // row groups: op issues group 0 (pops x), `mid` the groups 1 .. Groups-1 that follow it
+  if (Groups == 1) begin : g_one
+    assign mid      = 1'b0;
+    assign step_end = op;
+  end else begin : g_groups
+    logic [GW-1:0] grp_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) grp_q <= '0;
+      else if (abort_i || start_i) grp_q <= '0;
+      else if (issue) grp_q <= grp_q + GW'(1);
+    end
+    assign mid      = (grp_q != '0);
+    assign step_end = mid && (grp_q == GW'(Groups - 1));
+  end
+
   assign credit     = (kb_q != '0) || ((32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH);
-  assign working    = active_q && !issued_q && !fault_q;
+  assign working    = active_q && !issued_q && !fault_q && !mid;
   assign fault      = working && in_valid_i && credit && !((tile >= 0) && (tile < 32'(IMC_TILES)));
   assign in_ready_o = working && credit && !fault;
   assign op         = in_valid_i && in_ready_o;
+  assign issue      = op || mid;
   assign imc_tile_o = TILE_AW'(tile);
   assign imc_id_o   = desc_i.matrix_id;
   assign imc_count_o = op;
@@ -81,7 +107,7 @@ module ax_mvm
     fault_d  = fault_q || fault;
     kb_d     = kb_q;
     o_d      = o_q;
-    if (op) begin
+    if (step_end) begin
       if (last_kb) begin
         kb_d  = '0;
         carry = 1'b1;
@@ -128,18 +154,37 @@ module ax_mvm
       infl_q   <= infl_d;
     end
   end
-  // 4096 MACs, lane n += sum_k x[k] * tile[k][n]; computed only in a tile-op cycle (the
-  // simulation cost of an idle MVM is nil). One process per lane, so every bit select below
-  // is constant: the Verilated model extracts each byte with a fixed word index and shift
+
+  // MAC stage, the cycle after a group's issue (its IMC rows are on imc_data_i then). x is held
+  // in xs_q, shifted down by one group after each group, so the MACs use constant byte selects.
+  logic mac_q, first_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mac_q   <= 1'b0;
+      first_q <= 1'b0;
+    end else begin
+      mac_q   <= issue && !abort_i;
+      first_q <= op && kb_q == '0;
+    end
+  end
+  row_t xs_q;
+  always_ff @(posedge clk_i) begin
+    if (op) xs_q <= in_data_i.data[ROW_BITS-1:0];
+    else if (mid) xs_q <= xs_q >> (8 * Rows);
+  end
+
+  // Rows x 64 MACs, lane n += sum_k x[g*Rows + k] * tile[g*Rows + k][n]; computed only in a MAC
+  // cycle (the simulation cost of an idle MVM is nil). One process per lane, so every bit select
+  // below is constant: the Verilated model extracts each byte with a fixed word index and shift
   // instead of a run-time bit offset (docs/rtl.md "Simulation speed").
   logic [31:0] acc_q [PWORD_LANES];
   for (genvar n = 0; n < PWORD_LANES; n++) begin : g_lane
     always_ff @(posedge clk_i) begin
-      if (op) begin
+      if (mac_q) begin
         logic [31:0] s;
-        s = (kb_q == '0) ? 32'd0 : acc_q[n];
-        for (int unsigned k = 0; k < IMC_TILE_ROWS; k++) begin
-          s = s + 32'($signed(in_data_i.data[8*k +: 8]) * $signed(imc_data_i[ROW_BITS*k + 8*n +: 8]));
+        s = first_q ? 32'd0 : acc_q[n];
+        for (int unsigned k = 0; k < Rows; k++) begin
+          s = s + 32'($signed(xs_q[8*k +: 8]) * $signed(imc_data_i[ROW_BITS*k + 8*n +: 8]));
         end
         acc_q[n] <= s;
       end
@@ -151,24 +196,24 @@ module ax_mvm
     for (int unsigned n = 0; n < PWORD_LANES; n++) acc_packed[32*n +: 32] = acc_q[n];
   end
 
-  // push pipeline: the finished accumulator, MVM_LATENCY cycles after its last tile-op
+  // push pipeline: the finished accumulator, MVM_LATENCY cycles after the issue of its chain's
+  // last group (its MAC is the cycle after, the accumulator holds the sum one cycle later)
   logic [MVM_LATENCY-1:0] v_q;
   strm_t                  res;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) v_q <= '0;
     else if (abort_i) v_q <= '0;
-    else if (MVM_LATENCY == 1) v_q <= MVM_LATENCY'(op && last_kb);
-    else v_q <= {v_q[MVM_LATENCY-2:0], op && last_kb};
+    else v_q <= {v_q[MVM_LATENCY-2:0], step_end && last_kb};
   end
-  if (MVM_LATENCY == 1) begin : g_lat1
+  if (MVM_LATENCY == 2) begin : g_lat2
     assign res.data = acc_packed;
   end else begin : g_latn
-    elem_t [MVM_LATENCY-2:0] d_q;
+    elem_t [MVM_LATENCY-3:0] d_q;
     always_ff @(posedge clk_i) begin
-      if (v_q[0]) d_q[0] <= acc_packed;   // the finished accumulator, one cycle after its chain
-      for (int unsigned i = 1; i < MVM_LATENCY - 1; i++) d_q[i] <= d_q[i-1];
+      if (v_q[1]) d_q[0] <= acc_packed;   // the finished accumulator, two cycles after its chain
+      for (int unsigned i = 1; i < MVM_LATENCY - 2; i++) d_q[i] <= d_q[i-1];
     end
-    assign res.data = d_q[MVM_LATENCY-2];
+    assign res.data = d_q[MVM_LATENCY-3];
   end
   assign res.pad = 1'b0;
   assign push    = v_q[MVM_LATENCY-1] && !abort_i;
@@ -195,11 +240,15 @@ module ax_mvm
     err_o.code      = ERROR_CODE_IMC_RANGE;
     err_o.addr      = 32'(tile);
     act_o           = '0;
-    act_o.busy      = op;
+    act_o.busy      = issue;
     act_o.stall_in  = working && !in_valid_i && credit;
     act_o.stall_out = working && !credit;
   end
 
   logic unused;
   assign unused = in_data_i.pad ^ (^in_data_i.data[ELEM_BITS-1:ROW_BITS]);
+  if (Rows < IMC_TILE_ROWS) begin : g_unused_rows
+    logic unused_rows;
+    assign unused_rows = ^imc_data_i[IMC_TILE_ROWS*ROW_BITS-1:Rows*ROW_BITS];
+  end
 endmodule

@@ -1,6 +1,8 @@
 // Single-port SRAM with byte enables and a registered read (data in the cycle after the
 // request). Contents have no reset (the host loads memories through DMA or DBG_MEM; no DPI
-// backdoor, so several Verilated models can share one executable).
+// backdoor, so several Verilated models can share one executable). Written in the byte-lane
+// form synthesis tools map to block RAM (a write enable per byte lane, constant slices; a
+// read-modify-write of the word makes yosys use flip-flops).
 module ax_sram #(
   parameter int unsigned Width = 512,
   parameter int unsigned Depth = 1024,
@@ -17,16 +19,16 @@ module ax_sram #(
 );
   logic [Width-1:0] mem_q [Depth];
   logic [Width-1:0] rdata_q;
-  logic [Width-1:0] bitmask;
-
-  always_comb begin
-    for (int unsigned b = 0; b < BeW; b++) bitmask[8*b +: 8] = {8{be_i[b]}};
-  end
 
   always_ff @(posedge clk_i) begin
     if (req_i) begin
-      if (we_i) mem_q[addr_i] <= (mem_q[addr_i] & ~bitmask) | (wdata_i & bitmask);
-      else      rdata_q <= mem_q[addr_i];
+      if (we_i) begin
+        for (int unsigned b = 0; b < BeW; b++) begin
+          if (be_i[b]) mem_q[addr_i][8*b +: 8] <= wdata_i[8*b +: 8];
+        end
+      end else begin
+        rdata_q <= mem_q[addr_i];
+      end
     end
   end
   assign rdata_o = rdata_q;

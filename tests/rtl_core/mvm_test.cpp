@@ -1,6 +1,8 @@
 // LoadIMC + IMC + IFD0 -> MVM -> ODR against common/ref (run_loadimc, run_ifd, run_mvm,
-// run_odr): random matmuls, residency and stale reads, IMC_RANGE, and the MVM utilization of
-// the M = 256, K = 1152, N = 256 benchmark (printed, and bounded by 1.05 x ideal).
+// run_odr): random matmuls, residency and stale reads, IMC_RANGE, the tile-op timing of
+// docs/timing.md, and the MVM utilization of the M = 256, K = 1152, N = 256 benchmark
+// (printed, and bounded by 1.05 x ideal). Built once per MVM width: AXCORE_TB_MVM_ROWS is the
+// model's tb_mvm MvmRows (-G), mvm_rows_per_cycle of the spec when not given.
 #include <gtest/gtest.h>
 
 #include <axcore/ref/imc.hpp>
@@ -8,6 +10,7 @@
 #include <axcore/spec.hpp>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "Vtb_mvm.h"
@@ -24,6 +27,13 @@ using rtlcore::kX0;
 using rtlcore::kW0;
 using rtlcore::kY0;
 
+#ifdef AXCORE_TB_MVM_ROWS
+constexpr uint64_t kRows = AXCORE_TB_MVM_ROWS;
+#else
+constexpr uint64_t kRows = spec::param::mvm_rows_per_cycle;
+#endif
+constexpr uint64_t kOpCycles = spec::param::imc_tile_rows / kRows;  // cycles per tile-op (timing.md)
+
 struct Bench {
   rtlcore::Sim<Vtb_mvm> sim;
   rtlcore::L1Dbg<Vtb_mvm> l1{sim};
@@ -36,10 +46,12 @@ struct Bench {
     l1.write_bytes(uint64_t{row} * 64, b);
     std::copy(b.begin(), b.end(), image.begin() + std::ptrdiff_t{row} * 64);
   }
-  uint64_t wait(const char* what, int limit, bool (*done)(Vtb_mvm&)) {
+  // Runs until done (checked after each settle; `each` sees every settled cycle before it).
+  uint64_t wait(const char* what, int limit, bool (*done)(Vtb_mvm&), const std::function<void(Vtb_mvm&)>& each = {}) {
     const uint64_t c0 = sim.cycle();
     for (int i = 0; i < limit; ++i) {
       sim.settle();
+      if (each) each(*sim);
       if (done(*sim)) return sim.cycle() - c0;
       sim.tick();
     }
@@ -55,14 +67,14 @@ struct Bench {
     ref::run_loadimc(mm.load(), image, imc);
   }
   // Returns the cycles from the start to the ODR's done.
-  uint64_t run(const Matmul& mm) {
+  uint64_t run(const Matmul& mm, const std::function<void(Vtb_mvm&)>& each = {}) {
     rtlcore::set_wide(sim->ifd_walk_i, mm.ifd().encode());
     rtlcore::set_wide(sim->mvm_desc_i, mm.mvm().encode());
     rtlcore::set_wide(sim->odr_walk_i, mm.odr().encode());
     sim->run_start_i = 1;
     sim.tick();
     sim->run_start_i = 0;
-    const uint64_t c = wait("MVMEXE run", 10000000, [](Vtb_mvm& m) { return m.odr_done_o != 0; }) + 1;
+    const uint64_t c = wait("MVMEXE run", 10000000, [](Vtb_mvm& m) { return m.odr_done_o != 0; }, each) + 1;
     std::vector<ref::Element> xs, ys;
     ref::run_ifd(mm.ifd(), image, [&](const ref::Element& e) { xs.push_back(e); });
     ref::VectorSource src(xs);
@@ -149,6 +161,42 @@ TEST(MvmTest, TileOutsideTheImcIsImcRange) {
   EXPECT_TRUE(err);
 }
 
+// docs/timing.md: one tile-op per 64 / mvm_rows_per_cycle cycles (its x element popped in its
+// first cycle), the output pushed mvm_latency cycles after the last cycle of its K chain's last
+// tile-op (the ODR pops it the cycle after: int8 out, one row per element, never stalls), no
+// bubble between outputs, PERF busy = tile-op cycles.
+TEST(MvmTest, TileOpTimingPerTimingMd) {
+  Bench b;
+  std::mt19937 rng(14);
+  for (Matmul mm : {Matmul{5, 3, 2}, Matmul{4, 1, 3}, Matmul{2, 7, 1}}) {
+    mm.out = Dtype::INT8;
+    b.fill(rng, kX0, mm.m * mm.kb);
+    b.fill(rng, kW0, mm.kb * mm.nb * 64);
+    b.load(mm);
+    std::vector<uint64_t> pops, outs;
+    b.run(mm, [&](Vtb_mvm& m) {
+      if (m.x_pop_o) pops.push_back(b.sim.cycle());
+      if (m.y_pop_o) outs.push_back(b.sim.cycle());
+    });
+    b.expect_output(mm);
+    const uint64_t ops = uint64_t{mm.m} * mm.kb * mm.nb;
+    ASSERT_EQ(pops.size(), ops);
+    ASSERT_EQ(outs.size(), uint64_t{mm.m} * mm.nb);
+    EXPECT_EQ(b.sim->mvm_busy_cycles_o, ops * kOpCycles);
+    for (std::size_t i = 1; i < pops.size(); ++i) {
+      EXPECT_GE(pops[i] - pops[i - 1], kOpCycles) << "tile-op " << i;
+      // wider than one cycle per tile-op the IFD runs ahead: every tile-op follows the last one
+      if (kOpCycles > 1) {
+        EXPECT_EQ(pops[i] - pops[i - 1], kOpCycles) << "tile-op " << i;
+      }
+    }
+    for (std::size_t j = 0; j < outs.size(); ++j) {
+      const uint64_t last = pops[(j + 1) * mm.kb - 1];
+      EXPECT_EQ(outs[j], last + kOpCycles - 1 + spec::param::mvm_latency + 1) << "output " << j;
+    }
+  }
+}
+
 // The benchmark: a resident matmul M = 256, K = 1152 (18 K-blocks), N = 256 (4 blocks).
 TEST(MvmTest, UtilizationM256K1152N256) {
   Bench b;
@@ -160,10 +208,10 @@ TEST(MvmTest, UtilizationM256K1152N256) {
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t cycles = b.run(mm);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const uint64_t ideal = uint64_t{mm.m} * mm.kb * mm.nb;
-  std::printf("MVM utilization M=256 K=1152 N=256: cycles %llu, ideal (M*K_BLOCKS*N_BLOCKS) %llu, ratio %.4f, "
-              "MVM busy %u; sim speed %.0f cycles/s (incl. the reference run)\n",
-              static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(ideal),
+  const uint64_t ideal = uint64_t{mm.m} * mm.kb * mm.nb * kOpCycles;
+  std::printf("MVM utilization M=256 K=1152 N=256, %llu rows/cycle: cycles %llu, ideal (M*K_BLOCKS*N_BLOCKS*64/rows) %llu, "
+              "ratio %.4f, MVM busy %u; sim speed %.0f cycles/s (incl. the reference run)\n",
+              static_cast<unsigned long long>(kRows), static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(ideal),
               static_cast<double>(cycles) / static_cast<double>(ideal), b.sim->mvm_busy_cycles_o,
               static_cast<double>(cycles) / secs);
   EXPECT_EQ(b.sim->mvm_busy_cycles_o, ideal);

@@ -1,10 +1,13 @@
 // Testbench: the MVMEXE pipeline without command processor or DPU: L1, LoadIMC -> IMC, and
 // IFD0 -> MVM -> ODR, started by the C++ side (LoadIMC first, then the three units together).
+// MvmRows: mvm_rows_per_cycle of the MVM and the IMC read port (verilated again with -G).
 module tb_mvm
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
   import ax_core_pkg::*;
-(
+#(
+  parameter int unsigned MvmRows = MVM_ROWS_PER_CYCLE
+) (
   input  logic          clk_i,
   input  logic          rst_ni,
   input  logic          load_start_i,
@@ -22,6 +25,8 @@ module tb_mvm
   output logic [7:0]    valid_tiles_o,
   output logic [7:0]    matrix_id_o,
   output logic [31:0]   mvm_busy_cycles_o,
+  output logic          x_pop_o,        // the MVM pops an x element (a tile-op starts)
+  output logic          y_pop_o,        // the ODR pops an MVM output
   // L1 debug word port
   input  logic          dbg_valid_i,
   input  logic          dbg_we_i,
@@ -75,7 +80,7 @@ module tb_mvm
     .imc_set_valid_o (imc_setv), .mon_o ()
   );
 
-  ax_imc u_imc (
+  ax_imc #(.Rows(MvmRows)) u_imc (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (1'b0),
     .begin_i (imc_begin), .begin_id_i (imc_begin_id), .wr_valid_i (imc_wr),
     .wr_tile_i (imc_wtile), .wr_row_i (imc_wrow), .wr_data_i (imc_wdata),
@@ -94,7 +99,7 @@ module tb_mvm
     .rsp_valid_i (rv[L1P_MVM_IFD0]), .rdata_i (rd[L1P_MVM_IFD0]),
     .out_valid_o (x_valid), .out_ready_i (x_ready), .out_data_o (x)
   );
-  ax_mvm u_mvm (
+  ax_mvm #(.Rows(MvmRows)) u_mvm (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (run_start_i), .abort_i (1'b0),
     .desc_i (mvm_desc_i), .busy_o (), .done_o (mvm_done_o), .err_o (mvm_err_o),
     .act_o (mvm_act), .in_valid_i (x_valid), .in_ready_o (x_ready), .in_data_i (x),
@@ -115,6 +120,8 @@ module tb_mvm
     else if (mvm_act.busy) busy_q <= busy_q + 32'd1;
   end
   assign mvm_busy_cycles_o = busy_q;
+  assign x_pop_o = x_valid && x_ready;
+  assign y_pop_o = y_valid && y_ready;
 
   logic unused;
   assign unused = ^{rv, rd, g};
