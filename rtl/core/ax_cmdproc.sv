@@ -332,8 +332,8 @@ module ax_cmdproc
   always_comb begin
     if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE) dp_code = ERROR_CODE_DESC_MAGIC;
     else dp_code = dp_check(hdr, w_ifd0, w_ifd1, mvm_bad(mvm), dpu, dp_prog_code_i, w_odr);
-    if (dw_hdr.magic != MAGIC_DATAPATH)     dw_code = ERROR_CODE_DESC_MAGIC;
-    else if (dw_hdr.kind != DP_KIND_DWPU)   dw_code = ERROR_CODE_DESC_UNITS;
+    // a descriptor of the other datapath kind: "descriptor magic does not match the queue" (TLM)
+    if (dw_hdr.magic != MAGIC_DATAPATH || dw_hdr.kind != DP_KIND_DWPU) dw_code = ERROR_CODE_DESC_MAGIC;
     else dw_code = dp_check(dw_hdr, dw_ifd0, dw_ifd1, dwpu_bad(dwd), dw_dpu, dw_prog_code_i, dw_odr);
     li_code = ERROR_CODE_NONE;
     if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
+#include <span>
 
 #include "tile_bench.hpp"
 
@@ -160,6 +161,19 @@ TEST(CoreTileTest, RefusedDescriptorsEndWithErrorTokens) {
   t.push(2, axcore::spec::param::cmd_mem_bytes / 4 - 4, 5);
   ASSERT_TRUE(t.wait_tokens(3, 1000));
   EXPECT_EQ(token_of(t.tokens[2]).code, axcore::spec::ErrorCode::CMD_RANGE);
+
+  // a DWPU-kind datapath on the MVMEXE queue: DESC_MAGIC, as the TLM ("descriptor magic does not
+  // match the queue"; the DWPU queue's MVMEXE case is in dwpu_core_test)
+  w = datapath_words(mm);
+  auto h = axcore::spec::DpHeader::decode(std::span<const uint32_t>(w).first(axcore::spec::DpHeader::kWords));
+  h.kind = axcore::spec::DpKind::DWPU;
+  h.encode_to(std::span<uint32_t>(w).first(axcore::spec::DpHeader::kWords));
+  t.write_cmd(kDpWord, w);
+  t.push(0, kDpWord, 6);
+  ASSERT_TRUE(t.wait_tokens(4, 1000));
+  EXPECT_TRUE(token_of(t.tokens[3]).error);
+  EXPECT_EQ(token_of(t.tokens[3]).code, axcore::spec::ErrorCode::DESC_MAGIC);
+  EXPECT_EQ(token_of(t.tokens[3]).tag, 6u);
 }
 
 TEST(CoreTileTest, QueueOverflowAndBarrier) {

@@ -456,7 +456,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   auto base = [&] { return dwpu_words(c.ifd(), c.dwpu(), c.odr()); };
   bad.push_back({"magic", base(), spec::ErrorCode::DESC_MAGIC});
   bad.back().words[0] ^= 0x01;
-  bad.push_back({"kind MVMEXE", base(), spec::ErrorCode::DESC_UNITS});
+  bad.push_back({"kind MVMEXE", base(), spec::ErrorCode::DESC_MAGIC});  // as the TLM: magic/queue mismatch
   bad.back().words[0] &= ~(3u << 8);
   bad.push_back({"IFD1 without the DPU", base(), spec::ErrorCode::DESC_UNITS});
   bad.back().words[0] |= 1u << 11;
