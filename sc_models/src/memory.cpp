@@ -1,10 +1,13 @@
 #include "memory.hpp"
 
 #include <cstring>
+#include <new>
 
 namespace axcore::tlm {
 
-Memory::Memory(sc_core::sc_module_name n, uint64_t bytes) : sc_module(n), socket("socket"), data_(bytes, 0) {
+Memory::Memory(sc_core::sc_module_name n, uint64_t bytes)
+    : sc_module(n), socket("socket"), data_(static_cast<uint8_t*>(std::calloc(bytes ? bytes : 1, 1))), size_(bytes) {
+  if (!data_) throw std::bad_alloc();
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_dmi);
 }
@@ -12,21 +15,21 @@ Memory::Memory(sc_core::sc_module_name n, uint64_t bytes) : sc_module(n), socket
 void Memory::b_transport(::tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   const uint64_t a = p.get_address();
   const unsigned len = p.get_data_length();
-  if (a + len > data_.size() || a + len < a) {
+  if (a + len > size_ || a + len < a) {
     p.set_response_status(::tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  if (p.is_write()) std::memcpy(&data_[a], p.get_data_ptr(), len);
-  else std::memcpy(p.get_data_ptr(), &data_[a], len);
+  if (p.is_write()) std::memcpy(data_.get() + a, p.get_data_ptr(), len);
+  else std::memcpy(p.get_data_ptr(), data_.get() + a, len);
   delay += sc_core::sc_time(1, sc_core::SC_NS);
   p.set_dmi_allowed(true);
   p.set_response_status(::tlm::TLM_OK_RESPONSE);
 }
 
 bool Memory::get_dmi(::tlm::tlm_generic_payload&, ::tlm::tlm_dmi& dmi) {
-  dmi.set_dmi_ptr(data_.data());
+  dmi.set_dmi_ptr(data_.get());
   dmi.set_start_address(0);
-  dmi.set_end_address(data_.size() - 1);
+  dmi.set_end_address(size_ - 1);
   dmi.allow_read_write();
   return true;
 }

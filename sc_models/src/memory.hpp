@@ -10,6 +10,8 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,12 +26,18 @@ class Memory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Memory> socket;
   Memory(sc_core::sc_module_name n, uint64_t bytes);
-  std::span<uint8_t> bytes() { return data_; }
+  std::span<uint8_t> bytes() { return {data_.get(), size_}; }
 
  private:
   void b_transport(::tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
   bool get_dmi(::tlm::tlm_generic_payload& p, ::tlm::tlm_dmi& dmi);
-  std::vector<uint8_t> data_;
+  // calloc'd: the zero pages are mapped when first touched, so a 64 MiB DDR costs nothing at
+  // construction (a zero-filled vector touched every page: most of a short run's time).
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t[], Free> data_;
+  uint64_t size_;
 };
 
 // Routes fabric addresses to targets: 0 = DDR, 1 = L2, 2 + c = L1 of core c.
