@@ -368,7 +368,16 @@ class TilingPass {
       return b;
     };
     if (!directed && bytes_for(E) <= budget) return false;
-    const TileChoice c = choose_tile(E, bounds, bytes_for, budget, loop->loc);
+    // Automatic tiling counts every buffer of the kernel as resident; the placement keeps only
+    // the live ones in L1, so a loop no tile of which fits next to all of them is left whole
+    // (the placement reports it if it does not fit either).
+    TileChoice c;
+    try {
+      c = choose_tile(E, bounds, bytes_for, budget, loop->loc);
+    } catch (const CompileError&) {
+      if (directed) throw;
+      return false;
+    }
     (void)bytes_for(c.tile);
     total = fixed + c.bytes;
     emit(loop, c, tiled, out, drain);

@@ -12,6 +12,10 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt) { return co
 
 CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const TilingOptions& tiling) {
   const auto start = std::chrono::steady_clock::now();
+  if (tiling.l1_bytes > spec::param::l1_bytes || tiling.l1_bytes < spec::param::l1_row_bytes)
+    fail(in.body->loc, "an L1 budget of " + std::to_string(tiling.l1_bytes) + " bytes: this device's L1 holds " +
+                           std::to_string(spec::param::l1_bytes) + " bytes (spec l1_bytes)",
+         "a budget between " + std::to_string(spec::param::l1_row_bytes) + " and " + std::to_string(spec::param::l1_bytes));
   PrimFunc f = in;
   f.body = make_stmt(StmtKind::Seq, in.body->loc);
   f.body->body = in.body->body;
@@ -24,7 +28,7 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   CompileResult r;
   r.timings = pm.run(f);
   auto t0 = std::chrono::steady_clock::now();
-  r.program = lower(f, LowerOptions{opt.cores});
+  r.program = lower(f, LowerOptions{opt.cores, tiling.l1_bytes});
   r.timings.push_back({"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   t0 = std::chrono::steady_clock::now();
   r.bundle = emit_bundle(f, r.program, EmitOptions{opt.name, opt.source});

@@ -4,6 +4,7 @@
 // GCC 12 reports -Wmaybe-uninitialized inside std::variant's move of Step (a known false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -93,7 +94,10 @@ tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, 
 
 class Lowering {
  public:
-  Lowering(const PrimFunc& f, const LowerOptions& opt) : f_(f), opt_(opt) { p_.cores = opt.cores; }
+  Lowering(const PrimFunc& f, const LowerOptions& opt) : f_(f), opt_(opt) {
+    p_.cores = opt.cores;
+    p_.l1_bytes = opt.l1_bytes;
+  }
 
   Program run() {
     place();
@@ -142,29 +146,62 @@ class Lowering {
     }
   }
 
+  static bool is_dma(const Stmt& s) { return s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA); }
+
+  // The launches in walk()'s order: datapaths, LoadIMC and DMA blocks (A.AICore bodies inline).
+  static void for_each_launch(const std::vector<Stmt>& list, const std::function<void(const Stmt&)>& fn) {
+    for (const auto& s : list) {
+      if (s->kind == StmtKind::Block && s->unit == Unit::AICore) for_each_launch(s->body, fn);
+      else if (s->kind == StmtKind::Datapath || (s->kind == StmtKind::Block && (s->unit == Unit::LoadIMC || is_dma(s)))) fn(s);
+    }
+  }
+
+  // The buffers a launch touches: in L1 (first-use order, with which it writes), then a DMA
+  // block's DDR sides.
+  struct Touched {
+    std::vector<const BufferNode*> l1, ddr_reads, ddr_writes;
+    std::set<const BufferNode*> written;
+  };
+  static Touched touched_by(const Stmt& s) {
+    Touched t;
+    std::set<const BufferNode*> read_first;
+    collect({s}, t.l1, t.written, read_first);
+    if (is_dma(s)) dma_ddr_sides(s->body, t.ddr_reads, t.ddr_writes);
+    return t;
+  }
+
   void place() {
     std::vector<const BufferNode*> order;
     std::set<const BufferNode*> written, read_first;
     collect(f_.body->body, order, written, read_first);
     assign_cores(f_.body->body, 0);
-    std::vector<uint32_t> next(opt_.cores, 0);
+    // Lifetimes in launches; an output lives to the end (it is copied out there).
+    std::map<const BufferNode*, std::pair<std::size_t, std::size_t>> life;
+    std::size_t n = 0;
+    for_each_launch(f_.body->body, [&](const Stmt& s) {
+      const Touched t = touched_by(s);
+      for (const auto* list : {&t.l1, &t.ddr_reads, &t.ddr_writes})
+        for (const BufferNode* b : *list) life.emplace(b, std::make_pair(n, n)).first->second.second = n;
+      ++n;
+    });
+    std::vector<Lifetime> lifetimes;
     for (const BufferNode* b : order) {
-      const uint32_t core = core_of_.count(b) ? core_of_.at(b) : 0;
-      const uint64_t rows = static_cast<uint64_t>(b->elements()) * b->dtype.rows();
-      L1Region r{core, next[core], static_cast<uint32_t>(rows)};
-      if (next[core] + rows > spec::param::l1_bytes / spec::param::l1_row_bytes)
-        fail(b->loc, "the kernel's buffers need " + std::to_string((next[core] + rows) * 64) + " bytes of L1 (" + b->name +
-                         " is the first that does not fit); L1 holds " + std::to_string(spec::param::l1_bytes),
-             "tile the outer loop (A.tiles), or keep fewer buffers in L1");
-      next[core] += static_cast<uint32_t>(rows);
-      p_.l1[b] = r;
+      const auto [first, last] = life.count(b) ? life.at(b) : std::make_pair(n, n);
+      lifetimes.push_back({b, core_of_.count(b) ? core_of_.at(b) : 0, first, b->output ? n : last,
+                           static_cast<uint64_t>(b->elements()) * b->dtype.rows()});
+    }
+    std::stable_sort(lifetimes.begin(), lifetimes.end(), [](const Lifetime& a, const Lifetime& b) { return a.first < b.first; });
+    L1Plan plan = allocate_l1(lifetimes, opt_.cores, opt_.l1_bytes);
+    p_.l1 = std::move(plan.region);
+    reuses_ = std::move(plan.reuses);
+    p_.l1_rows_used = std::move(plan.rows_used);
+    for (const BufferNode* b : order) {
       if (ddr_backed(*b)) {
         const bool in_ddr = b->role == BufferRole::Input || b->role == BufferRole::Constant;
         copies_[b] = Copies{!in_ddr, true};
       }
       if (b->output) outputs_.push_back(b);
     }
-    p_.l1_rows_used = next;
   }
 
   L1Region region(const BufferNode& b, const SourceLoc& loc) {
@@ -194,24 +231,26 @@ class Lowering {
   // wrote there — a DDR result of a tiled operator); a DMA block moving its DDR side first gets
   // the newer L1 data (what a unit wrote) copied back. Returns the buffers the launch touches.
   std::vector<const BufferNode*> stage(const Stmt& s) {
-    std::vector<const BufferNode*> order, ddr_reads, ddr_writes;
-    std::set<const BufferNode*> written, read_first;
-    collect({s}, order, written, read_first);
-    if (s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA)) dma_ddr_sides(s->body, ddr_reads, ddr_writes);
-    for (const auto* list : {&ddr_reads, &ddr_writes})
+    Touched t = touched_by(s);
+    // A buffer taking rows of buffers no longer live starts after every launch that touched them.
+    for (const BufferNode* b : t.l1)
+      if (started_.insert(b).second && reuses_.count(b))
+        for (const BufferNode* o : reuses_.at(b))
+          for (std::size_t j : users_[o]) wait_for(j);
+    for (const auto* list : {&t.ddr_reads, &t.ddr_writes})
       for (const BufferNode* b : *list)
         if (copies_.count(b) && !copies_.at(b).ddr) write_back(*b);
-    for (const BufferNode* b : order) {
+    for (const BufferNode* b : t.l1) {
       auto it = copies_.find(b);
       if (it == copies_.end()) continue;
       if (!it->second.l1) bring_in(*b);
-      if (written.count(b)) it->second.ddr = false;
+      if (t.written.count(b)) it->second.ddr = false;
     }
-    for (const BufferNode* b : ddr_writes)
+    for (const BufferNode* b : t.ddr_writes)
       if (copies_.count(b)) copies_.at(b).l1 = false;
-    order.insert(order.end(), ddr_reads.begin(), ddr_reads.end());
-    order.insert(order.end(), ddr_writes.begin(), ddr_writes.end());
-    return order;
+    t.l1.insert(t.l1.end(), t.ddr_reads.begin(), t.ddr_reads.end());
+    t.l1.insert(t.l1.end(), t.ddr_writes.begin(), t.ddr_writes.end());
+    return t.l1;
   }
 
   // Copies between a buffer's DDR and L1 copies, after every launch still touching either.
@@ -470,6 +509,8 @@ class Lowering {
   std::map<const BufferNode*, Copies> copies_;  // the DDR-backed buffers placed in L1
   std::vector<const BufferNode*> outputs_;      // placed outputs, in first-use order
   std::map<const BufferNode*, std::vector<std::size_t>> users_;  // the launches touching each buffer
+  std::map<const BufferNode*, std::vector<const BufferNode*>> reuses_;  // L1 rows taken over (l1_alloc.cpp)
+  std::set<const BufferNode*> started_;                                // touched by a launch so far
   std::map<const BufferNode*, ImcPlace> imc_;
   std::map<std::string, std::size_t> ids_;
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
@@ -568,7 +609,7 @@ Program lower(const PrimFunc& f, const LowerOptions& opt) { return Lowering(f, o
 std::string explain(const Program& p) {
   std::ostringstream os;
   for (std::size_t c = 0; c < p.l1_rows_used.size(); ++c)
-    os << "core" << c << " L1 rows used: " << p.l1_rows_used[c] << " of " << spec::param::l1_bytes / spec::param::l1_row_bytes << "\n";
+    os << "core" << c << " L1 rows used: " << p.l1_rows_used[c] << " of " << p.l1_bytes / spec::param::l1_row_bytes << "\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     os << "[" << i << "] ";
     const Step& s = p.steps[i];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,5 +90,20 @@ struct DmaPlan {
 // `ddr_side` says which buffers live in DDR (the rest are placed in L1 and found by `region`).
 DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::function<bool(const BufferNode&)>& ddr_side);
 tap::BdTask dma_task(const DmaSide& side, bool mm2s, tap::Engine engine, uint32_t first_bd, const SourceLoc& loc);
+
+// L1 placement (l1_alloc.cpp). A buffer's lifetime in launches (lower()'s walk order).
+struct Lifetime {
+  const BufferNode* buf = nullptr;
+  uint32_t core = 0;
+  std::size_t first = 0, last = 0;
+  uint64_t rows = 0;
+};
+struct L1Plan {
+  std::map<const BufferNode*, L1Region> region;
+  std::map<const BufferNode*, std::vector<const BufferNode*>> reuses;  // earlier buffers whose rows it takes
+  std::vector<uint32_t> rows_used;                                     // per core, the most rows in use at once
+};
+// `bufs` in first-use order. Throws CompileError at the buffer that does not fit.
+L1Plan allocate_l1(const std::vector<Lifetime>& bufs, uint32_t cores, uint64_t l1_bytes);
 
 }  // namespace axcore::compiler::lower_detail

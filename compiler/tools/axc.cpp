@@ -1,5 +1,5 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
-//   axc compile MODEL.yaml|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N]
+//   axc compile MODEL.yaml|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
 //   axc ops                 the operator library, with every operator's arguments
 //   axc explain BUNDLE.axb  what the bundle holds and what its TXN stream does
 //   axc examples            the builder kernels EXAMPLE can name
@@ -29,12 +29,15 @@ int main(int argc, char** argv) {
   std::string name, out, bundle_path;
   bool dump_ir = false, dump_txn = false, show = false;
   uint32_t cores = 1;
+  uint64_t l1_bytes = axcore::spec::param::l1_bytes;
   c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
+  c->add_option("--l1-bytes", l1_bytes, "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
+      ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
   auto* ls = app.add_subcommand("examples", "list the example kernels");
   auto* ops = app.add_subcommand("ops", "list the operators and their arguments");
   auto* ex = app.add_subcommand("explain", "describe a bundle: buffers, graph, TXN stream");
@@ -59,10 +62,11 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    const ax::ops::TargetScope target(ax::ops::Target{l1_bytes});
     ax::A::Module mod("none");
     std::string label = name, source = "examples/kernels";
     if (is_model(name)) {
-      auto m = ax::frontend::load_model(name);
+      auto m = ax::frontend::load_model(name, ax::ops::target());
       mod = m.module;
       label = m.name;
       source = name;
@@ -75,7 +79,9 @@ int main(int argc, char** argv) {
       mod = e->make();
     }
     if (dump_ir) std::cout << ax::dump(mod.ir());
-    const auto r = ax::compile(mod.ir().main(), {cores, label, source});
+    ax::TilingOptions tiling;
+    tiling.l1_bytes = l1_bytes;
+    const auto r = ax::compile(mod.ir().main(), {cores, label, source}, tiling);
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
     if (dump_txn) std::cout << axcore::txn::explain(r.bundle.txn);

@@ -299,16 +299,17 @@ std::vector<double> seeded_values(std::size_t n, uint64_t seed, double low, doub
   return v;
 }
 
-Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base) {
+Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base, const ops::Target& target) {
+  const ops::TargetScope scope(target);
   return Parser(file, base).run(text);
 }
 
-Model load_model(const std::filesystem::path& path) {
+Model load_model(const std::filesystem::path& path, const ops::Target& target) {
   std::ifstream in(path);
   if (!in) fail({path.string(), 0, 0}, "cannot open model file " + path.string());
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_model(ss.str(), path.string(), path.parent_path());
+  return parse_model(ss.str(), path.string(), path.parent_path(), target);
 }
 
 }  // namespace axcore::compiler::frontend

@@ -41,10 +41,36 @@ Tensor rows_of(const Tensor& x) {
   return x.shape().size() == 2 ? x : x.reshape({m, x.shape().back()});
 }
 
+uint64_t bytes_of(const Tensor& t) { return static_cast<uint64_t>(t.node()->elements()) * t.node()->dtype.bytes(); }
+bool in_ddr(const Tensor& t) {
+  const BufferNode& r = *t.node()->root();
+  return r.role == BufferRole::Input || r.role == BufferRole::Constant || r.scope == Scope::DDR || r.scope == Scope::DDR_WEAK;
+}
+
+// The output blocks per chunk: one residency and the DPU's registers (max_chunk), and, when the
+// input, the weight and the result do not fit target().l1_bytes together and the weight is in
+// DDR, as many as fit next to the input and the result with the weight streamed (0 = no stream).
+std::pair<int64_t, bool> linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, const Tensor& out) {
+  const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
+  int64_t chunk = max_chunk(kb, e);
+  const uint64_t epi_block = e.bias.empty() && !e.scale && !e.relu ? 0 : 256;  // the epilogue constants, ~1 PWORD per block
+  const uint64_t rest = bytes_of(x) + bytes_of(out), budget = target().l1_bytes;
+  if (!in_ddr(w) || rest + bytes_of(w) + epi_block * static_cast<uint64_t>(nb) <= budget) return {chunk, false};
+  const uint64_t per_block = static_cast<uint64_t>(kb) * 64 * 64 + epi_block;  // a 64-column slice of the weight
+  if (rest + per_block > budget)
+    fail(call_loc(), "core.linear: the input (" + std::to_string(bytes_of(x)) + " bytes) and the result (" + std::to_string(bytes_of(out)) +
+                         " bytes) leave less of the " + std::to_string(budget) + "-byte L1 budget than one 64-column slice of the weight (" +
+                         std::to_string(per_block) + " bytes)",
+         "split the rows of the input over several linears (the weight is streamed, the input and the result stay in L1)");
+  chunk = std::min<int64_t>(chunk, static_cast<int64_t>((budget - rest) / per_block));
+  const int64_t pieces = (nb + chunk - 1) / chunk;
+  return {(nb + pieces - 1) / pieces, true};  // even chunks
+}
+
 void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const Tensor& out_in) {
   const Tensor x = rows_of(x_in), out = rows_of(out_in);
   const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
-  const int64_t chunk = max_chunk(kb, e);
+  const auto [chunk, stream] = linear_chunk(x, w, e, out);
   for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, nb - nb0);
     MvmChunk c;
@@ -54,7 +80,16 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
     c.nbc = nbc;
     c.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out_in.name() + "_w" + std::to_string(nb0));
     c.imc.node()->loc = call_loc();  // the IMC budget error points at the call
-    load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
+    if (stream) {
+      // The chunk's columns of the weight copied into L1 (a strided SysDMA), loaded from there;
+      // the slot is dead after its LoadIMC, so the next chunk's slot takes its rows.
+      const Tensor slot = A::alloc_buffer({w.shape()[0], nbc}, "int8x64", A::L1, out_in.name() + "_w" + std::to_string(nb0) + "_l1");
+      slot.node()->loc = call_loc();
+      A::SysDMA([&] { for (auto [k, n] : A::grid(w.shape()[0], nbc)) slot(k, n) = w(k, nb0 ? n + nb0 : n); });
+      load_chunk(slot, c.imc, 0, kb, 0, 0, nbc);
+    } else {
+      load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
+    }
     c.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nbc, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
     };

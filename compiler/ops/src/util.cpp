@@ -16,6 +16,19 @@ const SourceLoc& call_loc() { return g_call_loc; }
 CallScope::CallScope(const SourceLoc& loc) : saved_(g_call_loc) { g_call_loc = loc; }
 CallScope::~CallScope() { g_call_loc = saved_; }
 
+}  // namespace axcore::compiler::ops::detail
+
+namespace axcore::compiler::ops {
+namespace {
+thread_local Target g_target;
+}
+const Target& target() { return g_target; }
+TargetScope::TargetScope(const Target& t) : saved_(g_target) { g_target = t; }
+TargetScope::~TargetScope() { g_target = saved_; }
+}  // namespace axcore::compiler::ops
+
+namespace axcore::compiler::ops::detail {
+
 std::string shape_str(const std::vector<int64_t>& s) {
   std::string r = "(";
   for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);

@@ -65,10 +65,10 @@ struct RunOutputs {
 };
 
 // Compiles, runs on fsim and ref, and expects every output equal byte for byte.
-inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in) {
+inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in, const axcore::compiler::TilingOptions& t = {}) {
   axcore::compiler::register_fsim_backend();
   RunOutputs r;
-  r.compiled = axcore::compiler::compile(m.ir().main());
+  r.compiled = axcore::compiler::compile(m.ir().main(), {}, t);
   r.device = rt::make_backend("fsim")->run(r.compiled.bundle, in, {});
   r.reference = rt::make_backend("ref")->run(r.compiled.bundle, in, {});
   EXPECT_FALSE(r.device.outputs.empty());

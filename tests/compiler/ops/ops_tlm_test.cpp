@@ -74,6 +74,17 @@ TEST_P(ModelOnTlm, MatchesReference) {
 }
 INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
 
+// The same models compiled for 256 KiB of L1 (firmware/fpga/small.yaml's), run on this device.
+class ModelOnTlmSmallL1 : public ::testing::TestWithParam<std::string> {};
+TEST_P(ModelOnTlmSmallL1, MatchesReference) {
+  const axcore::compiler::ops::Target target{256 * 1024};
+  const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"), target);
+  axcore::compiler::TilingOptions t;
+  t.l1_bytes = target.l1_bytes;
+  (void)expect_tlm_matches_reference(GetParam() + "_l1_256k", axcore::compiler::compile(m.module.ir().main(), {}, t), 42, -128, 127);
+}
+INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlmSmallL1, ::testing::Values("mlp", "cnn", "vit_patch_embed"));
+
 // The MLP's matmuls against weights resident in one residency: tile-ops per cycle of each MVMEXE
 // task, from the command processor's task spans on the TLM timeline (simulated cycles, 1 GHz).
 TEST(OpsTlm, MlpMatmulsKeepTheMvmBusy) {

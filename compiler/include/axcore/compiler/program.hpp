@@ -65,12 +65,16 @@ struct Program {
   std::vector<Step> steps;
   std::map<const BufferNode*, L1Region> l1;  // placement of every buffer a unit touches (roots)
   uint32_t cores = 1;
-  std::vector<uint32_t> l1_rows_used;  // per core
+  std::vector<uint32_t> l1_rows_used;  // per core: the most rows in use at once
+  uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget it was placed against
   std::map<std::string, std::string> notes;
 };
 
 struct LowerOptions {
   uint32_t cores = 1;
+  // The L1 bytes per core the placement may use (a smaller L1 than the spec's, e.g.
+  // firmware/fpga/small.yaml's 256 KiB, compiles for that device and runs on this one).
+  uint64_t l1_bytes = spec::param::l1_bytes;
 };
 
 // Places buffers, inserts DMA transfers and default sync, and lowers every datapath, LoadIMC and

@@ -30,9 +30,11 @@ struct Model {
   std::string source;            // the file it came from
 };
 
-// Parses `text`; `file` is what errors name, `base` where relative .npy paths resolve.
-Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base);
-Model load_model(const std::filesystem::path& path);
+// Parses `text`; `file` is what errors name, `base` where relative .npy paths resolve. The
+// operators are built for `target` (its L1 budget: compile with the same TilingOptions::l1_bytes).
+Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                  const ops::Target& target = {});
+Model load_model(const std::filesystem::path& path, const ops::Target& target = {});
 
 // The seeded init the model files use (portable: the same values on every platform): int8
 // integers uniform in [low, high], floats uniform in [low, high) rounded to float32.

@@ -12,6 +12,7 @@
 // naming the argument and the limit.
 #pragma once
 
+#include <axcore/spec.hpp>
 #include <functional>
 #include <map>
 #include <string>
@@ -97,6 +98,25 @@ struct OpDef {
   // The reference: graph nodes (common/ref operators, run by the runtime's ref backend) that
   // compute `out` from the call's inputs. Empty for composites (their parts add theirs).
   std::function<std::vector<PrimFunc::GraphNode>(const Call&, const Tensor& out)> emulate;
+};
+
+// The device the operators size their working sets for, set around a model's build (the YAML
+// front end's ModelOptions, axc --l1-bytes). core.linear whose input, weight and result do not
+// fit `l1_bytes` together streams the weight through L1 one chunk of output blocks at a time (a
+// SysDMA of the chunk before its LoadIMC), so only the chunk is in L1 next to the input and result.
+struct Target {
+  uint64_t l1_bytes = spec::param::l1_bytes;
+};
+const Target& target();
+class TargetScope {  // sets target() for its lifetime
+ public:
+  explicit TargetScope(const Target& t);
+  ~TargetScope();
+  TargetScope(const TargetScope&) = delete;
+  TargetScope& operator=(const TargetScope&) = delete;
+
+ private:
+  Target saved_;
 };
 
 // The registry of every operator, in listing order.
