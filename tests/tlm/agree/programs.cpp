@@ -64,10 +64,11 @@ void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_
   }
 }
 
-std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
-  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
-  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_ADDR.offset), static_cast<uint32_t>(byte_addr));
-  const uint64_t data = stim::addr(kCore0, spec::core::DBG_MEM_DATA.offset);
+// n bytes from byte_addr on through a tile's debug port (DBG_MEM_DATA reads auto-increment).
+std::vector<uint8_t> dbg_read(runtime::Device& d, uint32_t row, uint32_t addr_reg, uint32_t data_reg,
+                              uint64_t byte_addr, std::size_t n) {
+  d.write32(stim::addr(row, addr_reg), static_cast<uint32_t>(byte_addr));
+  const uint64_t data = stim::addr(row, data_reg);
   std::vector<uint8_t> out;
   while (out.size() < n) {
     const uint32_t v = d.read32(data);
@@ -75,6 +76,11 @@ std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::si
   }
   out.resize(n);
   return out;
+}
+
+std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
+  d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
+  return dbg_read(d, kCore0, spec::core::DBG_MEM_ADDR.offset, spec::core::DBG_MEM_DATA.offset, byte_addr, n);
 }
 
 std::vector<uint8_t> ddr_bytes(runtime::Device& d, uint64_t a, std::size_t n) {
@@ -333,11 +339,8 @@ Program dma_engines_share_l2(uint32_t words) {
   // tile's debug port.
   p.readback = [words](runtime::Device& d) {
     auto out = dbg_read_l1(d, 0x8000, 4 * std::size_t{words});
-    d.write32(stim::addr(kMem, spec::mem::DBG_MEM_ADDR.offset), 0x100000);
-    for (unsigned i = 0; i < 64; ++i) {
-      const uint32_t v = d.read32(stim::addr(kMem, spec::mem::DBG_MEM_DATA.offset));
-      for (unsigned b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
-    }
+    const auto l2 = dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4);
+    out.insert(out.end(), l2.begin(), l2.end());
     return out;
   };
   return p;
