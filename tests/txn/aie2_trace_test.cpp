@@ -174,6 +174,45 @@ TEST(TxnAie2, CoreTileBd) {
                 "   1 push (0,2) S2MM ch1 ctrl=0x0: len=64 @0x400 dims=[8x1 8x16] outer=1"}));
 }
 
+TEST(TxnAie2, TileKindComesFromTheHeader) {
+  // The same words under two headers: numMemTileRows decides whether a row is a memtile or a
+  // core, and so which of its registers are BD words and queues.
+  auto kinds = [](const Trace& t) {
+    std::string s;
+    for (const Event& e : t.events) s += std::string(to_string(e.kind)) + " ";
+    return s;
+  };
+  auto memtile_row2 = [](Device d) {
+    Writer w(d);
+    put_bd(w, tile(0, 2) | bd_addr(kMemBd, 40), MemBd{.length = 16, .addr = 0x100}.words());
+    w.write32(tile(0, 2) | mem_queue(true, 5), push_word(40));
+    return w;
+  };
+  Device two = Device::aie2();
+  two.num_mem_tile_rows = 2;
+  EXPECT_EQ(explained(memtile_row2(two)),
+            std::vector<std::string>{
+                "   0 push (0,2) MM2S ch5 ctrl=0x0: len=16 @0x100 dims=[linear] outer=1"});
+  // One memtile row: row 2 is a core, where 0xA0500.. and 0xA0674 are plain registers.
+  EXPECT_EQ(kinds(trace(memtile_row2(Device::aie2()).words())),
+            "write write write write write write write write write ");
+
+  auto core_row1 = [](Device d) {
+    Writer w(d);
+    put_bd(w, tile(0, 1) | bd_addr(kCoreBd, 1), CoreBd{.length = 32, .addr = 0x40}.words());
+    w.write32(tile(0, 1) | core_queue(false, 0), push_word(1));
+    return w;
+  };
+  Device none = Device::aie2();
+  none.num_mem_tile_rows = 0;
+  EXPECT_EQ(explained(core_row1(none)),
+            std::vector<std::string>{
+                "   0 push (0,1) S2MM ch0 ctrl=0x0: len=32 @0x40 dims=[linear] outer=1"});
+  // Under the default header row 1 is a memtile: 0x1D020.. and 0x1DE04 are plain registers there.
+  EXPECT_EQ(kinds(trace(core_row1(Device::aie2()).words())),
+            "write write write write write write write ");
+}
+
 TEST(TxnAie2, MaskedWriteOutsideTheDmaRegisters) {
   Writer w(Device::aie2());
   w.maskwrite32(tile(0, 2) | 0x1F000, 0xFFFFFFC1, 0x3F);
