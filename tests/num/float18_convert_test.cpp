@@ -159,6 +159,40 @@ TEST(Float18FromFloat32, RangeEdges) {
   EXPECT_TRUE(std::signbit(to_double(Float18::from_bits(0x203FF))));
 }
 
+// Every tie of the format, from float32: the midpoint between every two consecutive finite
+// float18 magnitudes (and between the largest finite and 2^64, the overflow tie) has 12
+// significant bits, so it is a float32; it and its two float32 neighbours, of both signs, go
+// through f18_from_float and are compared with the hand rounding. Then the flush boundary in
+// float32: 2^-62 - 2^-74 is a tie that rounds up to the smallest normal, the float32 below it
+// flushes to a signed zero.
+TEST(Float18FromFloat32, EveryMidpointAndItsFloat32Neighbours) {
+  std::size_t checked = 0;
+  for (uint32_t mag = Float18::kMinNormal; mag <= Float18::kMaxFinite; ++mag) {
+    const double lo = hand_value(mag);
+    const double hi = mag == Float18::kMaxFinite ? std::ldexp(1.0, 64) : hand_value(mag + 1);
+    const double mid = (lo + hi) / 2;
+    const auto m = static_cast<float>(mid);
+    ASSERT_EQ(static_cast<double>(m), mid) << std::hex << mag;
+    for (const float v : {m, std::nextafter(m, 0.0f), std::nextafter(m, HUGE_VALF)}) {
+      for (const float sv : {v, -v}) {
+        ASSERT_EQ(f18_from_float(sv).bits(), hand_round(static_cast<double>(sv))) << sv;
+        ++checked;
+      }
+    }
+    // The tie itself goes to the even neighbour.
+    const uint32_t even = (mag & 1) == 0 ? mag : mag + 1;
+    ASSERT_EQ(f18_from_float(m).bits(), even == 0x1FC00u ? Float18::kPosInf : even) << std::hex << mag;
+  }
+  EXPECT_EQ(checked, 6u * (Float18::kMaxFinite - Float18::kMinNormal + 1));
+  const auto tie = static_cast<float>(std::ldexp(1.0, -62) - std::ldexp(1.0, -74));
+  ASSERT_EQ(static_cast<double>(tie), std::ldexp(1.0, -62) - std::ldexp(1.0, -74));
+  EXPECT_EQ(f18_from_float(tie).bits(), Float18::kMinNormal);
+  EXPECT_EQ(f18_from_float(-tie).bits(), Float18::kMinNormal | Float18::kSignBit);
+  EXPECT_EQ(f18_from_float(std::nextafter(tie, 0.0f)).bits(), 0u);
+  EXPECT_EQ(f18_from_float(-std::nextafter(tie, 0.0f)).bits(), Float18::kSignBit);
+  EXPECT_EQ(f18_from_float(std::numeric_limits<float>::min()).bits(), 0u);  // 2^-126: FTZ
+}
+
 TEST(Float18FromFloat32, HandRoundMatchesOracle) {
   // The two test references agree with each other on random doubles as well.
   std::mt19937_64 rng(99);

@@ -7,6 +7,7 @@
 
 #include "axcore/ref/layout.hpp"
 #include "axcore/ref/npy.hpp"
+#include "op_test_util.hpp"
 
 namespace axcore::ref {
 namespace {
@@ -199,6 +200,36 @@ TEST(Layout, PackInnerAxisAppendsLanes) {
   EXPECT_EQ(q.shape(), (Shape{3, 2, 64}));
   EXPECT_EQ(q({1, 1, 0}), b({64, 1}));
   EXPECT_EQ(unpack_pwords(q, 0, 130).data(), b.data());
+}
+
+// Random ranks, extents and axes against index arithmetic written here (testing::flat):
+// out[..., b, ..., l] = a[..., b * 64 + l, ...] for b * 64 + l < n, the pad value beyond;
+// unpack_pwords inverts it; the axis may be given from the end.
+TEST(Layout, RandomPackUnpackAgainstStrides) {
+  std::mt19937 rng(19);
+  for (int t = 0; t < 300; ++t) {
+    const std::size_t rank = 1 + rng() % 4, ax = rng() % rank;
+    Shape s(rank);
+    for (std::size_t k = 0; k < rank; ++k) s[k] = k == ax ? 1 + rng() % 200 : 1 + rng() % 4;
+    NDArray<int32_t> a(s);
+    for (auto& v : a.data()) v = static_cast<int32_t>(rng() % 1000);
+    const int axis = rng() % 2 == 0 ? static_cast<int>(ax) : static_cast<int>(ax) - static_cast<int>(rank);
+    const auto p = pack_pwords(a, axis, int32_t{-7});
+    Shape ps = s;
+    ps[ax] = (s[ax] + 63) / 64;
+    ps.push_back(64);
+    ASSERT_EQ(p.shape(), ps);
+    std::vector<std::size_t> idx(rank + 1, 0), src(rank);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      for (std::size_t k = 0; k < rank; ++k) src[k] = idx[k];
+      src[ax] = idx[ax] * 64 + idx[rank];
+      const int32_t want = src[ax] < s[ax] ? a.data()[testing::flat(s, src)] : -7;
+      ASSERT_EQ(p.data()[testing::flat(ps, idx)], want) << t << " " << i;
+      next_index(idx, ps);
+    }
+    ASSERT_EQ(unpack_pwords(p, axis, s[ax]).data(), a.data()) << t;
+    ASSERT_EQ(unpack_pwords(p, axis, s[ax]).shape(), s) << t;
+  }
 }
 
 TEST(NDArrayBasics, IndexingAndErrors) {

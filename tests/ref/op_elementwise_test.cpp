@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "axcore/ref/op/elementwise.hpp"
@@ -49,6 +50,96 @@ TEST(OpElementwise, CastsRoundThroughFloat18) {
   // int32 -> float32: 2^24 + 1 is not a float18; the result is the float18 rounding.
   const NDArray<int32_t> big(Shape{2}, {(1 << 24) + 1, 2049});
   EXPECT_EQ((cast<float>(big).data()), (std::vector<float>{16777216.0f, 2048.0f}));
+}
+
+// cast<Out>(x) = Out(f18(x)) against double loops on float32 inputs spread over binades 2^-70 ..
+// 2^70 (so the flush below 2^-62 and the overflow at 2^64 are crossed) plus +-0, +-inf, NaN.
+//   float32: |y - x| <= u |x| when 2^-62 <= |x| < (2 - 2^-11) 2^63; 0 of x's sign below
+//            2^-62 (1 - 2^-12); inf of x's sign from (2 - 2^-11) 2^63 on
+//   float16: equal to the float32 result where that is a float16 normal (same 11-bit
+//            precision), within 2^-25 (half a float16 subnormal step) below 2^-14, inf at >= 65520
+//   int8:    within 1 of clip(rne(x)), and equal to it unless x lies within u |x| of a half-integer
+//   int32:   within u |x| + 1/2 of x below 2^30, saturated from 2^32 on
+// int8 and float16 inputs to float32 are exact; int32 -> float32 is one float18 rounding.
+TEST(OpElementwise, CastsRandomAgainstDoubleLoops) {
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<double> mant(1.0, 2.0);
+  NDArray<float> x(Shape{40000});
+  for (auto& v : x.data()) {
+    const double sign = rng() % 2 == 0 ? 1.0 : -1.0;
+    v = static_cast<float>(sign * std::ldexp(mant(rng), static_cast<int>(rng() % 141) - 70));
+  }
+  const float specials[] = {0.0f, -0.0f, HUGE_VALF, -HUGE_VALF, std::numeric_limits<float>::quiet_NaN()};
+  for (std::size_t i = 0; i < std::size(specials); ++i) x.data()[i] = specials[i];
+  const auto f32 = cast<float>(x);
+  const auto f16 = cast<num::Float16>(x);
+  const auto i8 = cast<int8_t>(x);
+  const auto i32 = cast<int32_t>(x);
+  const double min_normal = std::ldexp(1.0, -62), overflow = (2.0 - std::ldexp(1.0, -11)) * std::ldexp(1.0, 63);
+  int i8_exact_required = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x.data()[i], a = std::fabs(v);
+    const double y = f32.data()[i];
+    if (std::isnan(v)) {
+      ASSERT_TRUE(std::isnan(y));
+      ASSERT_TRUE(std::isnan(num::to_double(f16.data()[i])));
+      ASSERT_EQ(i8.data()[i], 0);
+      ASSERT_EQ(i32.data()[i], 0);
+      continue;
+    }
+    ASSERT_EQ(std::signbit(y), std::signbit(v)) << v;
+    if (a >= overflow) {
+      ASSERT_TRUE(std::isinf(y)) << v;
+    } else if (a < min_normal * (1.0 - std::ldexp(1.0, -12))) {
+      ASSERT_EQ(y, 0.0) << v;
+    } else {
+      ASSERT_LE(std::fabs(y - v), kU18 * a) << v;
+    }
+    // float16
+    const double h = num::to_double(f16.data()[i]);
+    ASSERT_EQ(std::signbit(h), std::signbit(v)) << v;
+    if (std::fabs(y) >= 65520.0) {
+      ASSERT_TRUE(std::isinf(h)) << v;
+    } else if (std::fabs(y) >= std::ldexp(1.0, -14)) {
+      ASSERT_EQ(h, y) << v;
+    } else {
+      ASSERT_LE(std::fabs(h - y), std::ldexp(1.0, -25)) << v;
+    }
+    // int8
+    const double want8 = std::fmax(-128.0, std::fmin(127.0, std::nearbyint(std::fmax(std::fmin(v, 1e3), -1e3))));
+    ASSERT_LE(std::fabs(i8.data()[i] - want8), 1.0) << v;
+    const double to_half = std::fabs(v - (std::floor(v) + 0.5));
+    if (to_half > kU18 * a || a > 200.0) {
+      ASSERT_EQ(i8.data()[i], want8) << v;
+      ++i8_exact_required;
+    }
+    // int32
+    if (a < std::ldexp(1.0, 30)) {
+      ASSERT_LE(std::fabs(i32.data()[i] - v), kU18 * a + 0.5) << v;
+    } else if (a >= std::ldexp(1.0, 32)) {
+      ASSERT_EQ(i32.data()[i], v > 0 ? INT32_MAX : INT32_MIN) << v;
+    }
+  }
+  EXPECT_GT(i8_exact_required, 39000);
+  // Narrow inputs: int8 and float16 are float18 values, int32 rounds once.
+  std::uniform_int_distribution<int> d8(-128, 127);
+  NDArray<int8_t> q(Shape{1000});
+  for (auto& v : q.data()) v = static_cast<int8_t>(d8(rng));
+  const auto qf = cast<float>(q);
+  for (std::size_t i = 0; i < q.size(); ++i) ASSERT_EQ(qf.data()[i], static_cast<float>(q.data()[i]));
+  NDArray<num::Float16> hf(Shape{65536});
+  for (std::size_t i = 0; i < hf.size(); ++i) hf.data()[i] = num::Float16{static_cast<uint16_t>(i)};
+  const auto hff = cast<float>(hf);
+  for (std::size_t i = 0; i < hf.size(); ++i) {
+    const double want = num::to_double(hf.data()[i]);
+    if (std::isnan(want)) ASSERT_TRUE(std::isnan(hff.data()[i]));
+    else ASSERT_EQ(static_cast<double>(hff.data()[i]), want) << i;
+  }
+  NDArray<int32_t> w(Shape{1000});
+  for (auto& v : w.data()) v = static_cast<int32_t>(rng());
+  const auto wf = cast<float>(w);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    ASSERT_LE(std::fabs(static_cast<double>(wf.data()[i]) - w.data()[i]), kU18 * std::fabs(static_cast<double>(w.data()[i])));
 }
 
 TEST(OpElementwise, QuantizeDequantizeHand) {

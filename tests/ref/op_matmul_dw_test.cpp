@@ -303,5 +303,100 @@ TEST(OpDepthwise, RandomAgainstPlainLoop) {
   }
 }
 
+// 1-D depthwise convolution against a plain 1-D loop (its own index arithmetic, not the 2-D
+// walk dw_conv1d is built on): int32 exact, the float32 output within one float18 rounding.
+TEST(OpDepthwise, Random1dAgainstPlainLoop) {
+  std::mt19937 rng(16);
+  int cases = 0;
+  for (int t = 0; t < 200; ++t) {
+    const std::size_t L = 1 + rng() % 20, C = 1 + rng() % 70, K = 1 + rng() % 5;
+    const std::size_t stride = 1 + rng() % 3, pad = rng() % 3, dil = 1 + rng() % 3;
+    const std::size_t span = dil * (K - 1) + 1;
+    const auto x = testing::random_i8({L, C}, rng);
+    const auto w = testing::random_i8({K, C}, rng);
+    if (L + 2 * pad < span) {
+      EXPECT_THROW(dw_conv1d_int32(x, w, stride, pad, dil), std::invalid_argument);
+      continue;
+    }
+    const std::size_t OL = (L + 2 * pad - span) / stride + 1;
+    const auto got = dw_conv1d_int32(x, w, stride, pad, dil);
+    const auto y = dw_conv1d(x, w, stride, pad, dil);
+    ASSERT_EQ(got.shape(), (Shape{OL, C}));
+    for (std::size_t o = 0; o < OL; ++o)
+      for (std::size_t c = 0; c < C; ++c) {
+        int64_t s = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const int64_t i = static_cast<int64_t>(o * stride + k * dil) - static_cast<int64_t>(pad);
+          if (i >= 0 && i < static_cast<int64_t>(L)) s += int64_t{x.data()[static_cast<std::size_t>(i) * C + c]} * w.data()[k * C + c];
+        }
+        ASSERT_EQ(got.data()[o * C + c], wrap64(s)) << t << " " << o << " " << c;
+        ASSERT_LE(std::fabs(static_cast<double>(y.data()[o * C + c]) - static_cast<double>(s)),
+                  kU18 * std::fabs(static_cast<double>(s)));
+      }
+    ++cases;
+  }
+  EXPECT_GT(cases, 100);
+}
+
+// 1-D pooling against a plain loop over (L, C) written from the DWPU's definition: every tap at
+// o * stride + k * dilation - padding; a tap outside [0, L) holds the IFD pad value (-128 MAX,
+// 127 MIN, 0 SUM/AVERAGE), AVERAGE divides by divisor_override or by the taps inside the input,
+// rounding half to even. Output length as PyTorch (ceil_mode included, torch_out above).
+TEST(OpPool, Random1dAgainstPlainLoop) {
+  std::mt19937 rng(17);
+  int cases = 0;
+  for (int t = 0; t < 400; ++t) {
+    PoolParams p;
+    p.type = static_cast<PoolType>(rng() % 4);
+    const std::size_t K = 1 + rng() % 5;
+    p.kernel = {1 + rng() % 3, K};  // pool1d ignores the axis-0 fields
+    p.stride = {rng() % 3, rng() % 4};
+    p.padding = {rng() % 2, rng() % (K / 2 + 1)};
+    p.dilation = {1 + rng() % 2, 1 + rng() % 3};
+    p.ceil_mode = rng() % 2 == 0;
+    p.divisor_override = rng() % 4 == 0 ? 1 + rng() % 9 : 0;
+    const std::size_t L = 1 + rng() % 16, C = 1 + rng() % 70;
+    const std::size_t s = p.stride[1] != 0 ? p.stride[1] : K, pad = p.padding[1], dil = p.dilation[1];
+    const auto x = testing::random_i8({L, C}, rng);
+    if (L + 2 * pad < dil * (K - 1) + 1) {
+      EXPECT_THROW(pool1d_int32(x, p), std::invalid_argument);
+      continue;
+    }
+    const std::size_t OL = torch_out(L, K, s, pad, dil, p.ceil_mode);
+    const auto got = pool1d_int32(x, p);
+    const auto y = pool1d(x, p);
+    ASSERT_EQ(got.shape(), (Shape{OL, C})) << t;
+    const int64_t pad_value = p.type == PoolType::Max ? -128 : (p.type == PoolType::Min ? 127 : 0);
+    for (std::size_t o = 0; o < OL; ++o)
+      for (std::size_t c = 0; c < C; ++c) {
+        int64_t mx = std::numeric_limits<int64_t>::min(), mn = std::numeric_limits<int64_t>::max(), sum = 0, inside = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const int64_t i = static_cast<int64_t>(o * s + k * dil) - static_cast<int64_t>(pad);
+          const bool in = i >= 0 && i < static_cast<int64_t>(L);
+          const int64_t v = in ? x.data()[static_cast<std::size_t>(i) * C + c] : pad_value;
+          mx = std::max(mx, v);
+          mn = std::min(mn, v);
+          sum += v;
+          inside += in ? 1 : 0;
+        }
+        int64_t want = 0;
+        switch (p.type) {
+          case PoolType::Max: want = mx; break;
+          case PoolType::Min: want = mn; break;
+          case PoolType::Sum: want = sum; break;
+          case PoolType::Average: {
+            const double d = p.divisor_override != 0 ? p.divisor_override : static_cast<double>(inside);
+            want = d == 0 ? 0 : static_cast<int64_t>(std::nearbyint(static_cast<double>(sum) / d));  // half even
+            break;
+          }
+        }
+        ASSERT_EQ(got.data()[o * C + c], want) << t << " " << o << " " << c;
+        ASSERT_EQ(static_cast<double>(y.data()[o * C + c]), static_cast<double>(want));  // |want| < 2^11: exact
+      }
+    ++cases;
+  }
+  EXPECT_GT(cases, 300);
+}
+
 }  // namespace
 }  // namespace axcore::ref
