@@ -45,7 +45,7 @@ std::string edit(std::string text, const std::string& from, const std::string& t
 fs::path write_case(const std::string& name, const std::string& text) {
   const fs::path dir = fs::temp_directory_path() / "axcore_spec_malformed";
   fs::create_directories(dir);
-  const fs::path p = dir / (name + ".yaml");
+  fs::path p = dir / (name + ".yaml");
   std::ofstream(p) << text;
   return p;
 }
@@ -94,6 +94,32 @@ TEST(SpecMalformed, OverlappingFields) {
                "field 's.f1' overlaps field 'f0' in word 0");
 }
 
+TEST(SpecMalformed, MissingRegisterAccess) {
+  expect_error("missing_access",
+               edit(kBase, "name: R1, offset: 0x4, access: ro, ", "name: R1, offset: 0x4, "), 18, 9,
+               "shim.R1: missing 'access'");
+}
+
+// An array's second element lands inside a two-word register declared after it.
+TEST(SpecMalformed, OverlappingRegisterArrays) {
+  std::string text = edit(kBase, "name: R0, offset: 0x0, access: rw",
+                          "name: R0, offset: 0x0, count: 2, stride: 8, access: rw");
+  text = edit(text, "access: ro, fields: [{name: x, lsb: 0, width: 4}]", "access: ro, struct: s");
+  expect_error("overlap_array", text, 17, 9, "register 'shim.R0' at 0x8 overlaps register 'R1'");
+}
+
+TEST(SpecMalformed, OverlappingRegisterFields) {
+  expect_error("overlap_reg_fields",
+               edit(kBase, "{name: x, lsb: 0, width: 4}]",
+                    "{name: x, lsb: 0, width: 4}, {name: y, lsb: 2, width: 4}]"),
+               18, 83, "field 'shim.R1.y' overlaps field 'x' in word 0");
+}
+
+TEST(SpecMalformed, RegisterPastTheTileWindow) {
+  expect_error("past_window", edit(kBase, "name: R1, offset: 0x4", "name: R1, offset: 0x100000"),
+               18, 9, "register 'shim.R1' ends at 0x100004, past the 20-bit tile window");
+}
+
 TEST(SpecMalformed, FieldWiderThanRegister) {
   expect_error("wide_field",
                edit(kBase, "{name: x, lsb: 0, width: 4}", "{name: x, lsb: 30, width: 4}"), 18, 54,
@@ -104,6 +130,11 @@ TEST(SpecMalformed, FieldWiderThanWord) {
   expect_error("wide_word_field",
                edit(kBase, "f0, word: 0, lsb: 0, width: 8", "f0, word: 0, lsb: 28, width: 8"), 10,
                9, "field 's.f0' (lsb 28, width 8) is wider than its 32-bit word");
+}
+
+TEST(SpecMalformed, FieldWidthOutOfRange) {
+  expect_error("width_range", edit(kBase, "lsb: 4, width: 4}", "lsb: 4, width: 33}"), 11, 44,
+               "s.f1.width = 33 is out of range [1, 32]");
 }
 
 TEST(SpecMalformed, ParamValueOutOfRange) {
@@ -124,6 +155,20 @@ TEST(SpecMalformed, EnumValueOutOfRange) {
 TEST(SpecMalformed, FieldPastTheStruct) {
   expect_error("word_range", edit(kBase, "f1, word: 1", "f1, word: 2"), 11, 26,
                "s.f1.word = 2 is out of range [0, 1]");
+}
+
+// The FPGA build's parameter overlay is checked the same way, located in the overlay file.
+TEST(SpecMalformed, OverlayValueOutOfRange) {
+  const fs::path spec = write_case("overlay_base", kBase);
+  const fs::path overlay = write_case("overlay", "params:\n  a: 9\n");
+  try {
+    load_spec(spec.string(), overlay.string());
+    ADD_FAILURE() << "the overlay loaded without an error";
+  } catch (const SpecError& e) {
+    const std::string got = e.what();
+    EXPECT_EQ(got.rfind(overlay.string() + ":2:6: error: ", 0), 0u) << got;
+    EXPECT_NE(got.find("overlay a = 9 is out of range [1, 8]"), std::string::npos) << got;
+  }
 }
 
 TEST(SpecMalformed, YamlSyntaxError) {

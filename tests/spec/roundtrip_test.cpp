@@ -49,6 +49,8 @@ void check_struct() {
   ASSERT_NE(it, yaml().structs.end()) << "generated struct with no YAML twin";
   const auto& yf = it->second;
   ASSERT_EQ(yf.size(), T::kFields.size());
+  const auto yw = yaml().struct_words.find(std::string(T::kName));
+  EXPECT_EQ(T::kWords, yw == yaml().struct_words.end() ? 1u : yw->second);
   for (size_t i = 0; i < yf.size(); ++i) {
     EXPECT_EQ(T::kFields[i].name, yf[i].name);
     EXPECT_EQ(T::kFields[i].word, yf[i].word) << yf[i].name;
