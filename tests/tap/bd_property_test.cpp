@@ -75,7 +75,7 @@ TEST(TapBdProperty, LegalWalksRoundTrip) {
   Rng rng(11);
   static const unsigned kBits[] = {8, 16, 32, 32};
   static const Engine kEngines[] = {Engine::kSysDma, Engine::kMemDma, Engine::kCoreDma};
-  int legal = 0, illegal = 0, chains = 0, repeats = 0, padded = 0;
+  int legal = 0, illegal = 0, granule_refusals = 0, chains = 0, repeats = 0, padded = 0;
   std::map<std::string, int> refusals;
   for (int c = 0; c < 3000; ++c) {
     P p = random_pattern(rng, 2048);
@@ -108,6 +108,16 @@ TEST(TapBdProperty, LegalWalksRoundTrip) {
       ++illegal;
       std::string m = err.what();
       ++refusals[m.substr(0, m.find(' ', 9))];
+      // A refusal by the word rules on a stride, a size or the offset is right: the walk is not a
+      // stream of whole, aligned words. (Pad counts must be whole words per dimension, which a
+      // stream can miss and still be words overall: 2 + 8 + 1 bf16 elements twice over.)
+      bool pad_rule = m.rfind("dma_bd: Padding", 0) == 0;
+      if (!pad_rule && (m.find("which is not divisible by 4") != std::string::npos ||
+                        m.find("inner-most dim stride must be 1") != std::string::npos)) {
+        ++granule_refusals;
+        ASSERT_FALSE(words_of(brute_walk(p), bytes, static_cast<int64_t>(o.base_address)))
+            << p << " bits " << bits << " refused (" << m << ") but moves whole words";
+      }
       continue;
     }
     ++legal;
@@ -128,11 +138,12 @@ TEST(TapBdProperty, LegalWalksRoundTrip) {
   }
   EXPECT_GT(legal, 800);
   EXPECT_GT(illegal, 300);
+  EXPECT_GT(granule_refusals, 200);
   EXPECT_GT(chains, 10);
   EXPECT_GT(repeats, 10);
   EXPECT_GT(padded, 100);
   std::cout << "lowered " << legal << " (" << chains << " chains, " << repeats << " repeats, " << padded
-            << " padded), refused " << illegal << "\n";
+            << " padded), refused " << illegal << " (" << granule_refusals << " by the word rules)\n";
   for (const auto& [m, n] : refusals) std::cout << "refused " << n << " x " << m << "\n";
 }
 

@@ -91,6 +91,21 @@ TEST(TapBdPadding, EngineDirectionGranuleAndLimit) {
                            "dma_bd: Dimension 4 is padded, but only the 4 dimensions of one MemDMA BD can pad");
 }
 
+TEST(TapBdPadding, PaddedDimensionOfOneStepHasNoStride) {
+  // A row of 8 int8 elements behind a padded block of one step: that dimension never moves, so
+  // its element stride of 1 (not a whole word) is no reason to refuse the walk.
+  P rows = P(std::vector<SymInt>{4, 8}, 0, {4, 1, 8}, {8, 1, 1}).pad(std::vector<PadPair>{{0, 0}, {1, 0}, {0, 0}});
+  BdTask task = lower_to_bds(rows, 8, Engine::kMemDma);
+  ASSERT_EQ(task.bds.size(), 1u);
+  EXPECT_EQ(describe(task.bds[0], 0),
+            "bd 0: len=8 addr=0x0 d0=2/1 d1=1/0 d2=4/2 d3=1/0 iter=0/0 pad=0:0,1:0,0:0,0:0 pad_value=0 next=-");
+  EXPECT_EQ(decode_task(task, {{4, 8}, 8, 0}).at(0), rows);
+  // The stride of a dimension that does step is still checked.
+  P stepping = P(std::vector<SymInt>{4, 8}, 0, {2, 2, 8}, {16, 1, 1}).pad(std::vector<PadPair>{{0, 0}, {1, 0}, {0, 0}});
+  expect_error<ValueError>([&] { lower_to_bds(stepping, 8, Engine::kMemDma); },
+                           "dma_bd: Stride 1 is 1 elements * 1 bytes = 1 bytes, which is not divisible by 4");
+}
+
 TEST(TapBdLimits, FieldWidths) {
   // Too long for the CoreDMA's 12-bit size field: split into two dimensions that fit.
   BdTask split = lower_to_bds(P::full({5000}), 32, Engine::kCoreDma);

@@ -90,6 +90,7 @@ class Lowering {
       for (std::size_t i = 0; i < r; ++i) {
         int64_t st = strides[i].value();
         if (i == inner && st == 1) continue;
+        if (sizes[i].value() == 1) continue;  // a dimension of one step never strides
         if (st * bytes_ % 4 != 0) fail(bytes_msg("Stride " + s(static_cast<int64_t>(r - 1 - i)), st));
       }
     };
@@ -126,7 +127,8 @@ class Lowering {
     for (std::size_t i = 0; i < r; ++i) {
       int64_t n = pattern_.sizes()[i].value(), st = pattern_.strides()[i].value();
       PadPair pad = pattern_.padding() ? (*pattern_.padding())[i] : PadPair{0, 0};
-      int64_t word_stride = st * bytes_ / 4;
+      // An outer (padded) dimension of one step keeps no stride: it never moves.
+      int64_t word_stride = n == 1 && i + 1 < r ? 0 : st * bytes_ / 4;
       if (i + 1 == r && bits_ < 32) {  // innermost stride 1: a run of whole words
         n = n * bytes_ / 4;
         pad = {pad.first * bytes_ / 4, pad.second * bytes_ / 4};
