@@ -46,6 +46,32 @@ TEST(TapSeed, TileTableOperations) {
             "TensorAccessPattern([16, 16], offset=72, sizes=[2, 2, 2, 2], strides=[32, 2, 16, 1])");
 }
 
+TEST(TapSeed, HierarchicalTilingAsWritten) {
+  // The seed's two spellings, on its 16 x 16 tensor of 4 x 4 tiles: tiles.tile((1, 1, 4, 4))
+  // keeps the grid and cuts each tile into 4 x 4 sub-tiles (here one per tile, so the walk is
+  // the tiles' walk), tiles[i, j].tile((4, 4)) does the same for one tile.
+  P tiles = P::full({16, 16}).tile({4, 4});
+  P sub = tiles.tile({1, 1, 4, 4});
+  EXPECT_EQ(S(sub),
+            "TensorAccessPattern([16, 16], offset=0, sizes=[4, 4, 1, 1, 1, 1, 4, 4], strides=[64, 4, 64, 4, 64, 4, 16, 1])");
+  EXPECT_EQ(sub, tiles);
+  EXPECT_TRUE(sub.compare_access_orders(tiles));
+  P one = tiles.at({1, 2}).tile({4, 4});
+  EXPECT_EQ(S(one), "TensorAccessPattern([16, 16], offset=72, sizes=[1, 1, 4, 4], strides=[0, 0, 16, 1])");
+  EXPECT_EQ(one, tiles.at({1, 2}));
+  // With 8 x 8 tiles the sub-tiles are real: tile by tile, sub-tile by sub-tile inside each.
+  P big = P::full({16, 16}).tile({8, 8});
+  P nested = big.tile({1, 1, 4, 4});
+  EXPECT_EQ(S(nested.coalesce()),
+            "TensorAccessPattern([16, 16], offset=0, sizes=[2, 2, 2, 2, 4, 4], strides=[128, 8, 64, 4, 16, 1])");
+  EXPECT_EQ(nested.at({1, 0}), big.at({1, 0}).tile({4, 4}));
+  std::vector<int64_t> w = nested.walk();
+  EXPECT_EQ(std::vector<int64_t>(w.begin(), w.begin() + 5), (std::vector<int64_t>{0, 1, 2, 3, 16}));
+  EXPECT_EQ(w[16], 4);     // the second sub-tile of the first tile
+  EXPECT_EQ(w[64], 8);     // the second tile
+  EXPECT_EQ(w[128], 128);  // the second row of tiles
+}
+
 TEST(TapSeed, InverseOfTiling) {
   // full((m, n)).tile((r, t)).inverse(): sizes [m//r, r, n//t, t], strides [r*n, t, r*t, 1].
   P inv = P::full({8, 12}).tile({2, 3}).inverse();

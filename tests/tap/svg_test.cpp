@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <unistd.h>
@@ -47,8 +48,23 @@ TEST(TapSvg, HeatmapHasOneCellPerElementColouredByOrder) {
     // Row-major placement: column i % 8, row i / 8.
     EXPECT_EQ(std::stoi(c->attrs.at("x")), 10 + static_cast<int>(i % 8) * 24);
   }
-  // Arrows join consecutive accesses: 24 accesses, 23 arrows.
-  EXPECT_EQ(doc->all("line", "arrow").size(), 23u);
+  // Arrows join consecutive accesses: 24 accesses, 23 arrows, arrow k from the centre of the
+  // cell accessed k-th to the centre of the cell accessed next.
+  std::map<int64_t, std::pair<double, double>> centre_of_order;
+  for (const auto* c : cells) {
+    int64_t order = std::stoll(c->attrs.at("data-value"));
+    if (order >= 0) centre_of_order[order] = {std::stod(c->attrs.at("x")) + 12, std::stod(c->attrs.at("y")) + 12};
+  }
+  auto arrows = doc->all("line", "arrow");
+  ASSERT_EQ(arrows.size(), 23u);
+  ASSERT_EQ(centre_of_order.size(), 24u);
+  for (std::size_t k = 0; k < arrows.size(); ++k) {
+    auto from = centre_of_order.at(static_cast<int64_t>(k)), to = centre_of_order.at(static_cast<int64_t>(k) + 1);
+    EXPECT_EQ(std::stod(arrows[k]->attrs.at("x1")), from.first) << "arrow " << k;
+    EXPECT_EQ(std::stod(arrows[k]->attrs.at("y1")), from.second) << "arrow " << k;
+    EXPECT_EQ(std::stod(arrows[k]->attrs.at("x2")), to.first) << "arrow " << k;
+    EXPECT_EQ(std::stod(arrows[k]->attrs.at("y2")), to.second) << "arrow " << k;
+  }
   EXPECT_EQ(doc->all("title")[0]->text, p.str());
   EXPECT_EQ(heat_colour(0), "#440154");
   EXPECT_EQ(heat_colour(1), "#fde725");

@@ -1,7 +1,9 @@
 // Dispatch-time values: SymInt arithmetic, guards, bind(), and binding == building concretely.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <functional>
+#include <regex>
 
 #include "axcore/tap/bd.hpp"
 #include "axcore/tap/pattern.hpp"
@@ -85,6 +87,50 @@ TEST(TapSymbolic, ValueTooWideForItsFieldIsRefusedAtDispatch) {
                            "dma_bd: Stride 1 is 600000 words, which does not fit the CoreDMA's 20-bit stride field (max 524287)");
 }
 
+// A message with every value in it (a number, a parameter, an expression of them) replaced by
+// `#`: a guard's message shows the expression where the concrete check shows the number, so the
+// two name the same check exactly when their templates are equal.
+std::string message_template(const std::string& message, const Bindings& names) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size();) {
+    unsigned char c = static_cast<unsigned char>(message[i]);
+    std::size_t j = i;
+    if (std::isdigit(c)) {
+      while (j < message.size() && std::isdigit(static_cast<unsigned char>(message[j]))) ++j;
+      out += '#';
+    } else if (std::isalpha(c) || c == '_') {
+      while (j < message.size() && (std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_')) ++j;
+      std::string word = message.substr(i, j - i);
+      out += names.count(word) ? "#" : word;
+    } else {
+      out += message[i];
+      j = i + 1;
+    }
+    i = j;
+  }
+  static const std::regex kFold[] = {std::regex(R"((^|[ (\[=])-#)"), std::regex(R"(# (\+|-|\*|//|%) #)"),
+                                     std::regex(R"(\(#\))")};
+  static const char* kTo[] = {"$1#", "#", "#"};
+  for (std::string before; before != out;) {
+    before = out;
+    for (std::size_t k = 0; k < 3; ++k) out = std::regex_replace(out, kFold[k], kTo[k]);
+  }
+  return out;
+}
+
+TEST(TapSymbolic, MessageTemplate) {
+  Bindings names{{"M", 0}, {"i", 0}};
+  EXPECT_EQ(message_template("index -1 is out of bounds for axis 0 with size M // 16", names),
+            "index # is out of bounds for axis # with size #");
+  EXPECT_EQ(message_template("index i is out of bounds for axis 0 with size 3 * ((M - 1) // 4) + 2", names),
+            "index # is out of bounds for axis # with size #");
+  EXPECT_EQ(message_template("Offset must be >= 0 (offset=-1)", names), "Offset must be >= # (offset=#)");
+  EXPECT_EQ(message_template("All sizes must be >= 1, but got [M // 4, -2, 8]", names),
+            "All sizes must be >= #, but got [#, #, #]");
+  EXPECT_NE(message_template("tile_dims[1] must be >= 1", names),
+            message_template("dimension 1 of size M is not divisible by tile size 2", names));
+}
+
 // A pipeline built once from parameters and once from the same values as ints.
 using Value = std::function<SymInt(const char*)>;
 using Pipeline = std::function<P(const Value&)>;
@@ -97,10 +143,12 @@ void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindin
     for (const auto& [k, v] : b) label += k + "=" + std::to_string(v) + " ";
     std::optional<P> concrete;
     bool concrete_fails = false;
+    std::string concrete_message;
     try {
       concrete = build([&b](const char* name) { return SymInt(b.at(name)); });
-    } catch (const ValueError&) {
+    } catch (const ValueError& e) {
       concrete_fails = true;
+      concrete_message = e.what();
     }
     try {
       P bound = staged.bind(b);
@@ -112,6 +160,9 @@ void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindin
       ++passed;
     } catch (const GuardError& e) {
       EXPECT_TRUE(concrete_fails) << label << "guard failed: " << e.what();
+      // The first failing guard is the check the concrete build fails first.
+      EXPECT_EQ(message_template(e.what(), b), message_template(concrete_message, b))
+          << label << "guard: " << e.what() << "; concrete: " << concrete_message;
       ++refused;
     }
   }
