@@ -38,7 +38,7 @@ if(AXCORE_BUILD_RTL)
   axcore_require(AXCORE_VERILATOR_BIN "the verilator executable" verilator)
 endif()
 
-# Optional: clang with its libFuzzer runtime builds the fuzz targets (common/txn/fuzz).
+# Optional: clang with its libFuzzer runtime builds the fuzz targets (axcore_fuzz_target, AxcoreHelpers).
 find_program(AXCORE_CLANGXX NAMES clang++ clang++-14)
 if(NOT AXCORE_CLANGXX)
   message(STATUS "axcore: clang++ not found, fuzz targets are skipped: install the Debian packages "

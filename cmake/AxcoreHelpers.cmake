@@ -78,3 +78,90 @@ function(axcore_test_command name)
     set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${A_PASS_REGULAR_EXPRESSION}")
   endif()
 endfunction()
+
+# libFuzzer targets need clang with its fuzzer runtime (Debian: clang, libclang-rt-14-dev;
+# scripts/setup-deps installs both; AxcoreDeps finds AXCORE_CLANGXX). A configure-time probe
+# compiles and links an empty fuzzer with ASan/UBSan once per compiler; AXCORE_FUZZ_OK says
+# whether fuzz targets are built at all.
+option(AXCORE_FUZZ "Build the libFuzzer targets when clang with its fuzzer runtime is present" ON)
+set(AXCORE_FUZZ_OK OFF)
+if(AXCORE_FUZZ AND AXCORE_CLANGXX)
+  if(NOT AXCORE_FUZZ_PROBED_WITH STREQUAL AXCORE_CLANGXX)  # a clang installed later is re-probed
+    set(_probe_dir ${CMAKE_BINARY_DIR}/CMakeFiles/axcore_fuzz_probe)
+    file(MAKE_DIRECTORY ${_probe_dir})
+    file(WRITE ${_probe_dir}/probe.cpp
+         "#include <cstdint>\n#include <cstddef>\nextern \"C\" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }\n")
+    execute_process(COMMAND ${AXCORE_CLANGXX} -std=c++20 -fsanitize=fuzzer,address,undefined
+                            ${_probe_dir}/probe.cpp -o ${_probe_dir}/probe
+                    RESULT_VARIABLE _probe_rc OUTPUT_QUIET ERROR_QUIET)
+    set(_probe_ok OFF)
+    if(_probe_rc EQUAL 0)
+      set(_probe_ok ON)
+    endif()
+    set(AXCORE_FUZZ_PROBED_WITH "${AXCORE_CLANGXX}" CACHE INTERNAL "compiler of the libFuzzer probe")
+    set(AXCORE_FUZZ_PROBE_OK ${_probe_ok} CACHE INTERNAL "the libFuzzer probe linked")
+  endif()
+  set(AXCORE_FUZZ_OK ${AXCORE_FUZZ_PROBE_OK})
+endif()
+set(AXCORE_FUZZ_OK ${AXCORE_FUZZ_OK} CACHE INTERNAL "clang's libFuzzer + ASan/UBSan toolchain works")
+if(NOT AXCORE_FUZZ_OK)
+  message(STATUS "axcore: fuzz targets not built (AXCORE_FUZZ=${AXCORE_FUZZ}; they need clang and "
+                 "libclang-rt-14-dev: run scripts/setup-deps)")
+endif()
+
+# axcore_fuzz_target(NAME SOURCES ... [INCLUDES dir...] [SPEC] [VARIABLE var])
+# A libFuzzer executable <build>/<this dir>/fuzz/NAME built by one clang command over SOURCES
+# (paths relative to this folder or absolute; the fuzz body defines LLVMFuzzerTestOneInput) with
+# -fsanitize=fuzzer,address,undefined. The main build may use GCC, so no GCC objects are mixed
+# in: list every library source the body needs. INCLUDES are -I directories; every .hpp under
+# them and beside the sources is a dependency. SPEC adds the generated spec header. VARIABLE
+# (a cache variable) receives the binary's path, or "" when the toolchain is missing and
+# nothing is built.
+function(axcore_fuzz_target name)
+  cmake_parse_arguments(A "SPEC" "VARIABLE" "SOURCES;INCLUDES" ${ARGN})
+  if(A_UNPARSED_ARGUMENTS OR NOT A_SOURCES)
+    message(FATAL_ERROR "axcore_fuzz_target(${name}): give SOURCES (unknown: ${A_UNPARSED_ARGUMENTS})")
+  endif()
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/fuzz/${name})
+  if(NOT AXCORE_FUZZ_OK)
+    set(out "")
+  endif()
+  if(A_VARIABLE)
+    set(${A_VARIABLE} "${out}" CACHE INTERNAL "the ${name} libFuzzer binary")
+  endif()
+  if(NOT AXCORE_FUZZ_OK)
+    return()
+  endif()
+  list(TRANSFORM A_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/ REGEX "^[^/]")
+  list(TRANSFORM A_INCLUDES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/ REGEX "^[^/]")
+  set(deps ${A_SOURCES})
+  set(globs "")
+  foreach(dir ${A_INCLUDES})
+    list(APPEND globs ${dir}/*.hpp)
+  endforeach()
+  foreach(src ${A_SOURCES})
+    get_filename_component(dir ${src} DIRECTORY)
+    list(APPEND globs ${dir}/*.hpp)
+  endforeach()
+  list(REMOVE_DUPLICATES globs)
+  file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${globs})
+  list(APPEND deps ${headers})
+  if(A_SPEC)
+    list(APPEND A_INCLUDES ${AXCORE_GEN_DIR}/include)
+    list(APPEND deps ${AXCORE_GEN_DIR}/include/axcore/spec.hpp)
+  endif()
+  list(TRANSFORM A_INCLUDES PREPEND -I OUTPUT_VARIABLE include_flags)
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${AXCORE_CLANGXX} -std=c++20 -O1 -g -fno-omit-frame-pointer
+            -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror
+            ${include_flags} ${A_SOURCES} -o ${out}
+    DEPENDS ${deps}
+    COMMENT "Building the libFuzzer target ${name} with clang (ASan + UBSan)"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${out})
+  if(A_SPEC)
+    add_dependencies(${name} axcore_spec_gen)
+  endif()
+endfunction()

@@ -7,6 +7,7 @@
 
 #include "axcore/ref/layout.hpp"
 #include "axcore/ref/npy.hpp"
+#include "npy_samples.hpp"
 #include "op_test_util.hpp"
 
 namespace axcore::ref {
@@ -14,25 +15,7 @@ namespace {
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-// A .npy file as NumPy 1.x writes it, built by hand.
-std::vector<uint8_t> hand_npy(const std::string& dict, const std::vector<uint8_t>& data, uint8_t major = 1) {
-  std::string header = dict;
-  const std::size_t prefix = major == 1 ? 10 : 12;
-  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  std::vector<uint8_t> out = bytes_of(std::string("\x93NUMPY", 6));
-  out.push_back(major);
-  out.push_back(0);
-  out.push_back(static_cast<uint8_t>(header.size()));
-  out.push_back(static_cast<uint8_t>(header.size() >> 8));
-  if (major != 1) {
-    out.push_back(0);
-    out.push_back(0);
-  }
-  out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), data.begin(), data.end());
-  return out;
-}
+using npy_samples::hand_npy;
 
 void expect_npy_error(const std::vector<uint8_t>& b, const std::string& text) {
   try {
@@ -96,6 +79,27 @@ TEST(Npy, RoundTripsEveryDtype) {
   }
   std::filesystem::remove(path);
   EXPECT_THROW((void)load_npy(path), NpyError);
+}
+
+// NumPy's rule: format 1.0 while the header fits its 2-byte length, 2.0 beyond (a shape of
+// tens of thousands of axes); the reader takes both back.
+TEST(Npy, WritesFormat2OnlyWhenTheHeaderNeedsIt) {
+  const auto small = to_npy(NDArray<int8_t>(Shape(1000, 1), {7}));
+  EXPECT_EQ(small[6], 1);
+  EXPECT_EQ(small.size() % 64, 1u);
+  const NDArray<int8_t> a(Shape(30000, 1), {-5});
+  const auto b = to_npy(a);
+  ASSERT_GT(b.size(), 0x10000u);
+  EXPECT_EQ(b[6], 2);
+  EXPECT_EQ(b[7], 0);
+  const std::size_t header_len =
+      b[8] | std::size_t{b[9]} << 8 | std::size_t{b[10]} << 16 | std::size_t{b[11]} << 24;
+  EXPECT_GT(header_len, 0xFFFFu);
+  EXPECT_EQ((12 + header_len) % 64, 0u);
+  EXPECT_EQ(b.size(), 12 + header_len + 1);
+  const auto r = npy_as<int8_t>(parse_npy(b));
+  EXPECT_EQ(r.shape(), a.shape());
+  EXPECT_EQ(r.data(), a.data());
 }
 
 TEST(Npy, RejectsTruncatedFilesAtEveryLength) {

@@ -263,16 +263,27 @@ std::vector<uint8_t> to_npy(const NDArray<T>& a) {
   std::string shape = "(";
   for (std::size_t i = 0; i < a.rank(); ++i) shape += std::to_string(a.dim(i)) + (a.rank() == 1 ? "," : (i + 1 < a.rank() ? ", " : ""));
   shape += ")";
-  std::string header = std::string("{'descr': '") + NpyType<T>::descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  const std::size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  if (header.size() > 0xFFFF) throw NpyError("npy: header too long for format 1.0");
+  const std::string dict = std::string("{'descr': '") + NpyType<T>::descr +
+                           "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Format 1.0 (a 2-byte header length) unless the header needs more, then 2.0 (4 bytes), as
+  // NumPy writes; the header is padded so that the data starts on a 64-byte boundary.
+  const auto padded = [&dict](std::size_t prefix) {
+    std::string h = dict;
+    h.append((64 - (prefix + dict.size() + 1) % 64) % 64, ' ');
+    return h + '\n';
+  };
+  std::size_t prefix = 10;
+  std::string header = padded(prefix);
+  if (header.size() > 0xFFFF) header = padded(prefix = 12);
+  if (header.size() > 0xFFFFFFFF) {
+    throw NpyError("npy: header of " + std::to_string(dict.size()) + " bytes too long for format 2.0");
+  }
   std::vector<uint8_t> out(kMagic, kMagic + kMagicLen);
-  out.push_back(1);
+  out.push_back(prefix == 10 ? 1 : 2);
   out.push_back(0);
-  out.push_back(static_cast<uint8_t>(header.size()));
-  out.push_back(static_cast<uint8_t>(header.size() >> 8));
+  for (std::size_t b = 0; b < prefix - 8; ++b) {
+    out.push_back(static_cast<uint8_t>(header.size() >> (8 * b)));
+  }
   out.insert(out.end(), header.begin(), header.end());
   for (const T& v : a.data()) {
     uint32_t u = 0;

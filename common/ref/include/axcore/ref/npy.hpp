@@ -33,6 +33,9 @@ NDArray<T> load_npy_as(const std::string& path) {
   return npy_as<T>(load_npy(path), path);
 }
 
+// Format 1.0, or 2.0 when the header passes 65535 bytes (tens of thousands of axes), as NumPy
+// writes; the data starts on a 64-byte boundary. parse_npy(to_npy(a)) is `a`, bit for bit
+// (fuzzed by axnpy_fuzz, common/ref/fuzz).
 template <class T>
 std::vector<uint8_t> to_npy(const NDArray<T>& a);
 template <class T>
