@@ -46,8 +46,8 @@ std::vector<Line> split_lines(std::string_view text) {
   return out;
 }
 
-const char* kPuncts[] = {"//", "<=", ">=", "==", "!=", "+=", "(", ")", "[", "]", ",", ":", "=", ".",
-                         "+",  "-",  "*",  "%",  "<",  ">",  "@"};
+const char* kPuncts[] = {"//", "<=", ">=", "==", "!=", "+=", "(", ")", "[", "]", ",",
+                         ":",  "=",  ".",  "+",  "-",  "*",  "%", "<", ">", "@"};
 
 class Parser {
  public:
@@ -84,7 +84,8 @@ class Parser {
   const Line& line() const { return lines_.at(idx_); }
 
   void begin_line() {
-    if (idx_ >= lines_.size()) fail({file_, lines_.empty() ? 1 : lines_.back().no + 1, 1}, "IR: unexpected end of text");
+    if (idx_ >= lines_.size())
+      fail({file_, lines_.empty() ? 1 : lines_.back().no + 1, 1}, "IR: unexpected end of text");
     lex(line());
     tp_ = 0;
   }
@@ -216,10 +217,14 @@ class Parser {
   double expect_number(const char* what) {
     const bool neg = accept("-");
     double v = 0;
-    if (peek().kind == Tok::Int || peek().kind == Tok::Float) v = next().fval;
-    else if (is_word("inf")) next(), v = std::numeric_limits<double>::infinity();
-    else if (is_word("nan")) next(), v = std::numeric_limits<double>::quiet_NaN();
-    else error(std::string("expected ") + what + " (a number)");
+    if (peek().kind == Tok::Int || peek().kind == Tok::Float)
+      v = next().fval;
+    else if (is_word("inf"))
+      next(), v = std::numeric_limits<double>::infinity();
+    else if (is_word("nan"))
+      next(), v = std::numeric_limits<double>::quiet_NaN();
+    else
+      error(std::string("expected ") + what + " (a number)");
     return neg ? -v : v;
   }
   // A dotted name: `inp.view12`, `s3.pop`, `A.cast` (the components).
@@ -385,11 +390,16 @@ class Parser {
     while (accept(",")) {
       const std::string k = expect_ident("a keyword argument");
       expect_punct("=");
-      if (k == "logical_shape") b.logical_shape = shape();
-      else if (k == "core") b.core = static_cast<int>(expect_int("a core"));
-      else if (k == "scope") b.scope = scope_value();
-      else if (k == "shape") b.shape = shape();
-      else error("unknown buffer argument '" + k + "'");
+      if (k == "logical_shape")
+        b.logical_shape = shape();
+      else if (k == "core")
+        b.core = static_cast<int>(expect_int("a core"));
+      else if (k == "scope")
+        b.scope = scope_value();
+      else if (k == "shape")
+        b.shape = shape();
+      else
+        error("unknown buffer argument '" + k + "'");
     }
   }
 
@@ -603,11 +613,16 @@ class Parser {
     expect_word("A");
     expect_punct(".");
     const std::string k = expect_ident("grid, serial or unroll");
-    if (k == "grid") s->loop = LoopKind::Grid;
-    else if (k == "serial") s->loop = LoopKind::Serial;
-    else if (k == "unroll") s->loop = LoopKind::Unroll;
-    else if (k == "tiles") s->tiles = TileBounds{};
-    else error("expected A.grid, A.serial, A.unroll or A.tiles");
+    if (k == "grid")
+      s->loop = LoopKind::Grid;
+    else if (k == "serial")
+      s->loop = LoopKind::Serial;
+    else if (k == "unroll")
+      s->loop = LoopKind::Unroll;
+    else if (k == "tiles")
+      s->tiles = TileBounds{};
+    else
+      error("expected A.grid, A.serial, A.unroll or A.tiles");
     expect_punct("(");
     const int64_t a = expect_int("the extent");
     if (accept(",") && peek().kind != Tok::Ident) {
@@ -622,11 +637,16 @@ class Parser {
       const std::string n = next().text;
       expect_punct("=");
       const int64_t v = expect_int("a bound");
-      if (n == "tile_min") s->tiles->tile_min = v;
-      else if (n == "tile_max") s->tiles->tile_max = v;
-      else if (n == "num_tiles") s->tiles->num_tiles = v;
-      else if (n == "drain") s->tiles->drain = v;
-      else error("A.tiles takes tile_min=, tile_max=, num_tiles= and drain=");
+      if (n == "tile_min")
+        s->tiles->tile_min = v;
+      else if (n == "tile_max")
+        s->tiles->tile_max = v;
+      else if (n == "num_tiles")
+        s->tiles->num_tiles = v;
+      else if (n == "drain")
+        s->tiles->drain = v;
+      else
+        error("A.tiles takes tile_min=, tile_max=, num_tiles= and drain=");
       if (!accept(",")) break;
     }
     expect_punct(")");
@@ -651,9 +671,12 @@ class Parser {
       expect_punct("=");
       Kw v;
       v.at = here();
-      if (peek().kind == Tok::Str) v.str = next().text;
-      else if (peek().kind == Tok::Int || is_punct("-")) v.num = expect_int("a value");
-      else v.name = join(chain(), std::numeric_limits<std::size_t>::max());
+      if (peek().kind == Tok::Str)
+        v.str = next().text;
+      else if (peek().kind == Tok::Int || is_punct("-"))
+        v.num = expect_int("a value");
+      else
+        v.name = join(chain(), std::numeric_limits<std::size_t>::max());
       kw[k] = v;
       if (!accept(",")) break;
     }
@@ -701,20 +724,28 @@ class Parser {
       auto k = kw.find("kind");
       if (k != kw.end()) {
         const std::string v = k->second.name.value_or("");
-        if (v == "A.DP_MVMEXE") s->dp_kind = DpKind::MVMEXE;
-        else if (v == "A.DP_DWPU") s->dp_kind = DpKind::DWPU;
-        else fail(k->second.at, "IR: kind= is A.DP_MVMEXE or A.DP_DWPU");
+        if (v == "A.DP_MVMEXE")
+          s->dp_kind = DpKind::MVMEXE;
+        else if (v == "A.DP_DWPU")
+          s->dp_kind = DpKind::DWPU;
+        else
+          fail(k->second.at, "IR: kind= is A.DP_MVMEXE or A.DP_DWPU");
         kw.erase(k);
       }
       s->core = static_cast<int>(kw_int(kw, "core", -1));
       s->id = kw_str(kw, "id");
     } else {
       s = make_stmt(StmtKind::Block, at);
-      static const std::pair<const char*, Unit> units[] = {
-          {"IFD", Unit::IFD},         {"pseudo.MatMul", Unit::MatMul}, {"DPU", Unit::DPU},
-          {"ODR", Unit::ODR},         {"pseudo.LoadIMC", Unit::LoadIMC}, {"init", Unit::Init},
-          {"CoreDMA", Unit::CoreDMA}, {"SysDMA", Unit::SysDMA},      {"AICore", Unit::AICore},
-          {"Depthwise", Unit::Depthwise}};
+      static const std::pair<const char*, Unit> units[] = {{"IFD", Unit::IFD},
+                                                           {"pseudo.MatMul", Unit::MatMul},
+                                                           {"DPU", Unit::DPU},
+                                                           {"ODR", Unit::ODR},
+                                                           {"pseudo.LoadIMC", Unit::LoadIMC},
+                                                           {"init", Unit::Init},
+                                                           {"CoreDMA", Unit::CoreDMA},
+                                                           {"SysDMA", Unit::SysDMA},
+                                                           {"AICore", Unit::AICore},
+                                                           {"Depthwise", Unit::Depthwise}};
       bool found = false;
       for (const auto& [n, u] : units)
         if (what == n) s->unit = u, found = true;
@@ -791,9 +822,12 @@ class Parser {
       while (!is_punct(")")) {
         const std::string k = expect_ident("waits= or signals=");
         expect_punct("=");
-        if (k == "waits") s->waits = str_list();
-        else if (k == "signals") s->signals = str_list();
-        else error("A.sync takes waits= and signals=");
+        if (k == "waits")
+          s->waits = str_list();
+        else if (k == "signals")
+          s->signals = str_list();
+        else
+          error("A.sync takes waits= and signals=");
         if (!accept(",")) break;
       }
       out.push_back(s);
@@ -817,10 +851,14 @@ class Parser {
       while (accept(",")) {
         const std::string k = expect_ident("an attribute");
         expect_punct("=");
-        if (k == "inputs") n.inputs = str_list();
-        else if (k == "outputs") n.outputs = str_list();
-        else if (peek().kind == Tok::Str) n.str_attrs[k] = next().text;
-        else n.num_attrs[k] = values();
+        if (k == "inputs")
+          n.inputs = str_list();
+        else if (k == "outputs")
+          n.outputs = str_list();
+        else if (peek().kind == Tok::Str)
+          n.str_attrs[k] = next().text;
+        else
+          n.num_attrs[k] = values();
       }
       f_->graph.push_back(std::move(n));
     } else {
@@ -841,8 +879,9 @@ class Parser {
   }
   Expr compare() {
     Expr l = additive();
-    static const std::pair<const char*, ExprKind> ops[] = {{"<", ExprKind::Lt},  {"<=", ExprKind::Le}, {">", ExprKind::Gt},
-                                                           {">=", ExprKind::Ge}, {"==", ExprKind::Eq}, {"!=", ExprKind::Ne}};
+    static const std::pair<const char*, ExprKind> ops[] = {{"<", ExprKind::Lt},  {"<=", ExprKind::Le},
+                                                           {">", ExprKind::Gt},  {">=", ExprKind::Ge},
+                                                           {"==", ExprKind::Eq}, {"!=", ExprKind::Ne}};
     for (const auto& [p, k] : ops)
       if (is_punct(p)) {
         const SourceLoc at = loc(next());
@@ -1031,7 +1070,9 @@ class Parser {
 
 }  // namespace
 
-std::shared_ptr<Module> parse_module(std::string_view text, const std::string& file) { return Parser(text, file).module(); }
+std::shared_ptr<Module> parse_module(std::string_view text, const std::string& file) {
+  return Parser(text, file).module();
+}
 
 std::shared_ptr<PrimFunc> parse_prim_func(std::string_view text, const std::string& file) {
   return Parser(text, file).single_func();

@@ -11,7 +11,8 @@ namespace {
 
 Affine flat(const BufferNode& b, const std::vector<Expr>& idx, const SourceLoc& loc) {
   if (idx.size() != b.shape.size())
-    fail(loc, b.name + " has " + std::to_string(b.shape.size()) + " dimensions but is indexed with " + std::to_string(idx.size()));
+    fail(loc, b.name + " has " + std::to_string(b.shape.size()) + " dimensions but is indexed with " +
+                  std::to_string(idx.size()));
   Affine a;
   int64_t stride = 1;
   for (std::size_t d = idx.size(); d-- > 0;) {
@@ -46,8 +47,9 @@ DmaSide side(const BufferNode& b, const Affine& a, const std::vector<Loop>& loop
   strides.emplace_back(1);
   const int64_t elements = s.buffer->elements();
   if (off < 0 || off >= elements)
-    fail(loc, "the first element the DMA " + std::string(&b == s.buffer ? "" : "view ") + b.name + " moves is outside the buffer (element " +
-                  std::to_string(off) + " of " + std::to_string(elements) + ")");
+    fail(loc, "the first element the DMA " + std::string(&b == s.buffer ? "" : "view ") + b.name +
+                  " moves is outside the buffer (element " + std::to_string(off) + " of " + std::to_string(elements) +
+                  ")");
   try {
     s.pattern.emplace(std::vector<tap::SymInt>{tap::SymInt(elements * wpe)}, tap::SymInt(off * wpe), sizes, strides);
   } catch (const tap::TapError& e) {
@@ -67,7 +69,8 @@ DmaSide side(const BufferNode& b, const Affine& a, const std::vector<Loop>& loop
 
 }  // namespace
 
-DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::function<bool(const BufferNode&)>& ddr_side) {
+DmaPlan plan_dma(const StmtNode& block, const RegionOf& region,
+                 const std::function<bool(const BufferNode&)>& ddr_side) {
   std::vector<Loop> loops;
   const std::vector<Stmt>& inner = peel(block.body, loops);
   const char* form = "for (auto e : A::serial(n)) dst(e) = src(base + e);  (one copy per DMA block)";
@@ -76,11 +79,14 @@ DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::funct
     if (s->kind != StmtKind::OpMarker) work.push_back(s.get());
   const std::string unit = to_string(block.unit);
   if (work.size() != 1 || work[0]->kind != StmtKind::Store)
-    fail(work.empty() ? block.loc : work[0]->loc, "an A." + unit + " block holds one copy dst[...] = src[...] inside its loops", form);
+    fail(work.empty() ? block.loc : work[0]->loc,
+         "an A." + unit + " block holds one copy dst[...] = src[...] inside its loops", form);
   const StmtNode& st = *work[0];
   const Expr& v = st.value;
   if (!v || v->kind != ExprKind::Load)
-    fail(st.loc, "an A." + unit + " block copies memory: the value stored is a buffer element, not " + std::string(v && v->kind == ExprKind::Cast ? "a cast" : "an expression"),
+    fail(st.loc,
+         "an A." + unit + " block copies memory: the value stored is a buffer element, not " +
+             std::string(v && v->kind == ExprKind::Cast ? "a cast" : "an expression"),
          "dst[...] = src[...] (a DMA moves bytes; cast in a datapath)");
   if (st.buf->role == BufferRole::Register || v->buf->role == BufferRole::Register || st.buf->role == BufferRole::Imc ||
       v->buf->role == BufferRole::Imc)
@@ -93,12 +99,14 @@ DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::funct
   p.src = side(*v->buf, flat(*v->buf, v->args, st.loc), loops, st.loc, region, ddr_side);
   p.dst = side(*st.buf, flat(*st.buf, st.indices, st.loc), loops, st.loc, region, ddr_side);
   if (p.engine == tap::Engine::kCoreDma && (p.src.ddr || p.dst.ddr))
-    fail(block.loc, "A.CoreDMA moves data inside the core's memories; " + (p.src.ddr ? p.src.buffer->name : p.dst.buffer->name) +
-                        " lives in DDR",
+    fail(block.loc,
+         "A.CoreDMA moves data inside the core's memories; " + (p.src.ddr ? p.src.buffer->name : p.dst.buffer->name) +
+             " lives in DDR",
          "move DDR data with A.SysDMA (the shim's engine)");
   if (p.engine == tap::Engine::kSysDma && !p.src.ddr && !p.dst.ddr)
-    fail(block.loc, "A.SysDMA moves data between DDR and the core; neither " + p.src.buffer->name + " nor " + p.dst.buffer->name +
-                        " lives in DDR",
+    fail(block.loc,
+         "A.SysDMA moves data between DDR and the core; neither " + p.src.buffer->name + " nor " + p.dst.buffer->name +
+             " lives in DDR",
          "copy between L1 buffers with A.CoreDMA");
   p.core = block.core >= 0 ? static_cast<uint32_t>(block.core) : (p.src.ddr ? p.dst.core : p.src.core);
   p.words = 1;

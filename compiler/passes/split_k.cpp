@@ -34,7 +34,8 @@ bool uses_imc(const Expr& e, const BufferNode* imc) {
 }
 bool uses_imc(const std::vector<Stmt>& list, const BufferNode* imc) {
   for (const auto& s : list)
-    if (s->buf.get() == imc || uses_imc(s->value, imc) || uses_imc(s->body, imc) || uses_imc(s->else_body, imc)) return true;
+    if (s->buf.get() == imc || uses_imc(s->value, imc) || uses_imc(s->body, imc) || uses_imc(s->else_body, imc))
+      return true;
   return false;
 }
 
@@ -50,7 +51,8 @@ Stmt find_block(const std::vector<Stmt>& list, Unit u) {
 // The For of extent k_blocks whose body leads to `u` (around the block, or inside it).
 Stmt* k_loop(std::vector<Stmt>& list, Unit u, int64_t k_blocks, bool inside) {
   for (auto& s : list) {
-    if (s->kind == StmtKind::For && s->extent == k_blocks && s->start == 0 && (inside || find_block(s->body, u))) return &s;
+    if (s->kind == StmtKind::For && s->extent == k_blocks && s->start == 0 && (inside || find_block(s->body, u)))
+      return &s;
     if (s->kind == StmtKind::Block && s->unit == u)
       if (Stmt* l = k_loop(s->body, u, k_blocks, true)) return l;
     if (s->kind == StmtKind::For && !inside)
@@ -93,9 +95,11 @@ class SplitK {
 
  private:
   [[noreturn]] void refuse(const BufferNode& imc, const std::string& why) const {
-    fail(imc.loc, "IMC tile budget exceeded: A.alloc_imc((" + std::to_string(imc.shape[0]) + ", " + std::to_string(imc.shape[1]) +
-                      ")) holds " + std::to_string(imc.shape[0] * imc.shape[1]) + " tiles; one residency holds at most " +
-                      std::to_string(opt_.imc_tiles) + " (spec imc_tiles, §14), and the compiler cannot split this matmul along K: " + why,
+    fail(imc.loc,
+         "IMC tile budget exceeded: A.alloc_imc((" + std::to_string(imc.shape[0]) + ", " +
+             std::to_string(imc.shape[1]) + ")) holds " + std::to_string(imc.shape[0] * imc.shape[1]) +
+             " tiles; one residency holds at most " + std::to_string(opt_.imc_tiles) +
+             " (spec imc_tiles, §14), and the compiler cannot split this matmul along K: " + why,
          "split it by hand: one A.alloc_imc per K range, atomic.matmul with partial= (§11.2)");
   }
 
@@ -117,28 +121,37 @@ class SplitK {
         refuse(*imc, "its tiles are used by more than one datapath loop, or outside a loop around one datapath");
       }
     }
-    if (!have_dp || site.loads.empty()) refuse(*imc, "it needs one LoadIMC loop and one loop around the matmul datapath");
+    if (!have_dp || site.loads.empty())
+      refuse(*imc, "it needs one LoadIMC loop and one loop around the matmul datapath");
     if (site.loads.back() > site.loop) refuse(*imc, "the matrix is loaded after the matmul");
     const int64_t kc = static_cast<int64_t>(opt_.imc_tiles) / n_blocks;
     const int64_t chunks = (k_blocks + kc - 1) / kc;
 
     // The parts of the datapath the rewrite needs.
     StmtNode& dp = **site.datapath;
-    const Stmt odr = find_block(dp.body, Unit::ODR), dpu = find_block(dp.body, Unit::DPU), mm = find_block(dp.body, Unit::MatMul);
+    const Stmt odr = find_block(dp.body, Unit::ODR), dpu = find_block(dp.body, Unit::DPU),
+               mm = find_block(dp.body, Unit::MatMul);
     if (!odr || !dpu || !mm) refuse(*imc, "the datapath needs its MatMul, DPU and ODR blocks");
     if (!dp.id.empty()) refuse(*imc, "the datapath carries an id, and each K chunk is a launch of its own");
     const Stmt* store = nullptr;
     for (const Stmt* s = &odr; s && !store;) {
       const auto& b = (*s)->body;
       if (b.size() != 1) break;
-      if (b[0]->kind == StmtKind::Store) store = &b[0];
-      else if (b[0]->kind == StmtKind::For) s = &b[0];
-      else break;
+      if (b[0]->kind == StmtKind::Store)
+        store = &b[0];
+      else if (b[0]->kind == StmtKind::For)
+        s = &b[0];
+      else
+        break;
     }
     if (!store || (*store)->buf->dtype.base != DType::Base::Float32 || (*store)->value->kind != ExprKind::Pop)
       refuse(*imc, "the partial sums accumulate in a float32x64 output the ODR stores unguarded (out[...] = s.pop())");
-    if (!odr->body.empty() && odr->body[0]->kind == StmtKind::For) refuse(*imc, "the ODR loops inside its block; write the loop around the datapath");
-    if (!epilogue_is_additive(*dpu)) refuse(*imc, "its DPU epilogue is not a cast or a cast plus one bias term (a scale does not distribute over the chunks)");
+    if (!odr->body.empty() && odr->body[0]->kind == StmtKind::For)
+      refuse(*imc, "the ODR loops inside its block; write the loop around the datapath");
+    if (!epilogue_is_additive(*dpu))
+      refuse(
+          *imc,
+          "its DPU epilogue is not a cast or a cast plus one bias term (a scale does not distribute over the chunks)");
     const Stream out_stream = (*store)->value->stream;
     Stream mvm_stream;
     for (const auto& s : mm->body)
@@ -162,15 +175,18 @@ class SplitK {
       if (c > 0) {
         accumulate_dpu(d, out_stream, mvm_stream, **store);
         // The epilogue's side input (a streamed bias) belongs to chunk 0 only.
-        std::erase_if(d.body, [](const Stmt& s) { return s->kind == StmtKind::Block && s->unit == Unit::IFD && s->num == 1; });
+        std::erase_if(d.body,
+                      [](const Stmt& s) { return s->kind == StmtKind::Block && s->unit == Unit::IFD && s->num == 1; });
       }
       seq.push_back(l);
     }
     std::vector<Stmt> out;
     for (std::size_t i = 0; i < top.size(); ++i) {
       if (std::find(site.loads.begin(), site.loads.end(), i) != site.loads.end()) continue;
-      if (i == site.loop) out.insert(out.end(), seq.begin(), seq.end());
-      else out.push_back(top[i]);
+      if (i == site.loop)
+        out.insert(out.end(), seq.begin(), seq.end());
+      else
+        out.push_back(top[i]);
     }
     top = std::move(out);
     f_.buffers.erase(std::remove(f_.buffers.begin(), f_.buffers.end(), imc), f_.buffers.end());
@@ -191,7 +207,8 @@ class SplitK {
 
   // The LoadIMC nest for K blocks [k0, k0 + kn): the kb loop runs kn times and the weight slice
   // is shifted by k0 blocks.
-  Stmt chunk_load(const Stmt& nest, const Buffer& imc, const Buffer& ic, int64_t k_blocks, int64_t k0, int64_t kn) const {
+  Stmt chunk_load(const Stmt& nest, const Buffer& imc, const Buffer& ic, int64_t k_blocks, int64_t k0,
+                  int64_t kn) const {
     Stmt l = deep(nest);
     Stmt* block = innermost(l);
     StmtNode* st = nullptr;
@@ -201,13 +218,15 @@ class SplitK {
     while (cur->size() == 1 && (*cur)[0]->kind == StmtKind::For) loops.push_back(&(*cur)[0]), cur = &(*cur)[0]->body;
     for (auto& s : *cur)
       if (s->kind == StmtKind::Store && s->buf == imc) st = s.get();
-    if (!st || st->indices.size() != 2) refuse(*imc, "the LoadIMC is not w_imc[kb, nb] = weights[kb * 64 : kb * 64 + 64, nb]");
+    if (!st || st->indices.size() != 2)
+      refuse(*imc, "the LoadIMC is not w_imc[kb, nb] = weights[kb * 64 : kb * 64 + 64, nb]");
     const Expr& kidx = st->indices[0];
     if (kidx->kind != ExprKind::VarRef) refuse(*imc, "the LoadIMC's K-block index is not a loop variable");
     Stmt* kl = nullptr;
     for (Stmt* s : loops)
       if ((*s)->var == kidx->var) kl = s;
-    if (!kl || (*kl)->extent != k_blocks || (*kl)->start != 0) refuse(*imc, "the LoadIMC's K loop does not run over the K blocks");
+    if (!kl || (*kl)->extent != k_blocks || (*kl)->start != 0)
+      refuse(*imc, "the LoadIMC's K loop does not run over the K blocks");
     const Expr shifted = make_binary(ExprKind::Add, make_var(kidx->var, st->loc), make_int(k0, st->loc), st->loc);
     st->value = substitute(st->value, kidx->var.get(), shifted);
     st->buf = ic;
@@ -219,9 +238,11 @@ class SplitK {
   // counts blocks of the chunk) runs kn times.
   void chunk_k(std::vector<Stmt>& body, Unit u, int64_t k_blocks, int64_t k0, int64_t kn, bool shift) const {
     Stmt* l = k_loop(body, u, k_blocks, false);
-    if (!l) fail((*find_block(body, u)).loc, "K-splitting: the " + to_string(u) + " has no loop over the " + std::to_string(k_blocks) +
-                                                 " K blocks (a flat reduction loop is what the split shortens)",
-                 "for kb in A.serial(K_BLOCKS) around the IFD push and in the MatMul");
+    if (!l)
+      fail((*find_block(body, u)).loc,
+           "K-splitting: the " + to_string(u) + " has no loop over the " + std::to_string(k_blocks) +
+               " K blocks (a flat reduction loop is what the split shortens)",
+           "for kb in A.serial(K_BLOCKS) around the IFD push and in the MatMul");
     auto n = std::make_shared<StmtNode>(**l);
     n->extent = kn;
     if (shift) {
@@ -261,7 +282,8 @@ class SplitK {
       };
       auto push = make_stmt(StmtKind::Push, loc);
       push->stream = out_stream;
-      push->value = cast(make_binary(ExprKind::Add, cast(pop, "float18x64"), cast(prev, "float18x64"), loc), "float32x64");
+      push->value =
+          cast(make_binary(ExprKind::Add, cast(pop, "float18x64"), cast(prev, "float18x64"), loc), "float32x64");
       dpu->body = {push};
       s = dpu;
     }

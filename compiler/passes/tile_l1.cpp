@@ -20,7 +20,9 @@ bool placed(const BufferNode& b) {
   return b.role != BufferRole::Register && b.role != BufferRole::Accumulator && b.role != BufferRole::Imc;
 }
 uint64_t bytes_of(const BufferNode& b) { return static_cast<uint64_t>(b.elements()) * b.dtype.bytes(); }
-bool is_dma(const Stmt& s) { return s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA); }
+bool is_dma(const Stmt& s) {
+  return s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA);
+}
 
 // Buffers (roots) the units read or write, as the placement will see them.
 void unit_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out);
@@ -43,7 +45,9 @@ void unit_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out)
 // Buffers ordered by name (then address): the order slot buffers, copies and waits are made in
 // must not depend on where the nodes happen to live (a parsed copy compiles to the same bytes).
 struct ByName {
-  bool operator()(const BufferNode* a, const BufferNode* b) const { return a->name != b->name ? a->name < b->name : a < b; }
+  bool operator()(const BufferNode* a, const BufferNode* b) const {
+    return a->name != b->name ? a->name < b->name : a < b;
+  }
 };
 using Roots = std::set<const BufferNode*, ByName>;
 
@@ -87,7 +91,8 @@ class Analysis {
       }
       expr(s->value, loops, guarded);
       for (const auto& i : s->indices) expr(i, loops, guarded);
-      if (s->kind == StmtKind::Store && s->buf && placed(*s->buf)) add(*s->buf, s->indices, loops, true, guarded, s->loc);
+      if (s->kind == StmtKind::Store && s->buf && placed(*s->buf))
+        add(*s->buf, s->indices, loops, true, guarded, s->loc);
       stmts(s->body, loops, guarded || s->kind == StmtKind::If);
       stmts(s->else_body, loops, true);
     }
@@ -99,8 +104,8 @@ class Analysis {
     if (e->kind == ExprKind::Load && e->buf && placed(*e->buf)) add(*e->buf, e->args, loops, false, guarded, e->loc);
     for (const auto& a : e->args) expr(a, loops, guarded);
   }
-  void add(const BufferNode& b, const std::vector<Expr>& idx, const std::vector<LoopRange>& loops, bool write, bool guarded,
-           const SourceLoc& loc) {
+  void add(const BufferNode& b, const std::vector<Expr>& idx, const std::vector<LoopRange>& loops, bool write,
+           bool guarded, const SourceLoc& loc) {
     for (const auto& i : idx)
       if (i->kind == ExprKind::Ramp) {
         ok = false;  // a slice (LoadIMC weights): the buffer stays whole
@@ -270,8 +275,9 @@ class TilingPass {
       const Stmt& s = body[k];
       if (s->kind != StmtKind::For || s->loop == LoopKind::Unroll || !innermost_datapath(s)) {
         if (s->kind == StmtKind::For && s->tiles && !innermost_datapath(s))
-          fail(s->loc, "A.tiles splits a loop around one datapath (§11.1); this one wraps " +
-                           std::string(s->body.empty() ? "nothing" : "other work"),
+          fail(s->loc,
+               "A.tiles splits a loop around one datapath (§11.1); this one wraps " +
+                   std::string(s->body.empty() ? "nothing" : "other work"),
                "wrap exactly one A.Datapath in the tiled loop (a loop around several is unrolled, §9.3)");
         out.push_back(s);
         continue;
@@ -302,7 +308,9 @@ class TilingPass {
     std::vector<LoopRange> loops;
     an.stmts(loop->body, loops, false);
     if (!an.ok) {
-      if (directed) fail(loop->loc, "A.tiles: the loop's datapath has an access the tiling pass cannot split (a slice or a non-affine index)");
+      if (directed)
+        fail(loop->loc,
+             "A.tiles: the loop's datapath has an access the tiling pass cannot split (a slice or a non-affine index)");
       return false;
     }
     std::set<const BufferNode*> elsewhere;
@@ -330,7 +338,8 @@ class TilingPass {
       it = whole ? tiled.erase(it) : std::next(it);
     }
     if (tiled.empty()) {
-      if (directed) fail(loop->loc, "A.tiles: no DDR operand of the datapath moves with this loop, so there is nothing to tile");
+      if (directed)
+        fail(loop->loc, "A.tiles: no DDR operand of the datapath moves with this loop, so there is nothing to tile");
       return false;
     }
     if (partition) return partition_cores(loop, an, tiled, refused, out);
@@ -384,8 +393,8 @@ class TilingPass {
     return true;
   }
 
-  void emit(const Stmt& loop, const TileChoice& c, std::map<const BufferNode*, Tiled, ByName>& tiled, std::vector<Stmt>& out,
-            int64_t drain) {
+  void emit(const Stmt& loop, const TileChoice& c, std::map<const BufferNode*, Tiled, ByName>& tiled,
+            std::vector<Stmt>& out, int64_t drain) {
     const VarNode* iv = loop->var.get();
     const SourceLoc& loc = loop->loc;
     const std::string tag = "tile" + std::to_string(++loops_tiled_);
@@ -428,7 +437,9 @@ class TilingPass {
     }
     const std::size_t n = static_cast<std::size_t>(c.num_tiles);
     const bool ids = drain > 0;
-    auto id = [&](std::size_t k, const std::string& what) { return ids ? tag + ".t" + std::to_string(k) + "." + what : std::string(); };
+    auto id = [&](std::size_t k, const std::string& what) {
+      return ids ? tag + ".t" + std::to_string(k) + "." + what : std::string();
+    };
     auto loads = [&](std::size_t k, std::vector<std::string>& names) {
       for (auto& [r, t] : tiled) {
         if (!t.read) continue;
@@ -576,7 +587,8 @@ class TilingPass {
     }
     std::vector<std::map<const BufferNode*, Buffer>> copies(parts);
     for (std::size_t c = 0; c < parts; ++c)
-      for (const BufferNode* r : whole) copies[c][r] = l1_buffer(*r, r->elements(), r->name + "." + tag + ".core" + std::to_string(c));
+      for (const BufferNode* r : whole)
+        copies[c][r] = l1_buffer(*r, r->elements(), r->name + "." + tag + ".core" + std::to_string(c));
     auto on_core = [&](std::size_t c, std::vector<Stmt> body) {
       auto b = make_stmt(StmtKind::Block, loc);
       b->unit = Unit::AICore;
@@ -665,20 +677,23 @@ TileChoice choose_tile(int64_t extent, const TileBounds& b, const std::function<
                     ", outside tile_min/tile_max [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     const TileChoice c = make(t);
     if (c.bytes > budget)
-      fail(loc, "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " needs " + std::to_string(c.bytes) +
-                    " bytes of L1 per tile set; " + std::to_string(budget) + " are left",
+      fail(loc,
+           "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " needs " + std::to_string(c.bytes) +
+               " bytes of L1 per tile set; " + std::to_string(budget) + " are left",
            "more tiles (num_tiles=), or fewer buffers in L1");
     return c;
   }
-  if (lo > extent) fail(loc, "A.tiles: tile_min=" + std::to_string(lo) + " exceeds the extent " + std::to_string(extent));
+  if (lo > extent)
+    fail(loc, "A.tiles: tile_min=" + std::to_string(lo) + " exceeds the extent " + std::to_string(extent));
   for (int64_t t = hi; t >= lo; --t) {
     const uint64_t need = bytes_for(t);
     if (need <= budget) return {t, (extent + t - 1) / t, need};
   }
   const uint64_t need = bytes_for(lo);
-  fail(loc, "no tile of this loop fits L1: a tile of " + std::to_string(lo) + " needs " +
-                (need == UINT64_MAX ? std::string("regions the DMA cannot split") : std::to_string(need) + " bytes") +
-                "; " + std::to_string(budget) + " bytes of L1 are left for it",
+  fail(loc,
+       "no tile of this loop fits L1: a tile of " + std::to_string(lo) + " needs " +
+           (need == UINT64_MAX ? std::string("regions the DMA cannot split") : std::to_string(need) + " bytes") + "; " +
+           std::to_string(budget) + " bytes of L1 are left for it",
        "a smaller tile_min, or tile another loop (nest A.tiles), or keep fewer buffers in L1");
 }
 

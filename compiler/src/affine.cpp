@@ -52,22 +52,30 @@ Affine affine_of(const Expr& e, const SourceLoc& where) {
       Affine a = affine_of(e->args[0], where), b = affine_of(e->args[1], where);
       if (a.coef.empty() && b.coef.empty() && b.constant != 0) {
         int64_t q = a.constant / b.constant, r = a.constant % b.constant;
-        if (r != 0 && ((r < 0) != (b.constant < 0))) { --q; r += b.constant; }
+        if (r != 0 && ((r < 0) != (b.constant < 0))) {
+          --q;
+          r += b.constant;
+        }
         return Affine{e->kind == ExprKind::FloorDiv ? q : r, {}};
       }
       break;
     }
     default:
-      if (data_dependent(e)) fail(loc, "Cannot match type handle vs int32", "an index computed from loop variables only, not from loaded data");
+      if (data_dependent(e))
+        fail(loc, "Cannot match type handle vs int32",
+             "an index computed from loop variables only, not from loaded data");
       break;
   }
-  if (data_dependent(e)) fail(loc, "Cannot match type handle vs int32", "an index computed from loop variables only, not from loaded data");
-  fail(loc, "Expected linear index", "an address affine in the loop variables, e.g. buf[i * 64 + j] (not %, // or a product of two loop variables)");
+  if (data_dependent(e))
+    fail(loc, "Cannot match type handle vs int32", "an index computed from loop variables only, not from loaded data");
+  fail(loc, "Expected linear index",
+       "an address affine in the loop variables, e.g. buf[i * 64 + j] (not %, // or a product of two loop variables)");
 }
 
 int64_t const_int(const Expr& e, const SourceLoc& where, const char* what) {
   const Affine a = affine_of(e, where);
-  if (!a.coef.empty()) fail(where, std::string(what) + " must be a build-time integer, not an expression of a loop variable");
+  if (!a.coef.empty())
+    fail(where, std::string(what) + " must be a build-time integer, not an expression of a loop variable");
   return a.constant;
 }
 

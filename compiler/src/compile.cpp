@@ -13,9 +13,11 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt) { return co
 CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const TilingOptions& tiling) {
   const auto start = std::chrono::steady_clock::now();
   if (tiling.l1_bytes > spec::param::l1_bytes || tiling.l1_bytes < spec::param::l1_row_bytes)
-    fail(in.body->loc, "an L1 budget of " + std::to_string(tiling.l1_bytes) + " bytes: this device's L1 holds " +
-                           std::to_string(spec::param::l1_bytes) + " bytes (spec l1_bytes)",
-         "a budget between " + std::to_string(spec::param::l1_row_bytes) + " and " + std::to_string(spec::param::l1_bytes));
+    fail(in.body->loc,
+         "an L1 budget of " + std::to_string(tiling.l1_bytes) + " bytes: this device's L1 holds " +
+             std::to_string(spec::param::l1_bytes) + " bytes (spec l1_bytes)",
+         "a budget between " + std::to_string(spec::param::l1_row_bytes) + " and " +
+             std::to_string(spec::param::l1_bytes));
   PrimFunc f = in;
   f.body = make_stmt(StmtKind::Seq, in.body->loc);
   f.body->body = in.body->body;
@@ -24,15 +26,19 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   TilingOptions t = tiling;
   t.cores = std::max(t.cores, opt.cores);
   pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
-  pm.add("sink-and-unroll", sink_and_unroll).add("drop-empty-loops", drop_empty_loops).add("infer-datapath-kinds", infer_datapath_kinds);
+  pm.add("sink-and-unroll", sink_and_unroll)
+      .add("drop-empty-loops", drop_empty_loops)
+      .add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;
   r.timings = pm.run(f);
   auto t0 = std::chrono::steady_clock::now();
   r.program = lower(f, LowerOptions{opt.cores, tiling.l1_bytes});
-  r.timings.push_back({"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  r.timings.push_back(
+      {"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   t0 = std::chrono::steady_clock::now();
   r.bundle = emit_bundle(f, r.program, EmitOptions{opt.name, opt.source});
-  r.timings.push_back({"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  r.timings.push_back(
+      {"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;

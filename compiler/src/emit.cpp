@@ -63,8 +63,8 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
     const BufferNode& named = as ? *as : b;
     runtime::BufferDesc d;
     d.name = named.name;
-    d.role = b.output ? runtime::BufferRole::OUTPUT
-             : b.role == BufferRole::Input ? runtime::BufferRole::INPUT
+    d.role = b.output                         ? runtime::BufferRole::OUTPUT
+             : b.role == BufferRole::Input    ? runtime::BufferRole::INPUT
              : b.role == BufferRole::Constant ? runtime::BufferRole::CONSTANT
                                               : runtime::BufferRole::SCRATCH;
     d.dtype = b.dtype.spec();
@@ -123,7 +123,8 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
     } else if (const auto* w = std::get_if<Wait>(&s)) {
       const Step& l = p.steps.at(w->launch);
       if (const auto* lt = std::get_if<Transfer>(&l))
-        tb.wait_dma(lt->engine == tap::Engine::kCoreDma ? txn::Tile::core(lt->core) : shim, txn::Dir::S2MM, lt->channel);
+        tb.wait_dma(lt->engine == tap::Engine::kCoreDma ? txn::Tile::core(lt->core) : shim, txn::Dir::S2MM,
+                    lt->channel);
       else {
         const auto& k2 = std::get<Task>(l);
         tb.wait_task(k2.core, k2.queue);

@@ -11,7 +11,8 @@ namespace P = spec::param;
 namespace L = spec::layout::datapath_desc;
 }  // namespace
 
-FsimDevice::FsimDevice(unsigned cores) : runtime::RegFileDevice(runtime::RegFileOptions{cores, 64ull << 20, 16}), imc_(cores) {}
+FsimDevice::FsimDevice(unsigned cores)
+    : runtime::RegFileDevice(runtime::RegFileOptions{cores, 64ull << 20, 16}), imc_(cores) {}
 
 void FsimDevice::write32(uint64_t addr, uint32_t value) {
   const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);

@@ -7,12 +7,18 @@ DType DType::parse(const std::string& s, const SourceLoc& loc) {
   const auto x = s.find('x');
   const std::string base = s.substr(0, x);
   DType d;
-  if (base == "int8") d.base = Base::Int8;
-  else if (base == "int32") d.base = Base::Int32;
-  else if (base == "float16") d.base = Base::Float16;
-  else if (base == "float32") d.base = Base::Float32;
-  else if (base == "float18") d.base = Base::Float18;
-  else fail(loc, "unknown dtype '" + s + "'", "\"<base>x<lanes>\" with base int8, int32, float16, float32 or float18");
+  if (base == "int8")
+    d.base = Base::Int8;
+  else if (base == "int32")
+    d.base = Base::Int32;
+  else if (base == "float16")
+    d.base = Base::Float16;
+  else if (base == "float32")
+    d.base = Base::Float32;
+  else if (base == "float18")
+    d.base = Base::Float18;
+  else
+    fail(loc, "unknown dtype '" + s + "'", "\"<base>x<lanes>\" with base int8, int32, float16, float32 or float18");
   if (x == std::string::npos) fail(loc, "dtype '" + s + "' has no lane count", s + "x64");
   const std::string lanes = s.substr(x + 1);
   if (lanes != "64" && !(lanes == "4096" && d.base == Base::Int8))
@@ -49,7 +55,8 @@ uint32_t DType::rows() const {
 uint32_t DType::bytes() const { return rows() * 64; }
 
 std::string to_string(Scope s) {
-  static const char* names[] = {"DDR", "L2", "L1", "DDR_WEAK", "L2_WEAK", "L1_WEAK", "IMC", "DPU_REGISTERS", "MVM_ACCUMULATOR"};
+  static const char* names[] = {
+      "DDR", "L2", "L1", "DDR_WEAK", "L2_WEAK", "L1_WEAK", "IMC", "DPU_REGISTERS", "MVM_ACCUMULATOR"};
   return names[static_cast<int>(s)];
 }
 std::optional<Scope> parse_scope(const std::string& s) {
@@ -66,7 +73,8 @@ int64_t BufferNode::elements() const {
 }
 
 std::string to_string(Unit u) {
-  static const char* names[] = {"IFD", "MatMul", "DPU", "ODR", "LoadIMC", "init", "CoreDMA", "SysDMA", "AICore", "Depthwise"};
+  static const char* names[] = {"IFD",  "MatMul",  "DPU",    "ODR",    "LoadIMC",
+                                "init", "CoreDMA", "SysDMA", "AICore", "Depthwise"};
   return names[static_cast<int>(u)];
 }
 
@@ -91,9 +99,12 @@ Expr make_binary(ExprKind k, Expr a, Expr b, SourceLoc loc) {
   auto e = std::make_shared<ExprNode>();
   e->kind = k;
   e->loc = std::move(loc);
-  if (is_compare(k)) e->dtype = DType::index();
-  else if (!a->dtype.is_index()) e->dtype = a->dtype;
-  else e->dtype = b->dtype;
+  if (is_compare(k))
+    e->dtype = DType::index();
+  else if (!a->dtype.is_index())
+    e->dtype = a->dtype;
+  else
+    e->dtype = b->dtype;
   e->args = {std::move(a), std::move(b)};
   return e;
 }

@@ -32,14 +32,19 @@ L1Plan allocate_l1(const std::vector<Lifetime>& bufs, uint32_t cores, uint64_t l
   // leave no small one splitting the rows they need).
   std::vector<const Lifetime*> by_size;
   for (const Lifetime& b : bufs) by_size.push_back(&b);
-  std::stable_sort(by_size.begin(), by_size.end(), [](const Lifetime* a, const Lifetime* b) { return a->rows > b->rows; });
-  auto overlap = [](const Lifetime& a, const Lifetime& b) { return a.core == b.core && a.first <= b.last && b.first <= a.last; };
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [](const Lifetime* a, const Lifetime* b) { return a->rows > b->rows; });
+  auto overlap = [](const Lifetime& a, const Lifetime& b) {
+    return a.core == b.core && a.first <= b.last && b.first <= a.last;
+  };
   std::vector<const Lifetime*> done;
   for (const Lifetime* b : by_size) {
     std::vector<const Lifetime*> live;
     for (const Lifetime* o : done)
       if (overlap(*o, *b)) live.push_back(o);
-    std::sort(live.begin(), live.end(), [&](const Lifetime* x, const Lifetime* y) { return plan.region[x->buf].base_row < plan.region[y->buf].base_row; });
+    std::sort(live.begin(), live.end(), [&](const Lifetime* x, const Lifetime* y) {
+      return plan.region[x->buf].base_row < plan.region[y->buf].base_row;
+    });
     uint64_t at = 0;
     for (const Lifetime* o : live) {
       const L1Region& r = plan.region[o->buf];
@@ -49,9 +54,11 @@ L1Plan allocate_l1(const std::vector<Lifetime>& bufs, uint32_t cores, uint64_t l
     if (at + b->rows > budget) {
       uint64_t live_rows = b->rows;
       for (const Lifetime* o : live) live_rows += o->rows;
-      fail(b->buf->loc, "the kernel's buffers need " + std::to_string(live_rows * spec::param::l1_row_bytes) + " bytes of L1 (" +
-                            b->buf->name + " is the first that does not fit); L1 holds " + std::to_string(l1_bytes) + ", and " +
-                            std::to_string(live.size()) + " other buffer" + (live.size() == 1 ? " is" : "s are") + " live with " + b->buf->name,
+      fail(b->buf->loc,
+           "the kernel's buffers need " + std::to_string(live_rows * spec::param::l1_row_bytes) + " bytes of L1 (" +
+               b->buf->name + " is the first that does not fit); L1 holds " + std::to_string(l1_bytes) + ", and " +
+               std::to_string(live.size()) + " other buffer" + (live.size() == 1 ? " is" : "s are") + " live with " +
+               b->buf->name,
            "tile the outer loop (A.tiles), or keep fewer buffers in L1 at once");
     }
     plan.region[b->buf] = L1Region{b->core, static_cast<uint32_t>(at), static_cast<uint32_t>(b->rows)};

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <functional>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include "lower_datapath.hpp"
 
@@ -31,8 +31,10 @@ void note(const BufferNode* b, bool write, std::vector<const BufferNode*>& order
   if (b->role == BufferRole::Register || b->role == BufferRole::Accumulator || b->role == BufferRole::Imc) return;
   b = b->root();
   if (std::find(order.begin(), order.end(), b) == order.end()) order.push_back(b);
-  if (write) written.insert(b);
-  else if (!written.count(b)) read_first.insert(b);
+  if (write)
+    written.insert(b);
+  else if (!written.count(b))
+    read_first.insert(b);
 }
 
 void collect_expr(const Expr& e, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
@@ -43,8 +45,8 @@ void collect_expr(const Expr& e, std::vector<const BufferNode*>& order, std::set
 }
 
 // A DMA block touches L1 only on its L1 side; its DDR side is addressed in DDR, not placed.
-void collect_dma(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order, std::set<const BufferNode*>& written,
-                 std::set<const BufferNode*>& read_first) {
+void collect_dma(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order,
+                 std::set<const BufferNode*>& written, std::set<const BufferNode*>& read_first) {
   for (const auto& s : list) {
     if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
       if (!ddr_backed(*s->value->buf->root())) note(s->value->buf.get(), false, order, written, read_first);
@@ -70,7 +72,8 @@ void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& orde
 }
 
 // The DDR sides of an A.SysDMA block's copies (roots): the buffers it reads and writes in DDR.
-void dma_ddr_sides(const std::vector<Stmt>& list, std::vector<const BufferNode*>& reads, std::vector<const BufferNode*>& writes) {
+void dma_ddr_sides(const std::vector<Stmt>& list, std::vector<const BufferNode*>& reads,
+                   std::vector<const BufferNode*>& writes) {
   for (const auto& s : list) {
     if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
       if (ddr_backed(*s->value->buf->root())) reads.push_back(s->value->buf->root());
@@ -139,20 +142,26 @@ class Lowering {
       for (const BufferNode* b : order) {
         auto [it, fresh] = core_of_.emplace(b, c);
         if (!fresh && it->second != c)
-          fail(s->loc, b->name + " is used on core " + std::to_string(it->second) + " and on core " + std::to_string(c) +
-                           ": a buffer lives in one core's L1",
-               "give each core its own buffer (and its own copy of shared data), or let the compiler partition the loop (--cores)");
+          fail(s->loc,
+               b->name + " is used on core " + std::to_string(it->second) + " and on core " + std::to_string(c) +
+                   ": a buffer lives in one core's L1",
+               "give each core its own buffer (and its own copy of shared data), or let the compiler partition the "
+               "loop (--cores)");
       }
     }
   }
 
-  static bool is_dma(const Stmt& s) { return s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA); }
+  static bool is_dma(const Stmt& s) {
+    return s->kind == StmtKind::Block && (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA);
+  }
 
   // The launches in walk()'s order: datapaths, LoadIMC and DMA blocks (A.AICore bodies inline).
   static void for_each_launch(const std::vector<Stmt>& list, const std::function<void(const Stmt&)>& fn) {
     for (const auto& s : list) {
-      if (s->kind == StmtKind::Block && s->unit == Unit::AICore) for_each_launch(s->body, fn);
-      else if (s->kind == StmtKind::Datapath || (s->kind == StmtKind::Block && (s->unit == Unit::LoadIMC || is_dma(s)))) fn(s);
+      if (s->kind == StmtKind::Block && s->unit == Unit::AICore)
+        for_each_launch(s->body, fn);
+      else if (s->kind == StmtKind::Datapath || (s->kind == StmtKind::Block && (s->unit == Unit::LoadIMC || is_dma(s))))
+        fn(s);
     }
   }
 
@@ -190,7 +199,8 @@ class Lowering {
       lifetimes.push_back({b, core_of_.count(b) ? core_of_.at(b) : 0, first, b->output ? n : last,
                            static_cast<uint64_t>(b->elements()) * b->dtype.rows()});
     }
-    std::stable_sort(lifetimes.begin(), lifetimes.end(), [](const Lifetime& a, const Lifetime& b) { return a.first < b.first; });
+    std::stable_sort(lifetimes.begin(), lifetimes.end(),
+                     [](const Lifetime& a, const Lifetime& b) { return a.first < b.first; });
     L1Plan plan = allocate_l1(lifetimes, opt_.cores, opt_.l1_bytes);
     p_.l1 = std::move(plan.region);
     reuses_ = std::move(plan.reuses);
@@ -215,9 +225,10 @@ class Lowering {
     if (it != imc_.end()) return it->second;
     const int64_t tiles = b.shape[0] * b.shape[1];
     if (tiles > spec::param::imc_tiles)
-      fail(b.loc, "IMC tile budget exceeded: A.alloc_imc((" + std::to_string(b.shape[0]) + ", " + std::to_string(b.shape[1]) +
-                      ")) holds " + std::to_string(tiles) + " tiles; one residency holds at most " +
-                      std::to_string(spec::param::imc_tiles) + " (spec imc_tiles, §14)",
+      fail(b.loc,
+           "IMC tile budget exceeded: A.alloc_imc((" + std::to_string(b.shape[0]) + ", " + std::to_string(b.shape[1]) +
+               ")) holds " + std::to_string(tiles) + " tiles; one residency holds at most " +
+               std::to_string(spec::param::imc_tiles) + " (spec imc_tiles, §14)",
            "split the matrix along K (atomic.matmul with partial=, §11.2) or along N, one residency per piece");
     ImcPlace p{static_cast<uint32_t>(imc_.size() + 1), 0, 0};
     if (p.matrix_id > 255) fail(b.loc, "more than 255 resident matrices in one program");
@@ -282,7 +293,8 @@ class Lowering {
     const auto lower_all = [&](uint32_t first) {
       if (to_l1) {
         t.mm2s = bd_task(t.words, true, spec::MemSel::DDR, 0, 0, first);
-        t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr, first + static_cast<uint32_t>(t.mm2s.bds.size()));
+        t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr,
+                         first + static_cast<uint32_t>(t.mm2s.bds.size()));
       } else {
         t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, first);
         t.s2mm = bd_task(t.words, false, spec::MemSel::DDR, 0, 0, first + static_cast<uint32_t>(t.mm2s.bds.size()));
@@ -311,7 +323,8 @@ class Lowering {
     t.id = s.id;
     const DmaSide& l1side = d.src.ddr ? d.dst : d.src;
     if (p_.l1.count(l1side.buffer)) t.l1 = p_.l1.at(l1side.buffer);
-    t.name = std::string(d.engine == tap::Engine::kCoreDma ? "coredma " : "sysdma ") + d.src.buffer->name + " -> " + d.dst.buffer->name;
+    t.name = std::string(d.engine == tap::Engine::kCoreDma ? "coredma " : "sysdma ") + d.src.buffer->name + " -> " +
+             d.dst.buffer->name;
     if (!s.id.empty()) t.name += " (" + s.id + ")";
     const auto lower_all = [&](uint32_t first) {
       t.mm2s = dma_task(d.src, true, d.engine, first, d.loc);
@@ -393,8 +406,9 @@ class Lowering {
     const uint32_t at = next;
     next += static_cast<uint32_t>(t.words.size());
     if (next > spec::param::cmd_mem_bytes / 4)
-      fail(loc, "the program's descriptors need more than the " + std::to_string(spec::param::cmd_mem_bytes) +
-                    " bytes of core command memory",
+      fail(loc,
+           "the program's descriptors need more than the " + std::to_string(spec::param::cmd_mem_bytes) +
+               " bytes of core command memory",
            "fewer datapath invocations (sink loops into the units instead of unrolling them, §9)");
     t.cmd_word = at;
     return at;
@@ -442,7 +456,8 @@ class Lowering {
           for (const auto& w : s->waits) {
             auto it = ids_.find(w);
             if (it == ids_.end())
-              fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with", "tag the launch: id=\"" + w + "\"");
+              fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
+                   "tag the launch: id=\"" + w + "\"");
             wait_for(it->second);
           }
           break;
@@ -452,10 +467,8 @@ class Lowering {
         case StmtKind::OpMarker: op_ = s->id; break;
         case StmtKind::For:
           fail(s->loc, "a device loop outside a datapath that wraps no datapath has nothing to run", "remove the loop");
-        case StmtKind::DeclReg:
-          fail(s->loc, "a DPU register is declared outside any datapath");
-        default:
-          fail(s->loc, "this statement belongs inside a unit block");
+        case StmtKind::DeclReg: fail(s->loc, "a DPU register is declared outside any datapath");
+        default: fail(s->loc, "this statement belongs inside a unit block");
       }
     }
   }
@@ -466,7 +479,8 @@ class Lowering {
     uint32_t mask = 0;
     for (int c : s.cores) {
       if (c < 0 || static_cast<uint32_t>(c) >= opt_.cores)
-        fail(s.loc, "A.barrier names core " + std::to_string(c) + " on a " + std::to_string(opt_.cores) + "-core target");
+        fail(s.loc,
+             "A.barrier names core " + std::to_string(c) + " on a " + std::to_string(opt_.cores) + "-core target");
       mask |= 1u << c;
     }
     const uint32_t id = ++barriers_ & 0xFF;
@@ -506,19 +520,19 @@ class Lowering {
   struct Copies {
     bool l1 = true, ddr = true;  // which copy holds the buffer's data (both: equal, or nothing written yet)
   };
-  std::map<const BufferNode*, Copies> copies_;  // the DDR-backed buffers placed in L1
-  std::vector<const BufferNode*> outputs_;      // placed outputs, in first-use order
-  std::map<const BufferNode*, std::vector<std::size_t>> users_;  // the launches touching each buffer
+  std::map<const BufferNode*, Copies> copies_;                          // the DDR-backed buffers placed in L1
+  std::vector<const BufferNode*> outputs_;                              // placed outputs, in first-use order
+  std::map<const BufferNode*, std::vector<std::size_t>> users_;         // the launches touching each buffer
   std::map<const BufferNode*, std::vector<const BufferNode*>> reuses_;  // L1 rows taken over (l1_alloc.cpp)
-  std::set<const BufferNode*> started_;                                // touched by a launch so far
+  std::set<const BufferNode*> started_;                                 // touched by a launch so far
   std::map<const BufferNode*, ImcPlace> imc_;
   std::map<std::string, std::size_t> ids_;
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
-  std::map<std::size_t, Key> launch_key_;                   // launches not waited yet
+  std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
-  std::map<uint32_t, uint32_t> cmd_next_;  // per core
+  std::map<uint32_t, uint32_t> cmd_next_;                  // per core
   std::map<const BufferNode*, uint32_t> core_of_;
-  uint32_t core_ = 0;                     // the core of the launch being lowered
+  uint32_t core_ = 0;  // the core of the launch being lowered
   uint32_t barriers_ = 0;
   int dp_count_ = 0, li_count_ = 0;
   std::string op_;
@@ -535,7 +549,8 @@ Task lower_loadimc(const StmtNode& block, const RegionOf& region, const ImcOf& i
   if (inner.size() != 1 || inner[0]->kind != StmtKind::Store || inner[0]->buf->role != BufferRole::Imc)
     fail(block.loc, "a LoadIMC block holds one store per IMC block, of a 64-row slice of the weights", form);
   const StmtNode& st = *inner[0];
-  if (st.indices.size() != 2) fail(st.loc, "index the IMC buffer with two indices, w_imc[k_block, n_block] (§8.1)", form);
+  if (st.indices.size() != 2)
+    fail(st.loc, "index the IMC buffer with two indices, w_imc[k_block, n_block] (§8.1)", form);
   const Expr& src = st.value;
   if (src->kind != ExprKind::Load || src->buf->dtype.base != DType::Base::Int8 || src->buf->dtype.lanes != 64)
     fail(st.loc, "a LoadIMC stores a 64-row slice of an int8x64 weight buffer", form);
@@ -543,11 +558,14 @@ Task lower_loadimc(const StmtNode& block, const RegionOf& region, const ImcOf& i
   for (std::size_t d = 0; d < src->args.size(); ++d)
     if (src->args[d]->kind == ExprKind::Ramp) ramp_dim = static_cast<int>(d);
   int64_t rows = 1;
-  if (ramp_dim >= 0) rows = const_int(src->args[static_cast<std::size_t>(ramp_dim)]->args[2], st.loc, "the slice extent");
+  if (ramp_dim >= 0)
+    rows = const_int(src->args[static_cast<std::size_t>(ramp_dim)]->args[2], st.loc, "the slice extent");
   if (ramp_dim < 0 || rows != 64)
-    fail(st.loc, "a LoadIMC store names " + std::to_string(rows) + " weight row" + (rows == 1 ? "" : "s") +
-                     ", but an IMC block is 64 rows (one tile); the load takes its row count from the slice and would fail at run time with "
-                     "mvmprg: Weights stream has not been fully consumed",
+    fail(st.loc,
+         "a LoadIMC store names " + std::to_string(rows) + " weight row" + (rows == 1 ? "" : "s") +
+             ", but an IMC block is 64 rows (one tile); the load takes its row count from the slice and would fail at "
+             "run time with "
+             "mvmprg: Weights stream has not been fully consumed",
          form);
   if (const_int(src->args[static_cast<std::size_t>(ramp_dim)]->args[1], st.loc, "the slice step") != 1)
     fail(st.loc, "the weight slice must be contiguous (step 1)", form);
@@ -609,7 +627,8 @@ Program lower(const PrimFunc& f, const LowerOptions& opt) { return Lowering(f, o
 std::string explain(const Program& p) {
   std::ostringstream os;
   for (std::size_t c = 0; c < p.l1_rows_used.size(); ++c)
-    os << "core" << c << " L1 rows used: " << p.l1_rows_used[c] << " of " << p.l1_bytes / spec::param::l1_row_bytes << "\n";
+    os << "core" << c << " L1 rows used: " << p.l1_rows_used[c] << " of " << p.l1_bytes / spec::param::l1_row_bytes
+       << "\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     os << "[" << i << "] ";
     const Step& s = p.steps[i];

@@ -57,7 +57,8 @@ IfdOut lower_ifd(const StmtNode& b, const std::vector<Loop>& outer, const Region
       push = s.get();
     } else {
       fail(s->loc, "Expected a single StreamPush",
-           "one stream.push(buf[...]) per IFD block; compute the index in a C++ helper that returns the expression (§8.3)");
+           "one stream.push(buf[...]) per IFD block; compute the index in a C++ helper that returns the expression "
+           "(§8.3)");
     }
   }
   if (pushes != 1)
@@ -136,7 +137,8 @@ OdrOut lower_odr(const StmtNode& b, const std::vector<Loop>& outer, const Region
     store = s->body[0].get();
     for (const auto& e : s->else_body)
       if (e->kind != StmtKind::Drop)
-        fail(e->loc, "the ODR's A.Else drops the popped element: the pop appears in both branches", "with A.Else(): A.drop(s.pop())");
+        fail(e->loc, "the ODR's A.Else drops the popped element: the pop appears in both branches",
+             "with A.Else(): A.drop(s.pop())");
   } else if (s->kind == StmtKind::Drop) {
     OdrOut r;
     r.stream = s->stream.get();
@@ -174,11 +176,16 @@ MvmOut lower_mvm(const StmtNode& b, const std::vector<Loop>& outer, const ImcOf&
   std::vector<const StmtNode*> st;
   for (const auto& s : inner)
     if (s->kind != StmtKind::DeclReg && s->kind != StmtKind::OpMarker) st.push_back(s.get());
-  const char* hint = "acc = A.mvm_accumulator(); A.reset_accumulator(acc); for kb in A.serial(K_BLOCKS): acc += A.mvm_1x1(ifd.pop(), w_imc[kb, nb]); mvm_stream.push(acc)";
+  const char* hint =
+      "acc = A.mvm_accumulator(); A.reset_accumulator(acc); for kb in A.serial(K_BLOCKS): acc += A.mvm_1x1(ifd.pop(), "
+      "w_imc[kb, nb]); mvm_stream.push(acc)";
   auto bad = [&](const StmtNode* s, const std::string& what) {
-    fail(s ? s->loc : b.loc, "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc: " + what, hint);
+    fail(s ? s->loc : b.loc,
+         "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc: " + what,
+         hint);
   };
-  if (st.empty() || st[0]->kind != StmtKind::Reset) bad(st.empty() ? nullptr : st[0], "it does not start with A.reset_accumulator(acc)");
+  if (st.empty() || st[0]->kind != StmtKind::Reset)
+    bad(st.empty() ? nullptr : st[0], "it does not start with A.reset_accumulator(acc)");
   const BufferNode* acc = st[0]->buf.get();
   if (st.size() < 2 || st[1]->kind != StmtKind::For) {
     if (st.size() >= 2 && st[1]->kind == StmtKind::Accum) {
@@ -200,12 +207,18 @@ MvmOut lower_mvm(const StmtNode& b, const std::vector<Loop>& outer, const ImcOf&
   }
   std::vector<const StmtNode*> accs;
   for (const auto& s : *kbody) {
-    if (s->kind == StmtKind::Accum) accs.push_back(s.get());
-    else bad(s.get(), "only acc += A.mvm_1x1(...) belongs in the reduction loop");
+    if (s->kind == StmtKind::Accum)
+      accs.push_back(s.get());
+    else
+      bad(s.get(), "only acc += A.mvm_1x1(...) belongs in the reduction loop");
   }
-  if (accs.size() != 1) bad(accs.size() > 1 ? accs[1] : red, "the reduction loop accumulates exactly once per step (a second accumulate is refused)");
+  if (accs.size() != 1)
+    bad(accs.size() > 1 ? accs[1] : red,
+        "the reduction loop accumulates exactly once per step (a second accumulate is refused)");
   const StmtNode* a = accs[0];
-  if (a->buf.get() != acc) bad(a, "it accumulates into " + a->buf->name + " but reset " + acc->name + ": a MatMul has one accumulator register");
+  if (a->buf.get() != acc)
+    bad(a,
+        "it accumulates into " + a->buf->name + " but reset " + acc->name + ": a MatMul has one accumulator register");
   const Expr& mvm = a->value;
   if (!mvm || mvm->kind != ExprKind::Mvm) bad(a, "the accumulated value is A.mvm_1x1(x, imc[kb, nb])");
   const Expr& x = mvm->args[0];
@@ -217,7 +230,8 @@ MvmOut lower_mvm(const StmtNode& b, const std::vector<Loop>& outer, const ImcOf&
   if (x->stream->dtype.base != DType::Base::Int8)
     fail(x->loc, "MatMul requires int8x64 inputs, but " + x->stream->name + " carries " + x->stream->dtype.str(),
          "stream int8x64 data (cast in a DPU datapath first: atomic.dpu_cast)");
-  if (st.size() != 3 || st[2]->kind != StmtKind::Push) bad(st.size() > 3 ? st[3] : st.back(), "it must end with mvm_stream.push(acc), and nothing follows it");
+  if (st.size() != 3 || st[2]->kind != StmtKind::Push)
+    bad(st.size() > 3 ? st[3] : st.back(), "it must end with mvm_stream.push(acc), and nothing follows it");
   const StmtNode* push = st[2];
   if (push->value->kind != ExprKind::RegRead || push->value->buf.get() != acc)
     bad(push, "the push sends the accumulator itself (mvm_stream.push(acc)), not an expression of it");
@@ -336,7 +350,9 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     switch (s->unit) {
       case Unit::IFD:
         if (s->num != 0 && s->num != 1)
-          fail(s->loc, "A.IFD(num=" + std::to_string(s->num) + ") is out of range: a datapath's feeders are num=0 (main) and num=1 (the DPU side input)",
+          fail(s->loc,
+               "A.IFD(num=" + std::to_string(s->num) +
+                   ") is out of range: a datapath's feeders are num=0 (main) and num=1 (the DPU side input)",
                "A.IFD(num=0) or A.IFD(num=1)");
         set_once(bl.ifd[s->num], s.get(), s->num ? "IFD(num=1)" : "IFD(num=0)");
         break;
@@ -347,7 +363,9 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
       default: fail(s->loc, "an " + to_string(s->unit) + " block does not belong in a datapath");
     }
   }
-  if (!bl.odr) fail(dp.loc, "a datapath ends in an ODR block that stores (or drops) its results", "with A.ODR(): out[...] = stream.pop()");
+  if (!bl.odr)
+    fail(dp.loc, "a datapath ends in an ODR block that stores (or drops) its results",
+         "with A.ODR(): out[...] = stream.pop()");
   if (!bl.ifd[0]) fail(dp.loc, "a datapath starts with A.IFD(num=0), its main feeder");
   const bool mvm = dp.dp_kind == DpKind::MVMEXE;
 
@@ -375,12 +393,14 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
   if (bl.matmul) {
     const MvmOut m = lower_mvm(*bl.matmul, outer, imc_of);
     if (side.count(m.in))
-      fail(bl.matmul->loc, "IFD(num=1) is the DPU's side input: the MatMul cannot pop " + m.in->name, "feed the MatMul from A.IFD(num=0)");
+      fail(bl.matmul->loc, "IFD(num=1) is the DPU's side input: the MatMul cannot pop " + m.in->name,
+           "feed the MatMul from A.IFD(num=0)");
     if (m.in != ifd0.stream) fail(bl.matmul->loc, "the MatMul pops " + m.in->name + ", which IFD(num=0) does not push");
     if (m.outputs * m.k_blocks != ifd0.elements)
-      fail(bl.matmul->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the MatMul pops " +
-                               std::to_string(m.outputs * m.k_blocks) + " (" + std::to_string(m.outputs) + " outputs x K_BLOCKS " +
-                               std::to_string(m.k_blocks) + "): the counts must agree (§6.2)",
+      fail(bl.matmul->loc,
+           "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the MatMul pops " +
+               std::to_string(m.outputs * m.k_blocks) + " (" + std::to_string(m.outputs) + " outputs x K_BLOCKS " +
+               std::to_string(m.k_blocks) + "): the counts must agree (§6.2)",
            "stream the window in the same number of PWORDs the reduction loop pops");
     put(words, spec::layout::datapath_desc::mvm, m.desc);
     h.has_main = 1;
@@ -392,8 +412,8 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     const DwOut d = lower_dw(*bl.dw, outer, region);
     if (side.count(d.in)) fail(bl.dw->loc, "IFD(num=1) is the DPU's side input: the depthwise stage cannot pop it");
     if (d.outputs * d.desc.taps != ifd0.elements)
-      fail(bl.dw->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the depthwise stage pops " +
-                           std::to_string(d.outputs * d.desc.taps));
+      fail(bl.dw->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) +
+                           " elements but the depthwise stage pops " + std::to_string(d.outputs * d.desc.taps));
     put(words, spec::layout::datapath_desc::dwpu, d.desc);
     h.has_main = 1;
     main_out = spec::Dtype::INT32;
@@ -410,13 +430,16 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
     DpuLowered d = lower_dpu(*bl.dpu, outer, si, main_out, ifd1 ? ifd1->walk.dtype : spec::Dtype::FLOAT32, region);
     if (d.implicit_ifd1) {
-      if (ifd1) fail(bl.dpu->loc, "the DPU reads a buffer directly and the datapath also has A.IFD(num=1): the side input is taken",
-                     "stream every DPU operand through the one A.IFD(num=1) block");
+      if (ifd1)
+        fail(bl.dpu->loc,
+             "the DPU reads a buffer directly and the datapath also has A.IFD(num=1): the side input is taken",
+             "stream every DPU operand through the one A.IFD(num=1) block");
       ifd1 = IfdOut{d.ifd1, nullptr, d.ifd1_elements};
     }
     if (d.pops_main != main_count)
-      fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_main) + " elements from its main input, which delivers " +
-                            std::to_string(main_count) + ": the counts must agree");
+      fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_main) +
+                            " elements from its main input, which delivers " + std::to_string(main_count) +
+                            ": the counts must agree");
     if (ifd1 && d.pops_side != ifd1->elements)
       fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_side) + " elements from IFD(num=1), which pushes " +
                             std::to_string(ifd1->elements) + ": the counts must agree");
@@ -443,8 +466,8 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
   if (odr_stream && o.stream != odr_stream)
     fail(bl.odr->loc, "the ODR pops " + o.stream->name + ", but the stage before it pushes " + odr_stream->name);
   if (o.elements != odr_in)
-    fail(bl.odr->loc, "the ODR pops " + std::to_string(o.elements) + " elements but receives " + std::to_string(odr_in) +
-                          ": the counts must agree");
+    fail(bl.odr->loc, "the ODR pops " + std::to_string(o.elements) + " elements but receives " +
+                          std::to_string(odr_in) + ": the counts must agree");
   put(words, spec::layout::datapath_desc::odr, o.walk);
   h.has_odr = 1;
   t.odr_elems = o.elements;

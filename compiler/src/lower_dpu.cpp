@@ -28,8 +28,9 @@ class DpuCompiler {
     regs_[b] = next_;
     next_ += static_cast<uint32_t>(b->shape[0]);
     if (next_ > spec::param::dpu_registers)
-      fail(loc, "the DPU block declares " + std::to_string(next_) + " registers; the DPU has " +
-                    std::to_string(spec::param::dpu_registers) + " (spec dpu_registers)",
+      fail(loc,
+           "the DPU block declares " + std::to_string(next_) + " registers; the DPU has " +
+               std::to_string(spec::param::dpu_registers) + " (spec dpu_registers)",
            "smaller A.array sizes, or stage the data through memory across datapaths (§14)");
   }
 
@@ -114,9 +115,11 @@ class DpuCompiler {
     if (ops_in(s->value) > 1) {
       std::string text = s->kind == StmtKind::Push ? s->stream->name + ".push(" + dump(s->value) + ")"
                                                    : s->buf->name + " = " + dump(s->value);
-      fail(s->loc, "Failed to parse TIR statement " + text +
-                       ": a DPU statement carries at most one arithmetic operation (+, -, *, A.min/A.max or an A.dpu.ops call)",
-           "split it, one operation per statement, through a register: acc[0] = x * scale[0]; dpu_stream.push(A.cast(acc[0] + bias[0], ...))");
+      fail(s->loc,
+           "Failed to parse TIR statement " + text +
+               ": a DPU statement carries at most one arithmetic operation (+, -, *, A.min/A.max or an A.dpu.ops call)",
+           "split it, one operation per statement, through a register: acc[0] = x * scale[0]; "
+           "dpu_stream.push(A.cast(acc[0] + bias[0], ...))");
     }
   }
 
@@ -140,15 +143,18 @@ class DpuCompiler {
     for (const auto& [v, coef] : a.coef) {
       const int lvl = loop_level(v);
       if (lvl < 0)
-        fail(loc, "register " + b.name + " is indexed by " + v->name +
-                      ", a loop the DPU runs as its element iterations: registers are indexed by whole numbers or by a loop inside the DPU block",
+        fail(loc,
+             "register " + b.name + " is indexed by " + v->name +
+                 ", a loop the DPU runs as its element iterations: registers are indexed by whole numbers or by a loop "
+                 "inside the DPU block",
              b.name + "[k] with a literal k, or an A.serial loop written inside the DPU block");
       if (coef != 1 || mode != spec::DpuIndex::NONE)
         fail(loc, "register " + b.name + " index must be a constant plus one DPU loop variable (reg[j] or reg[j + k])");
       mode = static_cast<spec::DpuIndex>(lvl + 1);
       c += loops_[static_cast<std::size_t>(lvl)].start;
     }
-    if (c < 0 || c >= b.shape[0]) fail(loc, b.name + "[" + std::to_string(c) + "] is out of range: size=" + std::to_string(b.shape[0]));
+    if (c < 0 || c >= b.shape[0])
+      fail(loc, b.name + "[" + std::to_string(c) + "] is out of range: size=" + std::to_string(b.shape[0]));
     return ref_reg(reg + static_cast<uint32_t>(c), mode);
   }
 
@@ -159,7 +165,8 @@ class DpuCompiler {
   uint32_t temp() {
     const uint32_t t = next_ + temp_++;
     if (t >= spec::param::dpu_registers)
-      fail(where_, "the DPU block needs more registers than the DPU has (" + std::to_string(spec::param::dpu_registers) + ")");
+      fail(where_,
+           "the DPU block needs more registers than the DPU has (" + std::to_string(spec::param::dpu_registers) + ")");
     return t;
   }
 
@@ -203,7 +210,10 @@ class DpuCompiler {
         }
         if (x->kind == ExprKind::Load) {
           if (!loops_.empty())
-            fail(x->loc, "the DPU reads " + x->buf->name + " inside a DPU loop: a buffer read becomes an IFD1 element per iteration, so write it outside the block's loops",
+            fail(x->loc,
+                 "the DPU reads " + x->buf->name +
+                     " inside a DPU loop: a buffer read becomes an IFD1 element per iteration, so write it outside the "
+                     "block's loops",
                  "load it into a register in A.init, or stream it through A.IFD(num=1)");
           loads.push_back({x->buf.get(), x->args, x->loc.known() ? x->loc : s->loc});
           emit({DpuOp::POP, dst, 0, 0, 0, 1});
@@ -216,17 +226,28 @@ class DpuCompiler {
         return;
       }
       case ExprKind::Pop:
-        fail(e->loc, "mismatched types. " + e->dtype.str() + " vs. float18x64: a DPU value read from a stream is cast to float18x64",
+        fail(e->loc,
+             "mismatched types. " + e->dtype.str() +
+                 " vs. float18x64: a DPU value read from a stream is cast to float18x64",
              "A.cast(" + e->stream->name + ".pop(), \"float18x64\")");
       case ExprKind::Load:
-        fail(e->loc, "mismatched types. " + e->dtype.str() + " vs. float18x64: a DPU operand read from a buffer is cast to float18x64",
+        fail(e->loc,
+             "mismatched types. " + e->dtype.str() +
+                 " vs. float18x64: a DPU operand read from a buffer is cast to float18x64",
              "A.cast(" + dump(e) + ", \"float18x64\")");
-      case ExprKind::Add: case ExprKind::Sub: case ExprKind::Mul: case ExprKind::Min: case ExprKind::Max: {
+      case ExprKind::Add:
+      case ExprKind::Sub:
+      case ExprKind::Mul:
+      case ExprKind::Min:
+      case ExprKind::Max: {
         require_f18(e->args[0], e->args[1]);
         require_f18(e->args[1], e->args[0]);
         const uint32_t a = operand(e->args[0], s, mult), b = operand(e->args[1], s, mult);
-        const DpuOp op = e->kind == ExprKind::Add ? DpuOp::ADD : e->kind == ExprKind::Sub ? DpuOp::SUB
-                         : e->kind == ExprKind::Mul ? DpuOp::MUL : e->kind == ExprKind::Min ? DpuOp::MIN : DpuOp::MAX;
+        const DpuOp op = e->kind == ExprKind::Add   ? DpuOp::ADD
+                         : e->kind == ExprKind::Sub ? DpuOp::SUB
+                         : e->kind == ExprKind::Mul ? DpuOp::MUL
+                         : e->kind == ExprKind::Min ? DpuOp::MIN
+                                                    : DpuOp::MAX;
         emit({op, dst, a, b, 0, 0});
         return;
       }
@@ -235,21 +256,28 @@ class DpuCompiler {
         std::vector<uint32_t> r;
         for (const auto& a : e->args) r.push_back(operand(a, s, mult));
         const std::string& n = e->name;
-        if (n == "lut") emit({DpuOp::LUT, dst, r[0], r[1], 0, static_cast<uint32_t>(std::max<int64_t>(e->ival, 1))});  // ival: chained tables
-        else if (n == "prelu") emit({DpuOp::PRELU, dst, r[0], r[1], 0, 0});
-        else if (n == "fma") emit({DpuOp::FMA, dst, r[0], r[1], r[2], 0});
-        else if (n == "add_reduce") emit({DpuOp::ADD_REDUCE, dst, r[0], 0, 0, 0});
-        else if (n == "max_reduce") emit({DpuOp::MAX_REDUCE, dst, r[0], 0, 0, 0});
-        else if (n == "min_reduce") emit({DpuOp::MIN_REDUCE, dst, r[0], 0, 0, 0});
-        else fail(e->loc, "A.dpu.ops." + n + " is not a DPU operation");
+        if (n == "lut")
+          emit({DpuOp::LUT, dst, r[0], r[1], 0,
+                static_cast<uint32_t>(std::max<int64_t>(e->ival, 1))});  // ival: chained tables
+        else if (n == "prelu")
+          emit({DpuOp::PRELU, dst, r[0], r[1], 0, 0});
+        else if (n == "fma")
+          emit({DpuOp::FMA, dst, r[0], r[1], r[2], 0});
+        else if (n == "add_reduce")
+          emit({DpuOp::ADD_REDUCE, dst, r[0], 0, 0, 0});
+        else if (n == "max_reduce")
+          emit({DpuOp::MAX_REDUCE, dst, r[0], 0, 0, 0});
+        else if (n == "min_reduce")
+          emit({DpuOp::MIN_REDUCE, dst, r[0], 0, 0, 0});
+        else
+          fail(e->loc, "A.dpu.ops." + n + " is not a DPU operation");
         return;
       }
       case ExprKind::Float:
       case ExprKind::Int:
         fail(e->loc.known() ? e->loc : s->loc, "There is no float18 literal: DPU constants come from a buffer (§7)",
              "A.alloc_constant([...], \"float32x64\") and read it, cast to float18x64");
-      default:
-        fail(e->loc.known() ? e->loc : s->loc, "this expression is not a DPU operation: " + dump(e));
+      default: fail(e->loc.known() ? e->loc : s->loc, "this expression is not a DPU operation: " + dump(e));
     }
   }
 
@@ -267,9 +295,12 @@ DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, cons
                      spec::Dtype in1, const RegionOf& region) {
   std::vector<Stmt> decls, inits, rest;
   for (const auto& s : block.body) {
-    if (s->kind == StmtKind::DeclReg) decls.push_back(s);
-    else if (s->kind == StmtKind::Block && s->unit == Unit::Init) inits.push_back(s);
-    else rest.push_back(s);
+    if (s->kind == StmtKind::DeclReg)
+      decls.push_back(s);
+    else if (s->kind == StmtKind::Block && s->unit == Unit::Init)
+      inits.push_back(s);
+    else
+      rest.push_back(s);
   }
   std::vector<Loop> iter = outer;
   const std::vector<Stmt>* body = &rest;
@@ -285,7 +316,9 @@ DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, cons
   for (const auto& d : decls) c.declare(d->buf.get(), d->loc);
   for (const auto& i : inits) c.block(i->body, 1);
   if (!c.loads.empty())
-    fail(c.loads[0].loc, "A.init reads " + c.loads[0].buf->name + " from a buffer: the preamble's constants arrive on the IFD1 side input",
+    fail(c.loads[0].loc,
+         "A.init reads " + c.loads[0].buf->name +
+             " from a buffer: the preamble's constants arrive on the IFD1 side input",
          "with A.init(): reg[0] = A.cast(ifd1_stream.pop(), \"float18x64\")");
   c.init_len = c.code.size();
   c.block(*body, iterations);
@@ -302,9 +335,11 @@ DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, cons
   r.pops_side = c.pops_side;
   r.pushes = c.pushes_;
   if (c.loads.size() > 1)
-    fail(c.loads[1].loc, "the DPU reads " + std::to_string(c.loads.size()) +
-                             " buffers per element, but its side input (IFD1) delivers one stream in order",
-         "read one buffer per element, or interleave the operands in memory and stream them through A.IFD(num=1) (§8.3)");
+    fail(c.loads[1].loc,
+         "the DPU reads " + std::to_string(c.loads.size()) +
+             " buffers per element, but its side input (IFD1) delivers one stream in order",
+         "read one buffer per element, or interleave the operands in memory and stream them through A.IFD(num=1) "
+         "(§8.3)");
   if (c.loads.size() == 1) {
     const LoadRef& l = c.loads[0];
     WalkPlan w = plan_address(iter, *l.buf, l.idx, region, l.loc);

@@ -68,13 +68,13 @@ struct DpuLowered {
 struct StreamInfo {
   std::function<bool(const StreamNode*)> is_side;  // pushed by IFD(num=1)
 };
-DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams,
-                     spec::Dtype in0, spec::Dtype in1, const RegionOf& region);
+DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams, spec::Dtype in0,
+                     spec::Dtype in1, const RegionOf& region);
 
 // A.SysDMA / A.CoreDMA blocks (compiler/passes/lower_dma.cpp): one side of the copy.
 struct DmaSide {
-  const BufferNode* buffer = nullptr;  // the root buffer
-  bool ddr = false;                    // addressed in DDR (patched with the buffer's address)
+  const BufferNode* buffer = nullptr;               // the root buffer
+  bool ddr = false;                                 // addressed in DDR (patched with the buffer's address)
   std::optional<tap::TensorAccessPattern> pattern;  // in 32-bit words over the whole buffer
   spec::MemSel mem = spec::MemSel::DDR;
   uint32_t core = 0;

@@ -34,7 +34,8 @@ static Affine flat_index(const BufferNode& buf, const std::vector<Expr>& idx, co
   Affine elem;
   int64_t stride = 1;
   for (std::size_t d = idx.size(); d-- > 0;) {
-    if (idx[d]->kind == ExprKind::Ramp) fail(loc, "a stream unit moves one element per step: index " + buf.name + " with one element, not a slice");
+    if (idx[d]->kind == ExprKind::Ramp)
+      fail(loc, "a stream unit moves one element per step: index " + buf.name + " with one element, not a slice");
     // The statement holding the access is where the error points (guide §14: "Expected linear
     // index" names the address; the loop header a variable came from is not the culprit).
     elem += affine_of(idx[d], loc).scaled(stride);
@@ -80,7 +81,7 @@ WalkPlan plan_all_pad(const std::vector<Loop>& loops) {
 
 namespace {
 struct Bound {
-  Affine vars;  // coefficient part (constant 0)
+  Affine vars;                    // coefficient part (constant 0)
   std::optional<int64_t> lo, hi;  // lo <= V < hi
 };
 
@@ -100,7 +101,8 @@ void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, c
   std::vector<Bound> bounds;
   for (const auto& t : terms) {
     if (!is_compare(t->kind) || t->kind == ExprKind::And || t->kind == ExprKind::Eq || t->kind == ExprKind::Ne)
-      fail(loc, "a guard is a conjunction of idx >= lo / idx < hi comparisons", "A.all(ih >= 0, ih < H, iw >= 0, iw < W)");
+      fail(loc, "a guard is a conjunction of idx >= lo / idx < hi comparisons",
+           "A.all(ih >= 0, ih < H, iw >= 0, iw < W)");
     Affine a = affine_of(t->args[0], loc);
     a += affine_of(t->args[1], loc).scaled(-1);  // a = lhs - rhs
     const int64_t k = a.constant;
@@ -109,10 +111,10 @@ void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, c
     // V + k REL 0
     std::optional<int64_t> lo, hi;
     switch (t->kind) {
-      case ExprKind::Ge: lo = -k; break;          // V >= -k
-      case ExprKind::Gt: lo = -k + 1; break;      // V > -k
-      case ExprKind::Lt: hi = -k; break;          // V < -k
-      case ExprKind::Le: hi = -k + 1; break;      // V <= -k
+      case ExprKind::Ge: lo = -k; break;      // V >= -k
+      case ExprKind::Gt: lo = -k + 1; break;  // V > -k
+      case ExprKind::Lt: hi = -k; break;      // V < -k
+      case ExprKind::Le: hi = -k + 1; break;  // V <= -k
       default: break;
     }
     auto it = std::find_if(bounds.begin(), bounds.end(), [&](const Bound& b) { return b.vars.same_vars(v); });
@@ -125,8 +127,9 @@ void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, c
   }
   for (const auto& b : bounds) {
     if (w.guards.size() >= spec::param::walk_guards)
-      fail(loc, "the condition needs " + std::to_string(bounds.size()) + " guards; a walk has " +
-                    std::to_string(spec::param::walk_guards),
+      fail(loc,
+           "the condition needs " + std::to_string(bounds.size()) + " guards; a walk has " +
+               std::to_string(spec::param::walk_guards),
            "guard at most three index expressions (one idx >= 0 / idx < extent pair each)");
     // V over the walk counters: V = sum c_v (start_v + i_v).
     int64_t shift = 0, vmin = 0, vmax = 0;
@@ -159,7 +162,8 @@ std::vector<Dim> merge_dims(std::vector<Dim> dims) {
       const Dim& o = d[k];
       const Dim& i = d[k + 1];
       bool ok = o.stride == i.stride * i.size;
-      for (int g = 0; g < 3; ++g) ok = ok && o.g[static_cast<std::size_t>(g)] == i.g[static_cast<std::size_t>(g)] * i.size;
+      for (int g = 0; g < 3; ++g)
+        ok = ok && o.g[static_cast<std::size_t>(g)] == i.g[static_cast<std::size_t>(g)] * i.size;
       if (ok) {
         d[k] = {o.size * i.size, i.stride, i.g};
         d.erase(d.begin() + static_cast<std::ptrdiff_t>(k) + 1);
@@ -175,8 +179,9 @@ spec::Walk encode_walk(WalkPlan w, spec::Dtype dtype, spec::Dtype cast_from, uin
                        const SourceLoc& loc) {
   std::vector<Dim> dims = merge_dims(w.dims);
   if (dims.size() > spec::param::walk_dims)
-    fail(loc, std::string("the ") + unit + " walk needs " + std::to_string(dims.size()) + " dimensions; a walk has " +
-                  std::to_string(spec::param::walk_dims),
+    fail(loc,
+         std::string("the ") + unit + " walk needs " + std::to_string(dims.size()) + " dimensions; a walk has " +
+             std::to_string(spec::param::walk_dims),
          "fewer loop levels around the access, or contiguous ones the compiler can merge");
   spec::Walk r;
   r.base_row = static_cast<uint32_t>(w.base_row);

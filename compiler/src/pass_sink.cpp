@@ -7,14 +7,17 @@ namespace {
 
 bool is_launch(const Stmt& s) {
   return s->kind == StmtKind::Datapath ||
-         (s->kind == StmtKind::Block && (s->unit == Unit::LoadIMC || s->unit == Unit::CoreDMA || s->unit == Unit::SysDMA));
+         (s->kind == StmtKind::Block &&
+          (s->unit == Unit::LoadIMC || s->unit == Unit::CoreDMA || s->unit == Unit::SysDMA));
 }
 
 int count_launches(const std::vector<Stmt>& list) {
   int n = 0;
   for (const auto& s : list) {
-    if (is_launch(s)) ++n;
-    else n += count_launches(s->body) + count_launches(s->else_body);
+    if (is_launch(s))
+      ++n;
+    else
+      n += count_launches(s->body) + count_launches(s->else_body);
   }
   return n;
 }
@@ -30,8 +33,10 @@ Stmt sink_block(const Stmt& block, const Stmt& loop) {
   auto b = std::make_shared<StmtNode>(*block);
   std::vector<Stmt> keep, work;
   for (const auto& s : block->body) {
-    if (s->kind == StmtKind::DeclReg || (s->kind == StmtKind::Block && s->unit == Unit::Init)) keep.push_back(s);
-    else work.push_back(s);
+    if (s->kind == StmtKind::DeclReg || (s->kind == StmtKind::Block && s->unit == Unit::Init))
+      keep.push_back(s);
+    else
+      work.push_back(s);
   }
   if (!work.empty()) keep.push_back(loop_copy(loop, std::move(work)));
   b->body = std::move(keep);
@@ -68,8 +73,8 @@ Stmt sink_nest_into_block(const Stmt& c) {
 
 Stmt rewrite_children(const Stmt& s, bool in_block) {
   auto n = std::make_shared<StmtNode>(*s);
-  const bool child_in_block = in_block || s->kind == StmtKind::Datapath ||
-                              (s->kind == StmtKind::Block && s->unit != Unit::AICore);
+  const bool child_in_block =
+      in_block || s->kind == StmtKind::Datapath || (s->kind == StmtKind::Block && s->unit != Unit::AICore);
   n->body = rewrite(s->body, child_in_block);
   n->else_body = rewrite(s->else_body, child_in_block);
   if (s->kind == StmtKind::Datapath) {
@@ -142,8 +147,9 @@ void infer(std::vector<Stmt>& list) {
       const bool mm = contains_unit(s->body, Unit::MatMul);
       const DpKind k = mm ? DpKind::MVMEXE : DpKind::DWPU;
       if (s->dp_kind && *s->dp_kind != k)
-        fail(s->loc, std::string("this datapath is pinned to ") + (*s->dp_kind == DpKind::MVMEXE ? "DP_MVMEXE" : "DP_DWPU") +
-                         " but " + (mm ? "holds a MatMul (DP_MVMEXE)" : "has no MatMul: only DP_MVMEXE datapaths run the MVM"),
+        fail(s->loc,
+             std::string("this datapath is pinned to ") + (*s->dp_kind == DpKind::MVMEXE ? "DP_MVMEXE" : "DP_DWPU") +
+                 " but " + (mm ? "holds a MatMul (DP_MVMEXE)" : "has no MatMul: only DP_MVMEXE datapaths run the MVM"),
              "omit kind= and let the compiler infer it (§6)");
       s->dp_kind = k;
     }

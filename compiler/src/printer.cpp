@@ -119,10 +119,15 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
   switch (s->kind) {
     case StmtKind::Seq: body(os, s->body, depth); return;
     case StmtKind::For: {
-      const char* k = s->tiles ? "tiles" : s->loop == LoopKind::Serial ? "serial" : s->loop == LoopKind::Grid ? "grid" : "unroll";
+      const char* k = s->tiles                      ? "tiles"
+                      : s->loop == LoopKind::Serial ? "serial"
+                      : s->loop == LoopKind::Grid   ? "grid"
+                                                    : "unroll";
       os << pad << "for " << s->var->name << " in A." << k << "(";
-      if (s->start != 0) os << s->start << ", " << s->start + s->extent;
-      else os << s->extent;
+      if (s->start != 0)
+        os << s->start << ", " << s->start + s->extent;
+      else
+        os << s->extent;
       if (s->tiles) {
         const TileBounds& t = *s->tiles;
         for (const auto& [n, v] : {std::pair{"tile_min", t.tile_min}, std::pair{"tile_max", t.tile_max},
@@ -136,8 +141,14 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
     case StmtKind::Datapath: {
       os << pad << "with A.Datapath(";
       std::string sep;
-      if (s->dp_kind) { os << "kind=A.DP_" << (*s->dp_kind == DpKind::MVMEXE ? "MVMEXE" : "DWPU"); sep = ", "; }
-      if (s->core >= 0) { os << sep << "core=" << s->core; sep = ", "; }
+      if (s->dp_kind) {
+        os << "kind=A.DP_" << (*s->dp_kind == DpKind::MVMEXE ? "MVMEXE" : "DWPU");
+        sep = ", ";
+      }
+      if (s->core >= 0) {
+        os << sep << "core=" << s->core;
+        sep = ", ";
+      }
       if (!s->id.empty()) os << sep << "id=\"" << s->id << "\"";
       os << "):\n";
       body(os, s->body, depth + 1);
@@ -214,8 +225,7 @@ std::string dump(const Expr& e) {
     case ExprKind::RegRead:
       if (e->buf->is_var || e->args.empty()) return e->buf->name;
       return e->buf->name + "[" + indices(e->args) + "]";
-    case ExprKind::Ramp:
-      return "A.Ramp(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ", " + dump(e->args[2]) + ")";
+    case ExprKind::Ramp: return "A.Ramp(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ", " + dump(e->args[2]) + ")";
     case ExprKind::Pop: return e->stream->name + ".pop()";
     case ExprKind::Cast: return "A.cast(" + dump(e->args[0]) + ", \"" + e->name + "\")";
     case ExprKind::Broadcast: return "A.Broadcast(" + dump(e->args[0]) + ", " + std::to_string(e->ival) + ")";

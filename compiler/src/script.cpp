@@ -18,7 +18,9 @@ thread_local std::vector<Ctx> g_ctx;
 thread_local int g_names = 0;
 
 Ctx& ctx(const SourceLoc& loc = {}) {
-  if (g_ctx.empty()) fail(loc, "this construct is only valid inside a parsed region", "open an A::Script(func) first (the C++ form of `with A.script():`)");
+  if (g_ctx.empty())
+    fail(loc, "this construct is only valid inside a parsed region",
+         "open an A::Script(func) first (the C++ form of `with A.script():`)");
   return g_ctx.back();
 }
 
@@ -60,9 +62,7 @@ const char* block_name(const Ctx& c) {
   return "?";
 }
 
-bool in_dpu(const Ctx& c) {
-  return std::find(c.units.begin(), c.units.end(), Unit::DPU) != c.units.end();
-}
+bool in_dpu(const Ctx& c) { return std::find(c.units.begin(), c.units.end(), Unit::DPU) != c.units.end(); }
 
 std::string index_text(const Expr& e) {
   if (e->kind == ExprKind::Int) return std::to_string(e->ival);
@@ -74,21 +74,24 @@ void check_register_access(const Buffer& b, const SourceLoc& loc) {
   if (b->role != BufferRole::Register) return;
   Ctx& c = ctx(loc);
   if (!in_dpu(c))
-    fail(loc, b->name + " is a DPU register: registers may only be read or written in a DPU block, and this is " +
-                  (c.units.empty() ? std::string("outside any block") : std::string("an ") + block_name(c) + " block"),
+    fail(loc,
+         b->name + " is a DPU register: registers may only be read or written in a DPU block, and this is " +
+             (c.units.empty() ? std::string("outside any block") : std::string("an ") + block_name(c) + " block"),
          "move the access into a with A.DPU() block, or stream the value to the DPU");
 }
 
 void check_register_index(const Buffer& b, const std::vector<Expr>& idx, bool store, const SourceLoc& loc) {
   if (b->role == BufferRole::Accumulator)
-    fail(loc, "Cannot index " + b->name + " with [" + (idx.empty() ? "" : index_text(idx[0])) +
-                  "]: the MVM accumulator is a register, read and written without an index",
+    fail(loc,
+         "Cannot index " + b->name + " with [" + (idx.empty() ? "" : index_text(idx[0])) +
+             "]: the MVM accumulator is a register, read and written without an index",
          "acc += A.mvm_1x1(...) and stream.push(acc)");
   if (b->role != BufferRole::Register) return;
   check_register_access(b, loc);
   if (b->is_var) {
     const std::string at = idx.empty() ? "" : index_text(idx[0]);
-    if (store) fail(loc, "Cannot store into " + b->name + " at " + at, b->name + " = value  (an A.var is assigned directly)");
+    if (store)
+      fail(loc, "Cannot store into " + b->name + " at " + at, b->name + " = value  (an A.var is assigned directly)");
     fail(loc, "Cannot index " + b->name + " with [" + at + "]: it is a var (a.k.a. single element buffer)",
          "read " + b->name + " directly, or declare it with A.array(dtype, size=N) to index it");
   }
@@ -101,8 +104,9 @@ void check_register_index(const Buffer& b, const std::vector<Expr>& idx, bool st
     fail(loc, "Cannot index " + b->name + " with a non-integer index: registers are indexed by whole numbers",
          b->name + "[k] with an integer k or a device-loop variable");
   if (i->kind == ExprKind::Int && (i->ival < 0 || i->ival >= b->shape[0]))
-    fail(loc, b->name + "[" + std::to_string(i->ival) + "] is out of range: " + b->name + " was declared with size=" +
-                  std::to_string(b->shape[0]),
+    fail(loc,
+         b->name + "[" + std::to_string(i->ival) + "] is out of range: " + b->name +
+             " was declared with size=" + std::to_string(b->shape[0]),
          "an index in 0.." + std::to_string(b->shape[0] - 1) + ", or a larger A.array size");
 }
 
@@ -208,7 +212,9 @@ Reg::operator Value() const {
 void Reg::operator=(const Value& v) {
   const SourceLoc loc = v.expr() ? v.expr()->loc : SourceLoc{};
   check_register_access(b_, loc);
-  if (!b_->is_var) fail(loc, "Cannot store into " + b_->name + " without an index: it is a register file (A.array)", b_->name + "[i] = value");
+  if (!b_->is_var)
+    fail(loc, "Cannot store into " + b_->name + " without an index: it is a register file (A.array)",
+         b_->name + "[i] = value");
   auto s = make_stmt(StmtKind::Store, loc);
   s->buf = b_;
   s->value = v.expr();
@@ -260,7 +266,8 @@ Func Module::prim_func(const std::string& name, Loc l) {
   return Func(f);
 }
 
-BufferHandle Func::input(const std::string& name, std::vector<int64_t> shape, const std::string& dtype, Scope scope, Loc l) {
+BufferHandle Func::input(const std::string& name, std::vector<int64_t> shape, const std::string& dtype, Scope scope,
+                         Loc l) {
   auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Input, name, SourceLoc::from(l));
   f_->params.push_back(b);
   return BufferHandle(b);
@@ -276,20 +283,22 @@ Script::~Script() { g_ctx.pop_back(); }
 
 PrimFunc& current_func() { return *ctx().func; }
 
-BufferHandle alloc_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope, const std::string& name, Loc l) {
+BufferHandle alloc_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope, const std::string& name,
+                          Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   if (scope == Scope::DPU_REGISTERS || scope == Scope::MVM_ACCUMULATOR)
     fail(loc, "A.alloc_buffer cannot allocate the register scope " + to_string(scope),
-         scope == Scope::DPU_REGISTERS ? "A.array(dtype, size=N) (it checks the register count and the block the file is declared in)"
-                                       : "A.mvm_accumulator()");
+         scope == Scope::DPU_REGISTERS
+             ? "A.array(dtype, size=N) (it checks the register count and the block the file is declared in)"
+             : "A.mvm_accumulator()");
   if (scope == Scope::IMC) fail(loc, "A.alloc_buffer cannot allocate IMC", "A.alloc_imc((K_BLOCKS, N_BLOCKS))");
   auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Local, name, loc);
   ctx(loc).func->buffers.push_back(b);
   return BufferHandle(b);
 }
 
-BufferHandle alloc_constant(std::vector<double> values, const std::string& dtype, Scope scope, std::vector<int64_t> shape,
-                            const std::string& name, Loc l) {
+BufferHandle alloc_constant(std::vector<double> values, const std::string& dtype, Scope scope,
+                            std::vector<int64_t> shape, const std::string& name, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   const DType d = DType::parse(dtype, loc);
   if (shape.empty()) shape = {static_cast<int64_t>(values.size() / std::max<uint32_t>(d.lanes, 1))};
@@ -316,7 +325,8 @@ Acc mvm_accumulator(Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   Ctx& c = ctx(loc);
   if (c.units.empty() || c.units.back() != Unit::MatMul)
-    fail(loc, "A.mvm_accumulator() is the MVM's own register: declare it inside the MatMul block", "with A.pseudo.MatMul(): acc = A.mvm_accumulator()");
+    fail(loc, "A.mvm_accumulator() is the MVM's own register: declare it inside the MatMul block",
+         "with A.pseudo.MatMul(): acc = A.mvm_accumulator()");
   auto b = new_buffer({1}, "int32x64", Scope::MVM_ACCUMULATOR, BufferRole::Accumulator, fresh("acc"), loc);
   b->is_var = true;
   return Acc(b);
@@ -334,8 +344,9 @@ static Reg new_reg(const std::string& dtype, int64_t size, bool is_var, const st
                   (c.units.empty() && c.datapaths > 0);
   const char* what = is_var ? "A.var" : "A.array";
   if (!ok)
-    fail(loc, std::string(what) + " declares a DPU register: declare it inside a DPU block or on a Datapath, not " +
-                  (c.units.empty() ? std::string("outside any datapath") : std::string("in an ") + block_name(c) + " block"),
+    fail(loc,
+         std::string(what) + " declares a DPU register: declare it inside a DPU block or on a Datapath, not " +
+             (c.units.empty() ? std::string("outside any datapath") : std::string("in an ") + block_name(c) + " block"),
          "declare it at the top of the with A.DPU() block");
   if (size <= 0)
     fail(loc, std::string(what) + " size must be a build-time positive integer, got " + std::to_string(size));
@@ -350,7 +361,9 @@ static Reg new_reg(const std::string& dtype, int64_t size, bool is_var, const st
   return Reg(b);
 }
 
-Reg var(const std::string& dtype, const std::string& name, Loc l) { return new_reg(dtype, 1, true, name, SourceLoc::from(l)); }
+Reg var(const std::string& dtype, const std::string& name, Loc l) {
+  return new_reg(dtype, 1, true, name, SourceLoc::from(l));
+}
 Reg array(const std::string& dtype, int64_t size, const std::string& name, Loc l) {
   return new_reg(dtype, size, false, name, SourceLoc::from(l));
 }
@@ -375,17 +388,22 @@ void output(const BufferHandle& b, Loc l) {
     // A view (reshape) as the result: the device writes the viewed buffer, the bundle names and
     // shapes it as the view (the same bytes: the lanes of each PWORD stay together).
     if (root->role == BufferRole::Input || root->role == BufferRole::Constant)
-      fail(loc, b.name() + " is a view of the " + (root->role == BufferRole::Input ? "input " : "constant ") + root->name +
-                    ": an output is written by the program", "copy it into a buffer of its own and name that");
+      fail(loc,
+           b.name() + " is a view of the " + (root->role == BufferRole::Input ? "input " : "constant ") + root->name +
+               ": an output is written by the program",
+           "copy it into a buffer of its own and name that");
     if (!root->logical_shape.empty() && !root->shape.empty() &&
         root->logical_shape.back() != root->shape.back() * static_cast<int64_t>(root->dtype.lanes))
-      fail(loc, b.name() + " views " + root->name + ", whose lanes are padded: the view would not hold its bytes in order",
+      fail(loc,
+           b.name() + " views " + root->name + ", whose lanes are padded: the view would not hold its bytes in order",
            "copy it into a buffer of its own and name that");
   }
   for (const auto& o : c.func->outputs)
     if (o->root() == root)
-      fail(loc, o.get() == b.node().get() ? b.name() + " is named as an output twice"
-                                          : b.name() + " and " + o->name + " share storage (one views the other): a buffer is one output",
+      fail(loc,
+           o.get() == b.node().get()
+               ? b.name() + " is named as an output twice"
+               : b.name() + " and " + o->name + " share storage (one views the other): a buffer is one output",
            "copy one of them into a buffer of its own");
   b.node()->output = true;
   root->output = true;
@@ -394,7 +412,8 @@ void output(const BufferHandle& b, Loc l) {
 
 // ---- loops -------------------------------------------------------------------------------------------
 namespace detail {
-Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc, const std::optional<TileBounds>& tiles) {
+Value open_loop(LoopKind kind, int64_t start, int64_t extent, const SourceLoc& loc,
+                const std::optional<TileBounds>& tiles) {
   if (extent < 0) fail(loc, "a loop extent must be >= 0, got " + std::to_string(extent));
   auto s = make_stmt(StmtKind::For, loc);
   s->tiles = tiles;
@@ -420,11 +439,15 @@ void close_loop() {
 }
 }  // namespace detail
 
-Loops<1, true> serial(int64_t extent, Loc l) { return Loops<1, true>(LoopKind::Serial, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1, true> serial(int64_t extent, Loc l) {
+  return Loops<1, true>(LoopKind::Serial, {0}, {extent}, SourceLoc::from(l));
+}
 Loops<1, true> serial(int64_t start, int64_t stop, Loc l) {
   return Loops<1, true>(LoopKind::Serial, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
 }
-Loops<1, true> unroll(int64_t extent, Loc l) { return Loops<1, true>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l)); }
+Loops<1, true> unroll(int64_t extent, Loc l) {
+  return Loops<1, true>(LoopKind::Unroll, {0}, {extent}, SourceLoc::from(l));
+}
 Loops<1, true> unroll(int64_t start, int64_t stop, Loc l) {
   return Loops<1, true>(LoopKind::Unroll, {start}, {std::max<int64_t>(0, stop - start)}, SourceLoc::from(l));
 }
@@ -434,7 +457,9 @@ Loops<1, true> tiles(int64_t extent, TileBounds b, Loc l) {
     fail(loc, "A.tiles bounds must be >= 0 (0 leaves a bound to the compiler)");
   if (b.tile_max && b.tile_min > b.tile_max)
     fail(loc, "A.tiles: tile_min=" + std::to_string(b.tile_min) + " exceeds tile_max=" + std::to_string(b.tile_max));
-  if (b.drain > 2) fail(loc, "A.tiles: drain=" + std::to_string(b.drain) + "; this compiler pipelines load / compute / store, drain=0..2");
+  if (b.drain > 2)
+    fail(loc,
+         "A.tiles: drain=" + std::to_string(b.drain) + "; this compiler pipelines load / compute / store, drain=0..2");
   return Loops<1, true>(LoopKind::Serial, {0}, {extent}, loc, b);
 }
 Loops<1> grid(int64_t a, Loc l) { return Loops<1>(LoopKind::Grid, {0}, {a}, SourceLoc::from(l)); }
@@ -579,7 +604,8 @@ void drop(const Value& popped, Loc l) {
   Ctx& c = ctx(loc);
   if (c.units.empty() || c.units.back() != Unit::ODR)
     fail(loc, "A.drop(stream.pop()) is valid only in an ODR block (the store-or-drop pattern, §8.4)");
-  if (!popped.expr() || popped.expr()->kind != ExprKind::Pop) fail(loc, "A.drop takes a stream pop", "A.drop(stream.pop())");
+  if (!popped.expr() || popped.expr()->kind != ExprKind::Pop)
+    fail(loc, "A.drop takes a stream pop", "A.drop(stream.pop())");
   auto s = make_stmt(StmtKind::Drop, loc);
   s->stream = popped.expr()->stream;
   s->value = popped.expr();
@@ -663,8 +689,12 @@ Value all(std::initializer_list<Value> conds, Loc l) {
   for (const Value& c : conds) r = r ? Value(make_binary(ExprKind::And, r.expr(), c.expr(), SourceLoc::from(l))) : c;
   return r;
 }
-Value Min(const Value& a, const Value& b, Loc l) { return Value(make_binary(ExprKind::Min, a.expr(), b.expr(), SourceLoc::from(l))); }
-Value Max(const Value& a, const Value& b, Loc l) { return Value(make_binary(ExprKind::Max, a.expr(), b.expr(), SourceLoc::from(l))); }
+Value Min(const Value& a, const Value& b, Loc l) {
+  return Value(make_binary(ExprKind::Min, a.expr(), b.expr(), SourceLoc::from(l)));
+}
+Value Max(const Value& a, const Value& b, Loc l) {
+  return Value(make_binary(ExprKind::Max, a.expr(), b.expr(), SourceLoc::from(l)));
+}
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   Ctx& c = ctx(loc);
@@ -688,22 +718,28 @@ Value lut(const Value& x, const Value& table, Loc l) { return call("lut", {x.exp
 Value lut(const Value& x, const Value& table, int64_t tables, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   if (tables < 1 || tables > static_cast<int64_t>(spec::param::lut_max_chain))
-    fail(loc, "A.dpu.ops.lut chains 1.." + std::to_string(spec::param::lut_max_chain) + " tables (lut_max_chain), not " + std::to_string(tables));
+    fail(loc, "A.dpu.ops.lut chains 1.." + std::to_string(spec::param::lut_max_chain) +
+                  " tables (lut_max_chain), not " + std::to_string(tables));
   const Expr& t = table.expr();
   if (tables > 1) {
-    if (!t || t->kind != ExprKind::RegRead || t->buf->is_var || t->args.size() != 1 || t->args[0]->kind != ExprKind::Int)
-      fail(loc, "chained LUT tables are consecutive registers: pass the first as tables[k] of an A.array, with a literal k",
+    if (!t || t->kind != ExprKind::RegRead || t->buf->is_var || t->args.size() != 1 ||
+        t->args[0]->kind != ExprKind::Int)
+      fail(loc,
+           "chained LUT tables are consecutive registers: pass the first as tables[k] of an A.array, with a literal k",
            "tables = A.array(\"float18x64\", size=N); A.dpu.ops.lut(x, tables[0], N)");
     if (t->args[0]->ival + tables > t->buf->shape[0])
-      fail(loc, "the chain " + t->buf->name + "[" + std::to_string(t->args[0]->ival) + " .. " + std::to_string(t->args[0]->ival + tables - 1) +
-                    "] runs past its size " + std::to_string(t->buf->shape[0]));
+      fail(loc, "the chain " + t->buf->name + "[" + std::to_string(t->args[0]->ival) + " .. " +
+                    std::to_string(t->args[0]->ival + tables - 1) + "] runs past its size " +
+                    std::to_string(t->buf->shape[0]));
   }
   Value v = call("lut", {x.expr(), t}, l);
   std::const_pointer_cast<ExprNode>(v.expr())->ival = tables;  // the chain length (DpuCall's ival)
   return v;
 }
 Value prelu(const Value& x, const Value& slope, Loc l) { return call("prelu", {x.expr(), slope.expr()}, l); }
-Value fma(const Value& a, const Value& b, const Value& c, Loc l) { return call("fma", {a.expr(), b.expr(), c.expr()}, l); }
+Value fma(const Value& a, const Value& b, const Value& c, Loc l) {
+  return call("fma", {a.expr(), b.expr(), c.expr()}, l);
+}
 Value add_reduce(const Value& x, Loc l) { return call("add_reduce", {x.expr()}, l); }
 Value max_reduce(const Value& x, Loc l) { return call("max_reduce", {x.expr()}, l); }
 Value min_reduce(const Value& x, Loc l) { return call("min_reduce", {x.expr()}, l); }

@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
-  c->add_option("--l1-bytes", l1_bytes, "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
+  c->add_option("--l1-bytes", l1_bytes,
+                "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
       ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
   auto* ls = app.add_subcommand("examples", "list the example kernels");
   auto* ops = app.add_subcommand("ops", "list the operators and their arguments");

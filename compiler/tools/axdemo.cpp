@@ -2,6 +2,8 @@
 // the functional device; tlm and rtl when built), compare the outputs with fsim and print a table
 // (backend, pass/fail, cycles, MVM tile-ops per cycle of the whole run, wall-clock). The simulator
 // backends run in a child process each (SystemC elaborates once per process).
+#include <sys/wait.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/fsim.hpp>
@@ -12,8 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "catalog.hpp"
 
@@ -35,8 +35,10 @@ rt::Arrays inputs_for(const rt::Bundle& b) {
       }
       return rt::Arrays::mapped_type(a);
     };
-    if (d.dtype == axcore::spec::Dtype::INT8) in[d.name] = fill(axcore::ref::NDArray<int8_t>(sh));
-    else in[d.name] = fill(axcore::ref::NDArray<float>(sh));
+    if (d.dtype == axcore::spec::Dtype::INT8)
+      in[d.name] = fill(axcore::ref::NDArray<int8_t>(sh));
+    else
+      in[d.name] = fill(axcore::ref::NDArray<float>(sh));
   }
   return in;
 }
@@ -54,8 +56,7 @@ rt::RunResult run_in_child(const std::string& be, const rt::Bundle& b, const rt:
     int rc = 0;
     try {
       const auto res = rt::make_backend(be)->run(b, in, {});
-      for (const auto& [name, arr] : res.outputs)
-        axcore::ref::save_npy((dir / (name + ".npy")).string(), arr);
+      for (const auto& [name, arr] : res.outputs) axcore::ref::save_npy((dir / (name + ".npy")).string(), arr);
       std::ofstream(dir / "cycles") << res.cycles << "\n";
     } catch (const std::exception& e) {
       std::ofstream(dir / "error") << e.what();
@@ -74,7 +75,8 @@ rt::RunResult run_in_child(const std::string& be, const rt::Bundle& b, const rt:
   rt::RunResult res;
   std::ifstream(dir / "cycles") >> res.cycles;
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.path().extension() == ".npy") res.outputs[e.path().stem().string()] = axcore::ref::load_npy(e.path().string());
+    if (e.path().extension() == ".npy")
+      res.outputs[e.path().stem().string()] = axcore::ref::load_npy(e.path().string());
   return res;
 }
 
@@ -99,14 +101,16 @@ int main(int argc, char** argv) {
   ax::register_fsim_backend();
   std::vector<std::pair<std::string, ax::A::Module>> kernels;
   for (const auto& e : axcore::examples::catalog())
-    if (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end()) kernels.emplace_back(e.name, e.make());
+    if (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end())
+      kernels.emplace_back(e.name, e.make());
   for (const auto& n : only)
     if (!axcore::examples::find_example(n)) {
       std::fprintf(stderr, "axdemo: no example kernel '%s' (axc examples lists them)\n", n.c_str());
       return 2;
     }
   const auto names = rt::backend_names();
-  std::printf("%-17s %-8s %-6s %10s %8s %10s %10s\n", "kernel", "backend", "result", "cycles", "MVM/run", "wall ms", "bundle B");
+  std::printf("%-17s %-8s %-6s %10s %8s %10s %10s\n", "kernel", "backend", "result", "cycles", "MVM/run", "wall ms",
+              "bundle B");
   int failures = 0;
   for (const auto& [name, mod] : kernels) {
     const auto r = ax::compile(mod.ir().main(), {1, name, "examples/kernels"});
@@ -129,10 +133,13 @@ int main(int argc, char** argv) {
                                       : run_in_child(be, r.bundle, in, std::filesystem::path(out) / (name + "." + be));
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         bool ok = true;
-        if (be == "fsim") golden = res.outputs;
-        else ok = same(golden, res.outputs);
+        if (be == "fsim")
+          golden = res.outputs;
+        else
+          ok = same(golden, res.outputs);
         failures += ok ? 0 : 1;
-        const double util = res.cycles && be != "fsim" ? 100.0 * static_cast<double>(tile_ops) / static_cast<double>(res.cycles) : 0.0;
+        const double util =
+            res.cycles && be != "fsim" ? 100.0 * static_cast<double>(tile_ops) / static_cast<double>(res.cycles) : 0.0;
         std::printf("%-17s %-8s %-6s %10llu %7.1f%% %10.2f %10zu\n", name.c_str(), be.c_str(), ok ? "pass" : "FAIL",
                     static_cast<unsigned long long>(res.cycles), util, ms, bytes);
       } catch (const std::exception& e) {

@@ -3,14 +3,14 @@
 // each. Prints a table; asserts nothing (a benchmark). The IR text is not printed (compile()
 // prints it only when asked: CompileResult::ir_lowered(), axc --dump-ir).
 //   axc_model_bench [--runs N] [MODELS_DIR]
+#include <algorithm>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/frontend/model.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "catalog.hpp"
@@ -30,8 +30,10 @@ int main(int argc, char** argv) {
   fs::path dir = AXCORE_EXAMPLE_MODELS;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else dir = a;
+    if (a == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else
+      dir = a;
   }
   std::vector<fs::path> models;
   for (const auto& e : fs::directory_iterator(dir))
@@ -41,11 +43,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "axc_model_bench: no .yaml models in %s\n", dir.string().c_str());
     return 2;
   }
-  std::printf("%-18s %4s %6s %10s %10s %10s %10s %10s %10s %10s %12s\n", "model / kernel", "ops", "tasks", "build ms", "passes ms",
-              "lower ms", "emit ms", "total ms", "first ms", "bundle B", "IR text ms");
+  std::printf("%-18s %4s %6s %10s %10s %10s %10s %10s %10s %10s %12s\n", "model / kernel", "ops", "tasks", "build ms",
+              "passes ms", "lower ms", "emit ms", "total ms", "first ms", "bundle B", "IR text ms");
   // One row: `build` makes the module (YAML parse + operator library, or the builder code) and
   // returns its op count; the rest is compile().
-  auto row = [&](const std::string& name, const std::function<ax::A::Module(std::size_t&)>& build, const std::string& source) {
+  auto row = [&](const std::string& name, const std::function<ax::A::Module(std::size_t&)>& build,
+                 const std::string& source) {
     std::vector<double> parse, passes, lower, emit, total, text;
     std::size_t tasks = 0, bytes = 0, nops = 0;
     for (int r = 0; r < runs; ++r) {
@@ -71,22 +74,31 @@ int main(int argc, char** argv) {
       (void)c.ir_lowered();
       text.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     }
-    std::printf("%-18s %4zu %6zu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10zu %12.2f\n", name.c_str(), nops, tasks, median(parse),
-                median(passes), median(lower), median(emit), median(total), total.front(), bytes, median(text));
+    std::printf("%-18s %4zu %6zu %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10zu %12.2f\n", name.c_str(), nops, tasks,
+                median(parse), median(passes), median(lower), median(emit), median(total), total.front(), bytes,
+                median(text));
   };
   for (const auto& p : models)
-    row(p.stem().string(), [&](std::size_t& nops) {
-      auto m = ax::frontend::load_model(p);
-      nops = m.ops.size();
-      return m.module;
-    }, p.string());
+    row(
+        p.stem().string(),
+        [&](std::size_t& nops) {
+          auto m = ax::frontend::load_model(p);
+          nops = m.ops.size();
+          return m.module;
+        },
+        p.string());
   for (const auto& e : axcore::examples::catalog())
-    row(e.name, [&](std::size_t& nops) {
-      nops = 0;
-      return e.make();
-    }, "examples/kernels");
-  std::printf("(median of %d runs, and the first run, which fits the LUT tables it needs; build = YAML + operator library\n"
-              " building the IR, or the kernel's builder code; total = build + compile(); IR text = printing the lowered IR,\n"
-              " which compile() no longer does unless asked, e.g. axc --dump-ir)\n", runs);
+    row(
+        e.name,
+        [&](std::size_t& nops) {
+          nops = 0;
+          return e.make();
+        },
+        "examples/kernels");
+  std::printf(
+      "(median of %d runs, and the first run, which fits the LUT tables it needs; build = YAML + operator library\n"
+      " building the IR, or the kernel's builder code; total = build + compile(); IR text = printing the lowered IR,\n"
+      " which compile() no longer does unless asked, e.g. axc --dump-ir)\n",
+      runs);
   return 0;
 }

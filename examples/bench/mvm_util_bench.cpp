@@ -4,6 +4,7 @@
 // trace records (TASK_START .. TASK_DONE, device cycles), the ideal tile-ops (one 64x64 tile-op per
 // cycle) and their ratio. A benchmark: it prints figures and fails only when the run itself fails.
 //   axc_mvm_util_bench [--backend rtl|tlm] [MODEL.yaml]
+#include <unistd.h>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/ref/npy.hpp>
@@ -15,7 +16,6 @@
 #include <filesystem>
 #include <map>
 #include <string>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 namespace ax = axcore::compiler;
@@ -47,11 +47,13 @@ int main(int argc, char** argv) {
   fs::path model = fs::path(AXCORE_EXAMPLE_MODELS) / "mlp.yaml";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--backend" && i + 1 < argc) backend = argv[++i];
+    if (a == "--backend" && i + 1 < argc)
+      backend = argv[++i];
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr, "usage: axc_mvm_util_bench [--backend rtl|tlm] [MODEL.yaml]\n");
       return 2;
-    } else model = a;
+    } else
+      model = a;
   }
   try {
     const auto m = ax::frontend::load_model(model);
@@ -60,8 +62,8 @@ int main(int argc, char** argv) {
     fs::create_directories(dir / "out");
     rt::save_bundle(dir / "m.axb", r.bundle);
     const auto in = inputs_for(r.bundle);
-    std::string cmd = std::string(AXRUN) + " " + (dir / "m.axb").string() + " --backend " + backend + " -q --output-dir " +
-                      (dir / "out").string() + " --trace " + (dir / "run.trace").string();
+    std::string cmd = std::string(AXRUN) + " " + (dir / "m.axb").string() + " --backend " + backend +
+                      " -q --output-dir " + (dir / "out").string() + " --trace " + (dir / "run.trace").string();
     for (const auto& [k, v] : in) {
       axcore::ref::save_npy((dir / (k + ".npy")).string(), v);
       cmd += " --input " + k + "=" + (dir / (k + ".npy")).string();
@@ -74,7 +76,8 @@ int main(int argc, char** argv) {
     const auto want = rt::make_backend("ref")->run(r.bundle, in, {});
     bool equal = true;
     for (const auto& [k, v] : want.outputs)
-      equal = equal && rt::array_bytes(axcore::ref::load_npy((dir / "out" / (k + ".npy")).string())) == rt::array_bytes(v);
+      equal =
+          equal && rt::array_bytes(axcore::ref::load_npy((dir / "out" / (k + ".npy")).string())) == rt::array_bytes(v);
     // The command processor's task spans by descriptor word address.
     std::map<uint64_t, uint64_t> start, span;
     uint64_t last = 0;
@@ -82,7 +85,8 @@ int main(int argc, char** argv) {
       last = std::max(last, rec.cycle);
       if (rec.unit != axcore::trace::Unit::CMDPROC) continue;
       if (rec.kind == axcore::trace::Kind::TASK_START) start[rec.addr] = rec.cycle;
-      if (rec.kind == axcore::trace::Kind::TASK_DONE && start.count(rec.addr)) span[rec.addr] = rec.cycle - start[rec.addr];
+      if (rec.kind == axcore::trace::Kind::TASK_DONE && start.count(rec.addr))
+        span[rec.addr] = rec.cycle - start[rec.addr];
     }
     std::printf("%s on %s: outputs %s the reference, %llu cycles in all\n", m.name.c_str(), backend.c_str(),
                 equal ? "equal" : "DIFFER FROM", static_cast<unsigned long long>(last));
@@ -92,7 +96,8 @@ int main(int argc, char** argv) {
       if (!t || t->queue != axcore::spec::Queue::MVMEXE) continue;
       const auto it = span.find(t->cmd_word);
       if (it == span.end() || it->second == 0) {
-        std::printf("%-34s %10llu %10s\n", t->name.c_str(), static_cast<unsigned long long>(t->mvm_tile_ops), "no span");
+        std::printf("%-34s %10llu %10s\n", t->name.c_str(), static_cast<unsigned long long>(t->mvm_tile_ops),
+                    "no span");
         continue;
       }
       std::printf("%-34s %10llu %10llu %11.1f%%\n", t->name.c_str(), static_cast<unsigned long long>(t->mvm_tile_ops),

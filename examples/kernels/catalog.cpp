@@ -8,15 +8,18 @@ const std::vector<Example>& catalog() {
       {"scale_op", "Part II §2: the same as one operator, atomic.mul(inp, 2.0)", [] { return scale_op(); }},
       {"matmul", "§6.2: 64 x 512 @ 512 x 256 int8, float32 out", [] { return matmul(64, 8, 4, false); }, true},
       {"matmul_bias", "§6.2 epilogue: 16 x 128 @ 128 x 128 + per-column bias", [] { return matmul(16, 2, 2, true); }},
-      {"conv3x3", "§6.2 as a convolution: 3x3 window, 128 -> 128 channels, 6 x 6 out", [] { return conv3x3(6, 6, 2, 2); }, true},
-      {"depthwise3x3", "§6.3: 3x3 depthwise over two channel blocks, 8 x 16 out", [] { return depthwise3x3(8, 16, 2); }},
+      {"conv3x3", "§6.2 as a convolution: 3x3 window, 128 -> 128 channels, 6 x 6 out",
+       [] { return conv3x3(6, 6, 2, 2); }, true},
+      {"depthwise3x3", "§6.3: 3x3 depthwise over two channel blocks, 8 x 16 out",
+       [] { return depthwise3x3(8, 16, 2); }},
       {"dpu_affine", "§8.5: per-channel affine with an A.init preamble", [] { return dpu_affine(16, 0.5f, 1.0f); }},
       {"row_sum", "§8.5: row sum with a register file and add_reduce", [] { return row_sum(8, 4); }},
       {"tiled_matmul", "§11.2: matmul + bias, M written A.tiles(64, tile_max=16): 4 tiles DMA'd in and out",
        [] { return tiled_matmul(64, 8, 4, {.tile_min = 0, .tile_max = 16, .num_tiles = 0, .drain = 0}); }, true},
       {"pipelined_matmul", "§12: the same, A.tiles(64, num_tiles=4, drain=2): load, compute, store overlap",
        [] { return tiled_matmul(64, 8, 4, {.tile_min = 0, .tile_max = 0, .num_tiles = 4, .drain = 2}); }, true},
-      {"vit_patch_embed", "§13: ViTPatchEmbed from operators (slice, 4x4/4 conv, reshape, sub)", [] { return vit_patch_embed(); }, true},
+      {"vit_patch_embed", "§13: ViTPatchEmbed from operators (slice, 4x4/4 conv, reshape, sub)",
+       [] { return vit_patch_embed(); }, true},
   };
   return k;
 }

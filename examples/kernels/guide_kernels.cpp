@@ -23,15 +23,15 @@ A::Module scale() {
   A::Script script(f);
   auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
   auto scale = A::alloc_constant(std::vector<double>(64, 2.0), "float32x64", A::DDR, {1}, "scale");
-  for (auto [i] : A::grid(8)) {                                   // one datapath per element
-    A::Datapath([&] {                                             // kind inferred (§6)
+  for (auto [i] : A::grid(8)) {  // one datapath per element
+    A::Datapath([&] {            // kind inferred (§6)
       auto ifd = A::decl_stream("float32x64");
       auto dpu = A::decl_stream("float32x64");
-      A::IFD(0, [&] { ifd.push(inp(i, 0)); });                    // feed
-      A::DPU([&] {                                                // compute, in float18 (§7)
+      A::IFD(0, [&] { ifd.push(inp(i, 0)); });  // feed
+      A::DPU([&] {                              // compute, in float18 (§7)
         dpu.push(A::cast(A::cast(ifd.pop(), "float18x64") * A::cast(scale(0), "float18x64"), "float32x64"));
       });
-      A::ODR([&] { out(i, 0) = dpu.pop(); });                     // store
+      A::ODR([&] { out(i, 0) = dpu.pop(); });  // store
     });
   }
   A::output(out);
@@ -62,10 +62,10 @@ A::Module matmul_kernel(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with
       auto ifd_stream = A::decl_stream("int8x64");
       auto mvm_stream = A::decl_stream("int32x64");
       auto dpu_stream = A::decl_stream("float32x64");
-      for (auto kb : A::serial(k_blocks)) {                       // IFD: stream the reduction
+      for (auto kb : A::serial(k_blocks)) {  // IFD: stream the reduction
         A::IFD(0, [&] { ifd_stream.push(inp(mi, kb)); });
       }
-      A::MatMul([&] {                                             // MAC against the resident weights
+      A::MatMul([&] {  // MAC against the resident weights
         auto acc = A::mvm_accumulator();
         A::reset_accumulator(acc);
         for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(ifd_stream.pop(), w_imc(kb, nb));
@@ -73,7 +73,8 @@ A::Module matmul_kernel(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with
       });
       A::DPU([&] {
         if (with_bias)  // build-time C++ if: picks the datapath variant (§10)
-          dpu_stream.push(A::cast(A::cast(mvm_stream.pop(), "float18x64") + A::cast(bias(nb), "float18x64"), "float32x64"));
+          dpu_stream.push(
+              A::cast(A::cast(mvm_stream.pop(), "float18x64") + A::cast(bias(nb), "float18x64"), "float32x64"));
         else
           dpu_stream.push(A::cast(mvm_stream.pop(), "float32x64"));
       });
@@ -81,7 +82,7 @@ A::Module matmul_kernel(int64_t m, int64_t k_blocks, int64_t n_blocks, bool with
     });
   };
   if (tiles) {
-    for (auto mi : A::tiles(m, *tiles))                           // the tile loop (§11.2): rows of inp and out
+    for (auto mi : A::tiles(m, *tiles))  // the tile loop (§11.2): rows of inp and out
       for (auto nb : A::serial(n_blocks)) datapath(mi, nb);
   } else {
     for (auto [mi, nb] : A::grid(m, n_blocks)) datapath(mi, nb);
@@ -106,22 +107,22 @@ A::Module conv3x3(int64_t oh, int64_t ow, int64_t c_in_blocks, int64_t n_blocks,
   auto inp = f.input("inp", {oh + KH - 1, ow + KW - 1, c_in_blocks}, "int8x64", A::DDR);
   A::Script script(f);
   const int64_t k_blocks = KH * KW * c_in_blocks;  // the window flattened into the reduction
-  auto weights = A::alloc_constant(int8_values(static_cast<std::size_t>(k_blocks * 64 * n_blocks * 64), seed), "int8x64",
-                                   A::DDR, {k_blocks * 64, n_blocks}, "weights");
+  auto weights = A::alloc_constant(int8_values(static_cast<std::size_t>(k_blocks * 64 * n_blocks * 64), seed),
+                                   "int8x64", A::DDR, {k_blocks * 64, n_blocks}, "weights");
   auto out = A::alloc_buffer({oh, ow, n_blocks}, "float32x64", A::DDR, "out");
   auto w_imc = A::alloc_imc({k_blocks, n_blocks});
   for (auto [kb, nb] : A::grid(k_blocks, n_blocks)) {
     A::LoadIMC([&] { w_imc(kb, nb) = weights(A::slice(kb * 64, kb * 64 + 64), nb); });
   }
-  for (auto [y, x, nb] : A::grid(oh, ow, n_blocks)) {             // 1. one datapath per output pixel
+  for (auto [y, x, nb] : A::grid(oh, ow, n_blocks)) {  // 1. one datapath per output pixel
     A::Datapath(A::DP_MVMEXE, [&] {
       auto ifd_stream = A::decl_stream("int8x64");
       auto mvm_stream = A::decl_stream("int32x64");
       auto dpu_stream = A::decl_stream("float32x64");
-      for (auto [kh, kw, cib] : A::grid(KH, KW, c_in_blocks)) {   // 2. stream the window, not a row
+      for (auto [kh, kw, cib] : A::grid(KH, KW, c_in_blocks)) {  // 2. stream the window, not a row
         A::IFD(0, [&] { ifd_stream.push(inp(y + kh, x + kw, cib)); });
       }
-      A::MatMul([&] {                                             //    the block itself is unchanged
+      A::MatMul([&] {  //    the block itself is unchanged
         auto acc = A::mvm_accumulator();
         A::reset_accumulator(acc);
         for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(ifd_stream.pop(), w_imc(kb, nb));  // 3. K_BLOCKS
@@ -148,8 +149,12 @@ A::Module dpu_affine(int64_t rows, float scale_v, float bias_v) {
     auto ifd0 = A::decl_stream("float32x64");
     auto ifd1 = A::decl_stream("float32x64");
     auto dpu_stream = A::decl_stream("float32x64");
-    A::IFD(0, [&] { for (auto i : A::serial(rows)) ifd0.push(inp(i, 0)); });
-    A::IFD(1, [&] { for (auto j : A::serial(2)) ifd1.push(consts(j)); });
+    A::IFD(0, [&] {
+      for (auto i : A::serial(rows)) ifd0.push(inp(i, 0));
+    });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(2)) ifd1.push(consts(j));
+    });
     A::DPU([&] {
       auto scale = A::array("float18x64", 1, "scale");  // loaded once in the preamble, read every iteration
       auto bias = A::array("float18x64", 1, "bias");
@@ -166,7 +171,9 @@ A::Module dpu_affine(int64_t rows, float scale_v, float bias_v) {
         dpu_stream.push(A::cast(acc[0] + bias[0], "float32x64"));
       }
     });
-    A::ODR([&] { for (auto i : A::serial(rows)) out(i, 0) = dpu_stream.pop(); });
+    A::ODR([&] {
+      for (auto i : A::serial(rows)) out(i, 0) = dpu_stream.pop();
+    });
   });
   A::output(out);
   return mod;

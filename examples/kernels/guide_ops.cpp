@@ -48,7 +48,8 @@ A::Module depthwise3x3(int64_t out_h, int64_t out_w, int64_t c_blocks) {
   const std::vector<int64_t> fs{KH, KW, c_blocks};  // per-channel taps, (KH, KW, C) in the lanes
   auto flt = A::alloc_constant(values(count(fs), 3, -8, 8, true), "int8x64", A::DDR, fs, "flt");
   A::output(ops::invoke("core.dw_convolution_2d", {inp, flt},
-                        {{"stride", std::vector<int64_t>{1, 1}}, {"dilation", std::vector<int64_t>{1, 1}},
+                        {{"stride", std::vector<int64_t>{1, 1}},
+                         {"dilation", std::vector<int64_t>{1, 1}},
                          {"padding", std::vector<int64_t>{0, 0}}},
                         "out"));
   return mod;
@@ -63,10 +64,12 @@ A::Module vit_patch_embed() {
   const std::vector<int64_t> ws{128, 4, 4, 1}, ms{2};
   auto w_conv = A::alloc_constant(values(count(ws), 31, -4, 4, true), "int8x64", A::DDR, ws, "w_conv");  // OHWI
   auto w_mean = A::alloc_constant(values(count(ms), 32, -16, 16, false), "float32x64", A::DDR, ms, "w_mean");
-  auto b1 = ops::invoke("aten.slice_tensor", {image}, {{"dim", int64_t{1}}, {"end", int64_t{32}}}, "b1");  // trim 36 -> 32
-  auto b2 = ops::invoke("aten.convolution", {b1, w_conv}, {{"stride", std::vector<int64_t>{4, 4}}}, "b2");  // (8, 8, 128)
-  auto b3 = ops::invoke("aten.reshape", {b2, std::vector<int64_t>{64, 128}}, {}, "b3");                   // (64, 128)
-  A::output(ops::invoke("aten.sub_tensor", {b3, w_mean}, {}, "b4"));                                       // per channel
+  auto b1 =
+      ops::invoke("aten.slice_tensor", {image}, {{"dim", int64_t{1}}, {"end", int64_t{32}}}, "b1");  // trim 36 -> 32
+  auto b2 =
+      ops::invoke("aten.convolution", {b1, w_conv}, {{"stride", std::vector<int64_t>{4, 4}}}, "b2");  // (8, 8, 128)
+  auto b3 = ops::invoke("aten.reshape", {b2, std::vector<int64_t>{64, 128}}, {}, "b3");               // (64, 128)
+  A::output(ops::invoke("aten.sub_tensor", {b3, w_mean}, {}, "b4"));                                  // per channel
   return mod;
 }
 

@@ -1,20 +1,20 @@
 /* Mailbox service loop, completion/error reporting and the status page. */
 #include "axfw/firmware.h"
 
-static uint64_t mb_word(const axfw *fw, uint32_t w) { return fw->mb + 4u * (uint64_t)w; }
-static uint32_t mb_read(axfw *fw, uint32_t w) { return axfw_hal_ddr_read32(&fw->hal, mb_word(fw, w)); }
-static void mb_write(axfw *fw, uint32_t w, uint32_t v) { axfw_hal_ddr_write32(&fw->hal, mb_word(fw, w), v); }
+static uint64_t mb_word(const axfw* fw, uint32_t w) { return fw->mb + 4u * (uint64_t)w; }
+static uint32_t mb_read(axfw* fw, uint32_t w) { return axfw_hal_ddr_read32(&fw->hal, mb_word(fw, w)); }
+static void mb_write(axfw* fw, uint32_t w, uint32_t v) { axfw_hal_ddr_write32(&fw->hal, mb_word(fw, w), v); }
 
-static uint64_t status_addr(const axfw *fw) { return fw->mb + AXFW_MB_STATUS_OFFSET(fw->sub_entries, fw->cmp_entries); }
+static uint64_t status_addr(const axfw* fw) { return fw->mb + AXFW_MB_STATUS_OFFSET(fw->sub_entries, fw->cmp_entries); }
 
-static void status_publish(axfw *fw) {
+static void status_publish(axfw* fw) {
   fw->counters[AXFW_ST_STATE] = fw->state;
   for (uint32_t i = 0; i < AXFW_STATUS_WORDS; ++i)
     axfw_hal_ddr_write32(&fw->hal, status_addr(fw) + 4u * i, fw->counters[i]);
   axfw_hal_barrier(&fw->hal);
 }
 
-uint32_t axfw_init(axfw *fw, const axfw_port *port, uint64_t mailbox, uint32_t sub_entries, uint32_t cmp_entries) {
+uint32_t axfw_init(axfw* fw, const axfw_port* port, uint64_t mailbox, uint32_t sub_entries, uint32_t cmp_entries) {
   axfw_hal_init(&fw->hal, port);
   fw->mb = mailbox;
   fw->sub_entries = sub_entries ? sub_entries : 1u;
@@ -23,7 +23,7 @@ uint32_t axfw_init(axfw *fw, const axfw_port *port, uint64_t mailbox, uint32_t s
   axfw_identity id;
   axfw_hal_identity(&fw->hal, &id);
   fw->cores = id.cores;
-  uint32_t *c = fw->counters;
+  uint32_t* c = fw->counters;
   c[AXFW_ST_MAGIC] = AXFW_STATUS_MAGIC;
   c[AXFW_ST_FW_VERSION] = AXFW_FW_VERSION_MAJOR << 16 | AXFW_FW_VERSION_MINOR;
   c[AXFW_ST_SPEC_HASH_LO] = AXC_SPEC_HASH_LO;
@@ -49,8 +49,8 @@ uint32_t axfw_init(axfw *fw, const axfw_port *port, uint64_t mailbox, uint32_t s
   return match ? AXFW_OK : AXFW_ERR_SPEC_HASH;
 }
 
-static void record_error(axfw *fw, uint32_t id, const axfw_error *e) {
-  uint32_t *c = fw->counters;
+static void record_error(axfw* fw, uint32_t id, const axfw_error* e) {
+  uint32_t* c = fw->counters;
   c[AXFW_ST_ERR_CODE] = e->code;
   c[AXFW_ST_ERR_ID] = id;
   c[AXFW_ST_ERR_WORD] = e->word;
@@ -65,7 +65,7 @@ static void record_error(axfw *fw, uint32_t id, const axfw_error *e) {
   if (e->code == AXFW_ERR_TOKEN_TIMEOUT || e->code == AXFW_ERR_POLL_TIMEOUT) ++c[AXFW_ST_TIMEOUTS];
 }
 
-int axfw_step(axfw *fw) {
+int axfw_step(axfw* fw) {
   ++fw->counters[AXFW_ST_HEARTBEAT];
   axfw_hal_barrier(&fw->hal);
   const uint32_t head = mb_read(fw, AXFW_MB_SUB_HEAD_W), tail = mb_read(fw, AXFW_MB_SUB_TAIL_W);
@@ -120,7 +120,7 @@ int axfw_step(axfw *fw) {
   return 1;
 }
 
-void axfw_run(axfw *fw, uint32_t idle_cycles) {
+void axfw_run(axfw* fw, uint32_t idle_cycles) {
   for (;;)
     if (!axfw_step(fw)) axfw_hal_wait(&fw->hal, idle_cycles);
 }

@@ -6,21 +6,33 @@
 #include "axfw/txn_player.h"
 
 enum {
-  OP_WRITE = 0, OP_BLOCKWRITE = 1, OP_MASKWRITE = 3, OP_MASKPOLL = 4, OP_NOOP = 5, OP_PREEMPT = 6,
-  OP_MASKPOLL_BUSY = 7, OP_LOADPDI = 8, OP_CREATE_SCRATCHPAD = 10, OP_UPDATE_REG = 12,
-  OP_TCT = 0x80, OP_DDR_PATCH = 0x81, OP_READ_REGS = 0x82, OP_RECORD_TIMER = 0x83, OP_MERGE_SYNC = 0x84
+  OP_WRITE = 0,
+  OP_BLOCKWRITE = 1,
+  OP_MASKWRITE = 3,
+  OP_MASKPOLL = 4,
+  OP_NOOP = 5,
+  OP_PREEMPT = 6,
+  OP_MASKPOLL_BUSY = 7,
+  OP_LOADPDI = 8,
+  OP_CREATE_SCRATCHPAD = 10,
+  OP_UPDATE_REG = 12,
+  OP_TCT = 0x80,
+  OP_DDR_PATCH = 0x81,
+  OP_READ_REGS = 0x82,
+  OP_RECORD_TIMER = 0x83,
+  OP_MERGE_SYNC = 0x84
 };
 
 typedef struct player {
-  axfw_hal *h;
-  const axfw_play_args *a;
+  axfw_hal* h;
+  const axfw_play_args* a;
   uint32_t nwords;
-  axfw_error *err;
+  axfw_error* err;
 } player;
 
-static uint32_t word_at(player *p, uint32_t i) { return axfw_hal_ddr_read32(p->h, p->a->txn_addr + 4u * (uint64_t)i); }
+static uint32_t word_at(player* p, uint32_t i) { return axfw_hal_ddr_read32(p->h, p->a->txn_addr + 4u * (uint64_t)i); }
 
-static uint32_t fail(player *p, uint32_t code, uint32_t word, uint32_t detail, uint64_t addr) {
+static uint32_t fail(player* p, uint32_t code, uint32_t word, uint32_t detail, uint64_t addr) {
   p->err->code = code;
   p->err->word = word;
   p->err->detail = detail;
@@ -29,16 +41,24 @@ static uint32_t fail(player *p, uint32_t code, uint32_t word, uint32_t detail, u
 }
 
 /* Length in words of the op at `pos`, checked as common/txn's decoder checks it; 0 on error. */
-static uint32_t op_length(player *p, uint32_t pos) {
+static uint32_t op_length(player* p, uint32_t pos) {
   const uint32_t w0 = word_at(p, pos), opc = w0 & 0xFFu;
   uint32_t n = 0;
   switch (opc) {
     case OP_WRITE: n = 6; break;
-    case OP_MASKWRITE: case OP_MASKPOLL: case OP_MASKPOLL_BUSY: n = 7; break;
-    case OP_NOOP: case OP_PREEMPT: n = 1; break;
-    case OP_LOADPDI: case OP_CREATE_SCRATCHPAD: n = 4; break;
+    case OP_MASKWRITE:
+    case OP_MASKPOLL:
+    case OP_MASKPOLL_BUSY: n = 7; break;
+    case OP_NOOP:
+    case OP_PREEMPT: n = 1; break;
+    case OP_LOADPDI:
+    case OP_CREATE_SCRATCHPAD: n = 4; break;
     case OP_UPDATE_REG: n = 3; break;
-    case OP_BLOCKWRITE: case OP_TCT: case OP_DDR_PATCH: case OP_READ_REGS: case OP_RECORD_TIMER:
+    case OP_BLOCKWRITE:
+    case OP_TCT:
+    case OP_DDR_PATCH:
+    case OP_READ_REGS:
+    case OP_RECORD_TIMER:
     case OP_MERGE_SYNC: {
       const uint32_t at = opc == OP_BLOCKWRITE ? 3u : 1u;
       if (pos + at >= p->nwords) {
@@ -55,9 +75,7 @@ static uint32_t op_length(player *p, uint32_t pos) {
       n = bytes / 4u;
       break;
     }
-    default:
-      fail(p, AXFW_ERR_TXN_OPCODE, pos, w0, 0);
-      return 0;
+    default: fail(p, AXFW_ERR_TXN_OPCODE, pos, w0, 0); return 0;
   }
   if ((uint64_t)pos + n > p->nwords) {
     fail(p, AXFW_ERR_TXN_LENGTH, pos, n, 0);
@@ -73,7 +91,7 @@ static uint32_t op_length(player *p, uint32_t pos) {
   return n;
 }
 
-static uint32_t check(player *p) {
+static uint32_t check(player* p) {
   if (p->a->txn_bytes % 4u || p->a->txn_bytes / 4u < 4u) return fail(p, AXFW_ERR_TXN_HEADER, 0, p->a->txn_bytes, 0);
   const uint32_t w0 = word_at(p, 0), w1 = word_at(p, 1), nops = word_at(p, 2), bytes = word_at(p, 3);
   if (bytes != p->a->txn_bytes) return fail(p, AXFW_ERR_TXN_HEADER, 3, bytes, 0);
@@ -93,9 +111,9 @@ static uint32_t check(player *p) {
   return AXFW_OK;
 }
 
-static uint64_t addr64(player *p, uint32_t pos) { return (uint64_t)word_at(p, pos + 3) << 32 | word_at(p, pos + 2); }
+static uint64_t addr64(player* p, uint32_t pos) { return (uint64_t)word_at(p, pos + 3) << 32 | word_at(p, pos + 2); }
 
-static uint32_t patch(player *p, uint32_t pos, axfw_play_stats *st) {
+static uint32_t patch(player* p, uint32_t pos, axfw_play_stats* st) {
   const uint32_t regaddr = word_at(p, pos + 6), arg = word_at(p, pos + 8);
   const uint64_t plus = (uint64_t)word_at(p, pos + 11) << 32 | word_at(p, pos + 10);
   if (arg >= p->a->nbind) return fail(p, AXFW_ERR_PATCH_UNBOUND, pos, arg, regaddr);
@@ -110,7 +128,7 @@ static uint32_t patch(player *p, uint32_t pos, axfw_play_stats *st) {
   return AXFW_OK;
 }
 
-static uint32_t tct(player *p, uint32_t pos, axfw_play_stats *st) {
+static uint32_t tct(player* p, uint32_t pos, axfw_play_stats* st) {
   const uint32_t w2 = word_at(p, pos + 2), w3 = word_at(p, pos + 3);
   const uint32_t dir = (w2 & 0xFFu) == 0 ? 0u : 1u, row0 = (w2 >> 8) & 0xFFu, col0 = (w2 >> 16) & 0xFFu;
   const uint32_t nrow = (w3 >> 8) & 0xFFu, ncol = (w3 >> 16) & 0xFFu, channel = (w3 >> 24) & 0xFFu;
@@ -131,7 +149,7 @@ static uint32_t tct(player *p, uint32_t pos, axfw_play_stats *st) {
   return AXFW_OK;
 }
 
-static uint32_t play_op(player *p, uint32_t pos, axfw_play_stats *st) {
+static uint32_t play_op(player* p, uint32_t pos, axfw_play_stats* st) {
   const uint32_t opc = word_at(p, pos) & 0xFFu;
   switch (opc) {
     case OP_WRITE:
@@ -145,7 +163,8 @@ static uint32_t play_op(player *p, uint32_t pos, axfw_play_stats *st) {
       ++st->mask_writes;
       return AXFW_OK;
     }
-    case OP_MASKPOLL: case OP_MASKPOLL_BUSY: {
+    case OP_MASKPOLL:
+    case OP_MASKPOLL_BUSY: {
       const uint64_t a = addr64(p, pos);
       const uint64_t timeout = p->a->poll_timeout_cycles ? p->a->poll_timeout_cycles : AXFW_DEFAULT_POLL_TIMEOUT;
       uint32_t last = 0;
@@ -162,12 +181,13 @@ static uint32_t play_op(player *p, uint32_t pos, axfw_play_stats *st) {
     }
     case OP_DDR_PATCH: return patch(p, pos, st);
     case OP_TCT: return tct(p, pos, st);
-    case OP_NOOP: case OP_PREEMPT: ++st->noops; return AXFW_OK;
+    case OP_NOOP:
+    case OP_PREEMPT: ++st->noops; return AXFW_OK;
     default: return fail(p, AXFW_ERR_TXN_UNSUPPORTED, pos, opc, 0);
   }
 }
 
-uint32_t axfw_play(axfw_hal *h, const axfw_play_args *a, axfw_play_stats *st, axfw_error *err) {
+uint32_t axfw_play(axfw_hal* h, const axfw_play_args* a, axfw_play_stats* st, axfw_error* err) {
   player p = {h, a, a->txn_bytes / 4u, err};
   *st = (axfw_play_stats){0, 0, 0, 0, 0, 0, 0, 0, 0};
   *err = (axfw_error){AXFW_OK, 0, 0, 0};

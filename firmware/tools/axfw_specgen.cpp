@@ -77,9 +77,8 @@ void emit(const sg::Spec& s, std::ostream& o) {
     o << "\n/* tile " << t.name << " */\n";
     for (const auto& r : t.registers) {
       const std::string p = tp + "_" + sg::upper(r.name);
-      o << "#define " << p << "_OFFSET " << hex(r.offset) << "\n#define " << p << "_COUNT " << r.count
-        << "u\n#define " << p << "_STRIDE " << hex(r.stride) << "\n#define " << p << "_RESET " << hex(r.reset)
-        << "\n";
+      o << "#define " << p << "_OFFSET " << hex(r.offset) << "\n#define " << p << "_COUNT " << r.count << "u\n#define "
+        << p << "_STRIDE " << hex(r.stride) << "\n#define " << p << "_RESET " << hex(r.reset) << "\n";
       if (r.memory) o << "#define " << p << "_BYTES " << hex(r.bytes) << "\n";
       for (const auto& f : r.fields)
         o << "#define " << p << "_" << sg::upper(f.name) << "_LSB " << f.lsb << "u\n#define " << p << "_"

@@ -16,8 +16,8 @@ constexpr uint32_t kCmdWords = spec::param::cmd_mem_bytes / 4;
 enum QueueId : unsigned { kMvmexe = 0, kDwpu = 1, kLoadimc = 2, kCtrl = 3 };
 }  // namespace
 
-CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token, BarrierHub& hub,
-                   WordFabric* fabric)
+CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_t cores, TokenSink token,
+                   BarrierHub& hub, WordFabric* fabric)
     : Tile(n, spec::core::kRegisters, spec::core_row(core), tr),
       l1("l1", spec::param::l1_bytes),
       core_(core),
@@ -32,8 +32,10 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     const std::string p = k == 0 ? "mvm_" : "dw_";
     pipes_[k].ifd0 = std::make_unique<IfdUnit>((p + "ifd0").c_str(), env, base + 0, false);
     pipes_[k].ifd1 = std::make_unique<IfdUnit>((p + "ifd1").c_str(), env, base + 1, true);
-    if (k == 0) pipes_[k].mvm = std::make_unique<MvmUnit>("mvm", env, base + 2);
-    else pipes_[k].dwpu = std::make_unique<DwpuUnit>("dwpu", env, base + 2);
+    if (k == 0)
+      pipes_[k].mvm = std::make_unique<MvmUnit>("mvm", env, base + 2);
+    else
+      pipes_[k].dwpu = std::make_unique<DwpuUnit>("dwpu", env, base + 2);
     pipes_[k].dpu = std::make_unique<DpuUnit>((p + "dpu").c_str(), env, base + 3);
     pipes_[k].odr = std::make_unique<OdrUnit>((p + "odr").c_str(), env, base + 4);
   }
@@ -76,7 +78,8 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
            (imc.stale_reads ? 1u : 0u) << 16;
   });
   regs.on_read("IMC_STALE_READS", [this](uint32_t, uint32_t) { return static_cast<uint32_t>(imc.stale_reads); });
-  regs.on_read("PERF_BUSY", [this](uint32_t i, uint32_t) { return i == 11 ? static_cast<uint32_t>(cmdproc_busy_) : perf_[i].busy; });
+  regs.on_read("PERF_BUSY",
+               [this](uint32_t i, uint32_t) { return i == 11 ? static_cast<uint32_t>(cmdproc_busy_) : perf_[i].busy; });
   regs.on_read("PERF_STALL_IN", [this](uint32_t i, uint32_t) { return perf_[i].stall_in; });
   regs.on_read("PERF_STALL_OUT", [this](uint32_t i, uint32_t) { return perf_[i].stall_out; });
   regs.on_read("PERF_TASKS", [this](uint32_t i, uint32_t) { return perf_[i].tasks; });
@@ -196,7 +199,8 @@ bool CoreTile::resources_free(const Queue& q) const {
   return true;
 }
 
-ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes, uint32_t& err_addr) {
+ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes,
+                             uint32_t& err_addr) {
   const uint32_t start = task.push.start;
   // Descriptor fetch through the one CMD_MEM read port: the queue is in FETCH two cycles after
   // the push took effect; the engine picks it when free (p), reads one word per cycle from p + 1
@@ -229,15 +233,20 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
   ErrorCode code = ErrorCode::NONE;
   spec::LoadimcDesc li{};
   spec::BarrierDesc bar{};
-  if (datapath) code = prepare_datapath(q, w, words);
+  if (datapath)
+    code = prepare_datapath(q, w, words);
   else if (q.q == kLoadimc) {
     li = spec::LoadimcDesc::decode(w);
-    if (li.magic != spec::magic::loadimc) code = ErrorCode::DESC_MAGIC;
-    else if (li.d0_size == 0 || li.d1_size == 0) code = ErrorCode::DESC_RANGE;
+    if (li.magic != spec::magic::loadimc)
+      code = ErrorCode::DESC_MAGIC;
+    else if (li.d0_size == 0 || li.d1_size == 0)
+      code = ErrorCode::DESC_RANGE;
   } else {
     bar = spec::BarrierDesc::decode(w);
-    if (bar.magic != spec::magic::barrier) code = ErrorCode::DESC_MAGIC;
-    else if (!(bar.core_mask >> core_ & 1u) || (bar.core_mask >> cores_) != 0) code = ErrorCode::BARRIER_MASK;
+    if (bar.magic != spec::magic::barrier)
+      code = ErrorCode::DESC_MAGIC;
+    else if (!(bar.core_mask >> core_ & 1u) || (bar.core_mask >> cores_) != 0)
+      code = ErrorCode::BARRIER_MASK;
   }
   if (code != ErrorCode::NONE) return code;
   sync_to(t);
@@ -318,9 +327,7 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
     }
     p.odr->walk = spec::Walk::decode(ws.subspan(L::odr));
     ref::validate_walk(p.odr->walk, ref::WalkRole::Odr);
-  } catch (const ref::RefError& e) {
-    return e.code();
-  }
+  } catch (const ref::RefError& e) { return e.code(); }
   return ErrorCode::NONE;
 }
 

@@ -6,8 +6,8 @@
 
 #include <array>
 #include <deque>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -61,7 +61,7 @@ class CoreTile : public Tile {
     unsigned q = 0;
     std::deque<Task> tasks;
     bool running = false, last_error = false;
-    bool in_run = false;     // the head task is past its check (the RTL's S_RUN)
+    bool in_run = false;  // the head task is past its check (the RTL's S_RUN)
     uint32_t done = 0;
     uint32_t epoch = 0;      // bumped by a reset: the running task ends without a token
     uint64_t next_pick = 0;  // first cycle the next task may enter the fetch engine
@@ -81,7 +81,8 @@ class CoreTile : public Tile {
     uint32_t addr;
   };
   void queue_thread(Queue& q);
-  spec::ErrorCode run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes, uint32_t& err_addr);
+  spec::ErrorCode run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& t_begin, uint32_t& bytes,
+                           uint32_t& err_addr);
   spec::ErrorCode prepare_datapath(Queue& q, std::span<const uint32_t> words, uint32_t n);
   spec::ErrorCode run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_t& bytes, uint32_t& err_addr);
   bool resources_free(const Queue& q) const;

@@ -32,7 +32,8 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
     const uint64_t span = t > t0 ? t - t0 : 0;
     c.stall_in += static_cast<uint32_t>(stall_in_);
     c.stall_out += static_cast<uint32_t>(stall_out_);
-    c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_) : span - std::min(span, stall_in_ + stall_out_));
+    c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_)
+                                               : span - std::min(span, stall_in_ + stall_out_));
     pipe.bt.end_unit(t);
   });
 }
@@ -42,7 +43,8 @@ uint64_t Unit::l1_rows(int64_t row, uint64_t rows, uint64_t t) {
   if (!env_.banks || port == L1Banks::kNoPort || row < 0) return 0;
   const uint64_t first = t + env_.banks->take_debt(port);
   uint64_t g = first;
-  for (uint64_t r = 0; r < rows; ++r) g = env_.banks->access(port, static_cast<uint64_t>(row) + r, r == 0 ? first : g + 1);
+  for (uint64_t r = 0; r < rows; ++r)
+    g = env_.banks->access(port, static_cast<uint64_t>(row) + r, r == 0 ? first : g + 1);
   return g - (t + rows - 1);
 }
 
@@ -52,7 +54,7 @@ void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
     if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
-    const uint64_t want = t + rows - 1 + ifd_latency;  // ifd_latency after its last row (timing.md)
+    const uint64_t want = t + rows - 1 + ifd_latency;               // ifd_latency after its last row (timing.md)
     uint64_t enter;
     try {  // (push throws no RefError: a RefError here is the element's)
       enter = out->push(ref::ifd_element(walk, c.step(), env_.l1), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
@@ -144,8 +146,9 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
       continue;
     }
     if (got.value.value.dtype != walk.cast_from)
-      ref::fail(spec::ErrorCode::STREAM_DTYPE, std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
-                                                   ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
+      ref::fail(spec::ErrorCode::STREAM_DTYPE,
+                std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
+                    ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
     try {
       ref::odr_element(walk, st, got.value, env_.l1);
     } catch (const ref::RefError&) {
@@ -213,8 +216,9 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
       const uint64_t written = first_read + tiles * spec::param::imc_tile_rows * spec::param::loadimc_cycles_per_row;
       t = written + 1;
       const auto& data = env_.imc->tile(static_cast<std::size_t>(tile));
-      env_.tracer->emit(written, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE, static_cast<uint64_t>(tile) * kTileBytes,
-                        kTileBytes, trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
+      env_.tracer->emit(written, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE,
+                        static_cast<uint64_t>(tile) * kTileBytes, kTileBytes,
+                        trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
       bytes += kTileBytes;
     }
   return spec::ErrorCode::NONE;

@@ -25,13 +25,22 @@ using Stream = TimedFifo<ref::Element>;
 
 // WDOG_WAITS bits.
 enum WaitBit : uint32_t {
-  kIfd0Out = 1, kIfd1Out = 2, kMainIn = 4, kMainOut = 8, kDpuIn0 = 16, kDpuIn1 = 32, kDpuOut = 64, kOdrIn = 128
+  kIfd0Out = 1,
+  kIfd1Out = 2,
+  kMainIn = 4,
+  kMainOut = 8,
+  kDpuIn0 = 16,
+  kDpuIn1 = 32,
+  kDpuOut = 64,
+  kOdrIn = 128
 };
 
 // One task's run of a datapath: its streams, the block tracker, the first error.
 struct Pipe {
   Pipe()
-      : ifd0(spec::param::stream_depth), ifd1(spec::param::stream_depth), main(spec::param::stream_depth),
+      : ifd0(spec::param::stream_depth),
+        ifd1(spec::param::stream_depth),
+        main(spec::param::stream_depth),
         dpu(spec::param::stream_depth) {}
   BlockTracker bt;
   Stream ifd0, ifd1, main, dpu;
@@ -62,7 +71,9 @@ class Unit : public sc_core::sc_module {
 
  protected:
   virtual void body(Pipe& pipe, uint64_t& t) = 0;
-  trace::Unit trace_unit() const { return static_cast<trace::Unit>(static_cast<unsigned>(trace::Unit::MVM_IFD0) + perf_); }
+  trace::Unit trace_unit() const {
+    return static_cast<trace::Unit>(static_cast<unsigned>(trace::Unit::MVM_IFD0) + perf_);
+  }
   // Row accesses of an element: `rows` consecutive L1 rows from `row`, requested one per cycle
   // from t on through this unit's L1 port; returns the cycles the last row came later than
   // t + rows - 1 (bank conflicts, plus the cycles the port lost earlier).

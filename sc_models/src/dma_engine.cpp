@@ -131,12 +131,11 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
   std::vector<ref::DmaWord> walk;
   try {
     walk = ref::dma_walk(bd, eng_, dir, 0);  // iter_current is written back per run (RTL)
-  } catch (const ref::RefError& e) {
-    throw DmaFault{e.code(), bd_id, bd.addr_lo};
-  }
+  } catch (const ref::RefError& e) { throw DmaFault{e.code(), bd_id, bd.addr_lo}; }
   check_range(bd, walk, bd_id);
   const MemWindow mem = window(bd);
-  if (mem.size < mem_bytes(bd.mem) && bd.mem != spec::MemSel::DDR) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
+  if (mem.size < mem_bytes(bd.mem) && bd.mem != spec::MemSel::DDR)
+    throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
   for (const auto& w : walk)
     if (!w.pad && w.byte_addr + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
   WordFabric::Walk w;
@@ -185,9 +184,7 @@ ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32
     if (ch.epoch != epoch) return reset_end(ch, t);
     ctx_.fabric->clear_pair(ctx_.row, ch.index);
     return s.code;
-  } catch (const Reset&) {
-    return reset_end(ch, t);
-  }
+  } catch (const Reset&) { return reset_end(ch, t); }
   try {
     t = ctx_.fabric->drain(port(ch), t);  // S_DRAIN until nothing is outstanding; TASK_DONE
   } catch (const StreamFailed& s) {

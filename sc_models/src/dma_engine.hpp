@@ -5,9 +5,9 @@
 // iter_current written back per BD run, one MEM_WRITE record per S2MM d0 run, a token per task.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <array>
 #include <deque>
@@ -15,11 +15,11 @@
 #include <memory>
 
 #include "axcore/ref/dma.hpp"
-#include "word_fabric.hpp"
 #include "memory.hpp"
 #include "regfile.hpp"
 #include "sim.hpp"
 #include "timed_fifo.hpp"
+#include "word_fabric.hpp"
 
 namespace axcore::tlm {
 

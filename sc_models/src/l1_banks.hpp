@@ -9,8 +9,8 @@
 // RTL's (the loser's requests in between keep their early cycles).
 #pragma once
 
-#include <axcore/spec.hpp>
 #include <array>
+#include <axcore/spec.hpp>
 #include <cstdint>
 #include <vector>
 

@@ -19,8 +19,10 @@ void Memory::b_transport(::tlm::tlm_generic_payload& p, sc_core::sc_time& delay)
     p.set_response_status(::tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  if (p.is_write()) std::memcpy(data_.get() + a, p.get_data_ptr(), len);
-  else std::memcpy(p.get_data_ptr(), data_.get() + a, len);
+  if (p.is_write())
+    std::memcpy(data_.get() + a, p.get_data_ptr(), len);
+  else
+    std::memcpy(p.get_data_ptr(), data_.get() + a, len);
   delay += sc_core::sc_time(1, sc_core::SC_NS);
   p.set_dmi_allowed(true);
   p.set_response_status(::tlm::TLM_OK_RESPONSE);

@@ -3,11 +3,11 @@
 // a DMA takes a DMI pointer to the whole memory once and then moves words by chunks.
 #pragma once
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <cstdint>
 #include <cstdlib>

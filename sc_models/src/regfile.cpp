@@ -42,9 +42,12 @@ bool RegFile::read(uint32_t offset, uint32_t& value) {
   uint32_t i = 0, w = 0;
   Entry* e = find(offset, i, w);
   if (!e) return false;
-  if (e->info.access == spec::Access::WO) value = 0;
-  else if (e->rd) value = e->rd(i, w);
-  else value = e->data[e->info.memory ? w : i * e->info.words + w];
+  if (e->info.access == spec::Access::WO)
+    value = 0;
+  else if (e->rd)
+    value = e->rd(i, w);
+  else
+    value = e->data[e->info.memory ? w : i * e->info.words + w];
   return true;
 }
 

@@ -39,8 +39,8 @@ class Tracer {
     r.seq = seq_++;
     sink_(r);
   }
-  void emit(uint64_t cycle, uint32_t row, trace::Unit u, trace::Kind k, uint64_t addr, uint32_t bytes,
-            uint64_t hash, uint32_t token) {
+  void emit(uint64_t cycle, uint32_t row, trace::Unit u, trace::Kind k, uint64_t addr, uint32_t bytes, uint64_t hash,
+            uint32_t token) {
     if (!sink_) return;
     emit(trace::Record{0, cycle, 0, static_cast<uint8_t>(row), u, k, addr, bytes, hash, token});
   }

@@ -2,9 +2,9 @@
 // the spec-driven register table and the tile's error registers.
 #pragma once
 
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <span>
 

@@ -52,8 +52,10 @@ class BlockTracker {
 
  private:
   void check() {
-    if (running_ == 0) done_ev.notify(sc_core::SC_ZERO_TIME);
-    else if (blocked_ == running_) deadlock_ev.notify(sc_core::SC_ZERO_TIME);
+    if (running_ == 0)
+      done_ev.notify(sc_core::SC_ZERO_TIME);
+    else if (blocked_ == running_)
+      deadlock_ev.notify(sc_core::SC_ZERO_TIME);
   }
   int running_ = 0, blocked_ = 0;
   uint32_t waits_ = 0;
@@ -113,8 +115,10 @@ class TimedFifo {
   uint64_t push(T v, uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.size() >= depth_) {
       if (failed_) throw StreamFailed{code_};
-      if (bt) block_on(space_, bt, wait_bit, t);
-      else sc_core::wait(space_fail_);
+      if (bt)
+        block_on(space_, bt, wait_bit, t);
+      else
+        sc_core::wait(space_fail_);
     }
     if (failed_) throw StreamFailed{code_};
     uint64_t enter = t;
@@ -151,8 +155,10 @@ class TimedFifo {
   Popped pop(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {
       if (failed_) throw StreamFailed{code_};
-      if (bt) block_on(data_, bt, wait_bit, t);
-      else sc_core::wait(data_fail_);
+      if (bt)
+        block_on(data_, bt, wait_bit, t);
+      else
+        sc_core::wait(data_fail_);
     }
     auto& s = q_.front();
     const uint64_t at = std::max(t, s.ready);

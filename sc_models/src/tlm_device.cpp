@@ -1,8 +1,8 @@
 #include "axcore/tlm/tlm_device.hpp"
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <atomic>
 #include <cstring>
@@ -28,7 +28,8 @@ struct HostBus : sc_core::sc_module {
   std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<HostBus>>> tiles;  // by row
   explicit HostBus(sc_core::sc_module_name n, unsigned rows) : sc_module(n) {
     for (unsigned r = 0; r < rows; ++r)
-      tiles.push_back(std::make_unique<tlm_utils::simple_initiator_socket<HostBus>>(("tile" + std::to_string(r)).c_str()));
+      tiles.push_back(
+          std::make_unique<tlm_utils::simple_initiator_socket<HostBus>>(("tile" + std::to_string(r)).c_str()));
   }
 };
 }  // namespace
@@ -51,7 +52,8 @@ struct TlmDevice::Impl : sc_core::sc_module {
         ddr("ddr", o.ddr_bytes),
         fabric("fabric"),
         shim("shim", tracer, o.cores, &word_fabric),
-        mem("mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }, &word_fabric),
+        mem(
+            "mem", tracer, o.cores, [this](uint32_t t, uint64_t c) { shim.offer_token(t, c); }, &word_fabric),
         bus("host", spec::param::first_core_row + o.cores),
         ncores(o.cores) {
     for (unsigned c = 0; c < o.cores; ++c) {
@@ -91,8 +93,8 @@ struct TlmDevice::Impl : sc_core::sc_module {
   Tile& tile(uint64_t addr) {
     const uint64_t col = addr >> spec::param::addr_col_shift, row = (addr >> spec::param::addr_row_shift) & 0x1F;
     if (col != 0 || row >= bus.tiles.size() || (addr >> 32) != 0)
-      throw runtime::DeviceError("tlm: address 0x" + std::to_string(addr) + " names no tile (col " + std::to_string(col) +
-                                 ", row " + std::to_string(row) + ")");
+      throw runtime::DeviceError("tlm: address 0x" + std::to_string(addr) + " names no tile (col " +
+                                 std::to_string(col) + ", row " + std::to_string(row) + ")");
     if (row == 0) return shim;
     if (row == 1) return mem;
     return *cores[row - 2];
@@ -157,8 +159,8 @@ void TlmDevice::write32(uint64_t addr, uint32_t value) {
   uint32_t v = value;
   advance(kWriteEffect);
   // As the RTL monitor: the cycle the write takes effect, bytes = 4, data_hash = the value.
-  impl_->tracer.emit(now_cycles(), static_cast<uint32_t>((addr >> spec::param::addr_row_shift) & 0x1F), trace::Unit::HOST,
-                     trace::Kind::REG_WRITE, addr, 4, value, 0);
+  impl_->tracer.emit(now_cycles(), static_cast<uint32_t>((addr >> spec::param::addr_row_shift) & 0x1F),
+                     trace::Unit::HOST, trace::Kind::REG_WRITE, addr, 4, value, 0);
   impl_->access(addr, v, true);
   advance(kHostWriteCycles - kWriteEffect);
 }

@@ -40,7 +40,8 @@ void WordFabric::attach(unsigned id, uint32_t* bytes) { ports_.at(id).bytes = by
 unsigned WordFabric::target(const Port& p) const {
   switch (p.w.sel) {
     case spec::MemSel::DDR: return 0;
-    case spec::MemSel::L2: return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % spec::param::l2_banks);
+    case spec::MemSel::L2:
+      return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % spec::param::l2_banks);
     default: return 1 + spec::param::l2_banks + std::min(p.w.core, cores_ - 1);
   }
 }
@@ -151,8 +152,10 @@ void WordFabric::stepper() {
     }
     const uint64_t h = host_horizon(), now = now_cycles();
     if (cur_ > h) {  // the host may still act before cur_: wait for its next window
-      if (h + 1 > now) sc_core::wait(static_cast<double>(h + 1 - now), sc_core::SC_NS, work_);
-      else sc_core::wait(work_);
+      if (h + 1 > now)
+        sc_core::wait(static_cast<double>(h + 1 - now), sc_core::SC_NS, work_);
+      else
+        sc_core::wait(work_);
       continue;
     }
     const uint64_t next = step(cur_);
@@ -200,15 +203,19 @@ uint64_t WordFabric::step(uint64_t c) {
           soon(p.resume_at);
         } else if (p.mm2s) {
           if (p.rob.size() >= kRobDepth) break;  // a drain makes room (its ready cycle is a wake-up)
-          if (p.w.words[p.next].pad) pads_.push_back(id);
-          else req_[target(p)].push_back(id);
+          if (p.w.words[p.next].pad)
+            pads_.push_back(id);
+          else
+            req_[target(p)].push_back(id);
         } else if (fsize_[p.row * spec::param::dma_channels + p.index] > 0) {
           req_[target(p)].push_back(id);
         }
         break;
       case Phase::Drain:
-        if (c < p.at) soon(p.at);
-        else if (p.resp.empty() && p.rob.empty()) finish(p, c + 1);  // S_FINISH (TASK_DONE) next cycle
+        if (c < p.at)
+          soon(p.at);
+        else if (p.resp.empty() && p.rob.empty())
+          finish(p, c + 1);  // S_FINISH (TASK_DONE) next cycle
         break;
       default: break;
     }
@@ -258,7 +265,8 @@ uint64_t WordFabric::step(uint64_t c) {
       std::memcpy(b, &v, 4);
       p.hash = trace::fnv1a64(b, p.hash);
       if (p.next % p.w.run == p.w.run - 1)
-        tracer_.emit(c, p.row, trace::dma_unit(false, p.index), trace::Kind::MEM_WRITE, p.run_addr, p.w.run * 4, p.hash, 0);
+        tracer_.emit(c, p.row, trace::dma_unit(false, p.index), trace::Kind::MEM_WRITE, p.run_addr, p.w.run * 4, p.hash,
+                     0);
     }
     *p.bytes += 4;
     issued(p);

@@ -30,9 +30,9 @@ namespace axcore::tlm {
 class WordFabric : public sc_core::sc_module {
  public:
   static constexpr uint64_t kDdrRead = spec::param::ddr_latency_cycles + 2;  // bridge cycles per read word
-  static constexpr uint64_t kDdrWrite = 4;                                  // per write word (docs/rtl.md)
-  static constexpr unsigned kPorts = 2 * spec::param::dma_channels;         // initiators per engine
-  static constexpr unsigned kRobDepth = 64;                                 // ax_dma RobDepth
+  static constexpr uint64_t kDdrWrite = 4;                                   // per write word (docs/rtl.md)
+  static constexpr unsigned kPorts = 2 * spec::param::dma_channels;          // initiators per engine
+  static constexpr unsigned kRobDepth = 64;                                  // ax_dma RobDepth
 
   // One BD's walk for a channel.
   struct Walk {
@@ -41,7 +41,7 @@ class WordFabric : public sc_core::sc_module {
     spec::MemSel sel = spec::MemSel::L2;
     unsigned core = 0;
     uint32_t pad_value = 0;
-    uint32_t run = 1;             // S2MM: words per MEM_WRITE record (the d0 run)
+    uint32_t run = 1;  // S2MM: words per MEM_WRITE record (the d0 run)
     uint32_t* task_bytes = nullptr;
   };
 
@@ -80,13 +80,13 @@ class WordFabric : public sc_core::sc_module {
     Phase phase = Phase::Idle;
     Walk w;
     std::size_t next = 0;
-    uint64_t at = 0;     // Load: the S_LOAD cycle; Drain: the first S_DRAIN cycle
-    uint64_t end = 0;    // result cycle
+    uint64_t at = 0;   // Load: the S_LOAD cycle; Drain: the first S_DRAIN cycle
+    uint64_t end = 0;  // result cycle
     bool failed = false, aborted = false;
     spec::ErrorCode code = spec::ErrorCode::NONE;
     std::deque<uint64_t> resp;  // response cycles of the outstanding requests
     bool cls_ddr = false;
-    std::deque<Slot> rob;       // MM2S reorder buffer, allocated slots in walk order
+    std::deque<Slot> rob;  // MM2S reorder buffer, allocated slots in walk order
     bool paused = false;
     uint64_t pause_from = 0, resume_at = 0;
     uint64_t hash = 0, run_addr = 0;
@@ -111,9 +111,9 @@ class WordFabric : public sc_core::sc_module {
   unsigned cores_;
   std::vector<Port> ports_;
   std::vector<Pair> pairs_;
-  std::vector<unsigned> rr_;        // per target: the round-robin pointer
-  uint64_t ddr_free_ = 0;           // first cycle the AXI bridge accepts a request
-  uint64_t cur_ = 0;                // next cycle to simulate
+  std::vector<unsigned> rr_;  // per target: the round-robin pointer
+  uint64_t ddr_free_ = 0;     // first cycle the AXI bridge accepts a request
+  uint64_t cur_ = 0;          // next cycle to simulate
   sc_core::sc_event work_;
   // per-cycle scratch: requesters per target, pads allocating, pair FIFO sizes (cnt_q)
   std::vector<std::vector<unsigned>> req_;

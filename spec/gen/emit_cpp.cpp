@@ -29,44 +29,34 @@ std::string field_type(const Field& f) {
 
 const char* access_name(Access a) {
   switch (a) {
-    case Access::RO:
-      return "RO";
-    case Access::RW:
-      return "RW";
-    case Access::WO:
-      return "WO";
-    case Access::W1C:
-      return "W1C";
-    case Access::RC:
-      return "RC";
+    case Access::RO: return "RO";
+    case Access::RW: return "RW";
+    case Access::WO: return "WO";
+    case Access::W1C: return "W1C";
+    case Access::RC: return "RC";
   }
   return "RO";
 }
 
-uint32_t field_mask(const Field& f) {
-  return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
-}
+uint32_t field_mask(const Field& f) { return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb; }
 
 // A typed struct with encode/decode; `words` = 1 for register field types.
-void emit_struct(std::ostream& o, const std::string& type, const std::string& yaml_name,
-                 uint32_t words, const std::vector<Field>& fields, const std::string& doc) {
+void emit_struct(std::ostream& o, const std::string& type, const std::string& yaml_name, uint32_t words,
+                 const std::vector<Field>& fields, const std::string& doc) {
   o << "// " << doc << "\n";
   o << "struct " << type << " {\n";
   o << "  static constexpr std::string_view kName = " << quoted(yaml_name) << ";\n";
   o << "  static constexpr std::size_t kWords = " << words << ";\n";
-  for (const auto& f : fields)
-    o << "  " << field_type(f) << " " << f.name << "{};  // " << f.doc << "\n";
+  for (const auto& f : fields) o << "  " << field_type(f) << " " << f.name << "{};  // " << f.doc << "\n";
   o << "\n  static constexpr std::array<FieldInfo, " << fields.size() << "> kFields{{\n";
   for (const auto& f : fields)
     o << "      {" << quoted(f.name) << ", " << f.word << ", " << f.lsb << ", " << f.width << ", "
-      << (f.is_signed ? "true" : "false") << ", " << quoted(f.enum_name) << ", " << quoted(f.doc)
-      << "},\n";
+      << (f.is_signed ? "true" : "false") << ", " << quoted(f.enum_name) << ", " << quoted(f.doc) << "},\n";
   o << "  }};\n\n";
   // encode
   o << "  // Throws FieldRangeError when a value does not fit its field (never truncates).\n";
   o << "  void encode_to(std::span<uint32_t> w) const {\n";
-  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words
-    << " words\");\n";
+  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words << " words\");\n";
   o << "    for (std::size_t i = 0; i < kWords; ++i) w[i] = 0;\n";
   for (const auto& f : fields) {
     std::string v;
@@ -75,19 +65,18 @@ void emit_struct(std::ostream& o, const std::string& type, const std::string& ya
     else
       v = f.name;
     const char* put = f.is_signed ? "put_s" : "put_u";
-    o << "    w[" << f.word << "] |= detail::" << put << "(" << v << ", " << f.width << ", \""
-      << yaml_name << "." << f.name << "\") << " << f.lsb << ";\n";
+    o << "    w[" << f.word << "] |= detail::" << put << "(" << v << ", " << f.width << ", \"" << yaml_name << "."
+      << f.name << "\") << " << f.lsb << ";\n";
   }
   o << "  }\n";
   o << "  std::array<uint32_t, kWords> encode() const {\n    std::array<uint32_t, kWords> w{};\n   "
        " encode_to(w);\n    return w;\n  }\n";
   o << "  static " << type << " decode(std::span<const uint32_t> w) {\n";
-  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words
-    << " words\");\n";
+  o << "    if (w.size() < kWords) throw std::length_error(\"" << yaml_name << ": needs " << words << " words\");\n";
   o << "    " << type << " r;\n";
   for (const auto& f : fields) {
-    std::string raw = "((w[" + std::to_string(f.word) + "] >> " + std::to_string(f.lsb) +
-                      ") & detail::mask(" + std::to_string(f.width) + "))";
+    std::string raw = "((w[" + std::to_string(f.word) + "] >> " + std::to_string(f.lsb) + ") & detail::mask(" +
+                      std::to_string(f.width) + "))";
     if (!f.enum_name.empty())
       o << "    r." << f.name << " = static_cast<" << camel(f.enum_name) << ">(" << raw << ");\n";
     else if (f.is_signed)
@@ -98,22 +87,19 @@ void emit_struct(std::ostream& o, const std::string& type, const std::string& ya
   o << "    return r;\n  }\n";
   if (words == 1) {
     o << "  uint32_t encode_word() const { return encode()[0]; }\n";
-    o << "  static " << type
-      << " decode_word(uint32_t v) { const uint32_t w[1] = {v}; return decode(w); }\n";
+    o << "  static " << type << " decode_word(uint32_t v) { const uint32_t w[1] = {v}; return decode(w); }\n";
   }
   // generic access by field index
   o << "  // Field access by index into kFields, for generic tools and tests.\n";
   o << "  int64_t get(std::size_t i) const {\n    switch (i) {\n";
   for (size_t i = 0; i < fields.size(); ++i)
     o << "      case " << i << ": return static_cast<int64_t>(" << fields[i].name << ");\n";
-  o << "      default: throw std::out_of_range(\"" << yaml_name
-    << ": no field \" + std::to_string(i));\n    }\n  }\n";
+  o << "      default: throw std::out_of_range(\"" << yaml_name << ": no field \" + std::to_string(i));\n    }\n  }\n";
   o << "  void set(std::size_t i, int64_t v) {\n    switch (i) {\n";
   for (size_t i = 0; i < fields.size(); ++i)
     o << "      case " << i << ": " << fields[i].name << " = static_cast<" << field_type(fields[i])
       << ">(v); return;\n";
-  o << "      default: throw std::out_of_range(\"" << yaml_name
-    << ": no field \" + std::to_string(i));\n    }\n  }\n";
+  o << "      default: throw std::out_of_range(\"" << yaml_name << ": no field \" + std::to_string(i));\n    }\n  }\n";
   o << "  bool operator==(const " << type << "&) const = default;\n";
   o << "};\n\n";
 }
@@ -145,8 +131,8 @@ void emit_cpp(const Spec& spec, const std::string& path) {
        "std::string_view doc;\n};\n";
   o << "inline constexpr std::array<ParamInfo, " << spec.params.size() << "> kParams{{\n";
   for (const auto& p : spec.params)
-    o << "    {" << quoted(p.name) << ", " << p.value << ", " << p.min << ", " << p.max << ", "
-      << quoted(p.doc) << "},\n";
+    o << "    {" << quoted(p.name) << ", " << p.value << ", " << p.min << ", " << p.max << ", " << quoted(p.doc)
+      << "},\n";
   o << "}};\n\n";
 
   o << "// Register address of `offset` in tile (col, row).\n";
@@ -190,26 +176,22 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   for (const auto& e : spec.enums) {
     const std::string t = camel(e.name);
     o << "// " << e.doc << "\nenum class " << t << " : uint32_t {\n";
-    for (const auto& v : e.values)
-      o << "  " << v.name << " = " << v.value << ",  // " << v.doc << "\n";
+    for (const auto& v : e.values) o << "  " << v.name << " = " << v.value << ",  // " << v.doc << "\n";
     o << "};\n";
     o << "inline constexpr uint32_t k" << t << "Width = " << e.width << ";\n";
     o << "inline constexpr std::array<" << t << ", " << e.values.size() << "> k" << t << "Values{{";
     for (const auto& v : e.values) o << t << "::" << v.name << ", ";
     o << "}};\n";
     o << "constexpr std::string_view to_string(" << t << " v) {\n  switch (v) {\n";
-    for (const auto& v : e.values)
-      o << "    case " << t << "::" << v.name << ": return " << quoted(v.name) << ";\n";
+    for (const auto& v : e.values) o << "    case " << t << "::" << v.name << ": return " << quoted(v.name) << ";\n";
     o << "  }\n  return \"?\";\n}\n";
     o << "constexpr bool parse(std::string_view s, " << t << "& out) {\n";
     for (const auto& v : e.values)
-      o << "  if (s == " << quoted(v.name) << ") { out = " << t << "::" << v.name
-        << "; return true; }\n";
+      o << "  if (s == " << quoted(v.name) << ") { out = " << t << "::" << v.name << "; return true; }\n";
     o << "  return false;\n}\n\n";
   }
 
-  for (const auto& s : spec.structs)
-    emit_struct(o, camel(s.name), s.name, s.words, s.fields, s.doc);
+  for (const auto& s : spec.structs) emit_struct(o, camel(s.name), s.name, s.words, s.fields, s.doc);
 
   o << "// Command-memory layouts: word offsets of each section.\nnamespace layout {\n";
   for (const auto& l : spec.layouts) {
@@ -217,19 +199,16 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     uint32_t end = 0;
     for (const auto& sec : l.sections) {
       const StructDef* sd = spec.find_struct(sec.struct_name);
-      o << "inline constexpr uint32_t " << sec.name << " = " << sec.word << ";  // "
-        << camel(sec.struct_name);
+      o << "inline constexpr uint32_t " << sec.name << " = " << sec.word << ";  // " << camel(sec.struct_name);
       if (sec.count > 1) o << " x " << sec.count;
       o << "\n";
-      if (sec.count > 1)
-        o << "inline constexpr uint32_t " << sec.name << "_count = " << sec.count << ";\n";
+      if (sec.count > 1) o << "inline constexpr uint32_t " << sec.name << "_count = " << sec.count << ";\n";
       end = std::max(end, sec.word + sd->words * sec.count);
     }
     o << "inline constexpr uint32_t max_words = " << end << ";\n}  // namespace " << l.name << "\n";
   }
   o << "}  // namespace layout\n\nnamespace magic {\n";
-  for (const auto& [n, v] : spec.magic)
-    o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
+  for (const auto& [n, v] : spec.magic) o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
   o << "}  // namespace magic\n\n";
 
   o << "enum class Access : uint8_t { RO, RW, WO, W1C, RC };\n";
@@ -251,16 +230,13 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   for (const auto& t : spec.tiles) {
     o << "// Tile '" << t.name << "': " << t.doc << "\nnamespace " << t.name << " {\n";
     for (const auto& r : t.registers) {
-      o << "inline constexpr Reg " << r.name << "{" << hex(r.offset) << ", "
-        << (r.memory ? r.bytes / 4 : r.count) << ", " << (r.memory ? 4 : r.stride) << "};  // "
-        << r.doc << "\n";
-      if (!r.memory)
-        o << "inline constexpr uint32_t " << r.name << "_RESET = " << hex(r.reset) << ";\n";
+      o << "inline constexpr Reg " << r.name << "{" << hex(r.offset) << ", " << (r.memory ? r.bytes / 4 : r.count)
+        << ", " << (r.memory ? 4 : r.stride) << "};  // " << r.doc << "\n";
+      if (!r.memory) o << "inline constexpr uint32_t " << r.name << "_RESET = " << hex(r.reset) << ";\n";
     }
     o << "\n";
     for (const auto& r : t.registers)
-      if (!r.fields.empty())
-        emit_struct(o, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
+      if (!r.fields.empty()) emit_struct(o, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
     o << "inline constexpr std::array<RegisterInfo, " << t.registers.size() << "> kRegisters{{\n";
     for (const auto& r : t.registers) {
       uint32_t mask = 0xFFFFFFFFu;
@@ -271,10 +247,10 @@ void emit_cpp(const Spec& spec, const std::string& path) {
         mask = 0;
         for (const auto& f : spec.find_struct(r.struct_name)->fields) mask |= field_mask(f);
       }
-      o << "    {" << quoted(r.name) << ", " << hex(r.offset) << ", " << r.count << ", " << r.stride
-        << ", " << r.words << ", " << hex(r.reset) << ", Access::" << access_name(r.access) << ", "
-        << hex(mask) << ", " << (r.memory ? "true" : "false") << ", " << r.bytes << ", "
-        << quoted(r.struct_name) << ", " << quoted(r.doc) << "},\n";
+      o << "    {" << quoted(r.name) << ", " << hex(r.offset) << ", " << r.count << ", " << r.stride << ", " << r.words
+        << ", " << hex(r.reset) << ", Access::" << access_name(r.access) << ", " << hex(mask) << ", "
+        << (r.memory ? "true" : "false") << ", " << r.bytes << ", " << quoted(r.struct_name) << ", " << quoted(r.doc)
+        << "},\n";
     }
     o << "}};\n}  // namespace " << t.name << "\n\n";
   }

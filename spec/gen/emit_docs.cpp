@@ -26,24 +26,18 @@ std::string cell(const std::string& s) {
 
 const char* access(Access a) {
   switch (a) {
-    case Access::RO:
-      return "ro";
-    case Access::RW:
-      return "rw";
-    case Access::WO:
-      return "wo";
-    case Access::W1C:
-      return "w1c";
-    case Access::RC:
-      return "rc";
+    case Access::RO: return "ro";
+    case Access::RW: return "rw";
+    case Access::WO: return "wo";
+    case Access::W1C: return "w1c";
+    case Access::RC: return "rc";
   }
   return "";
 }
 
 std::string bits(const Field& f) {
-  return f.width == 1
-             ? "[" + std::to_string(f.lsb) + "]"
-             : "[" + std::to_string(f.lsb + f.width - 1) + ":" + std::to_string(f.lsb) + "]";
+  return f.width == 1 ? "[" + std::to_string(f.lsb) + "]"
+                      : "[" + std::to_string(f.lsb + f.width - 1) + ":" + std::to_string(f.lsb) + "]";
 }
 
 void write(const std::string& path, const std::string& text) {
@@ -55,22 +49,18 @@ void write(const std::string& path, const std::string& text) {
 }  // namespace
 
 void emit_docs(const Spec& spec, const std::string& dir) {
-  const std::string banner =
-      "<!-- Generated from spec/axcore.yaml by axspecgen. Do not edit. -->\n\n";
+  const std::string banner = "<!-- Generated from spec/axcore.yaml by axspecgen. Do not edit. -->\n\n";
   {
     std::ostringstream o;
-    o << banner << "# axcore parameters\n\nSpec version " << spec.version << ", hash `"
-      << hex(spec.hash, 16) << "`, TXN devGen " << hex(spec.txn_dev_gen)
-      << ".\n\n| name | value | range | meaning |\n|---|---|---|---|\n";
+    o << banner << "# axcore parameters\n\nSpec version " << spec.version << ", hash `" << hex(spec.hash, 16)
+      << "`, TXN devGen " << hex(spec.txn_dev_gen) << ".\n\n| name | value | range | meaning |\n|---|---|---|---|\n";
     for (const auto& p : spec.params)
-      o << "| `" << p.name << "` | " << p.value << " | " << p.min << "–" << p.max << " | "
-        << cell(p.doc) << " |\n";
+      o << "| `" << p.name << "` | " << p.value << " | " << p.min << "–" << p.max << " | " << cell(p.doc) << " |\n";
     o << "\n# Enumerations\n";
     for (const auto& e : spec.enums) {
       o << "\n## `" << e.name << "` (" << e.width << " bits)\n\n"
         << e.doc << "\n\n| value | name | meaning |\n|---|---|---|\n";
-      for (const auto& v : e.values)
-        o << "| " << v.value << " | `" << v.name << "` | " << cell(v.doc) << " |\n";
+      for (const auto& v : e.values) o << "| " << v.value << " | `" << v.name << "` | " << cell(v.doc) << " |\n";
     }
     write(dir + "/params.md", o.str());
   }
@@ -82,14 +72,12 @@ void emit_docs(const Spec& spec, const std::string& dir) {
         << s.doc << "\n\n| word | bits | field | type | meaning |\n|---|---|---|---|---|\n";
       for (const auto& f : s.fields)
         o << "| " << f.word << " | " << bits(f) << " | `" << f.name << "` | "
-          << (f.enum_name.empty() ? (f.is_signed ? "signed" : "unsigned")
-                                  : "enum `" + f.enum_name + "`")
-          << " | " << cell(f.doc) << " |\n";
+          << (f.enum_name.empty() ? (f.is_signed ? "signed" : "unsigned") : "enum `" + f.enum_name + "`") << " | "
+          << cell(f.doc) << " |\n";
     }
     o << "\n# Command-memory layouts\n";
     for (const auto& l : spec.layouts) {
-      o << "\n## `" << l.name << "`\n\n"
-        << l.doc << "\n\n| word | section | struct |\n|---|---|---|\n";
+      o << "\n## `" << l.name << "`\n\n" << l.doc << "\n\n| word | section | struct |\n|---|---|---|\n";
       for (const auto& sec : l.sections)
         o << "| " << sec.word << " | `" << sec.name << "` | `" << sec.struct_name << "`"
           << (sec.count > 1 ? " × " + std::to_string(sec.count) : "") << " |\n";
@@ -113,8 +101,7 @@ void emit_docs(const Spec& spec, const std::string& dir) {
           o << r.bytes << " bytes";
         else if (r.count > 1)
           o << r.count << " × " << hex(r.stride);
-        o << " | " << access(r.access) << " | " << (r.memory ? "" : hex(r.reset)) << " | "
-          << cell(r.doc);
+        o << " | " << access(r.access) << " | " << (r.memory ? "" : hex(r.reset)) << " | " << cell(r.doc);
         if (!r.struct_name.empty()) o << " (format `" << r.struct_name << "`)";
         o << " |\n";
       }
@@ -123,8 +110,7 @@ void emit_docs(const Spec& spec, const std::string& dir) {
         o << "\n### `" << t.name << "." << r.name
           << "` fields\n\n| bits | field | reset | meaning |\n|---|---|---|---|\n";
         for (const auto& f : r.fields)
-          o << "| " << bits(f) << " | `" << f.name << "` | " << f.reset << " | " << cell(f.doc)
-            << " |\n";
+          o << "| " << bits(f) << " | `" << f.name << "` | " << f.reset << " | " << cell(f.doc) << " |\n";
       }
     }
     write(dir + "/registers.md", o.str());

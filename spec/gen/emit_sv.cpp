@@ -11,26 +11,22 @@ namespace {
 
 const std::set<std::string>& sv_keywords() {
   static const std::set<std::string> k = {
-      "alias",    "always",   "and",        "assert",   "assign",   "assume",   "automatic",
-      "before",   "begin",    "bind",       "bins",     "bit",      "break",    "buf",
-      "byte",     "case",     "cell",       "chandle",  "checker",  "class",    "clocking",
-      "config",   "const",    "constraint", "context",  "continue", "cover",    "cross",
-      "deassign", "default",  "defparam",   "design",   "disable",  "dist",     "do",
-      "edge",     "else",     "end",        "enum",     "event",    "expect",   "export",
-      "extends",  "extern",   "final",      "for",      "force",    "foreach",  "forever",
-      "fork",     "function", "generate",   "genvar",   "global",   "if",       "iff",
-      "implies",  "import",   "initial",    "inout",    "input",    "inside",   "instance",
-      "int",      "integer",  "interface",  "join",     "large",    "let",      "library",
-      "local",    "logic",    "longint",    "matches",  "medium",   "modport",  "module",
-      "nand",     "new",      "nor",        "not",      "null",     "or",       "output",
-      "package",  "packed",   "parameter",  "priority", "program",  "property", "protected",
-      "pure",     "rand",     "randc",      "real",     "ref",      "reg",      "release",
-      "repeat",   "restrict", "return",     "scalared", "sequence", "shortint", "signed",
-      "small",    "soft",     "solve",      "specify",  "static",   "string",   "strong",
-      "struct",   "super",    "supply0",    "supply1",  "table",    "tagged",   "task",
-      "this",     "time",     "tri",        "type",     "union",    "unique",   "unsigned",
-      "use",      "var",      "vectored",   "virtual",  "void",     "wait",     "weak",
-      "while",    "wildcard", "wire",       "with",     "within",   "xnor",     "xor"};
+      "alias",     "always",   "and",       "assert",   "assign",   "assume",     "automatic", "before",   "begin",
+      "bind",      "bins",     "bit",       "break",    "buf",      "byte",       "case",      "cell",     "chandle",
+      "checker",   "class",    "clocking",  "config",   "const",    "constraint", "context",   "continue", "cover",
+      "cross",     "deassign", "default",   "defparam", "design",   "disable",    "dist",      "do",       "edge",
+      "else",      "end",      "enum",      "event",    "expect",   "export",     "extends",   "extern",   "final",
+      "for",       "force",    "foreach",   "forever",  "fork",     "function",   "generate",  "genvar",   "global",
+      "if",        "iff",      "implies",   "import",   "initial",  "inout",      "input",     "inside",   "instance",
+      "int",       "integer",  "interface", "join",     "large",    "let",        "library",   "local",    "logic",
+      "longint",   "matches",  "medium",    "modport",  "module",   "nand",       "new",       "nor",      "not",
+      "null",      "or",       "output",    "package",  "packed",   "parameter",  "priority",  "program",  "property",
+      "protected", "pure",     "rand",      "randc",    "real",     "ref",        "reg",       "release",  "repeat",
+      "restrict",  "return",   "scalared",  "sequence", "shortint", "signed",     "small",     "soft",     "solve",
+      "specify",   "static",   "string",    "strong",   "struct",   "super",      "supply0",   "supply1",  "table",
+      "tagged",    "task",     "this",      "time",     "tri",      "type",       "union",     "unique",   "unsigned",
+      "use",       "var",      "vectored",  "virtual",  "void",     "wait",       "weak",      "while",    "wildcard",
+      "wire",      "with",     "within",    "xnor",     "xor"};
   return k;
 }
 
@@ -48,9 +44,7 @@ std::string hexlit(uint32_t bits, uint64_t v) {
 // Packed struct over `words` 32-bit words, MSB first, gaps as reserved bits.
 void emit_packed(std::ostream& o, const Spec& spec, const std::string& type, uint32_t words,
                  const std::vector<Field>& fields, const std::string& doc) {
-  auto enum_width = [&](const std::string& n) {
-    return static_cast<int64_t>(spec.find_enum(n)->width);
-  };
+  auto enum_width = [&](const std::string& n) { return static_cast<int64_t>(spec.find_enum(n)->width); };
   std::vector<const Field*> fs;
   for (const auto& f : fields) fs.push_back(&f);
   auto pos = [](const Field* f) { return static_cast<int64_t>(f->word) * 32 + f->lsb; };
@@ -63,13 +57,11 @@ void emit_packed(std::ostream& o, const Spec& spec, const std::string& type, uin
     if (!f->enum_name.empty()) {
       // The enum type may be narrower than its field: the bits above it are reserved.
       const int64_t ew = enum_width(f->enum_name);
-      if (ew < f->width)
-        o << "    logic [" << (f->width - ew - 1) << ":0] rsv_" << (pos(f) + ew) << ";\n";
+      if (ew < f->width) o << "    logic [" << (f->width - ew - 1) << ":0] rsv_" << (pos(f) + ew) << ";\n";
       o << "    " << lower(f->enum_name) << "_e " << sv_name(f->name) << ";  // " << f->doc << "\n";
     } else {
       const std::string range = f->width == 1 ? "" : "[" + std::to_string(f->width - 1) + ":0] ";
-      o << "    logic " << (f->is_signed ? "signed " : "") << range << sv_name(f->name) << ";  // "
-        << f->doc << "\n";
+      o << "    logic " << (f->is_signed ? "signed " : "") << range << sv_name(f->name) << ";  // " << f->doc << "\n";
     }
     top = pos(f) - 1;
   }
@@ -92,8 +84,7 @@ void emit_sv(const Spec& spec, const std::string& path) {
   o << "  localparam logic [31:0] ID_MAGIC = " << hexlit(32, spec.id_magic) << ";\n";
   o << "  localparam int unsigned TXN_DEV_GEN = " << spec.txn_dev_gen << ";\n\n";
   for (const auto& p : spec.params)
-    o << "  localparam int unsigned " << upper(p.name) << " = " << p.value << ";  // " << p.doc
-      << "\n";
+    o << "  localparam int unsigned " << upper(p.name) << " = " << p.value << ";  // " << p.doc << "\n";
   o << "\n";
   for (const auto& [n, v] : spec.magic)
     o << "  localparam logic [7:0] MAGIC_" << upper(n) << " = " << hexlit(8, v) << ";\n";
@@ -101,9 +92,8 @@ void emit_sv(const Spec& spec, const std::string& path) {
   for (const auto& e : spec.enums) {
     o << "  // " << e.doc << "\n  typedef enum logic [" << (e.width - 1) << ":0] {\n";
     for (size_t i = 0; i < e.values.size(); ++i)
-      o << "    " << upper(e.name) << "_" << e.values[i].name << " = " << e.width << "'d"
-        << e.values[i].value << (i + 1 < e.values.size() ? "," : "") << "  // " << e.values[i].doc
-        << "\n";
+      o << "    " << upper(e.name) << "_" << e.values[i].name << " = " << e.width << "'d" << e.values[i].value
+        << (i + 1 < e.values.size() ? "," : "") << "  // " << e.values[i].doc << "\n";
     o << "  } " << lower(e.name) << "_e;\n\n";
   }
   for (const auto& s : spec.structs) {
@@ -112,8 +102,7 @@ void emit_sv(const Spec& spec, const std::string& path) {
   }
   for (const auto& l : spec.layouts)
     for (const auto& sec : l.sections)
-      o << "  localparam int unsigned " << upper(l.name) << "_" << upper(sec.name)
-        << "_WORD = " << sec.word << ";\n";
+      o << "  localparam int unsigned " << upper(l.name) << "_" << upper(sec.name) << "_WORD = " << sec.word << ";\n";
   o << "\n";
   for (const auto& t : spec.tiles) {
     o << "  // ---- tile " << t.name << ": " << t.doc << "\n";
@@ -132,8 +121,7 @@ void emit_sv(const Spec& spec, const std::string& path) {
     }
     o << "\n";
     for (const auto& r : t.registers)
-      if (!r.fields.empty())
-        emit_packed(o, spec, lower(t.name) + "_" + lower(r.name) + "_t", 1, r.fields, r.doc);
+      if (!r.fields.empty()) emit_packed(o, spec, lower(t.name) + "_" + lower(r.name) + "_t", 1, r.fields, r.doc);
   }
   o << "endpackage\n// verilator lint_on UNUSEDPARAM\n";
   std::ofstream f(path);

@@ -74,9 +74,7 @@ class Loader {
     return Mark{file_, m.line + 1, m.column + 1};
   }
 
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
-    throw SpecError(mark(n), msg);
-  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw SpecError(mark(n), msg); }
 
   YAML::Node req(const YAML::Node& map, const std::string& key, const std::string& what) const {
     if (!map.IsMap()) fail(map, what + ": expected a mapping");
@@ -93,16 +91,14 @@ class Loader {
       int64_t v = std::stoll(s, &pos, 0);
       if (pos != s.size()) throw std::invalid_argument(s);
       return v;
-    } catch (const std::exception&) {
-      fail(n, what + ": '" + s + "' is not an integer");
-    }
+    } catch (const std::exception&) { fail(n, what + ": '" + s + "' is not an integer"); }
   }
 
   int64_t ranged(const YAML::Node& n, const std::string& what, int64_t lo, int64_t hi) const {
     int64_t v = integer(n, what);
     if (v < lo || v > hi)
-      fail(n, what + " = " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-                  std::to_string(hi) + "]");
+      fail(n, what + " = " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                  "]");
     return v;
   }
 
@@ -117,8 +113,7 @@ class Loader {
     return v && v.IsScalar() ? v.Scalar() : std::string();
   }
 
-  Spec load(const std::string& content, const std::string& overlay_path = {},
-            const std::string& overlay_content = {}) {
+  Spec load(const std::string& content, const std::string& overlay_path = {}, const std::string& overlay_content = {}) {
     YAML::Node root;
     try {
       root = YAML::Load(content);
@@ -133,16 +128,11 @@ class Loader {
     spec_ = &spec;
 
     YAML::Node head = req(root, "spec", "spec file");
-    spec.version =
-        static_cast<uint32_t>(ranged(req(head, "version", "spec"), "spec.version", 1, 255));
-    spec.txn_dev_gen =
-        static_cast<uint32_t>(ranged(req(head, "txn_dev_gen", "spec"), "spec.txn_dev_gen", 0, 255));
-    spec.txn_major =
-        static_cast<uint32_t>(ranged(req(head, "txn_major", "spec"), "spec.txn_major", 0, 255));
-    spec.txn_minor =
-        static_cast<uint32_t>(ranged(req(head, "txn_minor", "spec"), "spec.txn_minor", 0, 255));
-    spec.id_magic = static_cast<uint32_t>(
-        ranged(req(head, "id_magic", "spec"), "spec.id_magic", 0, 0xFFFFFFFFLL));
+    spec.version = static_cast<uint32_t>(ranged(req(head, "version", "spec"), "spec.version", 1, 255));
+    spec.txn_dev_gen = static_cast<uint32_t>(ranged(req(head, "txn_dev_gen", "spec"), "spec.txn_dev_gen", 0, 255));
+    spec.txn_major = static_cast<uint32_t>(ranged(req(head, "txn_major", "spec"), "spec.txn_major", 0, 255));
+    spec.txn_minor = static_cast<uint32_t>(ranged(req(head, "txn_minor", "spec"), "spec.txn_minor", 0, 255));
+    spec.id_magic = static_cast<uint32_t>(ranged(req(head, "id_magic", "spec"), "spec.id_magic", 0, 0xFFFFFFFFLL));
 
     load_params(req(root, "params", "spec file"));
     if (!overlay_path.empty()) {
@@ -169,7 +159,8 @@ class Loader {
     }
     if (!root.IsMap()) throw SpecError(Mark{file_, 1, 1}, "the overlay must be a mapping with 'params'");
     for (const auto& kv : root)
-      if (kv.first.Scalar() != "params") fail(kv.first, "overlay: unknown key '" + kv.first.Scalar() + "' (only 'params')");
+      if (kv.first.Scalar() != "params")
+        fail(kv.first, "overlay: unknown key '" + kv.first.Scalar() + "' (only 'params')");
     const YAML::Node params = req(root, "params", "overlay");
     if (!params.IsMap()) fail(params, "overlay params: expected a mapping name: value");
     std::string applied;
@@ -202,11 +193,10 @@ class Loader {
       p.min = integer(req(n, "min", what), what + ".min");
       p.max = integer(req(n, "max", what), what + ".max");
       p.doc = opt_text(n, "doc");
-      if (p.min > p.max)
-        fail(n["min"], what + ": min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
+      if (p.min > p.max) fail(n["min"], what + ": min " + std::to_string(p.min) + " > max " + std::to_string(p.max));
       if (p.value < p.min || p.value > p.max)
-        fail(n["value"], what + ".value = " + std::to_string(p.value) + " is out of range [" +
-                             std::to_string(p.min) + ", " + std::to_string(p.max) + "]");
+        fail(n["value"], what + ".value = " + std::to_string(p.value) + " is out of range [" + std::to_string(p.min) +
+                             ", " + std::to_string(p.max) + "]");
       spec_->params.push_back(p);
     }
   }
@@ -217,8 +207,7 @@ class Loader {
       EnumDef e;
       e.name = kv.first.Scalar();
       const std::string what = "enum '" + e.name + "'";
-      e.width =
-          static_cast<uint32_t>(ranged(req(kv.second, "width", what), what + ".width", 1, 32));
+      e.width = static_cast<uint32_t>(ranged(req(kv.second, "width", what), what + ".width", 1, 32));
       e.doc = opt_text(kv.second, "doc");
       std::set<std::string> names;
       std::set<uint32_t> values;
@@ -227,10 +216,8 @@ class Loader {
         ev.name = text(v, "name", what);
         unique(names, ev.name, v, what + " value");
         const int64_t max = (int64_t{1} << e.width) - 1;
-        ev.value =
-            static_cast<uint32_t>(ranged(req(v, "value", what), what + "." + ev.name, 0, max));
-        if (!values.insert(ev.value).second)
-          fail(v, what + ": value " + std::to_string(ev.value) + " used twice");
+        ev.value = static_cast<uint32_t>(ranged(req(v, "value", what), what + "." + ev.name, 0, max));
+        if (!values.insert(ev.value).second) fail(v, what + ": value " + std::to_string(ev.value) + " used twice");
         ev.doc = opt_text(v, "doc");
         e.values.push_back(ev);
       }
@@ -239,20 +226,17 @@ class Loader {
   }
 
   // Parses one field; `words` bounds `word` (1 for a register's own fields).
-  Field load_field(const YAML::Node& n, const std::string& owner, uint32_t words, bool has_word,
-                   bool allow_reset) {
+  Field load_field(const YAML::Node& n, const std::string& owner, uint32_t words, bool has_word, bool allow_reset) {
     Field f;
     f.mark = mark(n);
     f.name = text(n, "name", owner + " field");
     const std::string what = owner + "." + f.name;
-    if (has_word)
-      f.word = static_cast<uint32_t>(ranged(req(n, "word", what), what + ".word", 0, words - 1));
+    if (has_word) f.word = static_cast<uint32_t>(ranged(req(n, "word", what), what + ".word", 0, words - 1));
     f.lsb = static_cast<uint32_t>(ranged(req(n, "lsb", what), what + ".lsb", 0, 31));
     f.width = static_cast<uint32_t>(ranged(req(n, "width", what), what + ".width", 1, 32));
     if (f.lsb + f.width > 32)
-      fail(n, "field '" + what + "' (lsb " + std::to_string(f.lsb) + ", width " +
-                  std::to_string(f.width) + ") is wider than its 32-bit " +
-                  (has_word ? "word" : "register"));
+      fail(n, "field '" + what + "' (lsb " + std::to_string(f.lsb) + ", width " + std::to_string(f.width) +
+                  ") is wider than its 32-bit " + (has_word ? "word" : "register"));
     if (n["signed"]) f.is_signed = n["signed"].as<bool>();
     if (n["enum"]) {
       f.enum_name = n["enum"].Scalar();
@@ -266,8 +250,8 @@ class Loader {
       if (!allow_reset) fail(n["reset"], what + ": only register fields take a reset value");
       const uint64_t v = reset_value(n["reset"], what);
       if (f.width < 32 && v >= (uint64_t{1} << f.width))
-        fail(n["reset"], what + ": reset value " + std::to_string(v) + " does not fit in " +
-                             std::to_string(f.width) + " bits");
+        fail(n["reset"],
+             what + ": reset value " + std::to_string(v) + " does not fit in " + std::to_string(f.width) + " bits");
       f.reset = static_cast<uint32_t>(v);
     }
     f.doc = opt_text(n, "doc");
@@ -278,11 +262,10 @@ class Loader {
     for (size_t i = 0; i < fields.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         const Field &a = fields[i], &b = fields[j];
-        if (a.name == b.name)
-          throw SpecError(a.mark, "duplicate field '" + owner + "." + a.name + "'");
+        if (a.name == b.name) throw SpecError(a.mark, "duplicate field '" + owner + "." + a.name + "'");
         if (a.word == b.word && a.lsb < b.lsb + b.width && b.lsb < a.lsb + a.width)
-          throw SpecError(a.mark, "field '" + owner + "." + a.name + "' overlaps field '" + b.name +
-                                      "' in word " + std::to_string(a.word));
+          throw SpecError(a.mark, "field '" + owner + "." + a.name + "' overlaps field '" + b.name + "' in word " +
+                                      std::to_string(a.word));
       }
     }
   }
@@ -293,8 +276,7 @@ class Loader {
       StructDef s;
       s.name = kv.first.Scalar();
       const std::string what = "struct '" + s.name + "'";
-      s.words =
-          static_cast<uint32_t>(ranged(req(kv.second, "words", what), what + ".words", 1, 256));
+      s.words = static_cast<uint32_t>(ranged(req(kv.second, "words", what), what + ".words", 1, 256));
       s.doc = opt_text(kv.second, "doc");
       for (const auto& f : req(kv.second, "fields", what))
         s.fields.push_back(load_field(f, s.name, s.words, true, false));
@@ -322,10 +304,8 @@ class Loader {
         sec.struct_name = text(s, "struct", "section " + sec.name);
         if (!spec_->find_struct(sec.struct_name))
           fail(s["struct"], "section '" + sec.name + "': unknown struct '" + sec.struct_name + "'");
-        sec.word =
-            static_cast<uint32_t>(ranged(req(s, "word", sec.name), sec.name + ".word", 0, 65535));
-        if (s["count"])
-          sec.count = static_cast<uint32_t>(param_or_int(s["count"], sec.name + ".count"));
+        sec.word = static_cast<uint32_t>(ranged(req(s, "word", sec.name), sec.name + ".word", 0, 65535));
+        if (s["count"]) sec.count = static_cast<uint32_t>(param_or_int(s["count"], sec.name + ".count"));
         sec.doc = opt_text(s, "doc");
         l.sections.push_back(sec);
       }
@@ -334,8 +314,7 @@ class Loader {
   }
 
   int64_t param_or_int(const YAML::Node& n, const std::string& what) const {
-    if (n.IsScalar() && !n.Scalar().empty() &&
-        std::isalpha(static_cast<unsigned char>(n.Scalar()[0]))) {
+    if (n.IsScalar() && !n.Scalar().empty() && std::isalpha(static_cast<unsigned char>(n.Scalar()[0]))) {
       const Param* p = spec_->find_param(n.Scalar());
       if (!p) fail(n, what + ": unknown param '" + n.Scalar() + "'");
       return p->value;
@@ -352,8 +331,7 @@ class Loader {
       if (s == "spec_version") return spec_->version;
     }
     const int64_t v = param_or_int(n, what + ".reset");
-    if (v < 0 || v > 0xFFFFFFFFLL)
-      fail(n, what + ": reset value " + std::to_string(v) + " does not fit in 32 bits");
+    if (v < 0 || v > 0xFFFFFFFFLL) fail(n, what + ": reset value " + std::to_string(v) + " does not fit in 32 bits");
     return static_cast<uint64_t>(v);
   }
 
@@ -378,8 +356,7 @@ class Loader {
     r.name = text(n, "name", "register");
     const std::string what = tile.name + "." + r.name;
     const int64_t off = integer(req(n, "offset", what), what + ".offset");
-    if (off < 0 || off % 4 != 0)
-      fail(n["offset"], what + ": offset must be a non-negative multiple of 4");
+    if (off < 0 || off % 4 != 0) fail(n["offset"], what + ": offset must be a non-negative multiple of 4");
     r.offset = base + static_cast<uint32_t>(off);
     r.doc = opt_text(n, "doc");
     if (n["block"]) {
@@ -398,17 +375,15 @@ class Loader {
       return;
     }
     if (n["count"]) r.count = static_cast<uint32_t>(ranged(n["count"], what + ".count", 1, 4096));
-    if (n["stride"])
-      r.stride = static_cast<uint32_t>(ranged(n["stride"], what + ".stride", 4, 1 << 20));
+    if (n["stride"]) r.stride = static_cast<uint32_t>(ranged(n["stride"], what + ".stride", 4, 1 << 20));
     if (n["struct"]) {
       r.struct_name = n["struct"].Scalar();
       const StructDef* s = spec_->find_struct(r.struct_name);
       if (!s) fail(n["struct"], what + ": unknown struct '" + r.struct_name + "'");
       r.words = s->words;
       if (r.count > 1 && r.stride < r.words * 4)
-        fail(n["stride"], what + ": stride " + std::to_string(r.stride) +
-                              " is smaller than its struct (" + std::to_string(r.words * 4) +
-                              " bytes)");
+        fail(n["stride"], what + ": stride " + std::to_string(r.stride) + " is smaller than its struct (" +
+                              std::to_string(r.words * 4) + " bytes)");
     }
     const bool has_fields = static_cast<bool>(n["fields"]);
     if (has_fields) {
@@ -420,12 +395,10 @@ class Loader {
       r.reset = static_cast<uint32_t>(reset_value(n["reset"], what));
       if (has_fields) {
         uint32_t mask = 0;
-        for (const auto& f : r.fields)
-          mask |= f.width == 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
+        for (const auto& f : r.fields) mask |= f.width == 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb;
         if (r.reset & ~mask) fail(n["reset"], what + ": reset value sets bits outside its fields");
         for (const auto& f : r.fields)
-          if (f.reset)
-            fail(n["reset"], what + ": give the reset on the register or on its fields, not both");
+          if (f.reset) fail(n["reset"], what + ": give the reset on the register or on its fields, not both");
       }
     } else {
       for (const auto& f : r.fields) r.reset |= f.reset << f.lsb;
@@ -452,14 +425,14 @@ class Loader {
     for (size_t i = 0; i < spans.size(); ++i) {
       if (spans[i].hi > window) {
         std::ostringstream os;
-        os << "register '" << tile.name << "." << spans[i].r->name << "' ends at 0x" << std::hex
-           << spans[i].hi << ", past the 20-bit tile window";
+        os << "register '" << tile.name << "." << spans[i].r->name << "' ends at 0x" << std::hex << spans[i].hi
+           << ", past the 20-bit tile window";
         throw SpecError(spans[i].r->mark, os.str());
       }
       if (i && spans[i].lo < spans[i - 1].hi) {
         std::ostringstream os;
-        os << "register '" << tile.name << "." << spans[i].r->name << "' at 0x" << std::hex
-           << spans[i].lo << " overlaps register '" << spans[i - 1].r->name << "'";
+        os << "register '" << tile.name << "." << spans[i].r->name << "' at 0x" << std::hex << spans[i].lo
+           << " overlaps register '" << spans[i - 1].r->name << "'";
         throw SpecError(spans[i].r->mark, os.str());
       }
     }
@@ -479,8 +452,7 @@ class Loader {
       t.row_param = rows.Scalar();
       if (t.row_param != "shim" && t.row_param != "mem" && t.row_param != "core")
         fail(rows, "tile '" + t.name + "': rows must be shim, mem or core");
-      for (const auto& r : req(kv.second, "registers", "tile '" + t.name + "'"))
-        load_register(r, 0, t);
+      for (const auto& r : req(kv.second, "registers", "tile '" + t.name + "'")) load_register(r, 0, t);
       check_register_overlap(t);
       spec_->tiles.push_back(t);
     }
@@ -508,9 +480,7 @@ Spec load_spec(const std::string& path, const std::string& overlay_path) {
   Loader loader(path);
   try {
     return loader.load(content, overlay_path, overlay);
-  } catch (const YAML::Exception& e) {
-    throw SpecError(Mark{path, e.mark.line + 1, e.mark.column + 1}, e.msg);
-  }
+  } catch (const YAML::Exception& e) { throw SpecError(Mark{path, e.mark.line + 1, e.mark.column + 1}, e.msg); }
 }
 
 }  // namespace axcore::specgen

@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   std::string spec_path, overlay_path, cpp_out, sv_out, docs_dir;
   bool check_only = false;
   app.add_option("spec", spec_path, "spec YAML")->required();
-  app.add_option("--overlay", overlay_path, "parameter overlay YAML (params: {name: value}), e.g. firmware/fpga/small.yaml");
+  app.add_option("--overlay", overlay_path,
+                 "parameter overlay YAML (params: {name: value}), e.g. firmware/fpga/small.yaml");
   app.add_option("--cpp", cpp_out, "C++ header to write");
   app.add_option("--sv", sv_out, "SystemVerilog package to write");
   app.add_option("--docs", docs_dir, "directory for the Markdown tables");

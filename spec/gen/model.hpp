@@ -15,15 +15,12 @@ struct Mark {
   std::string file;
   int line = 0;    // 1-based
   int column = 0;  // 1-based
-  std::string str() const {
-    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-  }
+  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
 };
 
 class SpecError : public std::runtime_error {
  public:
-  SpecError(const Mark& m, const std::string& msg)
-      : std::runtime_error(m.str() + ": error: " + msg) {}
+  SpecError(const Mark& m, const std::string& msg) : std::runtime_error(m.str() + ": error: " + msg) {}
 };
 
 struct Param {

@@ -7,6 +7,7 @@
 // Built twice: the examples marked large (over a million device cycles) in the slow tier.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/num/pword.hpp>
 #include <axcore/num/reduce.hpp>
@@ -21,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
 
 #include "catalog.hpp"
 
@@ -46,7 +46,8 @@ rt::Arrays inputs_for(const rt::Bundle& b, uint32_t seed) {
     const ax::ref::Shape sh(d.shape.begin(), d.shape.end());
     if (d.dtype == ax::spec::Dtype::INT8) {
       NDArray<int8_t> a(sh);
-      for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int8_t>(static_cast<int>(next() * 256) - 128);
+      for (std::size_t i = 0; i < a.size(); ++i)
+        a.data()[i] = static_cast<int8_t>(static_cast<int>(next() * 256) - 128);
       in[d.name] = a;
     } else {
       NDArray<float> a(sh);
@@ -115,7 +116,8 @@ rt::Arrays row_sum_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
-      {"scale", [](const auto&, const rt::Arrays& in) {
+      {"scale",
+       [](const auto&, const rt::Arrays& in) {
          const auto& x = f32(in, "inp");
          return rt::Arrays{{"out", ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 2.0f))}};
        }},
@@ -124,7 +126,8 @@ const std::map<std::string, Reference>& references() {
       {"tiled_matmul", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, true); }},
       {"pipelined_matmul", [](const auto& f, const rt::Arrays& in) { return matmul_ref(f, in, true); }},
       {"conv3x3", conv_ref},
-      {"dpu_affine", [](const auto&, const rt::Arrays& in) {  // the catalog's scale 0.5, bias 1.0
+      {"dpu_affine",
+       [](const auto&, const rt::Arrays& in) {  // the catalog's scale 0.5, bias 1.0
          const auto y = ax::ref::mul_tensor<float>(f32(in, "inp"), NDArray<float>({1}, 0.5f));
          return rt::Arrays{{"out", ax::ref::add_tensor<float>(y, NDArray<float>({1}, 1.0f))}};
        }},
@@ -140,8 +143,9 @@ struct BackendRun {
 };
 
 BackendRun run_axrun(const fs::path& dir, const std::string& backend, const rt::Arrays& in) {
-  std::string cmd = std::string(AXRUN) + " " + (dir / "k.axb").string() + " --backend " + backend + " -q --output-dir " +
-                    (dir / backend).string() + " --trace " + (dir / (backend + ".trace")).string();
+  std::string cmd = std::string(AXRUN) + " " + (dir / "k.axb").string() + " --backend " + backend +
+                    " -q --output-dir " + (dir / backend).string() + " --trace " +
+                    (dir / (backend + ".trace")).string();
   for (const auto& [name, file] : in) cmd += " --input " + name + "=" + (dir / (name + ".npy")).string();
   cmd += " > " + (dir / (backend + ".log")).string() + " 2>&1";
   BackendRun r;
@@ -173,7 +177,8 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   ASSERT_NE(ex, nullptr);
   const auto mod = ex->make();
   const auto compiled = ax::compiler::compile(mod.ir().main(), {1, ex->name, "examples/kernels"});
-  const fs::path dir = fs::temp_directory_path() / ("axcore_examples_e2e_" + ex->name + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("axcore_examples_e2e_" + ex->name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   rt::save_bundle(dir / "k.axb", compiled.bundle);
@@ -186,7 +191,8 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   if (it != refs.end()) {
     want = it->second(mod.ir().main(), in);
   } else {
-    ASSERT_FALSE(compiled.bundle.graph.empty()) << ex->name << ": no reference here and no operator graph in the bundle";
+    ASSERT_FALSE(compiled.bundle.graph.empty())
+        << ex->name << ": no reference here and no operator graph in the bundle";
     want = rt::make_backend("ref")->run(compiled.bundle, in, {}).outputs;
   }
   ASSERT_FALSE(want.empty());
@@ -202,7 +208,8 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
         ADD_FAILURE() << ex->name << ": " << be << " wrote no output " << name;
         continue;
       }
-      EXPECT_EQ(first_difference(got->second, w), "") << ex->name << ": " << be << " output " << name << " vs the reference";
+      EXPECT_EQ(first_difference(got->second, w), "")
+          << ex->name << ": " << be << " output " << name << " vs the reference";
     }
   }
   ax::runtime::CompareOptions co;

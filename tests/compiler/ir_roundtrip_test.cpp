@@ -35,21 +35,23 @@ std::vector<Named> guide_kernels() {
           {"scale_op", [] { return scale_op(); }},
           {"conv3x3", [] { return conv3x3(2, 3, 1, 2); }},
           {"depthwise3x3", [] { return depthwise3x3(4, 4, 1); }},
-          {"tiled_matmul", [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 8, .num_tiles = 0, .drain = 0}); }},
-          {"pipelined_matmul", [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 0, .num_tiles = 4, .drain = 2}); }},
+          {"tiled_matmul",
+           [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 8, .num_tiles = 0, .drain = 0}); }},
+          {"pipelined_matmul",
+           [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 0, .num_tiles = 4, .drain = 2}); }},
           {"vit_patch_embed", [] { return vit_patch_embed(); }}};
 }
 
-std::vector<uint8_t> bundle_bytes(const ax::PrimFunc& f) { return axcore::runtime::encode_bundle(ax::compile(f).bundle); }
+std::vector<uint8_t> bundle_bytes(const ax::PrimFunc& f) {
+  return axcore::runtime::encode_bundle(ax::compile(f).bundle);
+}
 
 void expect_round_trip(const ax::Module& m, const std::string& what) {
   const std::string text = ax::dump(m);
   std::shared_ptr<ax::Module> back;
   try {
     back = ax::parse_module(text, what + ".ir");
-  } catch (const ax::CompileError& e) {
-    FAIL() << what << ": " << e.what() << "\n" << text;
-  }
+  } catch (const ax::CompileError& e) { FAIL() << what << ": " << e.what() << "\n" << text; }
   EXPECT_EQ(ax::dump(*back), text) << what;
 }
 
@@ -70,7 +72,8 @@ TEST(CompilerIr, LoweredIrRoundTrips) {
     const auto f = ax::parse_prim_func(r.ir_lowered(), std::string(k.name) + ".lowered.ir");
     EXPECT_EQ(ax::dump(*f), r.ir_lowered()) << k.name;
     // The lowered text compiles again to the same program (the passes are idempotent on it).
-    EXPECT_EQ(axcore::runtime::encode_bundle(ax::compile(*f).bundle), axcore::runtime::encode_bundle(r.bundle)) << k.name;
+    EXPECT_EQ(axcore::runtime::encode_bundle(ax::compile(*f).bundle), axcore::runtime::encode_bundle(r.bundle))
+        << k.name;
   }
 }
 
@@ -96,7 +99,9 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
         auto a = A::decl_stream("float32x64", "IFD_0_STREAM", "a");
         auto b = A::decl_stream("float32x64", "", "b");
         auto o = A::decl_stream("float32x64", "", "o");
-        A::IFD(0, [&] { a.push(A::if_then_else(A::all({i >= 1, i < 3}), in(i, j), A::Broadcast(A::float32(-1.5), 64))); });
+        A::IFD(0, [&] {
+          a.push(A::if_then_else(A::all({i >= 1, i < 3}), in(i, j), A::Broadcast(A::float32(-1.5), 64)));
+        });
         A::IFD(1, [&] { b.push(k(j)); });
         A::DPU([&] {
           auto r = A::array("float18x64", 2, "r");
@@ -107,7 +112,8 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
           o.push(A::cast(A::dpu::max_reduce(r[1]), "float32x64"));
         });
         A::ODR([&] {
-          A::If(i < 2, [&] { out(i, j) = o.pop(); }, [&] { A::drop(o.pop()); });
+          A::If(
+              i < 2, [&] { out(i, j) = o.pop(); }, [&] { A::drop(o.pop()); });
         });
       });
     }
@@ -128,11 +134,21 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
           for (auto [oh, ow] : A::grid(4, 4)) d.push(A::detail::dwpu_window(a.pop(), A::Value(0)));
         });
         A::DPU([&] { e.push(A::cast(d.pop(), "float32x64")); });
-        A::ODR([&] { for (auto [oh, ow] : A::grid(4, 4)) qo(oh, ow, 0) = e.pop(); });
+        A::ODR([&] {
+          for (auto [oh, ow] : A::grid(4, 4)) qo(oh, ow, 0) = e.pop();
+        });
       });
     }
-    A::SysDMA([&] { for (auto r : A::serial(8)) flat(r, 0) = in(r / 2, r % 2); }, "copy");
-    A::CoreDMA([&] { for (auto r : A::serial(2)) out(0, r) = in(1, r); }, 0, "cd");
+    A::SysDMA(
+        [&] {
+          for (auto r : A::serial(8)) flat(r, 0) = in(r / 2, r % 2);
+        },
+        "copy");
+    A::CoreDMA(
+        [&] {
+          for (auto r : A::serial(2)) out(0, r) = in(1, r);
+        },
+        0, "cd");
     A::AICore(0, [&] { A::op_marker("inside"); });
     A::output(out);
     A::output(qo);
@@ -157,13 +173,26 @@ TEST(CompilerIr, EveryConstructPrintsAndParses) {
   expect_round_trip(mod.ir(), "everything");
   const std::string text = ax::dump(mod.ir());
   // Spot checks of the forms the guide writes.
-  for (const char* form : {"with A.Datapath(id=\"ew\"):", "with A.IFD(num=1):", "A.if_then_else(((i", "A.float32(-1.5)",
-                           "[0.1] * 96", "-inf", "with A.Then():", "with A.Else():", "A.drop(o.pop())",
-                           "A.sync(waits=[\"ew\"], signals=[\"done\"])", "A.barrier(0, 1)", "# op atomic.mul",
-                           "with A.SysDMA(id=\"copy\"):", "with A.CoreDMA(core=0, id=\"cd\"):",
-                           "with A.Depthwise(op=\"MAX\", taps=9, weights=None, divisor=0):", "A.dpu.ops.fma(x, x, x)",
-                           "= inp.reshape((8, 1))", "decl_stream(\"float32x64\", scope=\"IFD_0_STREAM\")",
-                           "A.graph(\"aten.mul\"", "A.dpu.ops.lut(A.cast(la.pop(), \"float18x64\"), tab[0], tables=2)"})
+  for (const char* form : {"with A.Datapath(id=\"ew\"):",
+                           "with A.IFD(num=1):",
+                           "A.if_then_else(((i",
+                           "A.float32(-1.5)",
+                           "[0.1] * 96",
+                           "-inf",
+                           "with A.Then():",
+                           "with A.Else():",
+                           "A.drop(o.pop())",
+                           "A.sync(waits=[\"ew\"], signals=[\"done\"])",
+                           "A.barrier(0, 1)",
+                           "# op atomic.mul",
+                           "with A.SysDMA(id=\"copy\"):",
+                           "with A.CoreDMA(core=0, id=\"cd\"):",
+                           "with A.Depthwise(op=\"MAX\", taps=9, weights=None, divisor=0):",
+                           "A.dpu.ops.fma(x, x, x)",
+                           "= inp.reshape((8, 1))",
+                           "decl_stream(\"float32x64\", scope=\"IFD_0_STREAM\")",
+                           "A.graph(\"aten.mul\"",
+                           "A.dpu.ops.lut(A.cast(la.pop(), \"float18x64\"), tab[0], tables=2)"})
     EXPECT_NE(text.find(form), std::string::npos) << form << "\n" << text;
 }
 
@@ -196,15 +225,19 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
         auto b = A::decl_stream("float32x64");
         auto o = A::decl_stream("float32x64");
         A::IFD(0, [&] {
-          if (pad) a.push(A::if_then_else(A::all({i - 1 >= 0, i - 1 < rows - 1}), in(i, j), A::Broadcast(A::float32(0), 64)));
-          else a.push(in(i, j));
+          if (pad)
+            a.push(A::if_then_else(A::all({i - 1 >= 0, i - 1 < rows - 1}), in(i, j), A::Broadcast(A::float32(0), 64)));
+          else
+            a.push(in(i, j));
         });
         if (side) A::IFD(1, [&] { b.push(c(j)); });
         A::DPU([&] {
           auto r = A::array("float18x64", 3);
           r[0] = A::cast(a.pop(), "float18x64");
-          if (side) r[1] = A::cast(b.pop(), "float18x64");
-          else r[1] = r[0];
+          if (side)
+            r[1] = A::cast(b.pop(), "float18x64");
+          else
+            r[1] = r[0];
           for (int k = 0; k < ops; ++k) {
             switch (rnd(5)) {
               case 0: r[2] = r[0] + r[1]; break;
@@ -218,12 +251,17 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
           o.push(A::cast(r[0], "float32x64"));
         });
         A::ODR([&] {
-          if (guard) A::If(j < cols, [&] { out(i, j) = o.pop(); }, [&] { A::drop(o.pop()); });
-          else out(i, j) = o.pop();
+          if (guard)
+            A::If(
+                j < cols, [&] { out(i, j) = o.pop(); }, [&] { A::drop(o.pop()); });
+          else
+            out(i, j) = o.pop();
         });
       };
       if (form == 2) {
-        const cc_tiles t{.tile_min = 0, .tile_max = static_cast<int64_t>(1 + rnd(static_cast<uint32_t>(rows))), .num_tiles = 0,
+        const cc_tiles t{.tile_min = 0,
+                         .tile_max = static_cast<int64_t>(1 + rnd(static_cast<uint32_t>(rows))),
+                         .num_tiles = 0,
                          .drain = static_cast<int64_t>(rnd(3))};
         for (auto i : A::tiles(rows, t))
           for (auto j : A::serial(cols)) A::Datapath([&] { body(i, j); });
@@ -232,9 +270,19 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
         A::Datapath([&] {
           auto a = A::decl_stream("float32x64");
           auto o = A::decl_stream("float32x64");
-          A::IFD(0, [&] { for (auto [i, j] : A::grid(rows, cols)) a.push(in(i, j)); });
-          A::DPU([&] { for (auto [i, j] : A::grid(rows, cols)) { (void)i; (void)j; o.push(A::cast(A::cast(a.pop(), "float18x64") * A::cast(c(0), "float18x64"), "float32x64")); } });
-          A::ODR([&] { for (auto [i, j] : A::grid(rows, cols)) out(i, j) = o.pop(); });
+          A::IFD(0, [&] {
+            for (auto [i, j] : A::grid(rows, cols)) a.push(in(i, j));
+          });
+          A::DPU([&] {
+            for (auto [i, j] : A::grid(rows, cols)) {
+              (void)i;
+              (void)j;
+              o.push(A::cast(A::cast(a.pop(), "float18x64") * A::cast(c(0), "float18x64"), "float32x64"));
+            }
+          });
+          A::ODR([&] {
+            for (auto [i, j] : A::grid(rows, cols)) out(i, j) = o.pop();
+          });
         });
       } else {
         for (auto [i, j] : A::grid(rows, cols)) A::Datapath([&] { body(i, j); });
@@ -247,8 +295,7 @@ TEST(CompilerIr, RandomBuilderKernelsRoundTrip) {
     try {
       const auto lowered = ax::compile(mod.ir().main()).ir_lowered();
       EXPECT_EQ(ax::dump(*ax::parse_prim_func(lowered)), lowered) << mod.ir().name;
-    } catch (const ax::CompileError&) {
-    }
+    } catch (const ax::CompileError&) {}
     std::vector<uint8_t> want;
     try {
       want = bundle_bytes(mod.ir().main());
@@ -270,11 +317,13 @@ TEST(CompilerIr, MalformedTextIsRefusedAtItsLineAndColumn) {
     const char* message;
   };
   const Case cases[] = {
-      {"@A.prim_func\ndef main(x: A.Buffer((4,), \"float32x64\", scope=A.DDR)):\n  y = A.alloc_buffer((4,), \"float32x64\", scope=A.L1)\n  for i in A.grid(4):\n    y[i] = z[i]\n",
+      {"@A.prim_func\ndef main(x: A.Buffer((4,), \"float32x64\", scope=A.DDR)):\n  y = A.alloc_buffer((4,), "
+       "\"float32x64\", scope=A.L1)\n  for i in A.grid(4):\n    y[i] = z[i]\n",
        5, 12, "unknown buffer 'z'"},
       {"@A.prim_func\ndef main():\n  for i in A.grid(4):\n  pass\n", 4, 3, "expected an indented block"},
       {"@A.prim_func\ndef main():\n  s = A.decl_stream(\"float32x7\")\n", 3, 21, "the lane count is 64"},
-      {"@A.prim_func\ndef main():\n  with A.Datapath(kind=A.DP_FAST):\n    pass\n", 3, 24, "kind= is A.DP_MVMEXE or A.DP_DWPU"},
+      {"@A.prim_func\ndef main():\n  with A.Datapath(kind=A.DP_FAST):\n    pass\n", 3, 24,
+       "kind= is A.DP_MVMEXE or A.DP_DWPU"},
       {"@A.prim_func\ndef main():\n  A.sync(waits=[\"a\"] signals=[])\n", 3, 22, "expected ')'"},
       {"@A.prim_func\ndef main():\n  k = A.alloc_constant([1, 2] * 3, \"float32x64\", shape=(1,), scope=A.DDR)\n", 3, 3,
        "6 values for constant 'k' of 1 x 64 lanes"},

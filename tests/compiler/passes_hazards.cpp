@@ -79,25 +79,30 @@ HazardReport check_hazards(const compiler::Program& p, const runtime::Bundle& bu
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const auto& s = p.steps[i];
     if (const auto* w = std::get_if<compiler::Wait>(&s)) {
-      EXPECT_TRUE(in_flight.count(w->launch)) << "step " << i << " waits for launch " << w->launch << ", which is not in flight";
+      EXPECT_TRUE(in_flight.count(w->launch))
+          << "step " << i << " waits for launch " << w->launch << ", which is not in flight";
       in_flight.erase(w->launch);
       continue;
     }
     if (!std::holds_alternative<compiler::Transfer>(s) && !std::holds_alternative<compiler::Task>(s)) continue;
     const Use u = use_of(s, cmd);
-    rep.cores_used = std::max<std::size_t>(rep.cores_used, std::holds_alternative<compiler::Task>(s) ? std::get<compiler::Task>(s).core + 1 : 1);
+    rep.cores_used = std::max<std::size_t>(
+        rep.cores_used, std::holds_alternative<compiler::Task>(s) ? std::get<compiler::Task>(s).core + 1 : 1);
     ++rep.launches;
     (std::holds_alternative<compiler::Transfer>(s) ? rep.transfers : rep.tasks) += 1;
     for (const auto& [j, o] : in_flight) {
       if (o.key == u.key) continue;  // one channel / queue runs its tasks in order
       if (u.is_datapath && o.is_load) rep.load_overlapped_compute = true;
       for (const Rows& a : u.writes) {
-        for (const Rows& b : o.writes) EXPECT_FALSE(a.overlaps(b)) << "step " << i << " writes L1 rows launch " << j << " writes";
-        for (const Rows& b : o.reads) EXPECT_FALSE(a.overlaps(b)) << "step " << i << " writes L1 rows launch " << j << " reads";
+        for (const Rows& b : o.writes)
+          EXPECT_FALSE(a.overlaps(b)) << "step " << i << " writes L1 rows launch " << j << " writes";
+        for (const Rows& b : o.reads)
+          EXPECT_FALSE(a.overlaps(b)) << "step " << i << " writes L1 rows launch " << j << " reads";
       }
       for (const Rows& a : u.reads)
         for (const Rows& b : o.writes)
-          EXPECT_FALSE(a.overlaps(b)) << "step " << i << " reads L1 rows [" << a.lo << ", " << a.hi << "] launch " << j << " writes";
+          EXPECT_FALSE(a.overlaps(b)) << "step " << i << " reads L1 rows [" << a.lo << ", " << a.hi << "] launch " << j
+                                      << " writes";
     }
     in_flight[i] = u;
     rep.max_in_flight = std::max(rep.max_in_flight, in_flight.size());

@@ -52,7 +52,8 @@ inline A::Module scale_rows(int64_t rows, int64_t cols, std::optional<compiler::
 inline NDArray<float> scale_rows_ref(const NDArray<float>& x, int64_t cols) {
   NDArray<float> c(x.shape());
   for (std::size_t r = 0; r < x.shape()[0]; ++r)
-    for (std::size_t k = 0; k < static_cast<std::size_t>(cols * 64); ++k) c({r, k}) = static_cast<float>(0.5 + 0.25 * static_cast<double>(k % 7));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(cols * 64); ++k)
+      c({r, k}) = static_cast<float>(0.5 + 0.25 * static_cast<double>(k % 7));
   return ref::mul_tensor<float>(x, c);
 }
 
@@ -83,11 +84,15 @@ inline A::Module ddr_scratch(int64_t rows, bool dma_first) {
     }
   };
   if (dma_first) {
-    A::SysDMA([&] { for (auto r : A::serial(rows)) mid(r, 0) = inp(r, 0); });
+    A::SysDMA([&] {
+      for (auto r : A::serial(rows)) mid(r, 0) = inp(r, 0);
+    });
     twice(mid, out);
   } else {
     twice(inp, mid);
-    A::SysDMA([&] { for (auto r : A::serial(rows)) out(r, 0) = mid(r, 0); });
+    A::SysDMA([&] {
+      for (auto r : A::serial(rows)) out(r, 0) = mid(r, 0);
+    });
   }
   A::output(out);
   return mod;
@@ -119,7 +124,7 @@ inline std::pair<NDArray<int8_t>, NDArray<float>> matmul_operands(const compiler
 
 struct HazardReport {
   std::size_t launches = 0, transfers = 0, tasks = 0;
-  std::size_t max_in_flight = 0;     // launches running at once (different channels / queues)
+  std::size_t max_in_flight = 0;         // launches running at once (different channels / queues)
   bool load_overlapped_compute = false;  // a copy into L1 was in flight when a datapath started
   std::size_t cores_used = 0;
 };

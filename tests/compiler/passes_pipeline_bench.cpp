@@ -2,6 +2,7 @@
 // tiled matmul with drain 0, 1 and 2, runs each through `axrun --backend tlm` (a process per run)
 // and prints the device cycles, the launches and the compile time. Prints figures, asserts nothing
 // beyond the runs succeeding.
+#include <unistd.h>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/bundle.hpp>
 #include <chrono>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <unistd.h>
 
 #include "passes_kernels.hpp"
 
@@ -25,9 +25,9 @@ uint64_t tlm_cycles(const cc::CompileResult& r, const ax::ref::NDArray<In>& x, c
   std::filesystem::create_directories(dir);
   ax::runtime::save_bundle((dir / "k.axb").string(), r.bundle);
   ax::ref::save_npy((dir / "inp.npy").string(), x);
-  const std::string cmd = std::string(AXRUN_PATH) + " " + (dir / "k.axb").string() + " --backend tlm --input inp=" +
-                          (dir / "inp.npy").string() + " --output-dir " + (dir / "out").string() + " > " +
-                          (dir / "log.txt").string() + " 2>&1";
+  const std::string cmd = std::string(AXRUN_PATH) + " " + (dir / "k.axb").string() +
+                          " --backend tlm --input inp=" + (dir / "inp.npy").string() + " --output-dir " +
+                          (dir / "out").string() + " > " + (dir / "log.txt").string() + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     std::cerr << "axrun failed:\n" << std::ifstream(dir / "log.txt").rdbuf();
     std::exit(1);
@@ -47,7 +47,8 @@ int main() {
   const int64_t rows = 256, cols = 4;
   auto x = ax::passes_test::pseudo<float>({256, 256}, 3, -50, 50);
   for (int64_t drain : {0, 1, 2}) {
-    auto m = ax::passes_test::scale_rows(rows, cols, cc::TileBounds{.tile_min = 0, .tile_max = 32, .num_tiles = 0, .drain = drain});
+    auto m = ax::passes_test::scale_rows(rows, cols,
+                                         cc::TileBounds{.tile_min = 0, .tile_max = 32, .num_tiles = 0, .drain = drain});
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = cc::compile(m.ir().main());
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -60,7 +61,8 @@ int main() {
   auto xi = ax::passes_test::pseudo<int8_t>({256, 256}, 13, -128, 127);
   for (uint64_t budget : {uint64_t{1} << 20, uint64_t{96} << 10}) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = budget, .imc_tiles = ax::spec::param::imc_tiles});
+    const auto r = cc::compile(mod.ir().main(), {},
+                               cc::TilingOptions{.l1_bytes = budget, .imc_tiles = ax::spec::param::imc_tiles});
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::size_t launches = 0;
     for (const auto& s : r.program.steps) launches += !std::holds_alternative<cc::Wait>(s);

@@ -16,8 +16,8 @@ using ax::ref::NDArray;
 namespace axcore::passes_test {
 
 // y = f18(acc_0 [+ bias]); y = f18(f18(acc_c) + y) for every later chunk of kc K blocks.
-NDArray<float> split_k_ref(const NDArray<int8_t>& x, const NDArray<int8_t>& w, const std::optional<NDArray<float>>& bias,
-                           std::size_t kc_blocks) {
+NDArray<float> split_k_ref(const NDArray<int8_t>& x, const NDArray<int8_t>& w,
+                           const std::optional<NDArray<float>>& bias, std::size_t kc_blocks) {
   const std::size_t m = x.shape()[0], k = x.shape()[1], n = w.shape()[1];
   NDArray<num::Float18> y({m, n});
   for (std::size_t k0 = 0, c = 0; k0 < k; k0 += kc_blocks * 64, ++c) {
@@ -30,7 +30,8 @@ NDArray<float> split_k_ref(const NDArray<int8_t>& x, const NDArray<int8_t>& w, c
     ref::Epilogue e;
     if (c == 0 && bias) e.bias = *bias;
     const auto part = ref::apply_epilogue(ref::matmul_int32(xs, ws), e);
-    for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = c == 0 ? part.data()[i] : num::add(part.data()[i], y.data()[i]);
+    for (std::size_t i = 0; i < y.size(); ++i)
+      y.data()[i] = c == 0 ? part.data()[i] : num::add(part.data()[i], y.data()[i]);
   }
   return ref::from_f18<float>(y);
 }
@@ -57,7 +58,8 @@ std::vector<std::pair<char, uint32_t>> residencies(const cc::CompileResult& r) {
   for (const auto& s : r.program.steps)
     if (const auto* t = std::get_if<cc::Task>(&s)) {
       const std::span<const uint32_t> d(words.data() + t->cmd_word, t->words.size());
-      if (t->queue == ax::spec::Queue::LOADIMC) v.emplace_back('L', ax::spec::LoadimcDesc::decode(d).matrix_id);
+      if (t->queue == ax::spec::Queue::LOADIMC)
+        v.emplace_back('L', ax::spec::LoadimcDesc::decode(d).matrix_id);
       else if (t->queue == ax::spec::Queue::MVMEXE)
         v.emplace_back('M', ax::spec::MvmDesc::decode(d.subspan(ax::spec::layout::datapath_desc::mvm)).matrix_id);
     }
@@ -73,11 +75,13 @@ TEST(CompilerPassesSplitK, ChunksAccumulateAcrossResidencies) {
     uint32_t imc;
   };
   for (const Case& c : {Case{4, 2, true, 4}, Case{5, 2, false, 4}, Case{6, 1, true, 2}}) {
-    const std::string what = "kb=" + std::to_string(c.kb) + " nb=" + std::to_string(c.nb) + " bias=" + std::to_string(c.bias);
+    const std::string what =
+        "kb=" + std::to_string(c.kb) + " nb=" + std::to_string(c.nb) + " bias=" + std::to_string(c.bias);
     auto mod = ax::examples::matmul(8, c.kb, c.nb, c.bias, 21);
     auto x = pseudo<int8_t>({8, static_cast<std::size_t>(c.kb * 64)}, 17, -128, 127);
     const auto [w, b] = ax::passes_test::matmul_operands(mod.ir().main(), c.kb * 64, c.nb * 64);
-    const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = ax::spec::param::l1_bytes, .imc_tiles = c.imc});
+    const auto r =
+        cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = ax::spec::param::l1_bytes, .imc_tiles = c.imc});
     const std::size_t kc = c.imc / static_cast<std::size_t>(c.nb);
     const std::size_t chunks = (static_cast<std::size_t>(c.kb) + kc - 1) / kc;
     // Each chunk is a residency of its own, loaded right before the datapath that reads it.
@@ -87,9 +91,7 @@ TEST(CompilerPassesSplitK, ChunksAccumulateAcrossResidencies) {
       EXPECT_EQ(res[2 * k].first, 'L') << what;
       EXPECT_EQ(res[2 * k + 1].first, 'M') << what;
       EXPECT_EQ(res[2 * k].second, res[2 * k + 1].second) << what;
-      if (k) {
-        EXPECT_NE(res[2 * k].second, res[2 * k - 1].second) << what;
-      }
+      if (k) { EXPECT_NE(res[2 * k].second, res[2 * k - 1].second) << what; }
     }
     ax::passes_test::check_hazards(r.program, r.bundle);
     std::optional<NDArray<float>> bias;

@@ -2,11 +2,11 @@
 // with per-slot buffers and the sync between them) and the lowering of A.SysDMA / A.CoreDMA
 // blocks: outputs on the functional device equal the references, the emitted program is free of
 // L1 hazards between launches in flight together, and errors name the line and what to write.
-#include <cmath>
 #include <axcore/compiler/fsim.hpp>
 #include <axcore/compiler/parser.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/runtime/backend.hpp>
+#include <cmath>
 
 #include "passes_kernels.hpp"
 
@@ -24,7 +24,6 @@ ax::runtime::RunResult run_fsim(const cc::CompileResult& r, const ax::runtime::A
   auto be = ax::runtime::make_backend("fsim");
   return be->run(r.bundle, in, {});
 }
-
 
 std::size_t count_sysdma_blocks(const cc::Program& p) {
   std::size_t n = 0;
@@ -48,10 +47,9 @@ cc::CompileError error_of(const std::function<void(A::Func&)>& body, uint64_t l1
       A::Script s(f);
       body(f);
     }
-    (void)cc::compile(mod.ir().main(), {cores, "", ""}, cc::TilingOptions{.l1_bytes = l1, .imc_tiles = ax::spec::param::imc_tiles, .cores = 1});
-  } catch (const cc::CompileError& e) {
-    return e;
-  }
+    (void)cc::compile(mod.ir().main(), {cores, "", ""},
+                      cc::TilingOptions{.l1_bytes = l1, .imc_tiles = ax::spec::param::imc_tiles, .cores = 1});
+  } catch (const cc::CompileError& e) { return e; }
   ADD_FAILURE() << "no CompileError";
   return cc::CompileError({}, "");
 }
@@ -79,7 +77,8 @@ TEST(CompilerPasses, TilesDirectiveSplitsPipelinesAndMatchesTheReference) {
   const auto want = ax::passes_test::scale_rows_ref(x, cols);
   for (int64_t drain : {0, 1, 2}) {
     const std::string what = "drain=" + std::to_string(drain);
-    auto m = ax::passes_test::scale_rows(rows, cols, cc::TileBounds{.tile_min = 0, .tile_max = 4, .num_tiles = 0, .drain = drain});
+    auto m = ax::passes_test::scale_rows(rows, cols,
+                                         cc::TileBounds{.tile_min = 0, .tile_max = 4, .num_tiles = 0, .drain = drain});
     const auto r = cc::compile(m.ir().main());
     // 3 tiles (4, 4, 2): one copy in and one copy out each.
     EXPECT_EQ(count_sysdma_blocks(r.program), 6u) << what;
@@ -89,9 +88,7 @@ TEST(CompilerPasses, TilesDirectiveSplitsPipelinesAndMatchesTheReference) {
     } else {
       EXPECT_TRUE(h.load_overlapped_compute) << what << ": the next tile's load runs under this tile's compute";
     }
-    if (drain == 2) {
-      EXPECT_GE(h.max_in_flight, 3u) << what;
-    }
+    if (drain == 2) { EXPECT_GE(h.max_in_flight, 3u) << what; }
     const auto res = run_fsim(r, {{"inp", x}});
     expect_equal(std::get<NDArray<float>>(res.outputs.at("out")), want, what);
     // The tiled, sunk IR is still the text form.
@@ -144,7 +141,11 @@ TEST(CompilerPasses, HandWrittenSysDmaAndCoreDmaBlocks) {
     auto c = A::alloc_buffer({rows, 1}, "float32x64", A::L1, "c");
     auto out = A::alloc_buffer({rows, 1}, "float32x64", A::DDR, "out");
     // A transposing copy on the way in: a(h * 3 + r, 0) = inp(r * 2 + h, 0), non-contiguous on both sides.
-    A::SysDMA([&] { for (auto [r, h] : A::grid(3, 2)) a(h * 3 + r, 0) = inp(r * 2 + h, 0); }, "in");
+    A::SysDMA(
+        [&] {
+          for (auto [r, h] : A::grid(3, 2)) a(h * 3 + r, 0) = inp(r * 2 + h, 0);
+        },
+        "in");
     A::waits("in");
     for (auto [i] : A::grid(rows)) {
       A::Datapath([&] {
@@ -153,8 +154,14 @@ TEST(CompilerPasses, HandWrittenSysDmaAndCoreDmaBlocks) {
         A::ODR([&] { b(i, 0) = st.pop(); });
       });
     }
-    A::CoreDMA([&] { for (auto r : A::serial(rows)) c(r, 0) = b(r, 0); }, 0);
-    A::SysDMA([&] { for (auto r : A::serial(rows)) out(r, 0) = c(r, 0); });
+    A::CoreDMA(
+        [&] {
+          for (auto r : A::serial(rows)) c(r, 0) = b(r, 0);
+        },
+        0);
+    A::SysDMA([&] {
+      for (auto r : A::serial(rows)) out(r, 0) = c(r, 0);
+    });
     A::output(out);
   }
   const auto r = cc::compile(mod.ir().main());
@@ -185,10 +192,14 @@ TEST(CompilerPasses, DdrScratchBetweenASysDmaAndAUnitIsCopiedAcross) {
     EXPECT_EQ(stores, dma_first ? 0u : 1u) << cc::explain(r.program);
     const auto res = run_fsim(r, {{"inp", x}});
     const auto& got = std::get<NDArray<float>>(res.outputs.at("out"));
-    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got.data()[i], 2 * x.data()[i]) << "dma_first=" << dma_first << " element " << i << "\n" << cc::explain(r.program) << r.ir_lowered();
+    for (std::size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(got.data()[i], 2 * x.data()[i]) << "dma_first=" << dma_first << " element " << i << "\n"
+                                                << cc::explain(r.program) << r.ir_lowered();
   }
 }
 
+// Line-sensitive: each refusal stays on the line its __LINE__ names, so the formatter leaves these alone.
+// clang-format off
 TEST(CompilerPasses, DmaAndTilingErrorsNameTheLine) {
   int line = 0;
   auto e = error_of([&](A::Func& f) {
@@ -267,6 +278,7 @@ TEST(CompilerPasses, DmaAndTilingErrorsNameTheLine) {
   EXPECT_EQ(e.loc().line, static_cast<uint32_t>(line)) << e.what();
 }
 
+// clang-format on
 TEST(CompilerPasses, TilesDirectiveRoundTripsInTheIrText) {
   auto m = ax::passes_test::scale_rows(10, 2, cc::TileBounds{.tile_min = 2, .tile_max = 4, .num_tiles = 0, .drain = 2});
   const std::string text = cc::dump(m.ir());
@@ -306,6 +318,8 @@ TEST(CompilerPasses, LoopsArePartitionedOverTheCoresWithABarrier) {
   }
 }
 
+// Line-sensitive: each refusal stays on the line its __LINE__ names, so the formatter leaves these alone.
+// clang-format off
 TEST(CompilerPasses, ABufferUsedOnTwoCoresIsRefused) {
   int line = 0;
   auto kernel = [&](A::Func& f) {
@@ -329,4 +343,5 @@ TEST(CompilerPasses, ABufferUsedOnTwoCoresIsRefused) {
   e = error_of(kernel, ax::spec::param::l1_bytes, 2);
   EXPECT_NE(e.message().find("x is used on core 0 and on core 1: a buffer lives in one core's L1"), std::string::npos) << e.what();
   EXPECT_EQ(e.loc().line, static_cast<uint32_t>(line + 1)) << e.what();
+  // clang-format on
 }

@@ -1,13 +1,13 @@
 // Tiled and pipelined bundles on the SystemC TLM model, through `axrun --backend tlm` in a process
 // of its own (SystemC elaborates once per process): outputs equal the references, as on fsim.
-#include <cmath>
+#include <unistd.h>
 #include <axcore/num/float18.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/bundle.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "passes_kernels.hpp"
 
@@ -31,9 +31,9 @@ NDArray<float> run_tlm(const cc::CompileResult& r, const std::string& name, cons
   const auto dir = scratch(name);
   ax::runtime::save_bundle((dir / "k.axb").string(), r.bundle);
   ax::ref::save_npy((dir / "inp.npy").string(), x);
-  const std::string cmd = std::string(AXRUN_PATH) + " " + (dir / "k.axb").string() + " --backend tlm --input inp=" +
-                          (dir / "inp.npy").string() + " --output-dir " + (dir / "out").string() + " -q > " +
-                          (dir / "log.txt").string() + " 2>&1";
+  const std::string cmd = std::string(AXRUN_PATH) + " " + (dir / "k.axb").string() +
+                          " --backend tlm --input inp=" + (dir / "inp.npy").string() + " --output-dir " +
+                          (dir / "out").string() + " -q > " + (dir / "log.txt").string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd << "\n" << std::ifstream(dir / "log.txt").rdbuf();
   auto out = ax::ref::load_npy_as<float>((dir / "out" / "out.npy").string());
@@ -53,7 +53,8 @@ TEST(CompilerPassesTlm, PipelinedTilesMatchTheReference) {
   auto x = pseudo<float>({10, 128}, 3, -50, 50);
   const auto want = ax::passes_test::scale_rows_ref(x, 2);
   for (int64_t drain : {0, 2}) {
-    auto m = ax::passes_test::scale_rows(10, 2, cc::TileBounds{.tile_min = 0, .tile_max = 4, .num_tiles = 0, .drain = drain});
+    auto m = ax::passes_test::scale_rows(10, 2,
+                                         cc::TileBounds{.tile_min = 0, .tile_max = 4, .num_tiles = 0, .drain = drain});
     const auto r = cc::compile(m.ir().main());
     expect_equal(run_tlm(r, "scale" + std::to_string(drain), x), want, "tlm drain=" + std::to_string(drain));
   }
@@ -74,7 +75,8 @@ TEST(CompilerPassesTlm, SplitKMatmulEqualsTheFunctionalDevice) {
   // chunk read after the next load would show here.
   auto mod = ax::examples::matmul(8, 4, 2, true, 21);
   auto x = pseudo<int8_t>({8, 256}, 17, -128, 127);
-  const auto r = cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = ax::spec::param::l1_bytes, .imc_tiles = 4});
+  const auto r =
+      cc::compile(mod.ir().main(), {}, cc::TilingOptions{.l1_bytes = ax::spec::param::l1_bytes, .imc_tiles = 4});
   const auto [w, b] = ax::passes_test::matmul_operands(mod.ir().main(), 256, 128);
   // The reference of passes_splitk_test.cpp, inline: chunk 0 with the bias, chunk 1 added in float18.
   NDArray<ax::num::Float18> y({8, 128});
@@ -87,7 +89,8 @@ TEST(CompilerPassesTlm, SplitKMatmulEqualsTheFunctionalDevice) {
     ax::ref::Epilogue e;
     if (c == 0) e.bias = b;
     const auto part = ax::ref::apply_epilogue(ax::ref::matmul_int32(xs, ws), e);
-    for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = c == 0 ? part.data()[i] : ax::num::add(part.data()[i], y.data()[i]);
+    for (std::size_t i = 0; i < y.size(); ++i)
+      y.data()[i] = c == 0 ? part.data()[i] : ax::num::add(part.data()[i], y.data()[i]);
   }
   expect_equal(run_tlm(r, "splitk", x), ax::ref::from_f18<float>(y), "tlm split-K");
 }
@@ -99,7 +102,8 @@ TEST(CompilerPassesTlm, DdrScratchBetweenASysDmaAndAUnitIsCopiedAcross) {
   for (std::size_t i = 0; i < x.size(); ++i) want.data()[i] = 2 * x.data()[i];
   for (bool dma_first : {true, false}) {
     const auto r = cc::compile(ax::passes_test::ddr_scratch(6, dma_first).ir().main());
-    expect_equal(run_tlm(r, dma_first ? "dma_first" : "unit_first", x), want, dma_first ? "SysDMA then unit" : "unit then SysDMA");
+    expect_equal(run_tlm(r, dma_first ? "dma_first" : "unit_first", x), want,
+                 dma_first ? "SysDMA then unit" : "unit then SysDMA");
   }
 }
 

@@ -28,18 +28,16 @@ ax::CompileError error_of(const std::function<void(Kernel&)>& body) {
       body(k);
     }
     (void)ax::compile(k.mod.ir().main());
-  } catch (const ax::CompileError& e) {
-    return e;
-  }
+  } catch (const ax::CompileError& e) { return e; }
   ADD_FAILURE() << "no CompileError";
   return ax::CompileError({}, "");
 }
 
-#define EXPECT_ERROR_AT(err, text, line_no)                                          \
-  do {                                                                               \
-    const ax::CompileError& e_ = (err);                                              \
-    EXPECT_NE(e_.message().find(text), std::string::npos) << e_.what();              \
-    EXPECT_EQ(e_.loc().line, static_cast<uint32_t>(line_no)) << e_.what();           \
+#define EXPECT_ERROR_AT(err, text, line_no)                                              \
+  do {                                                                                   \
+    const ax::CompileError& e_ = (err);                                                  \
+    EXPECT_NE(e_.message().find(text), std::string::npos) << e_.what();                  \
+    EXPECT_EQ(e_.loc().line, static_cast<uint32_t>(line_no)) << e_.what();               \
     EXPECT_NE(e_.loc().file.find("test_contracts.cpp"), std::string::npos) << e_.what(); \
   } while (0)
 
@@ -59,7 +57,8 @@ void dpu_kernel(Kernel& k, const std::function<void(A::StreamHandle&, A::StreamH
 }
 
 // A matmul datapath where `mm` writes the MatMul block and `pushes` sets the IFD count.
-void mm_kernel(Kernel& k, int64_t pushes, const std::function<void(A::StreamHandle&, A::StreamHandle&, A::BufferHandle&)>& mm) {
+void mm_kernel(Kernel& k, int64_t pushes,
+               const std::function<void(A::StreamHandle&, A::StreamHandle&, A::BufferHandle&)>& mm) {
   auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
   auto imc = A::alloc_imc({2, 1});
   for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
@@ -117,8 +116,10 @@ const std::vector<Case>& cases() {
        [](Kernel&, int& line) {
          line = __LINE__ + 1;
          A::alloc_buffer({8}, "float18x64", A::DPU_REGISTERS);
-       }, nullptr, "A.array"},
-      {"RegisterDeclaredInAnIfdBlockNamesTheBlock", "declare it inside a DPU block or on a Datapath, not in an IFD block",
+       },
+       nullptr, "A.array"},
+      {"RegisterDeclaredInAnIfdBlockNamesTheBlock",
+       "declare it inside a DPU block or on a Datapath, not in an IFD block",
        [](Kernel& k, int& line) {
          A::Datapath([&] {
            auto s = A::decl_stream("float32x64");
@@ -129,7 +130,8 @@ const std::vector<Case>& cases() {
            });
          });
        }},
-      {"RegistersAreOnlyReadInDpuBlocks", "r is a DPU register: registers may only be read or written in a DPU block, and this is an ODR block",
+      {"RegistersAreOnlyReadInDpuBlocks",
+       "r is a DPU register: registers may only be read or written in a DPU block, and this is an ODR block",
        [](Kernel& k, int& line) {
          auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
          A::Datapath([&] {
@@ -154,7 +156,9 @@ const std::vector<Case>& cases() {
        }},
       {"TwoPushesInAnIfdBlockExpectASingleStreamPush", "Expected a single StreamPush",
        [](Kernel& k, int& line) {
-         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) { b.push(A::cast(A::cast(a.pop(), "float18x64"), "float32x64")); });
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           b.push(A::cast(A::cast(a.pop(), "float18x64"), "float32x64"));
+         });
          A::Datapath([&] {
            auto s = A::decl_stream("float32x64");
            A::IFD(0, [&] {
@@ -199,7 +203,8 @@ const std::vector<Case>& cases() {
            line = __LINE__ + 1;
            b.push(A::cast(x * A::cast(c(0), "float18x64") + x, "float32x64"));
          });
-       }, "at most one arithmetic operation"},
+       },
+       "at most one arithmetic operation"},
       {"DpuOperandsMustBeFloat18", "mismatched types. float32x64 vs. float18x64",
        [](Kernel& k, int& line) {
          dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
@@ -218,7 +223,8 @@ const std::vector<Case>& cases() {
            b.push(A::cast(x, "float32x64"));
          });
        }},
-      {"MatMulBlockWithoutResetBreaksTheThreeStatementContract", "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc",
+      {"MatMulBlockWithoutResetBreaksTheThreeStatementContract",
+       "the MatMul block holds a reset, a reduction loop over acc += A.mvm_1x1(...), and a push of acc",
        [](Kernel& k, int& line) {
          mm_kernel(k, 2, [&](A::StreamHandle& x, A::StreamHandle& y, A::BufferHandle& imc) {
            auto acc = A::mvm_accumulator();
@@ -273,7 +279,8 @@ const std::vector<Case>& cases() {
          });
          A::output(out);
        }},
-      {"ImcTileBudget", "IMC tile budget exceeded: A.alloc_imc((18, 8)) holds 144 tiles; one residency holds at most 128",
+      {"ImcTileBudget",
+       "IMC tile budget exceeded: A.alloc_imc((18, 8)) holds 144 tiles; one residency holds at most 128",
        [](Kernel&, int& line) {
          line = __LINE__ + 1;
          auto imc = A::alloc_imc({18, 8});
@@ -331,13 +338,11 @@ TEST_P(CompilerContracts, ErrorNamesTheContractAndTheLine) {
   const auto e = error_of([&](Kernel& k) { c.body(k, line); });
   ASSERT_NE(line, 0) << c.name << ": the case sets no line";
   EXPECT_ERROR_AT(e, c.text, line);
-  if (c.also) {
-    EXPECT_NE(e.message().find(c.also), std::string::npos) << e.what();
-  }
-  if (c.hint) {
-    EXPECT_NE(e.hint().find(c.hint), std::string::npos) << e.hint();
-  }
+  if (c.also) { EXPECT_NE(e.message().find(c.also), std::string::npos) << e.what(); }
+  if (c.hint) { EXPECT_NE(e.hint().find(c.hint), std::string::npos) << e.hint(); }
 }
 
 INSTANTIATE_TEST_SUITE_P(Guide, CompilerContracts, ::testing::Range<std::size_t>(0, cases().size()),
-                         [](const ::testing::TestParamInfo<std::size_t>& i) { return std::string(cases().at(i.param).name); });
+                         [](const ::testing::TestParamInfo<std::size_t>& i) {
+                           return std::string(cases().at(i.param).name);
+                         });

@@ -5,9 +5,9 @@
 
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/fsim.hpp>
+#include <axcore/num/reduce.hpp>
 #include <axcore/ref/op/elementwise.hpp>
 #include <axcore/ref/op/matmul.hpp>
-#include <axcore/num/reduce.hpp>
 #include <axcore/runtime/backend.hpp>
 
 #include "guide_kernels.hpp"
@@ -68,7 +68,8 @@ TEST(CompilerE2eFsim, MatmulAndBiasEpilogueMatchRefLinear) {
     if (bias) e.bias = b;
     const auto want = ax::ref::linear<float>(x, w, e);
     ASSERT_EQ(out.shape(), want.shape());
-    for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "bias " << bias << " element " << i;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(out.data()[i], want.data()[i]) << "bias " << bias << " element " << i;
   }
 }
 
@@ -76,7 +77,8 @@ TEST(CompilerE2eFsim, DpuAffineFromInitPreamble) {
   auto x = pseudo<float>({5, 64}, 5, -10, 10);
   const auto res = run_fsim(ax::examples::dpu_affine(5, 0.5f, 3.25f), {{"inp", x}});
   const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
-  const auto y = ax::ref::add_tensor<float>(ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 0.5f)), NDArray<float>({1}, 3.25f));
+  const auto y =
+      ax::ref::add_tensor<float>(ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 0.5f)), NDArray<float>({1}, 3.25f));
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], y.data()[i]) << i;
 }
 
@@ -84,23 +86,23 @@ TEST(CompilerE2eFsim, RowSumWithRegisterFileAndAddReduce) {
   // nb = 1 makes the DPU's A.serial(1, nb) a zero-extent loop: it collapses (guide §4.4) and the
   // rest of the datapath still runs — the output is written, not silently dropped.
   for (const int64_t nb : {4, 1}) {
-  const int64_t rows = 3;
-  auto x = pseudo<float>({3, static_cast<size_t>(nb * 64)}, 9, -4, 4);
-  const auto res = run_fsim(ax::examples::row_sum(rows, nb), {{"inp", x}});
-  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
-  for (int64_t r = 0; r < rows; ++r) {
-    // acc = x0 + x1 + x2 + x3 blockwise in float18, then the lane tree.
-    ax::num::PwordF18 acc{};
-    for (int64_t j = 0; j < nb; ++j)
-      for (int l = 0; l < 64; ++l) {
-        const auto v = ax::num::f18_from_double(x({static_cast<size_t>(r), static_cast<size_t>(j * 64 + l)}));
-        acc[static_cast<size_t>(l)] = j == 0 ? v : ax::num::add(acc[static_cast<size_t>(l)], v);
-      }
-    const auto s = ax::num::add_reduce(acc)[0];
-    for (int l = 0; l < 64; ++l)
-      ASSERT_EQ(out({static_cast<size_t>(r), static_cast<size_t>(l)}), static_cast<float>(ax::num::to_double(s)))
-          << "nb " << nb << " row " << r;
-  }
+    const int64_t rows = 3;
+    auto x = pseudo<float>({3, static_cast<size_t>(nb * 64)}, 9, -4, 4);
+    const auto res = run_fsim(ax::examples::row_sum(rows, nb), {{"inp", x}});
+    const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+    for (int64_t r = 0; r < rows; ++r) {
+      // acc = x0 + x1 + x2 + x3 blockwise in float18, then the lane tree.
+      ax::num::PwordF18 acc{};
+      for (int64_t j = 0; j < nb; ++j)
+        for (int l = 0; l < 64; ++l) {
+          const auto v = ax::num::f18_from_double(x({static_cast<size_t>(r), static_cast<size_t>(j * 64 + l)}));
+          acc[static_cast<size_t>(l)] = j == 0 ? v : ax::num::add(acc[static_cast<size_t>(l)], v);
+        }
+      const auto s = ax::num::add_reduce(acc)[0];
+      for (int l = 0; l < 64; ++l)
+        ASSERT_EQ(out({static_cast<size_t>(r), static_cast<size_t>(l)}), static_cast<float>(ax::num::to_double(s)))
+            << "nb " << nb << " row " << r;
+    }
   }
 }
 
@@ -114,8 +116,12 @@ TEST(CompilerE2eFsim, ADatapathWhoseUnitStreamsNothingLowersToNothing) {
   auto out = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out");
   A::Datapath([&] {
     auto s = A::decl_stream("float32x64");
-    A::IFD(0, [&] { for (auto i : A::serial(0)) s.push(inp(i, 0)); });
-    A::ODR([&] { for (auto i : A::serial(0)) out(i, 0) = s.pop(); });
+    A::IFD(0, [&] {
+      for (auto i : A::serial(0)) s.push(inp(i, 0));
+    });
+    A::ODR([&] {
+      for (auto i : A::serial(0)) out(i, 0) = s.pop();
+    });
   });
   A::output(out);
   const auto r = ax::compiler::compile(mod.ir().main());

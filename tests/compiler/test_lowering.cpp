@@ -51,11 +51,11 @@ TEST(CompilerLowering, MatmulLoadImcAndMvmDescriptors) {
   const auto& words = r.bundle.commands.at(0).words;
   const auto li = spec::LoadimcDesc::decode(std::span(words).subspan(tasks[0]->cmd_word));
   EXPECT_EQ(li.magic, spec::magic::loadimc);
-  EXPECT_EQ(li.d1_size, 2u);   // kb
-  EXPECT_EQ(li.d0_size, 3u);   // nb
+  EXPECT_EQ(li.d1_size, 2u);  // kb
+  EXPECT_EQ(li.d0_size, 3u);  // nb
   EXPECT_EQ(li.d1_tstride, 3);
   EXPECT_EQ(li.d0_tstride, 1);
-  EXPECT_EQ(li.row_stride, 3u);   // weights (K, 3): one row of the matrix every 3 L1 rows
+  EXPECT_EQ(li.row_stride, 3u);  // weights (K, 3): one row of the matrix every 3 L1 rows
   EXPECT_EQ(li.d1_astride, 64 * 3);
   const auto mvm = spec::MvmDesc::decode(std::span(words).subspan(tasks[1]->cmd_word + L::mvm));
   EXPECT_EQ(mvm.k_blocks, 2u);

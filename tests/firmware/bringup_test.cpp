@@ -28,9 +28,7 @@ TEST(FirmwareBringup, EveryStepPassesOnAHealthyDevice) {
     const bool kernel = s.name == "copy" || s.name == "mvm" || s.name == "dpu" || s.name == "dwpu";
     // The register-level device completes core tasks without running them: never a kernel PASS.
     EXPECT_EQ(s.status, kernel ? bringup::Status::SKIP : bringup::Status::PASS) << s.name << ": " << s.detail;
-    if (kernel) {
-      EXPECT_NE(s.detail.find("without running them"), std::string::npos) << s.detail;
-    }
+    if (kernel) { EXPECT_NE(s.detail.find("without running them"), std::string::npos) << s.detail; }
   }
   EXPECT_NE(log.find("[1/11] identity ... PASS"), std::string::npos) << log;
   EXPECT_NE(log.find("B/cycle"), std::string::npos) << log;
@@ -87,11 +85,13 @@ TEST(FirmwareBringup, EachFaultFailsItsStepWithADiagnosis) {
   for (const auto& c : cases) {
     SCOPED_TRACE(target + ", " + bringup::to_string(c.fault));
     int rc = 0;
-    const std::string out = run_cli("--target " + target + " --mem-words 256 --inject " + bringup::to_string(c.fault), &rc);
+    const std::string out =
+        run_cli("--target " + target + " --mem-words 256 --inject " + bringup::to_string(c.fault), &rc);
     const auto names = bringup::step_names();
     size_t at = 0;
     while (names[at] != c.step) ++at;
-    const std::string line = "[" + std::to_string(at + 1) + "/" + std::to_string(names.size()) + "] " + c.step + " ... ";
+    const std::string line =
+        "[" + std::to_string(at + 1) + "/" + std::to_string(names.size()) + "] " + c.step + " ... ";
     if (const size_t skip = out.find(line + "SKIP"); skip != std::string::npos) {
       // The device lacks the unit: the fault cannot show, and the step says why.
       EXPECT_EQ(rc, 0) << out;
@@ -107,9 +107,11 @@ TEST(FirmwareBringup, EachFaultFailsItsStepWithADiagnosis) {
     EXPECT_NE(out.find(c.says, fail == std::string::npos ? 0 : fail), std::string::npos) << out;
     EXPECT_NE(out.find("check: "), std::string::npos) << out;
     for (size_t i = 0; i < at; ++i) {  // every step before passed or was skipped
-      const std::string before = "[" + std::to_string(i + 1) + "/" + std::to_string(names.size()) + "] " + names[i] + " ... ";
+      const std::string before =
+          "[" + std::to_string(i + 1) + "/" + std::to_string(names.size()) + "] " + names[i] + " ... ";
       EXPECT_TRUE(out.find(before + "PASS") != std::string::npos || out.find(before + "SKIP") != std::string::npos)
-          << before << "\n" << out;
+          << before << "\n"
+          << out;
     }
     ++caught;
   }

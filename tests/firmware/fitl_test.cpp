@@ -65,14 +65,16 @@ TEST(FirmwareInTheLoop, OneHalfPerProcess) {
   auto d = runtime::make_device(backend);
   runtime::Arrays outputs;
   const auto t = traced(*d, [&] {
-    if (std::string(mode) == "firmware") outputs = fw::run_bundle_via_firmware(*d, b, in).outputs;
-    else outputs = runtime::run_on_device(*d, b, in).outputs;
+    if (std::string(mode) == "firmware")
+      outputs = fw::run_bundle_via_firmware(*d, b, in).outputs;
+    else
+      outputs = runtime::run_on_device(*d, b, in).outputs;
   });
   ASSERT_FALSE(t.empty());
   std::ofstream f(out);
   for (const auto& r : t)
-    f << int(r.col) << " " << int(r.row) << " " << int(r.unit) << " " << int(r.kind) << " " << std::hex << r.addr
-      << " " << std::dec << r.bytes << " " << std::hex << r.data_hash << " " << r.token << std::dec << "\n";
+    f << int(r.col) << " " << int(r.row) << " " << int(r.unit) << " " << int(r.kind) << " " << std::hex << r.addr << " "
+      << std::dec << r.bytes << " " << std::hex << r.data_hash << " " << r.token << std::dec << "\n";
   const auto& y = std::get<ref::NDArray<int32_t>>(outputs.at("y"));
   for (int32_t v : y.data()) f << v << " ";
   f << "\n";

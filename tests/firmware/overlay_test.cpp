@@ -59,7 +59,8 @@ TEST(SpecOverlay, ABadOverlayNamesFileLineAndWhy) {
     const char* text;
     const char* says;
   } cases[] = {
-      {"unknown", "params:\n  l1_bytes: 262144\n  l3_bytes: 7\n", ":3:3: error: overlay: 'l3_bytes' is not a spec parameter"},
+      {"unknown", "params:\n  l1_bytes: 262144\n  l3_bytes: 7\n",
+       ":3:3: error: overlay: 'l3_bytes' is not a spec parameter"},
       {"range", "params:\n  cores: 9\n", ":2:10: error: overlay cores = 9 is out of range [1, 4]"},
       {"fixed", "params:\n  pword_lanes: 32\n", "out of range [64, 64]"},
       {"key", "params: {cores: 1}\nregisters: {}\n", ":2:1: error: overlay: unknown key 'registers'"},

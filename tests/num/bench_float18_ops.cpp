@@ -31,9 +31,15 @@ void binary(benchmark::State& state, Op op) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 
-void BM_add(benchmark::State& s) { binary(s, [](Float18 x, Float18 y) { return add(x, y); }); }
-void BM_mul(benchmark::State& s) { binary(s, [](Float18 x, Float18 y) { return mul(x, y); }); }
-void BM_max(benchmark::State& s) { binary(s, [](Float18 x, Float18 y) { return max(x, y); }); }
+void BM_add(benchmark::State& s) {
+  binary(s, [](Float18 x, Float18 y) { return add(x, y); });
+}
+void BM_mul(benchmark::State& s) {
+  binary(s, [](Float18 x, Float18 y) { return mul(x, y); });
+}
+void BM_max(benchmark::State& s) {
+  binary(s, [](Float18 x, Float18 y) { return max(x, y); });
+}
 void BM_from_float(benchmark::State& state) {
   std::vector<float> v(4096);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.37f - 700.0f;

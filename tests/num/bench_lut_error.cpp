@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("\n(relative error counted where |f(x)| >= 2^-10; float18 output rounding alone contributes up "
-              "to 2^-11 = 4.88e-4 relative; fit + evaluation took %.1f s)\n", s);
+  std::printf(
+      "\n(relative error counted where |f(x)| >= 2^-10; float18 output rounding alone contributes up "
+      "to 2^-11 = 4.88e-4 relative; fit + evaluation took %.1f s)\n",
+      s);
   return 0;
 }

@@ -209,9 +209,12 @@ TEST(Float18Float16, EveryFloat16ConvertsExactly) {
     const double s = (h & 0x8000) != 0 ? -1.0 : 1.0;
     const uint32_t e = (h >> 10) & 0x1F, f = h & 0x3FF;
     double v;
-    if (e == 0x1F) v = f != 0 ? std::numeric_limits<double>::quiet_NaN() : s * HUGE_VAL;
-    else if (e == 0) v = s * f * std::ldexp(1.0, -24);
-    else v = s * (1024 + f) * std::ldexp(1.0, static_cast<int>(e) - 25);
+    if (e == 0x1F)
+      v = f != 0 ? std::numeric_limits<double>::quiet_NaN() : s * HUGE_VAL;
+    else if (e == 0)
+      v = s * f * std::ldexp(1.0, -24);
+    else
+      v = s * (1024 + f) * std::ldexp(1.0, static_cast<int>(e) - 25);
     const double got = to_double(x);
     if (std::isnan(v)) {
       ASSERT_TRUE(std::isnan(got));
@@ -256,7 +259,7 @@ TEST(Float18Float16, EveryFloat18ToFloat16) {
     ASSERT_EQ(f16_from_double(to_double(Float18::from_bits(b))).bits, hand_f16(v)) << std::hex << b;
   }
   EXPECT_EQ(f16_from_double(65504.0).bits, 0x7BFF);
-  EXPECT_EQ(f16_from_double(65520.0).bits, 0x7C00);  // tie to even overflows
+  EXPECT_EQ(f16_from_double(65520.0).bits, 0x7C00);               // tie to even overflows
   EXPECT_EQ(f16_from_double(std::ldexp(1.0, -25)).bits, 0x0000);  // tie to even: 0
   EXPECT_EQ(f16_from_double(std::ldexp(3.0, -26)).bits, 0x0001);
 }

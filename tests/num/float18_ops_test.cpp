@@ -33,15 +33,15 @@ struct OperandGen {
 
 const std::vector<uint32_t>& edges() {
   static const std::vector<uint32_t> v = {
-      0x00000, 0x20000,            // +-0
-      0x00001, 0x203FF,            // subnormal encodings (read as zero)
-      0x00400, 0x20400, 0x00401,   // smallest normals
-      0x1FBFF, 0x3FBFF, 0x1FBFE,   // largest finite
-      0x1FC00, 0x3FC00,            // +-inf
-      0x1FE00, 0x3FE01, 0x1FC01,   // NaNs
-      0x0FC00, 0x2FC00, 0x0FC01,   // +-1, 1 + ulp
-      0x10000, 0x0F800, 0x3F000,   // 2, 0.5, large negative
-      0x01000, 0x1F000,            // small, large
+      0x00000, 0x20000,           // +-0
+      0x00001, 0x203FF,           // subnormal encodings (read as zero)
+      0x00400, 0x20400, 0x00401,  // smallest normals
+      0x1FBFF, 0x3FBFF, 0x1FBFE,  // largest finite
+      0x1FC00, 0x3FC00,           // +-inf
+      0x1FE00, 0x3FE01, 0x1FC01,  // NaNs
+      0x0FC00, 0x2FC00, 0x0FC01,  // +-1, 1 + ulp
+      0x10000, 0x0F800, 0x3F000,  // 2, 0.5, large negative
+      0x01000, 0x1F000,           // small, large
   };
   return v;
 }
@@ -67,8 +67,14 @@ void check_binary(const char* name, const Op2& op, const Ref2& ref) {
 TEST(Float18Ops, Add) { check_binary("add", add, oracle::add); }
 TEST(Float18Ops, Sub) { check_binary("sub", sub, oracle::sub); }
 TEST(Float18Ops, Mul) { check_binary("mul", mul, oracle::mul); }
-TEST(Float18Ops, Min) { check_binary("min", [](Float18 a, Float18 b) { return min(a, b); }, oracle::min); }
-TEST(Float18Ops, Max) { check_binary("max", [](Float18 a, Float18 b) { return max(a, b); }, oracle::max); }
+TEST(Float18Ops, Min) {
+  check_binary(
+      "min", [](Float18 a, Float18 b) { return min(a, b); }, oracle::min);
+}
+TEST(Float18Ops, Max) {
+  check_binary(
+      "max", [](Float18 a, Float18 b) { return max(a, b); }, oracle::max);
+}
 TEST(Float18Ops, Prelu) { check_binary("prelu", prelu, oracle::prelu); }
 
 TEST(Float18Ops, FmaRoundsTwice) {
@@ -98,7 +104,11 @@ TEST(Float18Ops, FmaRoundsTwice) {
 TEST(Float18Ops, EveryEncodingAgainstEverySpecial) {
   const std::vector<uint32_t> specials = {0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400,
                                           0x1FBFF, 0x3FBFF, 0x1FC00, 0x3FC00, 0x1FE00, 0x3FC01};
-  struct Named { const char* name; Op2 op; Ref2 ref; };
+  struct Named {
+    const char* name;
+    Op2 op;
+    Ref2 ref;
+  };
   const std::vector<Named> ops = {
       {"add", add, oracle::add},
       {"sub", sub, oracle::sub},
@@ -129,14 +139,15 @@ TEST(Float18Ops, FmaIsNotFused) {
 
 TEST(Float18Ops, HandCases) {
   auto f = [](double v) { return f18_from_double(v); };
-  EXPECT_EQ(to_double(add(f(1.0), f(std::ldexp(1.0, -11)))), 1.0);          // tie -> even
+  EXPECT_EQ(to_double(add(f(1.0), f(std::ldexp(1.0, -11)))), 1.0);  // tie -> even
   EXPECT_EQ(to_double(add(f(1.0), f(std::ldexp(3.0, -11)))), 1.0 + std::ldexp(1.0, -9));
-  EXPECT_EQ(add(f(1.0), f(-1.0)).bits(), 0u);                               // x - x = +0
+  EXPECT_EQ(add(f(1.0), f(-1.0)).bits(), 0u);  // x - x = +0
   EXPECT_EQ(add(f(-0.0), f(-0.0)).bits(), 0x20000u);
   EXPECT_EQ(mul(f(-1.0), f(0.0)).bits(), 0x20000u);
   EXPECT_EQ(mul(f(std::ldexp(1.0, 40)), f(std::ldexp(1.0, 40))).bits(), Float18::kPosInf);
   EXPECT_EQ(mul(f(std::ldexp(1.0, -40)), f(-std::ldexp(1.0, -40))).bits(), 0x20000u);  // FTZ
-  EXPECT_EQ(add(Float18::from_bits(Float18::kPosInf), Float18::from_bits(Float18::kNegInf)).bits(), Float18::kCanonicalNan);
+  EXPECT_EQ(add(Float18::from_bits(Float18::kPosInf), Float18::from_bits(Float18::kNegInf)).bits(),
+            Float18::kCanonicalNan);
   EXPECT_EQ(max(f(-0.0), f(0.0)).bits(), 0u);
   EXPECT_EQ(min(f(0.0), f(-0.0)).bits(), 0x20000u);
   EXPECT_EQ(max(f(1.0), Float18::from_bits(0x1FC01)).bits(), Float18::kCanonicalNan);

@@ -62,14 +62,19 @@ int main(int argc, char** argv) {
                                        0x2FC00, 0x0FC01, 0x10000, 0x0F800, 0x3F000, 0x01000, 0x1F000};
   std::mt19937 rng(5005);
   // Conversions: specials, ties, range edges, and random float32 bit patterns.
-  std::vector<uint32_t> f32 = {0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000,
-                               0xFFC00001, 0x7F800001, 0x00000001, 0x80000001, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
-                               0x3F801000, 0x3F803000, 0x3F801001, 0x3F800FFF, 0x5F7FF000, 0x5F7FEFFF, 0x20800000,
-                               0x207FF800, 0x207FF7FF, 0xA07FF800};
+  std::vector<uint32_t> f32 = {0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000,
+                               0x7FC00000, 0xFFC00001, 0x7F800001, 0x00000001, 0x80000001, 0x00800000,
+                               0x7F7FFFFF, 0xFF7FFFFF, 0x3F801000, 0x3F803000, 0x3F801001, 0x3F800FFF,
+                               0x5F7FF000, 0x5F7FEFFF, 0x20800000, 0x207FF800, 0x207FF7FF, 0xA07FF800};
   for (int i = 0; i < 400; ++i) f32.push_back(static_cast<uint32_t>(rng()));
-  for (uint32_t b : f32) std::fprintf(out, "cvt %08x %05x\n", b, o::from_double(static_cast<double>(std::bit_cast<float>(b))));
-  struct Op { const char* name; uint32_t (*f)(uint32_t, uint32_t); };
-  const Op ops[] = {{"add", o::add}, {"sub", o::sub}, {"mul", o::mul}, {"min", o::min}, {"max", o::max}, {"prelu", o::prelu}};
+  for (uint32_t b : f32)
+    std::fprintf(out, "cvt %08x %05x\n", b, o::from_double(static_cast<double>(std::bit_cast<float>(b))));
+  struct Op {
+    const char* name;
+    uint32_t (*f)(uint32_t, uint32_t);
+  };
+  const Op ops[] = {{"add", o::add}, {"sub", o::sub}, {"mul", o::mul},
+                    {"min", o::min}, {"max", o::max}, {"prelu", o::prelu}};
   for (const Op& op : ops) {
     for (uint32_t a : edges)
       for (uint32_t b : edges) std::fprintf(out, "%s %05x %05x %05x\n", op.name, a, b, op.f(a, b));
@@ -93,7 +98,10 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> v(64);
     for (auto& x : v) x = o::from_double(nd(rng) * std::ldexp(1.0, static_cast<int>(rng() % 13) - 6));
     if (t % 5 == 4) v[rng() % 64] = edges[rng() % edges.size()];
-    struct R { const char* name; uint32_t (*f)(uint32_t, uint32_t); };
+    struct R {
+      const char* name;
+      uint32_t (*f)(uint32_t, uint32_t);
+    };
     for (const R& r : {R{"add_reduce", o::add}, R{"max_reduce", o::max}, R{"min_reduce", o::min}}) {
       std::vector<uint32_t> w = v;
       for (std::size_t n = 32; n >= 1; n /= 2)
@@ -107,7 +115,8 @@ int main(int argc, char** argv) {
   using axcore::num::compute_chained_lut_params;
   using axcore::num::pack_lut_params_to_pword;
   std::vector<axcore::num::LutParams> tables;
-  for (const auto& p : compute_chained_lut_params(-8, 8, 1, [](double x) { return 1 / (1 + std::exp(-x)); })) tables.push_back(p);
+  for (const auto& p : compute_chained_lut_params(-8, 8, 1, [](double x) { return 1 / (1 + std::exp(-x)); }))
+    tables.push_back(p);
   for (const auto& p : compute_chained_lut_params(-16, 0, 2, [](double x) { return std::exp(x); })) tables.push_back(p);
   std::vector<std::vector<uint32_t>> regs;
   for (std::size_t id = 0; id < tables.size(); ++id) {

@@ -65,7 +65,8 @@ TEST(Golden, LibraryReproducesEveryVector) {
     } else if (op == "table") {
       ASSERT_EQ(f.size(), 66u) << lineno;
       PwordF32 w;
-      for (std::size_t i = 0; i < 64; ++i) w[i] = std::bit_cast<float>(static_cast<uint32_t>(std::stoul(f[2 + i], nullptr, 16)));
+      for (std::size_t i = 0; i < 64; ++i)
+        w[i] = std::bit_cast<float>(static_cast<uint32_t>(std::stoul(f[2 + i], nullptr, 16)));
       tables[std::stoul(f[1])] = load_lut_table(w);
       continue;
     } else if (op == "lut") {

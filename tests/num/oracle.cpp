@@ -6,7 +6,8 @@
 namespace axcore::num::oracle {
 
 bool Big::is_zero() const {
-  for (uint64_t x : w) if (x != 0) return false;
+  for (uint64_t x : w)
+    if (x != 0) return false;
   return true;
 }
 int Big::top_bit() const {
@@ -152,8 +153,10 @@ namespace {
 int64_t order(uint32_t bits) {
   const F18 d = decode(bits);
   int64_t mag = 0;
-  if (d.kind == Kind::Inf) mag = int64_t{1} << 40;
-  else if (d.kind == Kind::Finite) mag = (int64_t{(bits >> 10) & 0x7F} << 10 | (bits & 0x3FF)) + 1;
+  if (d.kind == Kind::Inf)
+    mag = int64_t{1} << 40;
+  else if (d.kind == Kind::Finite)
+    mag = (int64_t{(bits >> 10) & 0x7F} << 10 | (bits & 0x3FF)) + 1;
   // zero: mag 0; -0 sits just below +0
   return d.neg ? -mag * 2 - 1 : mag * 2;
 }

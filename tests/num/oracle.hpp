@@ -11,7 +11,11 @@ namespace axcore::num::oracle {
 // An unsigned 384-bit integer, little-endian 64-bit limbs.
 struct Big {
   std::array<uint64_t, 6> w{};
-  static Big of(uint64_t v) { Big b; b.w[0] = v; return b; }
+  static Big of(uint64_t v) {
+    Big b;
+    b.w[0] = v;
+    return b;
+  }
   bool is_zero() const;
   int top_bit() const;  // index of the highest set bit, -1 for zero
   bool bit(int i) const;

@@ -68,8 +68,8 @@ TEST(Reduce, NanAndSignedZeros) {
 // sprinkled in. Every lane of every result is compared.
 TEST(Reduce, MillionNodesPerOpAgainstOracle) {
   constexpr int kVectors = 16'000;
-  static const uint32_t kSpecials[] = {0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400, 0x1FBFF,
-                                       0x3FBFF, 0x1FC00, 0x3FC00, 0x1FE00, 0x3FC01};
+  static const uint32_t kSpecials[] = {0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400,
+                                       0x1FBFF, 0x3FBFF, 0x1FC00, 0x3FC00, 0x1FE00, 0x3FC01};
   std::mt19937 rng(4);
   for (int t = 0; t < kVectors; ++t) {
     const int mode = t % 4;
@@ -152,10 +152,10 @@ TEST(Lut, PackingLayout) {
 
 TEST(Lut, EvaluationHandCases) {
   const std::vector<PwordF18> t = load_lut_tables(std::vector<LutParams>{ramp_table()});
-  EXPECT_EQ(to_double(lut_eval(f(2.5), t)), 3.0);      // idx 2: 2*2.5 - 2
-  EXPECT_EQ(to_double(lut_eval(f(0.75), t)), 0.0);     // idx 0: 0*x - 0
-  EXPECT_EQ(to_double(lut_eval(f(-5.0), t)), 0.0);     // clamped to idx 0
-  EXPECT_EQ(to_double(lut_eval(f(100.0), t)), 2970.0); // clamped to idx 30: 30*100 - 30
+  EXPECT_EQ(to_double(lut_eval(f(2.5), t)), 3.0);       // idx 2: 2*2.5 - 2
+  EXPECT_EQ(to_double(lut_eval(f(0.75), t)), 0.0);      // idx 0: 0*x - 0
+  EXPECT_EQ(to_double(lut_eval(f(-5.0), t)), 0.0);      // clamped to idx 0
+  EXPECT_EQ(to_double(lut_eval(f(100.0), t)), 2970.0);  // clamped to idx 30: 30*100 - 30
   EXPECT_EQ(lut_segment(f(30.99), t[0]), 30u);
   EXPECT_EQ(lut_segment(f(29.99), t[0]), 29u);
   EXPECT_TRUE(lut_eval(Float18::from_bits(Float18::kCanonicalNan), t).is_nan());

@@ -59,10 +59,9 @@ std::vector<Element> run(const DpuProgram& p, std::vector<Element> s0, std::vect
 
 TEST(Dpu, ScaleByConstantFromIfd1) {
   // init: r1 = pop(IFD1); body: r0 = pop(main); r2 = r0 * r1; push r2.
-  const auto p = program({dpu_instr(DpuOp::POP, R(1), 0, 0, 0, 1)},
-                         {dpu_instr(DpuOp::POP, R(0)), dpu_instr(DpuOp::MUL, R(2), R(0), R(1)),
-                          dpu_instr(DpuOp::PUSH, 0, R(2))},
-                         3);
+  const auto p = program(
+      {dpu_instr(DpuOp::POP, R(1), 0, 0, 0, 1)},
+      {dpu_instr(DpuOp::POP, R(0)), dpu_instr(DpuOp::MUL, R(2), R(0), R(1)), dpu_instr(DpuOp::PUSH, 0, R(2))}, 3);
   PwordF32 scale;
   scale.fill(2.0f);
   const auto out = run(p, {f32(ramp(0.1f, 1.0f)), f32(ramp(1000.3f, 3.0f)), f32(ramp(-5.0f, 0.001f))}, {f32(scale)});
@@ -76,12 +75,13 @@ TEST(Dpu, ScaleByConstantFromIfd1) {
 TEST(Dpu, LoopIndexedRegistersAndReduction) {
   // Row sum of 4 blocks (guide §8.5): LOOP 4 { r[0 + i] = pop } ; r8 = r0;
   // LOOP 3 { r8 = r8 + r[1 + i] }; r9 = add_reduce(r8); push r9.
-  const auto p = program({}, {dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 4), dpu_instr(DpuOp::POP, RL(0, 1)),
-                              dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::MOV, R(8), R(0)),
-                              dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 3), dpu_instr(DpuOp::ADD, R(8), R(8), RL(1, 1)),
-                              dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::ADD_REDUCE, R(9), R(8)),
-                              dpu_instr(DpuOp::PUSH, 0, R(9))},
-                         2);
+  const auto p =
+      program({},
+              {dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 4), dpu_instr(DpuOp::POP, RL(0, 1)), dpu_instr(DpuOp::ENDLOOP),
+               dpu_instr(DpuOp::MOV, R(8), R(0)), dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 3),
+               dpu_instr(DpuOp::ADD, R(8), R(8), RL(1, 1)), dpu_instr(DpuOp::ENDLOOP),
+               dpu_instr(DpuOp::ADD_REDUCE, R(9), R(8)), dpu_instr(DpuOp::PUSH, 0, R(9))},
+              2);
   std::vector<Element> in;
   std::mt19937 rng(4);
   std::normal_distribution<float> nd(0.0f, 50.0f);
@@ -107,14 +107,14 @@ TEST(Dpu, NestedLoopCountersByLevel) {
   // LOOP 2 { LOOP 3 { LOOP 2 { r[L1] = r[L1] + r[10 + L3]... } } } checks the counters of each
   // level: r0/r1 accumulate r10 (x3 per level-2 pass) and r11, each pass of the inner loop.
   // r10 = 1, r11 = 100 are popped in init. Pushes r0, r1 at the end.
-  const auto p = program(
-      {dpu_instr(DpuOp::POP, R(10)), dpu_instr(DpuOp::POP, R(11))},
-      {dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 2), dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 3),
-       dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 2), dpu_instr(DpuOp::ADD, RL(0, 1), RL(0, 1), RL(10, 3)),
-       dpu_instr(DpuOp::ADD, RL(20, 2), RL(20, 2), R(10)), dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::ENDLOOP),
-       dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::PUSH, 0, R(0)), dpu_instr(DpuOp::PUSH, 0, R(1)),
-       dpu_instr(DpuOp::PUSH, 0, R(20)), dpu_instr(DpuOp::PUSH, 0, R(22))},
-      1);
+  const auto p =
+      program({dpu_instr(DpuOp::POP, R(10)), dpu_instr(DpuOp::POP, R(11))},
+              {dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 2), dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 3),
+               dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 2), dpu_instr(DpuOp::ADD, RL(0, 1), RL(0, 1), RL(10, 3)),
+               dpu_instr(DpuOp::ADD, RL(20, 2), RL(20, 2), R(10)), dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::ENDLOOP),
+               dpu_instr(DpuOp::ENDLOOP), dpu_instr(DpuOp::PUSH, 0, R(0)), dpu_instr(DpuOp::PUSH, 0, R(1)),
+               dpu_instr(DpuOp::PUSH, 0, R(20)), dpu_instr(DpuOp::PUSH, 0, R(22))},
+              1);
   PwordF32 one, hundred;
   one.fill(1.0f);
   hundred.fill(100.0f);
@@ -132,9 +132,9 @@ TEST(Dpu, EveryArithmeticOp) {
   // r0 = a, r1 = b, r2 = c from the main stream; then one op each, pushed in order.
   std::vector<spec::DpuInstr> body = {dpu_instr(DpuOp::POP, R(0)), dpu_instr(DpuOp::POP, R(1)),
                                       dpu_instr(DpuOp::POP, R(2))};
-  const std::vector<DpuOp> ops = {DpuOp::MOV, DpuOp::ADD, DpuOp::SUB, DpuOp::MUL, DpuOp::MIN, DpuOp::MAX,
-                                  DpuOp::FMA, DpuOp::PRELU, DpuOp::ADD_REDUCE, DpuOp::MAX_REDUCE, DpuOp::MIN_REDUCE,
-                                  DpuOp::NOP};
+  const std::vector<DpuOp> ops = {DpuOp::MOV,        DpuOp::ADD,        DpuOp::SUB,        DpuOp::MUL,
+                                  DpuOp::MIN,        DpuOp::MAX,        DpuOp::FMA,        DpuOp::PRELU,
+                                  DpuOp::ADD_REDUCE, DpuOp::MAX_REDUCE, DpuOp::MIN_REDUCE, DpuOp::NOP};
   for (std::size_t i = 0; i < ops.size(); ++i) {
     body.push_back(dpu_instr(ops[i], R(3 + static_cast<uint32_t>(i)), R(0), R(1), R(2)));
     if (ops[i] != DpuOp::NOP) body.push_back(dpu_instr(DpuOp::PUSH, 0, R(3 + static_cast<uint32_t>(i))));
@@ -172,10 +172,10 @@ TEST(Dpu, ChainedLutAndCasts) {
   // init: pop 2 tables (float32) into r4, r5; body: r0 = pop (int32); r1 = lut(r0, r4..r5);
   // push r1 as int8.
   const auto params = num::compute_chained_lut_params(-8, 8, 2, [](double x) { return 100 * std::tanh(x); });
-  const auto p = program({dpu_instr(DpuOp::POP, R(4), 0, 0, 0, 1), dpu_instr(DpuOp::POP, R(5), 0, 0, 0, 1)},
-                         {dpu_instr(DpuOp::POP, R(0)), dpu_instr(DpuOp::LUT, R(1), R(0), R(4), 0, 2),
-                          dpu_instr(DpuOp::PUSH, 0, R(1))},
-                         1, Dtype::INT32, Dtype::INT8);
+  const auto p = program(
+      {dpu_instr(DpuOp::POP, R(4), 0, 0, 0, 1), dpu_instr(DpuOp::POP, R(5), 0, 0, 0, 1)},
+      {dpu_instr(DpuOp::POP, R(0)), dpu_instr(DpuOp::LUT, R(1), R(0), R(4), 0, 2), dpu_instr(DpuOp::PUSH, 0, R(1))}, 1,
+      Dtype::INT32, Dtype::INT8);
   num::PwordI32 x;
   for (std::size_t i = 0; i < 64; ++i) x[i] = static_cast<int32_t>(i) / 4 - 8;
   const auto out = run(p, {Element{num::AnyPword::of(x), false}},
@@ -212,8 +212,8 @@ TEST(Dpu, StepApiCountsInstructions) {
 }
 
 TEST(Dpu, DecodeFromWords) {
-  const auto p = program({dpu_instr(DpuOp::POP, R(3), 0, 0, 0, 1)},
-                         {dpu_instr(DpuOp::FMA, R(1), RL(2, 0), R(30), R(31), 0)}, 1);
+  const auto p =
+      program({dpu_instr(DpuOp::POP, R(3), 0, 0, 0, 1)}, {dpu_instr(DpuOp::FMA, R(1), RL(2, 0), R(30), R(31), 0)}, 1);
   std::vector<uint32_t> words;
   for (const auto& in : p.code) {
     const auto w = in.encode();
@@ -260,8 +260,11 @@ TEST(Dpu, IllegalPrograms) {
   const auto rt = program({}, {loop(3), dpu_instr(DpuOp::MOV, RL(30, 1), R(0)), end}, 1);
   expect_error([&] { run(rt, {}); }, ErrorCode::DPU_ILLEGAL, "= 32 leaves the register file");
   // A popped element of the wrong dtype.
-  expect_error([&] { run(program({}, {pop}, 1, Dtype::INT32), {Element{num::AnyPword::splat(Dtype::INT8, 1), false}}); },
-               ErrorCode::STREAM_DTYPE, "popped INT8");
+  expect_error(
+      [&] {
+        run(program({}, {pop}, 1, Dtype::INT32), {Element{num::AnyPword::splat(Dtype::INT8, 1), false}});
+      },
+      ErrorCode::STREAM_DTYPE, "popped INT8");
   // Unused operand fields are ignored: a NOP with garbage operands is legal.
   EXPECT_NO_THROW(Dpu(program({}, {dpu_instr(DpuOp::NOP, 0xFF, 0xFF, 0xFF, 0xFF, 0xFFFF)}, 1)));
 }

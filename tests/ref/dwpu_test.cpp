@@ -107,7 +107,9 @@ TEST(Dwpu, RandomDepthwiseConvAndPoolMatchPlainLoops) {
         int64_t want = acc;
         if (op == DwpuOp::MAX) want = mx;
         if (op == DwpuOp::MIN) want = mn;
-        if (op == DwpuOp::AVERAGE) want = cnt == 0 ? 0 : static_cast<int64_t>(std::nearbyint(static_cast<double>(acc) / static_cast<double>(cnt)));
+        if (op == DwpuOp::AVERAGE)
+          want =
+              cnt == 0 ? 0 : static_cast<int64_t>(std::nearbyint(static_cast<double>(acc) / static_cast<double>(cnt)));
         ASSERT_EQ(out.elems[o].value.as_i32()[n], want) << static_cast<int>(op) << " o=" << o << " n=" << n;
       }
     }
@@ -133,8 +135,11 @@ TEST(Dwpu, Faults) {
   d.weight_count = 1;  // tap 1 needs w[1]
   expect_error([&] { run(d, {splat8(1), splat8(1)}); }, ErrorCode::DESC_RANGE, "weight 1 outside");
   d = desc(DwpuOp::MAX, 1, 1);
-  expect_error([&] { run(d, {Element{num::AnyPword::splat(Dtype::FLOAT16, 0), false}}); }, ErrorCode::STREAM_DTYPE,
-               "takes INT8");
+  expect_error(
+      [&] {
+        run(d, {Element{num::AnyPword::splat(Dtype::FLOAT16, 0), false}});
+      },
+      ErrorCode::STREAM_DTYPE, "takes INT8");
   d = desc(DwpuOp::MAX, 1, 1);
   d.weight_count = 257;
   expect_error([&] { run(d, {}); }, ErrorCode::DESC_RANGE, "weight buffer");

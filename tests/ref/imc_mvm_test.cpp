@@ -29,7 +29,8 @@ Problem make_problem(std::size_t M, std::size_t KB, std::size_t NB, uint32_t see
   for (auto& v : p.w) v = static_cast<int8_t>(rng());
   p.l1.assign(KB * 64 * NB * 64, 0);
   for (std::size_t k = 0; k < KB * 64; ++k)
-    for (std::size_t n = 0; n < NB * 64; ++n) p.l1[(k * NB + n / 64) * 64 + n % 64] = static_cast<uint8_t>(p.w[k * NB * 64 + n]);
+    for (std::size_t n = 0; n < NB * 64; ++n)
+      p.l1[(k * NB + n / 64) * 64 + n % 64] = static_cast<uint8_t>(p.w[k * NB * 64 + n]);
   return p;
 }
 
@@ -59,7 +60,7 @@ spec::MvmDesc mvm_desc(const Problem& p, uint32_t matrix_id) {
   d.k_stride = static_cast<int32_t>(p.NB);
   d.o0_size = static_cast<uint32_t>(p.NB);  // nb innermost
   d.o0_tstride = 1;
-  d.o1_size = static_cast<uint32_t>(p.M);   // m
+  d.o1_size = static_cast<uint32_t>(p.M);  // m
   d.o1_tstride = 0;
   return d;
 }
@@ -94,7 +95,8 @@ TEST(Mvm, RandomMatmulMatchesPlainLoop) {
       const num::PwordI32 got = out.elems[m * p.NB + nb].value.as_i32();
       for (std::size_t l = 0; l < 64; ++l) {
         int64_t want = 0;
-        for (std::size_t k = 0; k < p.KB * 64; ++k) want += int64_t{p.x[m * p.KB * 64 + k]} * p.w[k * p.NB * 64 + nb * 64 + l];
+        for (std::size_t k = 0; k < p.KB * 64; ++k)
+          want += int64_t{p.x[m * p.KB * 64 + k]} * p.w[k * p.NB * 64 + nb * 64 + l];
         ASSERT_EQ(got[l], want) << m << "," << nb << "," << l;
       }
     }
@@ -148,7 +150,8 @@ TEST(Mvm, FastKernelsEqualThePlainSum) {
     const int mode = round % 4;  // 0 random, 1 all -128, 2 mixed extremes, 3 random x with extreme tile
     for (auto& v : t) v = mode == 1 ? int8_t{-128} : mode >= 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
     for (auto& v : x) v = mode == 1 ? int8_t{-128} : mode == 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
-    for (auto& v : acc) v = round % 3 == 0 ? INT32_MAX - static_cast<int32_t>(rng() % 1000) : static_cast<int32_t>(rng());
+    for (auto& v : acc)
+      v = round % 3 == 0 ? INT32_MAX - static_cast<int32_t>(rng() % 1000) : static_cast<int32_t>(rng());
     const num::PwordI32 want = plain(acc, x, t);
     num::PwordI32 got = acc;
     mvm_accumulate(got, x, t);

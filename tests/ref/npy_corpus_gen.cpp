@@ -14,8 +14,7 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(dir);
   for (const auto& [name, sample] : npy_samples::all()) {
     std::ofstream f(dir / (name + ".npy"), std::ios::binary);
-    f.write(reinterpret_cast<const char*>(sample.bytes.data()),
-            static_cast<std::streamsize>(sample.bytes.size()));
+    f.write(reinterpret_cast<const char*>(sample.bytes.data()), static_cast<std::streamsize>(sample.bytes.size()));
     if (!f) {
       std::cerr << "ref_npy_corpus_gen: cannot write " << (dir / (name + ".npy")) << "\n";
       return 1;

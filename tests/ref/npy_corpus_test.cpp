@@ -23,8 +23,7 @@ std::vector<uint8_t> read_file(const std::filesystem::path& p) {
 
 TEST(NpyCorpus, FilesAreCurrent) {
   for (const auto& [name, sample] : npy_samples::all()) {
-    EXPECT_EQ(read_file(kCorpus / (name + ".npy")), sample.bytes)
-        << name << ": run ref_npy_corpus_gen " << kCorpus;
+    EXPECT_EQ(read_file(kCorpus / (name + ".npy")), sample.bytes) << name << ": run ref_npy_corpus_gen " << kCorpus;
   }
 }
 
@@ -35,8 +34,7 @@ TEST(NpyCorpus, EveryFileParsesOrFailsAsNamed) {
   for (const auto& entry : std::filesystem::directory_iterator(kCorpus)) {
     const std::string name = entry.path().stem().string();
     const auto it = samples.find(name);
-    ASSERT_NE(it, samples.end()) << entry.path()
-                                 << " is not a sample: regenerate with ref_npy_corpus_gen";
+    ASSERT_NE(it, samples.end()) << entry.path() << " is not a sample: regenerate with ref_npy_corpus_gen";
     try {
       const AnyArray a = load_npy(entry.path().string());
       EXPECT_EQ(it->second.error, "") << name << " parsed";
@@ -49,15 +47,13 @@ TEST(NpyCorpus, EveryFileParsesOrFailsAsNamed) {
     } catch (const NpyError& e) {
       EXPECT_NE(it->second.error, "") << name << ": " << e.what();
       EXPECT_NE(std::string(e.what()).find(it->second.error), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(entry.path().string()), std::string::npos)
-          << "names the file";
+      EXPECT_NE(std::string(e.what()).find(entry.path().string()), std::string::npos) << "names the file";
       ++rejected;
     }
   }
   EXPECT_EQ(valid + rejected, samples.size());
   EXPECT_GE(rejected, 5u);  // truncated, magic, dtype, Fortran, header
-  for (std::size_t r = 0; r < 4; ++r)
-    EXPECT_GE(ranks[r], 4u) << "rank " << r << ": one file per dtype";
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_GE(ranks[r], 4u) << "rank " << r << ": one file per dtype";
 }
 
 }  // namespace

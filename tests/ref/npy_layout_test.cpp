@@ -21,9 +21,7 @@ void expect_npy_error(const std::vector<uint8_t>& b, const std::string& text) {
   try {
     (void)parse_npy(b);
     ADD_FAILURE() << "accepted; expected an error containing: " << text;
-  } catch (const NpyError& e) {
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-  }
+  } catch (const NpyError& e) { EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); }
 }
 
 TEST(Npy, ReadsHandWrittenFiles) {
@@ -34,20 +32,22 @@ TEST(Npy, ReadsHandWrittenFiles) {
     const auto u = std::bit_cast<uint32_t>(f);
     for (int b = 0; b < 4; ++b) data.push_back(static_cast<uint8_t>(u >> (8 * b)));
   }
-  const auto a = npy_as<float>(parse_npy(hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", data)));
+  const auto a =
+      npy_as<float>(parse_npy(hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", data)));
   EXPECT_EQ(a.shape(), (Shape{2, 3}));
   EXPECT_EQ(a({1, 2}), 6.0f);
   // int8 1-D, version 2.0, double-quoted keys, no trailing comma.
-  const auto b = npy_as<int8_t>(parse_npy(hand_npy("{\"descr\": \"|i1\", \"fortran_order\": False, \"shape\": (3,)}",
-                                                   {0xFF, 0x80, 0x7F}, 2)));
+  const auto b = npy_as<int8_t>(
+      parse_npy(hand_npy("{\"descr\": \"|i1\", \"fortran_order\": False, \"shape\": (3,)}", {0xFF, 0x80, 0x7F}, 2)));
   EXPECT_EQ(b.data(), (std::vector<int8_t>{-1, -128, 127}));
   // A 0-d int32 scalar.
-  const auto c = npy_as<int32_t>(parse_npy(hand_npy("{'descr': '<i4', 'fortran_order': False, 'shape': (), }",
-                                                    {0x78, 0x56, 0x34, 0x12})));
+  const auto c = npy_as<int32_t>(
+      parse_npy(hand_npy("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", {0x78, 0x56, 0x34, 0x12})));
   EXPECT_EQ(c.rank(), 0u);
   EXPECT_EQ(c.data()[0], 0x12345678);
   // float16 and an empty array.
-  const auto d = npy_as<num::Float16>(parse_npy(hand_npy("{'descr': '<f2', 'fortran_order': False, 'shape': (1, 0), }", {})));
+  const auto d =
+      npy_as<num::Float16>(parse_npy(hand_npy("{'descr': '<f2', 'fortran_order': False, 'shape': (1, 0), }", {})));
   EXPECT_EQ(d.size(), 0u);
 }
 
@@ -67,7 +67,8 @@ TEST(Npy, RoundTripsEveryDtype) {
   roundtrip(NDArray<int32_t>(Shape{1, 2}, {INT32_MIN, INT32_MAX}));
   roundtrip(NDArray<num::Float16>(Shape{2}, {num::Float16{0x3C00}, num::Float16{0xFC00}}));
   roundtrip(NDArray<float>(Shape{}, {42.0f}));
-  const auto path = (std::filesystem::temp_directory_path() / ("axcore_npy_" + std::to_string(::getpid()) + ".npy")).string();
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("axcore_npy_" + std::to_string(::getpid()) + ".npy")).string();
   const NDArray<int32_t> a(Shape{3, 1}, {4, 5, 6});
   save_npy(path, a);
   EXPECT_EQ(load_npy_as<int32_t>(path).data(), a.data());
@@ -92,8 +93,7 @@ TEST(Npy, WritesFormat2OnlyWhenTheHeaderNeedsIt) {
   ASSERT_GT(b.size(), 0x10000u);
   EXPECT_EQ(b[6], 2);
   EXPECT_EQ(b[7], 0);
-  const std::size_t header_len =
-      b[8] | std::size_t{b[9]} << 8 | std::size_t{b[10]} << 16 | std::size_t{b[11]} << 24;
+  const std::size_t header_len = b[8] | std::size_t{b[9]} << 8 | std::size_t{b[10]} << 16 | std::size_t{b[11]} << 24;
   EXPECT_GT(header_len, 0xFFFFu);
   EXPECT_EQ((12 + header_len) % 64, 0u);
   EXPECT_EQ(b.size(), 12 + header_len + 1);
@@ -144,8 +144,9 @@ TEST(Npy, RejectsMalformedHeadersAndTrailingBytes) {
   expect_npy_error(hand_npy("{'descr': '<f4, 'fortran_order': False", {}), "malformed header");
   expect_npy_error(hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", {}),
                    "dimension too large");
-  expect_npy_error(hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", {}),
-                   "more elements than fit");
+  expect_npy_error(
+      hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", {}),
+      "more elements than fit");
   expect_npy_error(hand_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::vector<uint8_t>(5)),
                    "1 bytes after the data");
   auto b = to_npy(NDArray<int8_t>(Shape{2}, 0));
@@ -169,8 +170,7 @@ TEST(Npy, RandomCorruptionNeverCrashes) {
     try {
       (void)parse_npy(b);
       ++accepted;
-    } catch (const NpyError&) {
-    }
+    } catch (const NpyError&) {}
   }
   EXPECT_GT(accepted, 0);  // data-only edits still parse
 }

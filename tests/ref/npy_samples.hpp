@@ -12,8 +12,7 @@ namespace npy_samples {
 // A .npy file as NumPy writes it, built by hand: magic, version major.0, the header length
 // (2 bytes for 1.x, 4 for 2.x/3.x), `dict` padded with spaces and a '\n' to a 64-byte boundary,
 // then `data`.
-std::vector<uint8_t> hand_npy(const std::string& dict, const std::vector<uint8_t>& data,
-                              uint8_t major = 1);
+std::vector<uint8_t> hand_npy(const std::string& dict, const std::vector<uint8_t>& data, uint8_t major = 1);
 
 struct Sample {
   std::vector<uint8_t> bytes;

@@ -46,7 +46,8 @@ TEST(OpElementwise, CastsRoundThroughFloat18) {
   const NDArray<float> h(Shape{2}, {65519.0f, 1e-7f});
   const auto y = cast<num::Float16>(h);
   EXPECT_EQ(y.data()[0].bits, 0x7BFF);
-  EXPECT_EQ(num::to_double(y.data()[1]), num::to_double(num::f16_from_double(num::to_double(num::f18_from_float(1e-7f)))));
+  EXPECT_EQ(num::to_double(y.data()[1]),
+            num::to_double(num::f16_from_double(num::to_double(num::f18_from_float(1e-7f)))));
   // int32 -> float32: 2^24 + 1 is not a float18; the result is the float18 rounding.
   const NDArray<int32_t> big(Shape{2}, {(1 << 24) + 1, 2049});
   EXPECT_EQ((cast<float>(big).data()), (std::vector<float>{16777216.0f, 2048.0f}));
@@ -132,14 +133,17 @@ TEST(OpElementwise, CastsRandomAgainstDoubleLoops) {
   const auto hff = cast<float>(hf);
   for (std::size_t i = 0; i < hf.size(); ++i) {
     const double want = num::to_double(hf.data()[i]);
-    if (std::isnan(want)) ASSERT_TRUE(std::isnan(hff.data()[i]));
-    else ASSERT_EQ(static_cast<double>(hff.data()[i]), want) << i;
+    if (std::isnan(want))
+      ASSERT_TRUE(std::isnan(hff.data()[i]));
+    else
+      ASSERT_EQ(static_cast<double>(hff.data()[i]), want) << i;
   }
   NDArray<int32_t> w(Shape{1000});
   for (auto& v : w.data()) v = static_cast<int32_t>(rng());
   const auto wf = cast<float>(w);
   for (std::size_t i = 0; i < w.size(); ++i)
-    ASSERT_LE(std::fabs(static_cast<double>(wf.data()[i]) - w.data()[i]), kU18 * std::fabs(static_cast<double>(w.data()[i])));
+    ASSERT_LE(std::fabs(static_cast<double>(wf.data()[i]) - w.data()[i]),
+              kU18 * std::fabs(static_cast<double>(w.data()[i])));
 }
 
 TEST(OpElementwise, QuantizeDequantizeHand) {
@@ -149,7 +153,8 @@ TEST(OpElementwise, QuantizeDequantizeHand) {
   EXPECT_EQ(q.data(), (std::vector<int8_t>{6, 0, 127, 3}));
   const auto d = dequantize(q, NDArray<float>(Shape{1}, {3.0f}), NDArray<float>(Shape{1}, {0.1f}));
   // (6 - 3) * f18(0.1): 0.1 rounds to 0.0999755859375 in float18, then * 3 rounds again.
-  EXPECT_EQ(d.data()[0], static_cast<float>(num::to_double(num::mul(num::f18_from_double(3), num::f18_from_float(0.1f)))));
+  EXPECT_EQ(d.data()[0],
+            static_cast<float>(num::to_double(num::mul(num::f18_from_double(3), num::f18_from_float(0.1f)))));
   EXPECT_NEAR(d.data()[0], 0.3f, 3e-4);
   EXPECT_EQ(d.data()[3], 0.0f);
   EXPECT_NEAR(d.data()[2], 12.4f, 0.01f);

@@ -103,7 +103,8 @@ std::vector<int64_t> plain_conv(const NDArray<int8_t>& x, const NDArray<int8_t>&
         for (std::size_t kh = 0; kh < KH; ++kh)
           for (std::size_t kw = 0; kw < KW; ++kw)
             for (std::size_t c = 0; c < C; ++c)
-              s += padded[((oh * p.stride[0] + kh * p.dilation[0]) * PW + ow * p.stride[1] + kw * p.dilation[1]) * C + c] *
+              s += padded[((oh * p.stride[0] + kh * p.dilation[0]) * PW + ow * p.stride[1] + kw * p.dilation[1]) * C +
+                          c] *
                    w.data()[((kh * KW + kw) * C + c) * CO + co];
         out[(oh * OW + ow) * CO + co] = s;
       }
@@ -139,7 +140,8 @@ TEST(OpConv2d, RandomAgainstPaddedLoop) {
     p.stride = {1 + rng() % 2, 1 + rng() % 3};
     p.padding = {rng() % 2, rng() % 3};
     p.dilation = {1 + rng() % 2, 1 + rng() % 2};
-    if (H + 2 * p.padding[0] < p.dilation[0] * (KH - 1) + 1 || W + 2 * p.padding[1] < p.dilation[1] * (KW - 1) + 1) continue;
+    if (H + 2 * p.padding[0] < p.dilation[0] * (KH - 1) + 1 || W + 2 * p.padding[1] < p.dilation[1] * (KW - 1) + 1)
+      continue;
     const auto x = testing::random_i8({H, W, C}, rng);
     const auto w = testing::random_i8({KH, KW, C, CO}, rng);
     std::size_t OH = 0, OW = 0;
@@ -205,9 +207,9 @@ TEST(OpPool, HandCasesPyTorchSemantics) {
   p.type = PoolType::Max;
   const NDArray<int8_t> neg(Shape{5, 1}, {-100, -3, 5, 7, -2});
   EXPECT_EQ(pool1d_int32(neg, p).data(), (std::vector<int32_t>{-100, 5, 7}));
-  p.type = PoolType::Average;  // count_include_pad = False: -100 / 1
+  p.type = PoolType::Average;                                                  // count_include_pad = False: -100 / 1
   EXPECT_EQ(pool1d_int32(neg, p).data(), (std::vector<int32_t>{-100, 1, 2}));  // 2/2, 5/2 = 2.5 -> 2
-  p.padding = {0, 2};  // more than half the kernel
+  p.padding = {0, 2};                                                          // more than half the kernel
   EXPECT_THROW(pool1d_int32(neg, p), std::invalid_argument);
   // 2-D 2x2 max over a 4x4 single channel.
   NDArray<int8_t> x2(Shape{4, 4, 1});
@@ -267,7 +269,8 @@ TEST(OpPool, RandomAgainstPlainLoop) {
     const std::size_t H = 4 + rng() % 6, W = 4 + rng() % 6, C = 1 + rng() % 5;
     if (H + 2 * p.padding[0] < p.dilation[0] * (p.kernel[0] - 1) + 1) continue;
     const auto x = testing::random_i8({H, W, C}, rng);
-    const std::array<std::size_t, 2> s{p.stride[0] ? p.stride[0] : p.kernel[0], p.stride[1] ? p.stride[1] : p.kernel[1]};
+    const std::array<std::size_t, 2> s{p.stride[0] ? p.stride[0] : p.kernel[0],
+                                       p.stride[1] ? p.stride[1] : p.kernel[1]};
     const std::size_t OH = torch_out(H, p.kernel[0], s[0], p.padding[0], p.dilation[0], p.ceil_mode);
     const std::size_t OW = torch_out(W, p.kernel[1], s[1], p.padding[1], p.dilation[1], p.ceil_mode);
     const auto got = pool2d_int32(x, p);
@@ -287,7 +290,8 @@ TEST(OpDepthwise, RandomAgainstPlainLoop) {
     p.stride = {1 + rng() % 2, 1 + rng() % 2};
     p.padding = {rng() % 2, rng() % 2};
     p.dilation = {1 + rng() % 2, 1 + rng() % 2};
-    if (H + 2 * p.padding[0] < p.dilation[0] * (KH - 1) + 1 || W + 2 * p.padding[1] < p.dilation[1] * (KW - 1) + 1) continue;
+    if (H + 2 * p.padding[0] < p.dilation[0] * (KH - 1) + 1 || W + 2 * p.padding[1] < p.dilation[1] * (KW - 1) + 1)
+      continue;
     const auto x = testing::random_i8({H, W, C}, rng);
     const auto w = testing::random_i8({KH, KW, C}, rng);
     // Depthwise = a dense conv whose weight is diagonal in (C_in, C_out).
@@ -327,7 +331,8 @@ TEST(OpDepthwise, Random1dAgainstPlainLoop) {
         int64_t s = 0;
         for (std::size_t k = 0; k < K; ++k) {
           const int64_t i = static_cast<int64_t>(o * stride + k * dil) - static_cast<int64_t>(pad);
-          if (i >= 0 && i < static_cast<int64_t>(L)) s += int64_t{x.data()[static_cast<std::size_t>(i) * C + c]} * w.data()[k * C + c];
+          if (i >= 0 && i < static_cast<int64_t>(L))
+            s += int64_t{x.data()[static_cast<std::size_t>(i) * C + c]} * w.data()[k * C + c];
         }
         ASSERT_EQ(got.data()[o * C + c], wrap64(s)) << t << " " << o << " " << c;
         ASSERT_LE(std::fabs(static_cast<double>(y.data()[o * C + c]) - static_cast<double>(s)),

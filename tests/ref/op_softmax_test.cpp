@@ -75,8 +75,8 @@ TEST(OpLayerNorm, HandCases) {
   // mean 2.5, d = [-1.5, -0.5, 0.5, 1.5] -> d * 2 * 0.5 + 1
   EXPECT_EQ(layer_norm(x, g, b, 0.0f, l).data(), (std::vector<float>{-0.5f, 0.5f, 1.5f, 2.5f}));
   // With the fitted rsqrt: var 1.25, 1/sqrt(1.25) = 0.894427...
-  const auto y = layer_norm(x, NDArray<float>(Shape{4}, 1.0f), NDArray<float>(Shape{4}, 0.0f), 0.0f,
-                            make_layernorm_luts());
+  const auto y =
+      layer_norm(x, NDArray<float>(Shape{4}, 1.0f), NDArray<float>(Shape{4}, 0.0f), 0.0f, make_layernorm_luts());
   const double r = 1.0 / std::sqrt(1.25);
   const double want[4] = {-1.5 * r, -0.5 * r, 0.5 * r, 1.5 * r};
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(y.data()[static_cast<std::size_t>(i)], want[i], 3e-3);

@@ -63,8 +63,8 @@ TEST(IfdWalk, NegativeStrideAndFloat32Elements) {
   ASSERT_EQ(e.size(), 2u);
   for (std::size_t n = 0; n < 64; ++n) {
     const std::size_t b = 20 * 64 + 4 * n;
-    EXPECT_EQ(e[0].value.lanes[n], uint32_t{l1[b]} | uint32_t{l1[b + 1]} << 8 | uint32_t{l1[b + 2]} << 16 |
-                                       uint32_t{l1[b + 3]} << 24);
+    EXPECT_EQ(e[0].value.lanes[n],
+              uint32_t{l1[b]} | uint32_t{l1[b + 1]} << 8 | uint32_t{l1[b + 2]} << 16 | uint32_t{l1[b + 3]} << 24);
   }
   EXPECT_EQ(e[1].value.lanes[0], uint32_t{l1[16 * 64]} | uint32_t{l1[16 * 64 + 1]} << 8 |
                                      uint32_t{l1[16 * 64 + 2]} << 16 | uint32_t{l1[16 * 64 + 3]} << 24);
@@ -110,8 +110,12 @@ TEST(IfdWalk, TwoGuardsOverTwoDimensions) {
   const auto l1 = make_l1(64);
   spec::Walk w = walk2d(0, 4, 1, 4, 8);
   w.nguards = 2;
-  w.g0_offset = -1; w.g0_coef0 = 1; w.g0_extent = 2;   // 1 <= i0 < 3
-  w.g1_offset = -1; w.g1_coef1 = 1; w.g1_extent = 2;   // 1 <= i1 < 3
+  w.g0_offset = -1;
+  w.g0_coef0 = 1;
+  w.g0_extent = 2;  // 1 <= i0 < 3
+  w.g1_offset = -1;
+  w.g1_coef1 = 1;
+  w.g1_extent = 2;  // 1 <= i1 < 3
   const auto e = ifd_all(w, l1);
   ASSERT_EQ(e.size(), 16u);
   for (uint32_t i1 = 0; i1 < 4; ++i1)

@@ -21,8 +21,8 @@
 #include <map>
 #include <tuple>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "axcore/regress/runner.hpp"
 #include "axcore/runtime/trace_tools.hpp"
@@ -67,10 +67,14 @@ Key key_of(const Record& r) { return axcore::runtime::stream_key(r); }
 // The test hook's corruption: a field the record's kind defines, so the comparison must see it.
 void corrupt(Record& r) {
   const uint8_t f = axcore::trace::defined_fields(r.kind);
-  if (f & axcore::trace::kFieldHash) r.data_hash ^= 0xBAD;
-  else if (f & axcore::trace::kFieldToken) r.token ^= 1;
-  else if (f & axcore::trace::kFieldBytes) r.bytes ^= 4;
-  else r.addr ^= 4;
+  if (f & axcore::trace::kFieldHash)
+    r.data_hash ^= 0xBAD;
+  else if (f & axcore::trace::kFieldToken)
+    r.token ^= 1;
+  else if (f & axcore::trace::kFieldBytes)
+    r.bytes ^= 4;
+  else
+    r.addr ^= 4;
 }
 
 }  // namespace
@@ -109,8 +113,15 @@ int main(int argc, char** argv) {
       std::cerr << "axcosim: mkfifo " << fifo << ": " << std::strerror(errno) << "\n";
       return 2;
     }
-    std::vector<std::string> cmd{axrun, bundle, "--backend", side[s].backend, "--trace", fifo.string(), "-q",
-                                 "--output-dir", (fs::path(out) / side[s].backend).string()};
+    std::vector<std::string> cmd{axrun,
+                                 bundle,
+                                 "--backend",
+                                 side[s].backend,
+                                 "--trace",
+                                 fifo.string(),
+                                 "-q",
+                                 "--output-dir",
+                                 (fs::path(out) / side[s].backend).string()};
     if (cores) cmd.insert(cmd.end(), {"--cores", std::to_string(cores)});
     for (const auto& i : inputs) cmd.insert(cmd.end(), {"--input", i});
     side[s].pid = spawn(cmd, fs::path(out) / (side[s].backend + ".log"));
@@ -123,8 +134,7 @@ int main(int argc, char** argv) {
 
   auto describe = [&](const Key& key, const Record* ra, const Record* rb, const std::string& what) {
     std::string m = fmt::format("DIVERGENCE at tile ({}, {}) unit {} after {} matching records: {}\n", std::get<0>(key),
-                                std::get<1>(key), axcore::trace::to_string(std::get<2>(key)),
-                                compared, what);
+                                std::get<1>(key), axcore::trace::to_string(std::get<2>(key)), compared, what);
     for (const auto& r : matched[key]) m += "  = " + axcore::trace::format(r) + "\n";
     if (ra) m += fmt::format("  {} (cycle {}): {}\n", side[0].backend, ra->cycle, axcore::trace::format(*ra));
     if (rb) m += fmt::format("  {} (cycle {}): {}\n", side[1].backend, rb->cycle, axcore::trace::format(*rb));

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "axcore/regress/report.hpp"
 #include "axcore/regress/runner.hpp"
@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   app.add_option("--tags", tags_arg, "only tests with one of these tags (comma separated)");
   app.add_flag("--resume", resume, "keep the jobs that passed in an earlier run into --out");
   app.add_option("--out", out_dir, "output directory (default: regress-<suite>)");
-  app.add_option("--build", build_dir, "build tree holding axc, axrun, axtrace, axrand (default: the one axregress is in)");
+  app.add_option("--build", build_dir,
+                 "build tree holding axc, axrun, axtrace, axrand (default: the one axregress is in)");
   app.add_flag("--list", list, "print the jobs and exit");
   app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
   app.add_flag("--table", table, "print a table of jobs x steps (status, cycles, TLM/RTL ratio) at the end");

@@ -23,9 +23,7 @@ ErrorCode ref_code(const std::map<uint32_t, spec::DmaBd>& store, uint32_t start,
         if (!w.pad && w.byte_addr + 4 > size) return ErrorCode::ADDR_RANGE;
       }
     }
-  } catch (const ref::RefError& e) {
-    return e.code();
-  }
+  } catch (const ref::RefError& e) { return e.code(); }
   return ErrorCode::NONE;
 }
 
@@ -86,7 +84,8 @@ TEST(RtlDmaErrors, ErrorTokensCarryTheRefCode) {
     EXPECT_EQ(info.dir, c.mm2s ? 1u : 0u);
     EXPECT_EQ(info.channel, 0u);
     // The channel reports the error and keeps working after it.
-    const uint32_t st = s.dev.read32(addr(c.row, (c.mm2s ? spec::shim::DMA_MM2S_STATUS : spec::shim::DMA_S2MM_STATUS).at(0)));
+    const uint32_t st =
+        s.dev.read32(addr(c.row, (c.mm2s ? spec::shim::DMA_MM2S_STATUS : spec::shim::DMA_S2MM_STATUS).at(0)));
     EXPECT_EQ(st >> 6 & 1, 1u);
     s.dev.write32(addr(c.row, spec::shim::ERROR_STATUS.offset), 0xFFFFFFFF);  // w1c
     EXPECT_EQ(s.dev.read32(addr(c.row, spec::shim::ERROR_STATUS.offset)), 0u);

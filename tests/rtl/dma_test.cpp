@@ -104,8 +104,8 @@ TEST(RtlDma, RepeatWithIterationMatchesRef) {
   std::vector<uint32_t> expect(32, 0);
   for (uint32_t run = 0; run < 3; ++run) ref_copy(rd, engine(kShim), words, src, wr, engine(kShim), expect, dst, run);
   EXPECT_EQ(s.ddr_words(dst, 32), expect);
-  const auto w3 = spec::DmaBd::decode(std::array<uint32_t, 16>{
-      0, 0, 0, s.dev.read32(addr(kShim, spec::shim::DMA_BD.at(4) + 12))});
+  const auto w3 =
+      spec::DmaBd::decode(std::array<uint32_t, 16>{0, 0, 0, s.dev.read32(addr(kShim, spec::shim::DMA_BD.at(4) + 12))});
   EXPECT_EQ(w3.iter_current, (1u + 3u) % 3u);
   // One token after the last run.
   EXPECT_EQ(s.token(kShim, true, 0).error, 0u);

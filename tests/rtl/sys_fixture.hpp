@@ -27,8 +27,7 @@ inline RtlOptions sys_options(uint32_t ddr_latency = 4) {
 }
 
 // A word-granular BD: d0..d3 sizes/strides (words), innermost first.
-inline spec::DmaBd bd(spec::MemSel mem, uint64_t byte_addr, std::vector<uint32_t> sizes,
-                      std::vector<int32_t> strides) {
+inline spec::DmaBd bd(spec::MemSel mem, uint64_t byte_addr, std::vector<uint32_t> sizes, std::vector<int32_t> strides) {
   spec::DmaBd b;
   b.mem = mem;
   b.valid = 1;

@@ -28,7 +28,8 @@ TEST(RtlSysRegs, ScratchAndBdStoreReadBack) {
     EXPECT_EQ(dev.read32(addr(kShim, spec::shim::SCRATCH.offset)), v);
   }
   for (uint32_t w = 0; w < 16; ++w) dev.write32(addr(kMem, spec::mem::DMA_BD.at(31) + 4 * w), 0x1000u * w + 7);
-  for (uint32_t w = 0; w < 16; ++w) EXPECT_EQ(dev.read32(addr(kMem, spec::mem::DMA_BD.at(31) + 4 * w)), 0x1000u * w + 7);
+  for (uint32_t w = 0; w < 16; ++w)
+    EXPECT_EQ(dev.read32(addr(kMem, spec::mem::DMA_BD.at(31) + 4 * w)), 0x1000u * w + 7);
 }
 
 TEST(RtlSysRegs, HostWriteTakesThreeCyclesReadFour) {
@@ -57,12 +58,12 @@ TEST(RtlSysRegs, CycleCounterLatchesHighWord) {
 
 TEST(RtlSysRegs, UnmappedAccessesAreDeviceErrors) {
   RtlDevice dev(sys_options());
-  EXPECT_THROW(dev.read32(addr(kShim, 0x0FFFC)), runtime::DeviceError);       // no register
-  EXPECT_THROW(dev.write32(addr(kMem, 0x0FFFC), 1), runtime::DeviceError);    // no register
-  EXPECT_THROW(dev.read32(addr(2, 0)), runtime::DeviceError);                 // no core tile here
-  EXPECT_THROW(dev.read32(spec::tile_addr(1, 0, 0)), runtime::DeviceError);   // column 1
-  EXPECT_THROW(dev.read32(addr(kShim, 2)), runtime::DeviceError);             // misaligned
-  EXPECT_THROW(dev.read32(uint64_t{1} << 33), runtime::DeviceError);          // not 32-bit
+  EXPECT_THROW(dev.read32(addr(kShim, 0x0FFFC)), runtime::DeviceError);      // no register
+  EXPECT_THROW(dev.write32(addr(kMem, 0x0FFFC), 1), runtime::DeviceError);   // no register
+  EXPECT_THROW(dev.read32(addr(2, 0)), runtime::DeviceError);                // no core tile here
+  EXPECT_THROW(dev.read32(spec::tile_addr(1, 0, 0)), runtime::DeviceError);  // column 1
+  EXPECT_THROW(dev.read32(addr(kShim, 2)), runtime::DeviceError);            // misaligned
+  EXPECT_THROW(dev.read32(uint64_t{1} << 33), runtime::DeviceError);         // not 32-bit
   // DBG_MEM past the end of L2.
   dev.write32(addr(kMem, spec::mem::DBG_MEM_ADDR.offset), P::l2_bytes);
   EXPECT_THROW(dev.read32(addr(kMem, spec::mem::DBG_MEM_DATA.offset)), runtime::DeviceError);

@@ -33,8 +33,8 @@ class CastTest : public ::testing::Test {
       m->eval();
       const uint32_t want = ref_cast(from, to, x);
       if (m->out_o != want && bad++ < 5) {
-        ADD_FAILURE() << axcore::spec::to_string(from) << " -> " << axcore::spec::to_string(to) << " of 0x"
-                      << std::hex << x << ": rtl 0x" << m->out_o << ", ref 0x" << want;
+        ADD_FAILURE() << axcore::spec::to_string(from) << " -> " << axcore::spec::to_string(to) << " of 0x" << std::hex
+                      << x << ": rtl 0x" << m->out_o << ", ref 0x" << want;
       }
     }
     return bad;
@@ -49,9 +49,9 @@ std::vector<uint32_t> all(uint32_t n) {
 
 std::vector<uint32_t> random32(uint32_t n, uint32_t seed, bool floaty) {
   std::mt19937 rng(seed);
-  std::vector<uint32_t> v{0, 1, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00001u,
-                          0x00000001u, 0x807FFFFFu, 0x3F000000u, 0x3FC00000u, 0x40200000u, 0xBF400000u,
-                          127, 128, 0xFFFFFF80u, 0xFFFFFF7Fu, 2049, 4097, 0x00FFFFFFu};
+  std::vector<uint32_t> v{0,           1,           0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x7F800000u, 0xFF800000u,
+                          0x7FC00001u, 0x00000001u, 0x807FFFFFu, 0x3F000000u, 0x3FC00000u, 0x40200000u, 0xBF400000u,
+                          127,         128,         0xFFFFFF80u, 0xFFFFFF7Fu, 2049,        4097,        0x00FFFFFFu};
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t x = rng();
     if (floaty && (i & 1)) x = (x & 0x83FFFFFFu) | ((96u + (rng() % 64)) << 23);  // near 1.0 .. 2^32

@@ -76,11 +76,9 @@ TEST(CoreTileTest, LoadImcAndMatmulThroughRegisters) {
   EXPECT_EQ(t.read(core::IMC_STATUS.offset), (uint32_t{mm.kb * mm.nb} << 8) | mm.matrix_id);
   EXPECT_EQ(t.read(core::Q_STATUS.at(0)) >> 16, 1u);
   EXPECT_EQ(t.read(core::Q_STATUS.at(2)) >> 16, 1u);
-  const uint32_t mvm_busy =
-      t.read(core::PERF_BUSY.at(static_cast<uint32_t>(axcore::spec::PerfUnit::MVM)));
+  const uint32_t mvm_busy = t.read(core::PERF_BUSY.at(static_cast<uint32_t>(axcore::spec::PerfUnit::MVM)));
   EXPECT_EQ(mvm_busy, mm.m * mm.kb * mm.nb);
-  EXPECT_EQ(t.read(core::PERF_TASKS.at(static_cast<uint32_t>(axcore::spec::PerfUnit::LOADIMC))),
-            1u);
+  EXPECT_EQ(t.read(core::PERF_TASKS.at(static_cast<uint32_t>(axcore::spec::PerfUnit::LOADIMC))), 1u);
   // CMDPROC events: queue 2 start/done, then queue 0 start/done, at the descriptor addresses
   ASSERT_EQ(t.cmd_events[2].size(), 2u);
   EXPECT_TRUE(t.cmd_events[2][0].first);
@@ -141,8 +139,7 @@ TEST(CoreTileTest, RefusedDescriptorsEndWithErrorTokens) {
   EXPECT_EQ(tk.tag, 3u);
   const uint32_t st = t.read(core::ERROR_STATUS.offset);
   EXPECT_EQ(st & 0x5u, 0x5u);  // any, desc
-  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu,
-            static_cast<uint32_t>(axcore::spec::ErrorCode::DESC_MAGIC));
+  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(axcore::spec::ErrorCode::DESC_MAGIC));
   EXPECT_EQ(t.read(core::ERROR_INFO.offset) >> 16, kLiWord);
   t.write(core::ERROR_STATUS.offset, st);
   EXPECT_EQ(t.read(core::ERROR_STATUS.offset), 0u);
@@ -198,11 +195,9 @@ TEST(CoreTileTest, QueueOverflowAndBarrier) {
   t.write(core::ERROR_STATUS.offset, 0xFFFFFFFFu);
   std::vector<uint32_t> bad(8, 0);
   t.write_cmd(kLiWord, bad);
-  for (unsigned i = 0; i < axcore::spec::param::queue_depth + 1; ++i)
-    t.push(2, kLiWord, 10 + i, false);
+  for (unsigned i = 0; i < axcore::spec::param::queue_depth + 1; ++i) t.push(2, kLiWord, 10 + i, false);
   EXPECT_TRUE(t.read(core::ERROR_STATUS.offset) & (1u << 4));  // overflow
-  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu,
-            static_cast<uint32_t>(axcore::spec::ErrorCode::QUEUE_OVERFLOW));
+  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(axcore::spec::ErrorCode::QUEUE_OVERFLOW));
 }
 
 TEST(CoreTileTest, RegisterDefaultsAndUnknownOffsets) {

@@ -122,8 +122,7 @@ struct Bench {
   void reference(const Dp& dp) {
     std::vector<ref::Element> xs, ws, ys, zs;
     ref::run_ifd(dp.ifd0, image, [&](const ref::Element& e) { xs.push_back(e); });
-    if (dp.h.has_ifd1)
-      ref::run_ifd(dp.ifd1, image, [&](const ref::Element& e) { ws.push_back(e); });
+    if (dp.h.has_ifd1) ref::run_ifd(dp.ifd1, image, [&](const ref::Element& e) { ws.push_back(e); });
     if (dp.h.has_main) {
       ref::VectorSource src(xs);
       ref::run_mvm(dp.mvm, imc, src.fn(), [&](const ref::Element& e) { ys.push_back(e); });
@@ -154,9 +153,7 @@ struct Bench {
   }
   uint32_t perf(spec::PerfUnit u, unsigned which) {
     const uint32_t i = static_cast<uint32_t>(u);
-    return t.read(which == 0   ? core::PERF_BUSY.at(i)
-                  : which == 1 ? core::PERF_STALL_IN.at(i)
-                               : core::PERF_TASKS.at(i));
+    return t.read(which == 0 ? core::PERF_BUSY.at(i) : which == 1 ? core::PERF_STALL_IN.at(i) : core::PERF_TASKS.at(i));
   }
 };
 
@@ -324,9 +321,8 @@ TEST(DatapathTest, DwpuQueueDpuOnlyWithSideInputMatchesTheReference) {
   const uint64_t c0 = b.t.sim.cycle();
   b.t.push(1, kDwWord, 7);
   ASSERT_TRUE(b.t.wait_tokens(1));
-  std::printf(
-      "DWPU-queue DPU-only datapath, %u elements x 7 DPU instructions: %llu cycles push to token\n",
-      n, static_cast<unsigned long long>(b.t.sim.cycle() - c0));
+  std::printf("DWPU-queue DPU-only datapath, %u elements x 7 DPU instructions: %llu cycles push to token\n", n,
+              static_cast<unsigned long long>(b.t.sim.cycle() - c0));
   EXPECT_FALSE(token_of(b.t.tokens[0]).error) << spec::to_string(token_of(b.t.tokens[0]).code);
   EXPECT_EQ(token_of(b.t.tokens[0]).channel, spec::param::core_queue_channel_base + 1);
   b.reference(dw);
@@ -366,8 +362,8 @@ TEST(DatapathTest, PerfTasksCountsOnlyTasksWithoutError) {
   put_dpu_only_operands(b, rng, n, kX0, kB0);
   auto expect_tasks = [&](uint32_t units, uint32_t cmdproc, const char* after) {
     SCOPED_TRACE(after);
-    for (const auto u : {spec::PerfUnit::MVM_IFD0, spec::PerfUnit::MVM_IFD1,
-                         spec::PerfUnit::MVM_DPU, spec::PerfUnit::MVM_ODR})
+    for (const auto u :
+         {spec::PerfUnit::MVM_IFD0, spec::PerfUnit::MVM_IFD1, spec::PerfUnit::MVM_DPU, spec::PerfUnit::MVM_ODR})
       EXPECT_EQ(b.perf(u, 2), units) << "unit " << static_cast<unsigned>(u);
     EXPECT_EQ(b.perf(spec::PerfUnit::MVM, 2), 0u);  // no MVM in these datapaths
     EXPECT_EQ(b.perf(spec::PerfUnit::CMDPROC, 2), cmdproc);
@@ -459,8 +455,7 @@ TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {
   dp = epilogue(mm);
   dp.dpu.desc.body_len += 1;  // the program runs past the descriptor's words
   EXPECT_EQ(code_of(dp, 14), ErrorCode::DESC_RANGE);
-  EXPECT_EQ(b.t.read(core::ERROR_INFO.offset) & 0x1Fu,
-            static_cast<uint32_t>(ErrorCode::DESC_RANGE));
+  EXPECT_EQ(b.t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(ErrorCode::DESC_RANGE));
   // at run time: a loop-indexed register past the file
   dp = epilogue(mm);
   dp.dpu.code[2] = dpu_instr(DpuOp::POP, dpu_reg(31, spec::DpuIndex::LOOP1), 0, 0, 0, 1);
@@ -510,8 +505,7 @@ TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {
     dp.dpu.desc.in0_dtype = Dtype::INT8;
     dp.dpu.desc.out_dtype = Dtype::INT32;
     dp.dpu.desc.iterations = iters;
-    dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
-                   dpu_instr(DpuOp::MUL, dpu_reg(0), dpu_reg(0), dpu_reg(0)),
+    dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::MUL, dpu_reg(0), dpu_reg(0), dpu_reg(0)),
                    dpu_instr(DpuOp::PUSH, 0, dpu_reg(0))};
     dp.dpu.desc.body_len = 3;
     return dp;
@@ -543,8 +537,7 @@ TEST(DatapathTest, WatchdogSeesTheDpuStarvedOnIfd1) {
   dp.dpu.desc.in0_dtype = dp.dpu.desc.in1_dtype = dp.dpu.desc.out_dtype = Dtype::INT8;
   dp.dpu.desc.iterations = n;
   dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
-                 dpu_instr(DpuOp::ADD, dpu_reg(0), dpu_reg(0), dpu_reg(1)),
-                 dpu_instr(DpuOp::PUSH, 0, dpu_reg(0))};
+                 dpu_instr(DpuOp::ADD, dpu_reg(0), dpu_reg(0), dpu_reg(1)), dpu_instr(DpuOp::PUSH, 0, dpu_reg(0))};
   dp.dpu.desc.body_len = 4;
   b.t.write(core::WDOG_LIMIT.offset, 300);
   const spec::Token tk = b.run(dp, 20, 5000);

@@ -37,9 +37,7 @@ using spec::ErrorCode;
 constexpr uint32_t kProgWord = spec::layout::datapath_desc::program;
 constexpr std::size_t kMaxInstr = spec::param::dpu_max_instructions;
 
-Float18 f18(uint32_t b) {
-  return Float18::from_bits(b);
-}
+Float18 f18(uint32_t b) { return Float18::from_bits(b); }
 
 // ---- the DUT ----
 struct Dut {
@@ -87,8 +85,7 @@ void put_element(W& port, const num::AnyPword& p) {
 template <class W>
 num::AnyPword get_element(const W& port, Dtype d) {
   std::vector<uint8_t> bytes(num::element_bytes(d));
-  for (std::size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = static_cast<uint8_t>(port[i / 4] >> (8 * (i % 4)));
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(port[i / 4] >> (8 * (i % 4)));
   return num::load_element(d, bytes);
 }
 
@@ -114,8 +111,7 @@ uint32_t random_lane(std::mt19937& rng, Dtype d) {
     return (r & 1u) << (frac_bits + exp_bits) | be << frac_bits | (rng() & ((1u << frac_bits) - 1));
   };
   switch (d) {
-    case Dtype::INT8:
-      return r & 0xFF;
+    case Dtype::INT8: return r & 0xFF;
     case Dtype::INT32:
       if (kind < 10) return static_cast<uint32_t>(static_cast<int32_t>(r % 601) - 300);
       if (kind < 15) return r;
@@ -126,8 +122,7 @@ uint32_t random_lane(std::mt19937& rng, Dtype d) {
     default:  // FLOAT32
       if (kind < 2) return r;
       if (kind == 2)
-        return std::array<uint32_t, 6>{0x7F800000u, 0xFF800000u, 0x7FC00000u,
-                                       0x80000000u, 0,           0x00000001u}[rng() % 6];
+        return std::array<uint32_t, 6>{0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x80000000u, 0, 0x00000001u}[rng() % 6];
       if (kind == 3) return fp(-70, -58, 23, 127, 8);  // around float18's flush-to-zero limit
       if (kind == 4) return fp(60, 66, 23, 127, 8);    // around its overflow
       return fp(-12, 12, 23, 127, 8);
@@ -157,16 +152,14 @@ DpuRun run_ref(const ref::DpuProgram& p, bool has_in1, LazyStream& s0, LazyStrea
   ref::Dpu dpu(p, ref::DpuConfig{has_in1});
   try {
     dpu.run(io);
-  } catch (const ref::RefError& e) {
-    r.err = e.code();
-  }
+  } catch (const ref::RefError& e) { r.err = e.code(); }
   r.instructions = dpu.instructions;
   return r;
 }
 
 // p_in / p_out: probability that an input is offered / the output accepted in a cycle.
-DpuRun run_dut(Dut& d, const ref::DpuProgram& p, bool has_in1, LazyStream& s0, LazyStream& s1,
-               std::mt19937& rng, double p_in, double p_out, uint64_t limit = 200000) {
+DpuRun run_dut(Dut& d, const ref::DpuProgram& p, bool has_in1, LazyStream& s0, LazyStream& s1, std::mt19937& rng,
+               double p_in, double p_out, uint64_t limit = 200000) {
   EXPECT_EQ(d.load(p.desc, p.code, has_in1), ErrorCode::NONE);
   DpuRun r;
   std::bernoulli_distribution in(p_in), outp(p_out);
@@ -184,8 +177,7 @@ DpuRun run_dut(Dut& d, const ref::DpuProgram& p, bool has_in1, LazyStream& s0, L
     r.busy += (act >> 2) & 1u;
     r.stall_in += (act >> 1) & 1u;
     r.stall_out += act & 1u;
-    const bool pop0 = d.sim->in0_valid_i && d.sim->in0_ready_o,
-               pop1 = d.sim->in1_valid_i && d.sim->in1_ready_o;
+    const bool pop0 = d.sim->in0_valid_i && d.sim->in0_ready_o, pop1 = d.sim->in1_valid_i && d.sim->in1_ready_o;
     if (d.sim->out_valid_o && d.sim->out_ready_i)
       r.out.push_back({get_element(d.sim->out_data_o, p.desc.out_dtype), false});
     const uint64_t e = d.sim->err_o;
@@ -200,8 +192,7 @@ DpuRun run_dut(Dut& d, const ref::DpuProgram& p, bool has_in1, LazyStream& s0, L
       for (int k = 0; k < 16; ++k) {
         d.sim->out_ready_i = 1;
         d.sim.settle();
-        if (d.sim->out_valid_o)
-          r.out.push_back({get_element(d.sim->out_data_o, p.desc.out_dtype), false});
+        if (d.sim->out_valid_o) r.out.push_back({get_element(d.sim->out_data_o, p.desc.out_dtype), false});
         d.sim.tick();
       }
       d.sim->out_ready_i = 0;
@@ -248,9 +239,8 @@ struct ProgGen {
   }
   void one() {
     static constexpr std::array<DpuOp, 14> kOps{
-        DpuOp::MOV,        DpuOp::ADD,        DpuOp::SUB,   DpuOp::MUL, DpuOp::MIN,
-        DpuOp::MAX,        DpuOp::FMA,        DpuOp::PRELU, DpuOp::LUT, DpuOp::ADD_REDUCE,
-        DpuOp::MAX_REDUCE, DpuOp::MIN_REDUCE, DpuOp::NOP,   DpuOp::POP};
+        DpuOp::MOV,   DpuOp::ADD, DpuOp::SUB,        DpuOp::MUL,        DpuOp::MIN,        DpuOp::MAX, DpuOp::FMA,
+        DpuOp::PRELU, DpuOp::LUT, DpuOp::ADD_REDUCE, DpuOp::MAX_REDUCE, DpuOp::MIN_REDUCE, DpuOp::NOP, DpuOp::POP};
     const DpuOp op = kOps[rng() % kOps.size()];
     if (op == DpuOp::POP) {
       code.push_back(dpu_instr(op, operand(0, 19), 0, 0, 0, in1 && rng() % 2 ? 1 : 0));
@@ -285,8 +275,7 @@ struct Tables {
   std::map<int, std::vector<num::PwordF32>> by_n;  // exp over [-4, 4] in n chained tables
   Tables() {
     for (int n = 1; n <= 3; ++n) {
-      for (const auto& t :
-           num::compute_chained_lut_params(-4.0, 4.0, n, [](double x) { return std::exp(x); }))
+      for (const auto& t : num::compute_chained_lut_params(-4.0, 4.0, n, [](double x) { return std::exp(x); }))
         by_n[n].push_back(num::pack_lut_params_to_pword(t));
     }
   }
@@ -305,8 +294,7 @@ struct Case {
 Case random_case(std::mt19937& rng) {
   Case c;
   c.has_in1 = rng() % 3 != 0;
-  static constexpr std::array<Dtype, 4> kDt{Dtype::INT8, Dtype::INT32, Dtype::FLOAT16,
-                                            Dtype::FLOAT32};
+  static constexpr std::array<Dtype, 4> kDt{Dtype::INT8, Dtype::INT32, Dtype::FLOAT16, Dtype::FLOAT32};
   auto& d = c.prog.desc;
   d.in0_dtype = kDt[rng() % 4];
   d.in1_dtype = kDt[rng() % 4];
@@ -320,8 +308,7 @@ Case random_case(std::mt19937& rng) {
     for (int i = 0; i < n; ++i)
       g.code.push_back(dpu_instr(DpuOp::POP, dpu_reg(24 + static_cast<uint32_t>(i)), 0, 0, 0, 1));
     g.code.push_back(dpu_instr(DpuOp::POP, dpu_reg(0), 0, 0, 0, 0));
-    g.code.push_back(
-        dpu_instr(DpuOp::LUT, dpu_reg(1), dpu_reg(0), dpu_reg(24), 0, static_cast<uint32_t>(n)));
+    g.code.push_back(dpu_instr(DpuOp::LUT, dpu_reg(1), dpu_reg(0), dpu_reg(24), 0, static_cast<uint32_t>(n)));
     g.code.push_back(dpu_instr(DpuOp::PUSH, 0, dpu_reg(1)));
   }
   for (uint32_t i = 0, k = rng() % 4; i < k; ++i) g.one();
@@ -370,10 +357,9 @@ TEST(DpuTest, Float18OpsReproduceTheGoldenVectors) {
 TEST(DpuTest, Float18OpsMatchNumOnRandomAndEdgeOperands) {
   Dut d;
   std::mt19937 rng(31);
-  std::vector<uint32_t> edge{0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400, 0x00401,
-                             0x1FBFF, 0x3FBFF, 0x1FC00, 0x3FC00, 0x1FE00, 0x3FFFF, 0x1FC01,
-                             0x0FC00, 0x2FC00, 0x0FC01, 0x0FBFF, 0x10000, 0x0F800, 0x00800,
-                             0x1F800, 0x0FFFF, 0x2FFFF, 0x01000, 0x11D00, 0x31D00};
+  std::vector<uint32_t> edge{0x00000, 0x20000, 0x00001, 0x203FF, 0x00400, 0x20400, 0x00401, 0x1FBFF, 0x3FBFF,
+                             0x1FC00, 0x3FC00, 0x1FE00, 0x3FFFF, 0x1FC01, 0x0FC00, 0x2FC00, 0x0FC01, 0x0FBFF,
+                             0x10000, 0x0F800, 0x00800, 0x1F800, 0x0FFFF, 0x2FFFF, 0x01000, 0x11D00, 0x31D00};
   auto check = [&](uint32_t a, uint32_t b, uint32_t c) {
     const Float18 x = f18(a), y = f18(b), z = f18(c);
     ASSERT_EQ(d.op(0, a, b), num::add(x, y).bits()) << std::hex << a << " + " << b;
@@ -382,24 +368,20 @@ TEST(DpuTest, Float18OpsMatchNumOnRandomAndEdgeOperands) {
     ASSERT_EQ(d.op(3, a, b), num::min(x, y).bits()) << std::hex << "min " << a << " " << b;
     ASSERT_EQ(d.op(4, a, b), num::max(x, y).bits()) << std::hex << "max " << a << " " << b;
     ASSERT_EQ(d.op(5, a, b), num::prelu(x, y).bits()) << std::hex << "prelu " << a << " " << b;
-    ASSERT_EQ(d.op(6, a, b, c), num::fma(x, y, z).bits())
-        << std::hex << "fma " << a << " " << b << " " << c;
+    ASSERT_EQ(d.op(6, a, b, c), num::fma(x, y, z).bits()) << std::hex << "fma " << a << " " << b << " " << c;
     ASSERT_EQ(d.op(7, a, b), num::less_equal(x, y) ? 1u : 0u) << std::hex << a << " <= " << b;
     num::PwordF18 t{};
     t[0] = y;
     t[1] = z;
-    ASSERT_EQ(d.op(8, a, b, c), num::lut_segment(x, t))
-        << std::hex << "segment " << a << " " << b << " " << c;
+    ASSERT_EQ(d.op(8, a, b, c), num::lut_segment(x, t)) << std::hex << "segment " << a << " " << b << " " << c;
   };
   for (uint32_t a : edge)
     for (uint32_t b : edge) check(a, b, edge[(a ^ b) % edge.size()]);
   for (int i = 0; i < 30000; ++i) {
     const uint32_t a = rng() & Float18::kMask;
     uint32_t b = rng() & Float18::kMask;
-    if (i % 2)
-      b = (b & 0x203FF) |
-          ((a & 0x1FC00) + ((rng() % 25) << 10) - (12u << 10)) % 0x20000;  // near exponents
-    if (i % 7 == 0) b = a ^ Float18::kSignBit ^ (rng() % 8);               // cancellation
+    if (i % 2) b = (b & 0x203FF) | ((a & 0x1FC00) + ((rng() % 25) << 10) - (12u << 10)) % 0x20000;  // near exponents
+    if (i % 7 == 0) b = a ^ Float18::kSignBit ^ (rng() % 8);                                        // cancellation
     check(a, b, rng() & Float18::kMask);
   }
 }
@@ -426,8 +408,7 @@ TEST(DpuTest, ReductionsAndLutsReproduceTheGoldenVectors) {
     num::PwordF32 x{};
     uint32_t want = 0;
     if (f[0] == "table") {
-      for (std::size_t i = 0; i < 64; ++i)
-        tabs[std::stoul(f[1])][i] = std::bit_cast<float>(h(2 + i));
+      for (std::size_t i = 0; i < 64; ++i) tabs[std::stoul(f[1])][i] = std::bit_cast<float>(h(2 + i));
       continue;
     } else if (f[0] == "add_reduce" || f[0] == "max_reduce" || f[0] == "min_reduce") {
       const DpuOp op = f[0] == "add_reduce"   ? DpuOp::ADD_REDUCE
@@ -442,14 +423,12 @@ TEST(DpuTest, ReductionsAndLutsReproduceTheGoldenVectors) {
       c.has_in1 = true;
       for (std::size_t i = 0; i < n; ++i) {
         c.in1_tables.push_back(tabs.at(std::stoul(f[2 + i])));
-        c.prog.code.push_back(
-            dpu_instr(DpuOp::POP, dpu_reg(8 + static_cast<uint32_t>(i)), 0, 0, 0, 1));
+        c.prog.code.push_back(dpu_instr(DpuOp::POP, dpu_reg(8 + static_cast<uint32_t>(i)), 0, 0, 0, 1));
       }
       x.fill(f32_of(h(2 + n)));
       want = h(3 + n);
       c.prog.code.push_back(dpu_instr(DpuOp::POP, dpu_reg(0)));
-      c.prog.code.push_back(
-          dpu_instr(DpuOp::LUT, dpu_reg(1), dpu_reg(0), dpu_reg(8), 0, static_cast<uint32_t>(n)));
+      c.prog.code.push_back(dpu_instr(DpuOp::LUT, dpu_reg(1), dpu_reg(0), dpu_reg(8), 0, static_cast<uint32_t>(n)));
       c.prog.code.push_back(dpu_instr(DpuOp::PUSH, 0, dpu_reg(1)));
     } else {
       continue;
@@ -457,8 +436,7 @@ TEST(DpuTest, ReductionsAndLutsReproduceTheGoldenVectors) {
     c.prog.desc.body_len = static_cast<uint32_t>(c.prog.code.size());
     LazyStream s0([&](std::size_t) { return ref::Element{num::AnyPword::of(x), false}; });
     LazyStream s1([&](std::size_t i) {
-      return ref::Element{
-          num::AnyPword::of(i < c.in1_tables.size() ? c.in1_tables[i] : num::PwordF32{}), false};
+      return ref::Element{num::AnyPword::of(i < c.in1_tables.size() ? c.in1_tables[i] : num::PwordF32{}), false};
     });
     const DpuRun r = run_dut(d, c.prog, c.has_in1, s0, s1, rng, 1.0, 1.0);
     ASSERT_EQ(r.out.size(), 1u) << line;
@@ -494,9 +472,8 @@ TEST(DpuTest, RandomProgramsMatchTheReference) {
       EXPECT_EQ(got.stall_in + got.stall_out, 0u) << "program " << t;
     }
   }
-  std::printf(
-      "random DPU programs: 250, %zu output elements compared, %zu ended with a run-time error\n",
-      outputs, errors);
+  std::printf("random DPU programs: 250, %zu output elements compared, %zu ended with a run-time error\n", outputs,
+              errors);
   EXPECT_GT(outputs, 500u);
 }
 
@@ -512,31 +489,17 @@ TEST(DpuTest, ValidatorAgreesWithTheReference) {
     for (int m = 0, k = 1 + static_cast<int>(rng() % 2); m < k; ++m) {
       auto& in = code[rng() % code.size()];
       switch (rng() % 9) {
-        case 0:
-          in.op = static_cast<DpuOp>(rng() % 20);
-          break;
-        case 1:
-          in.dst = rng() & 0xFF;
-          break;
-        case 2:
-          in.a = (in.a & 0x1F) | ((rng() % 4) << 5);
-          break;
-        case 3:
-          in.b = rng() & 0xFF;
-          break;
-        case 4:
-          in.imm = rng() % 10;
-          break;
-        case 5:
-          in.op = DpuOp::ENDLOOP;
-          break;
+        case 0: in.op = static_cast<DpuOp>(rng() % 20); break;
+        case 1: in.dst = rng() & 0xFF; break;
+        case 2: in.a = (in.a & 0x1F) | ((rng() % 4) << 5); break;
+        case 3: in.b = rng() & 0xFF; break;
+        case 4: in.imm = rng() % 10; break;
+        case 5: in.op = DpuOp::ENDLOOP; break;
         case 6:
           in.op = DpuOp::LOOP;
           in.imm = rng() % 3;
           break;
-        case 7:
-          desc.in1_dtype = static_cast<Dtype>(rng() % 8);
-          break;
+        case 7: desc.in1_dtype = static_cast<Dtype>(rng() % 8); break;
         default: {  // move the init / body boundary
           const auto n = desc.init_len + desc.body_len;
           desc.init_len = rng() % (n + 1);
@@ -551,9 +514,7 @@ TEST(DpuTest, ValidatorAgreesWithTheReference) {
     ErrorCode want = ErrorCode::NONE;
     try {
       ref::validate_dpu(c.prog, ref::DpuConfig{c.has_in1});
-    } catch (const ref::RefError& e) {
-      want = e.code();
-    }
+    } catch (const ref::RefError& e) { want = e.code(); }
     ++seen[want];
     ASSERT_EQ(d.load(desc, code, c.has_in1), want) << "case " << t;
   }
@@ -572,8 +533,7 @@ TEST(DpuTest, IndexedRegisterLeavingTheFileIsDpuIllegal) {
   p.desc.iterations = 1;
   p.code = {dpu_instr(DpuOp::LOOP, 0, 0, 0, 0, 4), dpu_instr(DpuOp::POP, dpu_reg(0)),
             dpu_instr(DpuOp::PUSH, 0, dpu_reg(0)),
-            dpu_instr(DpuOp::MOV, dpu_reg(30, spec::DpuIndex::LOOP1), dpu_reg(0)),
-            dpu_instr(DpuOp::ENDLOOP)};
+            dpu_instr(DpuOp::MOV, dpu_reg(30, spec::DpuIndex::LOOP1), dpu_reg(0)), dpu_instr(DpuOp::ENDLOOP)};
   p.desc.body_len = static_cast<uint32_t>(p.code.size());
   LazyStream a0 = stream_of(5, Dtype::INT32), a1 = stream_of(6, Dtype::INT8);
   LazyStream b0 = stream_of(5, Dtype::INT32), b1 = stream_of(6, Dtype::INT8);

@@ -31,16 +31,14 @@ struct DwWindow {
   uint32_t ow() const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
   uint32_t taps() const { return kh * kw; }
   uint32_t outputs() const { return oh() * ow() * cb; }
-  uint32_t out_rows() const {
-    return outputs() * static_cast<uint32_t>(axcore::num::element_rows(out));
-  }
+  uint32_t out_rows() const { return outputs() * static_cast<uint32_t>(axcore::num::element_rows(out)); }
 
   dwspec::Walk ifd() const {
     dwspec::Walk x{};
     x.dtype = x.cast_from = dwspec::Dtype::INT8;
     const auto c = static_cast<int32_t>(cb), row = static_cast<int32_t>(w * cb);
-    x.base_row = static_cast<uint32_t>(static_cast<int32_t>(x0) - static_cast<int32_t>(ph) * row -
-                                       static_cast<int32_t>(pw) * c);
+    x.base_row =
+        static_cast<uint32_t>(static_cast<int32_t>(x0) - static_cast<int32_t>(ph) * row - static_cast<int32_t>(pw) * c);
     x.ndims = 5;
     x.d0_size = kw;
     x.d0_stride = static_cast<int32_t>(dw) * c;
@@ -106,8 +104,7 @@ struct DwWindow {
     std::vector<axcore::ref::Element> xs, ys;
     axcore::ref::run_ifd(ifd(), l1, [&](const axcore::ref::Element& e) { xs.push_back(e); });
     axcore::ref::VectorSource src(xs);
-    axcore::ref::run_dwpu(dwpu(), l1, src.fn(),
-                          [&](const axcore::ref::Element& e) { ys.push_back(e); });
+    axcore::ref::run_dwpu(dwpu(), l1, src.fn(), [&](const axcore::ref::Element& e) { ys.push_back(e); });
     axcore::ref::VectorSource ysrc(ys);
     axcore::ref::run_odr(odr(), l1, ysrc.fn());
   }
@@ -115,9 +112,7 @@ struct DwWindow {
   // A random window of `op`: odd shapes, strides 1..3, dilations 1..2, padding up to the
   // window's reach, 1-D (h = kh = 1) about one time in five, now and then a 64-tap window.
   static DwWindow random(std::mt19937& rng, dwspec::DwpuOp op) {
-    auto pick = [&](uint32_t lo, uint32_t hi) {
-      return lo + static_cast<uint32_t>(rng() % (hi - lo + 1));
-    };
+    auto pick = [&](uint32_t lo, uint32_t hi) { return lo + static_cast<uint32_t>(rng() % (hi - lo + 1)); };
     DwWindow c;
     c.op = op;
     const bool big = rng() % 8 == 0, one_d = rng() % 5 == 0;
@@ -131,14 +126,12 @@ struct DwWindow {
     c.ph = one_d ? 0 : pick(0, (c.kh - 1) * c.dh);
     const uint32_t reach_w = c.dw * (c.kw - 1) + 1, reach_h = c.dh * (c.kh - 1) + 1;
     c.w = std::max<uint32_t>(1, reach_w > 2 * c.pw ? reach_w - 2 * c.pw : 1) + pick(0, 5);
-    c.h =
-        one_d ? 1 : std::max<uint32_t>(1, reach_h > 2 * c.ph ? reach_h - 2 * c.ph : 1) + pick(0, 4);
+    c.h = one_d ? 1 : std::max<uint32_t>(1, reach_h > 2 * c.ph ? reach_h - 2 * c.ph : 1) + pick(0, 4);
     c.cb = pick(1, 3);
     const dwspec::Dtype outs[] = {dwspec::Dtype::INT32, dwspec::Dtype::INT8, dwspec::Dtype::FLOAT16,
                                   dwspec::Dtype::FLOAT32};
     c.out = outs[rng() % 4];
-    c.weights = op == dwspec::DwpuOp::CONV ? c.weight_rows()
-                                           : pick(0, 3);  // pools load (unused) weights too
+    c.weights = op == dwspec::DwpuOp::CONV ? c.weight_rows() : pick(0, 3);  // pools load (unused) weights too
     c.pad_value = op == dwspec::DwpuOp::MAX ? 0x80u : op == dwspec::DwpuOp::MIN ? 0x7Fu : 0u;
     if (rng() % 4 == 0) c.pad_value = rng() & 0xFFu;
     if (op == dwspec::DwpuOp::AVERAGE && rng() % 2 == 0) c.divisor = pick(1, 70);

@@ -39,9 +39,8 @@ DwWindow placed(DwWindow c) {
 
 // A DWPU-kind descriptor; with `dpu` also the DPU section and its program (and IFD1 when
 // `ifd1` is given).
-std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
-                                 const spec::Walk& odr, bool has_main = true,
-                                 const ref::DpuProgram* dpu = nullptr,
+std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr,
+                                 bool has_main = true, const ref::DpuProgram* dpu = nullptr,
                                  const spec::Walk* ifd1 = nullptr) {
   namespace L = spec::layout::datapath_desc;
   std::vector<uint32_t> w(L::program + (dpu != nullptr ? 2 * dpu->code.size() : 0), 0);
@@ -64,8 +63,7 @@ std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d,
   if (ifd1 != nullptr) put(L::ifd1, ifd1->encode());
   if (dpu != nullptr) {
     put(L::dpu, dpu->desc.encode());
-    for (std::size_t i = 0; i < dpu->code.size(); ++i)
-      put(L::program + 2 * i, dpu->code[i].encode());
+    for (std::size_t i = 0; i < dpu->code.size(); ++i) put(L::program + 2 * i, dpu->code[i].encode());
   }
   return w;
 }
@@ -169,9 +167,7 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   };
   const uint64_t t_mm = alone(kQMvm, rtlcore::kDpWord), t_dw = alone(kQDw, kDwWord);
 
-  auto perf = [&](uint32_t reg_base, spec::PerfUnit u) {
-    return s.t.read(reg_base + 16 * static_cast<uint32_t>(u));
-  };
+  auto perf = [&](uint32_t reg_base, spec::PerfUnit u) { return s.t.read(reg_base + 16 * static_cast<uint32_t>(u)); };
   const uint32_t dw_stall0 = perf(core::PERF_STALL_IN.offset, spec::PerfUnit::DWPU);
   const std::size_t n = s.t.tokens.size();
   s.t.push(kQDw, kDwWord, 5);
@@ -188,8 +184,7 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   // the intervals overlap, and the pair takes about the longer of the two
   EXPECT_LT(sp[kQDw].start, sp[kQMvm].done);
   EXPECT_LT(sp[kQMvm].start, sp[kQDw].done);
-  const uint64_t both =
-      std::max(sp[kQDw].done, sp[kQMvm].done) - std::min(sp[kQDw].start, sp[kQMvm].start);
+  const uint64_t both = std::max(sp[kQDw].done, sp[kQMvm].done) - std::min(sp[kQDw].start, sp[kQMvm].start);
   std::printf(
       "DWPU 3x3 conv alone %llu cycles, MVMEXE M=48 K=1152 N=256 alone %llu cycles, both pushed "
       "together "
@@ -197,12 +192,10 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
       "the "
       "MVMEXE ports); %.0f simulated cycles/s\n",
       static_cast<unsigned long long>(t_dw), static_cast<unsigned long long>(t_mm),
-      static_cast<unsigned long long>(both), static_cast<unsigned long long>(t_dw + t_mm), dw_stall,
-      speed);
+      static_cast<unsigned long long>(both), static_cast<unsigned long long>(t_dw + t_mm), dw_stall, speed);
   // the pair costs the longer run, the second descriptor fetch (92 words) and the DWPU's stalls
   // on bank conflicts, far below the two runs back to back
-  EXPECT_LE(static_cast<double>(both),
-            static_cast<double>(std::max(t_dw, t_mm)) + 100.0 + dw_stall);
+  EXPECT_LE(static_cast<double>(both), static_cast<double>(std::max(t_dw, t_mm)) + 100.0 + dw_stall);
   EXPECT_LE(static_cast<double>(both), 0.7 * static_cast<double>(t_dw + t_mm));
 
   s.ref_matmul(mm);
@@ -216,8 +209,7 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   EXPECT_GE(busy, taps);
   EXPECT_LE(busy, taps + 2 * (c.weights + 8));
   EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DWPU))), 2u);
-  EXPECT_GT(s.t.read(core::PERF_BUSY.at(static_cast<uint32_t>(spec::PerfUnit::DW_ODR))),
-            c.outputs());
+  EXPECT_GT(s.t.read(core::PERF_BUSY.at(static_cast<uint32_t>(spec::PerfUnit::DW_ODR))), c.outputs());
   EXPECT_EQ(s.t.read(core::Q_STATUS.at(kQDw)) >> 16, 2u);
 }
 
@@ -228,8 +220,7 @@ TEST(DwpuCoreTest, RandomWindowsBesideMatmuls) {
   Matmul mm{4, 3, 2};
   mm.out = spec::Dtype::INT8;
   s.load_matmul(mm);
-  const DwpuOp ops[] = {DwpuOp::CONV, DwpuOp::MAX,     DwpuOp::MIN,
-                        DwpuOp::SUM,  DwpuOp::AVERAGE, DwpuOp::CONV};
+  const DwpuOp ops[] = {DwpuOp::CONV, DwpuOp::MAX, DwpuOp::MIN, DwpuOp::SUM, DwpuOp::AVERAGE, DwpuOp::CONV};
   int i = 0;
   for (DwpuOp op : ops) {
     const DwWindow c = placed(DwWindow::random(s.rng, op));
@@ -238,8 +229,7 @@ TEST(DwpuCoreTest, RandomWindowsBesideMatmuls) {
     s.t.push(kQDw, kDwWord, 40 + static_cast<uint32_t>(i));
     s.t.push(kQMvm, rtlcore::kDpWord, 50 + static_cast<uint32_t>(i));
     s.run_until(n + 2);
-    for (std::size_t k = n; k < s.t.tokens.size(); ++k)
-      EXPECT_FALSE(token_of(s.t.tokens[k]).error) << "case " << i;
+    for (std::size_t k = n; k < s.t.tokens.size(); ++k) EXPECT_FALSE(token_of(s.t.tokens[k]).error) << "case " << i;
     c.run_ref(s.image);
     s.expect_rows(c.y0, c.out_rows(), "window case " + std::to_string(i));
     ++i;
@@ -350,19 +340,15 @@ TEST(DwpuCoreTest, DwpuWithDpuEpilogueMatchesTheReference) {
     if (op == DwpuOp::AVERAGE) {
       k.c.out = Dtype::FLOAT16;
       d.out_dtype = Dtype::FLOAT32;
-      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
-                    dpu_instr(DpuOp::MUL, dpu_reg(1), dpu_reg(0), dpu_reg(0)),
+      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::MUL, dpu_reg(1), dpu_reg(0), dpu_reg(0)),
                     dpu_instr(DpuOp::MAX_REDUCE, dpu_reg(2), dpu_reg(1)),
-                    dpu_instr(DpuOp::SUB, dpu_reg(3), dpu_reg(1), dpu_reg(2)),
-                    dpu_instr(DpuOp::PUSH, 0, dpu_reg(3))};
+                    dpu_instr(DpuOp::SUB, dpu_reg(3), dpu_reg(1), dpu_reg(2)), dpu_instr(DpuOp::PUSH, 0, dpu_reg(3))};
     } else {
       k.c.out = Dtype::INT8;
       d.in1_dtype = Dtype::INT8;
       d.out_dtype = Dtype::INT8;
-      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)),
-                    dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
-                    dpu_instr(DpuOp::ADD, dpu_reg(2), dpu_reg(0), dpu_reg(1)),
-                    dpu_instr(DpuOp::PUSH, 0, dpu_reg(2))};
+      k.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
+                    dpu_instr(DpuOp::ADD, dpu_reg(2), dpu_reg(0), dpu_reg(1)), dpu_instr(DpuOp::PUSH, 0, dpu_reg(2))};
       k.ifd1 = side_walk(Dtype::INT8, k.c.outputs());
       k.has_ifd1 = true;
     }
@@ -394,12 +380,9 @@ TEST(DwpuCoreTest, DwpuWithDpuEpilogueMatchesTheReference) {
     }
     spec::Walk odr = k.c.odr();
     odr.cast_from = k.dpu.desc.out_dtype;
-    s.t.write_cmd(kDwWord, dwpu_words(k.c.ifd(), k.c.dwpu(), odr, true, &k.dpu,
-                                      k.has_ifd1 ? &k.ifd1 : nullptr));
-    const uint32_t dpu_tasks0 =
-        s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU)));
-    const uint32_t ifd1_tasks0 =
-        s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_IFD1)));
+    s.t.write_cmd(kDwWord, dwpu_words(k.c.ifd(), k.c.dwpu(), odr, true, &k.dpu, k.has_ifd1 ? &k.ifd1 : nullptr));
+    const uint32_t dpu_tasks0 = s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU)));
+    const uint32_t ifd1_tasks0 = s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_IFD1)));
     const std::size_t n = s.t.tokens.size();
     s.t.push(kQDw, kDwWord, 80 + static_cast<uint32_t>(i));
     s.run_until(n + 1);
@@ -429,8 +412,7 @@ TEST(DwpuCoreTest, DwpuWithDpuEpilogueMatchesTheReference) {
     const auto got = s.t.read_l1(uint64_t{k.c.y0} * 64, std::size_t{k.c.out_rows()} * 64);
     for (const uint8_t v : got) zero += v == 0;
     EXPECT_LT(zero, got.size() * 3 / 4);
-    EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU))),
-              dpu_tasks0 + 1);
+    EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_DPU))), dpu_tasks0 + 1);
     EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DW_IFD1))),
               ifd1_tasks0 + (k.has_ifd1 ? 1u : 0u));
   }
@@ -473,8 +455,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
     d = c.dwpu();
     d.weight_base_row = static_cast<uint32_t>(spec::param::l1_bytes / 64 - 1);
     d.weight_count = 2;
-    bad.push_back(
-        {"weights outside L1", dwpu_words(c.ifd(), d, c.odr()), spec::ErrorCode::L1_RANGE});
+    bad.push_back({"weights outside L1", dwpu_words(c.ifd(), d, c.odr()), spec::ErrorCode::L1_RANGE});
   }
   for (const Bad& b : bad) {
     s.t.write_cmd(kDwWord, b.words);

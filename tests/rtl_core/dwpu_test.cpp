@@ -42,8 +42,8 @@ struct Bench {
   }
   // Starts the datapath and runs it to its done (or to idle after an error). noise: the
   // probability (in 1/16) that a top-priority read steals a random bank in a cycle.
-  Result run(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr,
-             bool has_main = true, unsigned noise = 0) {
+  Result run(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr, bool has_main = true,
+             unsigned noise = 0) {
     rtlcore::set_wide(sim->ifd_walk_i, ifd.encode());
     rtlcore::set_wide(sim->dwpu_desc_i, d.encode());
     rtlcore::set_wide(sim->odr_walk_i, odr.encode());
@@ -79,8 +79,8 @@ struct Bench {
     std::size_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
       if (got[i] != want[i] && bad++ < 5)
-        ADD_FAILURE() << what << ": byte " << i << " (row " << row + i / 64 << "): rtl "
-                      << int{got[i]} << ", ref " << int{want[i]};
+        ADD_FAILURE() << what << ": byte " << i << " (row " << row + i / 64 << "): rtl " << int{got[i]} << ", ref "
+                      << int{want[i]};
     }
     EXPECT_EQ(bad, 0u) << what;
   }
@@ -99,11 +99,9 @@ struct Bench {
 
 std::string describe(const DwWindow& c, int i) {
   char b[256];
-  std::snprintf(
-      b, sizeof b,
-      "case %d op %u: %ux%ux%u k %ux%u s %u,%u d %u,%u p %u,%u out %s div %u pad 0x%x keep %u", i,
-      static_cast<unsigned>(c.op), c.h, c.w, c.cb, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.ph, c.pw,
-      std::string(spec::to_string(c.out)).c_str(), c.divisor, c.pad_value, c.keep_ow);
+  std::snprintf(b, sizeof b, "case %d op %u: %ux%ux%u k %ux%u s %u,%u d %u,%u p %u,%u out %s div %u pad 0x%x keep %u",
+                i, static_cast<unsigned>(c.op), c.h, c.w, c.cb, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.ph, c.pw,
+                std::string(spec::to_string(c.out)).c_str(), c.divisor, c.pad_value, c.keep_ow);
   return b;
 }
 
@@ -117,21 +115,11 @@ void random_windows(DwpuOp op, uint32_t seed, int n) {
   }
 }
 
-TEST(DwpuTest, DepthwiseConvMatchesTheReference) {
-  random_windows(DwpuOp::CONV, 101, 14);
-}
-TEST(DwpuTest, MaxPoolMatchesTheReference) {
-  random_windows(DwpuOp::MAX, 102, 10);
-}
-TEST(DwpuTest, MinPoolMatchesTheReference) {
-  random_windows(DwpuOp::MIN, 103, 10);
-}
-TEST(DwpuTest, SumPoolMatchesTheReference) {
-  random_windows(DwpuOp::SUM, 104, 10);
-}
-TEST(DwpuTest, AveragePoolMatchesTheReference) {
-  random_windows(DwpuOp::AVERAGE, 105, 14);
-}
+TEST(DwpuTest, DepthwiseConvMatchesTheReference) { random_windows(DwpuOp::CONV, 101, 14); }
+TEST(DwpuTest, MaxPoolMatchesTheReference) { random_windows(DwpuOp::MAX, 102, 10); }
+TEST(DwpuTest, MinPoolMatchesTheReference) { random_windows(DwpuOp::MIN, 103, 10); }
+TEST(DwpuTest, SumPoolMatchesTheReference) { random_windows(DwpuOp::SUM, 104, 10); }
+TEST(DwpuTest, AveragePoolMatchesTheReference) { random_windows(DwpuOp::AVERAGE, 105, 14); }
 
 // AVERAGE rounding: 2-tap sums at every odd value -65..63 (exact halves, both signs, ties to
 // even), a fixed divisor, a pad value inside the sum, and windows that are all padding (with
@@ -149,8 +137,7 @@ TEST(DwpuTest, AverageRoundsHalfToEven) {
     uint32_t dw, pw, divisor, pad;
   };
   // dw = 1, pw = 1: windows of 1, 2, 1 real taps; dw = 3, pw = 3: the middle window is all pad
-  for (const Cfg& g :
-       {Cfg{1, 1, 0, 0}, Cfg{1, 1, 4, 0}, Cfg{1, 1, 0, 3}, Cfg{3, 3, 0, 0}, Cfg{3, 3, 2, 0xFB}}) {
+  for (const Cfg& g : {Cfg{1, 1, 0, 0}, Cfg{1, 1, 4, 0}, Cfg{1, 1, 0, 3}, Cfg{3, 3, 0, 0}, Cfg{3, 3, 2, 0xFB}}) {
     DwWindow c;
     c.op = DwpuOp::AVERAGE;
     c.h = 1;
@@ -160,8 +147,8 @@ TEST(DwpuTest, AverageRoundsHalfToEven) {
     c.pw = g.pw;
     c.divisor = g.divisor;
     c.pad_value = g.pad;
-    const std::string what = "average dw " + std::to_string(g.dw) + " divisor " +
-                             std::to_string(g.divisor) + " pad " + std::to_string(g.pad);
+    const std::string what = "average dw " + std::to_string(g.dw) + " divisor " + std::to_string(g.divisor) + " pad " +
+                             std::to_string(g.pad);
     const Result r = b.run(c.ifd(), c.dwpu(), c.odr());
     ASSERT_TRUE(r.done) << what;
     c.run_ref(b.image);
@@ -246,8 +233,7 @@ TEST(DwpuTest, TapRateAndLatency) {
   p.run_ref(b.image);
   b.expect_rows(p.y0, p.out_rows(), "1-tap case");
   std::printf("DWPU 1-tap pool, %u outputs: %llu cycles, stall in %u, stall out %u\n", p.outputs(),
-              static_cast<unsigned long long>(rp.cycles), b.sim->dw_stall_in_o,
-              b.sim->dw_stall_out_o);
+              static_cast<unsigned long long>(rp.cycles), b.sim->dw_stall_in_o, b.sim->dw_stall_out_o);
   EXPECT_LE(rp.cycles, uint64_t{p.outputs()} + b.sim->dw_stall_in_o + 12u);
   EXPECT_EQ(b.sim->dw_stall_out_o, 0u);
 }

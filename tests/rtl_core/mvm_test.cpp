@@ -22,10 +22,10 @@ namespace {
 using axcore::spec::Dtype;
 namespace ref = axcore::ref;
 namespace spec = axcore::spec;
-using rtlcore::Matmul;
-using rtlcore::kX0;
 using rtlcore::kW0;
+using rtlcore::kX0;
 using rtlcore::kY0;
+using rtlcore::Matmul;
 
 #ifdef AXCORE_TB_MVM_ROWS
 constexpr uint64_t kRows = AXCORE_TB_MVM_ROWS;
@@ -74,7 +74,9 @@ struct Bench {
     sim->run_start_i = 1;
     sim.tick();
     sim->run_start_i = 0;
-    const uint64_t c = wait("MVMEXE run", 10000000, [](Vtb_mvm& m) { return m.odr_done_o != 0; }, each) + 1;
+    const uint64_t c = wait(
+                           "MVMEXE run", 10000000, [](Vtb_mvm& m) { return m.odr_done_o != 0; }, each) +
+                       1;
     std::vector<ref::Element> xs, ys;
     ref::run_ifd(mm.ifd(), image, [&](const ref::Element& e) { xs.push_back(e); });
     ref::VectorSource src(xs);
@@ -88,7 +90,8 @@ struct Bench {
     const auto* want = image.data() + std::size_t{kY0} * 64;
     std::size_t bad = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
-      if (got[i] != want[i] && bad++ < 5) ADD_FAILURE() << "output byte " << i << ": rtl " << int{got[i]} << ", ref " << int{want[i]};
+      if (got[i] != want[i] && bad++ < 5)
+        ADD_FAILURE() << "output byte " << i << ": rtl " << int{got[i]} << ", ref " << int{want[i]};
     }
     EXPECT_EQ(bad, 0u);
   }
@@ -186,9 +189,7 @@ TEST(MvmTest, TileOpTimingPerTimingMd) {
     for (std::size_t i = 1; i < pops.size(); ++i) {
       EXPECT_GE(pops[i] - pops[i - 1], kOpCycles) << "tile-op " << i;
       // wider than one cycle per tile-op the IFD runs ahead: every tile-op follows the last one
-      if (kOpCycles > 1) {
-        EXPECT_EQ(pops[i] - pops[i - 1], kOpCycles) << "tile-op " << i;
-      }
+      if (kOpCycles > 1) { EXPECT_EQ(pops[i] - pops[i - 1], kOpCycles) << "tile-op " << i; }
     }
     for (std::size_t j = 0; j < outs.size(); ++j) {
       const uint64_t last = pops[(j + 1) * mm.kb - 1];
@@ -209,11 +210,12 @@ TEST(MvmTest, UtilizationM256K1152N256) {
   const uint64_t cycles = b.run(mm);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t ideal = uint64_t{mm.m} * mm.kb * mm.nb * kOpCycles;
-  std::printf("MVM utilization M=256 K=1152 N=256, %llu rows/cycle: cycles %llu, ideal (M*K_BLOCKS*N_BLOCKS*64/rows) %llu, "
-              "ratio %.4f, MVM busy %u; sim speed %.0f cycles/s (incl. the reference run)\n",
-              static_cast<unsigned long long>(kRows), static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(ideal),
-              static_cast<double>(cycles) / static_cast<double>(ideal), b.sim->mvm_busy_cycles_o,
-              static_cast<double>(cycles) / secs);
+  std::printf(
+      "MVM utilization M=256 K=1152 N=256, %llu rows/cycle: cycles %llu, ideal (M*K_BLOCKS*N_BLOCKS*64/rows) %llu, "
+      "ratio %.4f, MVM busy %u; sim speed %.0f cycles/s (incl. the reference run)\n",
+      static_cast<unsigned long long>(kRows), static_cast<unsigned long long>(cycles),
+      static_cast<unsigned long long>(ideal), static_cast<double>(cycles) / static_cast<double>(ideal),
+      b.sim->mvm_busy_cycles_o, static_cast<double>(cycles) / secs);
   EXPECT_EQ(b.sim->mvm_busy_cycles_o, ideal);
   EXPECT_LE(static_cast<double>(cycles), 1.05 * static_cast<double>(ideal) + 16.0);
   b.expect_output(mm);

@@ -122,8 +122,7 @@ class L1Dbg {
   void write_bytes(uint64_t addr, std::span<const uint8_t> bytes) {
     for (std::size_t i = 0; i < bytes.size(); i += 4) {
       uint32_t w = 0;
-      for (std::size_t b = 0; b < 4 && i + b < bytes.size(); ++b)
-        w |= uint32_t{bytes[i + b]} << (8 * b);
+      for (std::size_t b = 0; b < 4 && i + b < bytes.size(); ++b) w |= uint32_t{bytes[i + b]} << (8 * b);
       write_word(static_cast<uint32_t>(addr + i), w);
     }
   }
@@ -131,8 +130,7 @@ class L1Dbg {
     std::vector<uint8_t> out;
     for (std::size_t i = 0; i < n; i += 4) {
       const uint32_t w = read_word(static_cast<uint32_t>(addr + i));
-      for (std::size_t b = 0; b < 4 && i + b < n; ++b)
-        out.push_back(static_cast<uint8_t>(w >> (8 * b)));
+      for (std::size_t b = 0; b < 4 && i + b < n; ++b) out.push_back(static_cast<uint8_t>(w >> (8 * b)));
     }
     return out;
   }

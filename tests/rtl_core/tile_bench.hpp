@@ -33,8 +33,7 @@ struct Tile {
       const unsigned base = 82 * q;
       if (rtlcore::bit(sim->mon_cmd_o, base + 81)) {
         uint32_t addr = 0;
-        for (unsigned i = 0; i < 16; ++i)
-          addr |= uint32_t{rtlcore::bit(sim->mon_cmd_o, base + 64 + i)} << i;
+        for (unsigned i = 0; i < 16; ++i) addr |= uint32_t{rtlcore::bit(sim->mon_cmd_o, base + 64 + i)} << i;
         cmd_events[q].emplace_back(rtlcore::bit(sim->mon_cmd_o, base + 80), addr);
       }
     }
@@ -104,8 +103,6 @@ struct Tile {
   }
 };
 
-inline axcore::spec::Token token_of(uint32_t w) {
-  return axcore::spec::Token::decode_word(w);
-}
+inline axcore::spec::Token token_of(uint32_t w) { return axcore::spec::Token::decode_word(w); }
 
 }  // namespace rtlcore

@@ -89,8 +89,7 @@ Walk random_walk(std::mt19937& rng, Dtype dt, uint32_t first, uint32_t rows, uin
 }
 
 // Pops the IFD stream with a random ready; returns the elements and checks done.
-std::vector<ref::Element> run_ifd(Bench& b, const Walk& w, std::mt19937& rng, unsigned ready_pct,
-                                  bool conflicts) {
+std::vector<ref::Element> run_ifd(Bench& b, const Walk& w, std::mt19937& rng, unsigned ready_pct, bool conflicts) {
   b.start(w, Walk{}, false);
   std::vector<ref::Element> got;
   const uint64_t n = ref::walk_length(w);
@@ -230,7 +229,8 @@ TEST(OdrTest, CopiesWithCastsAndDropsMatchTheReference) {
     ASSERT_TRUE(done) << "walk " << t;
     for (ref::WalkCursor c(dst, ref::WalkRole::Odr); !c.done(); c.advance()) stored += c.step().guards_pass;
     EXPECT_EQ(writes, stored * static_cast<int>(num::element_rows(dst.dtype)));
-    const std::size_t base = std::size_t{dst.base_row} * 64, len = std::size_t{dst.d0_size} * static_cast<std::size_t>(dst.d0_stride) * 64;
+    const std::size_t base = std::size_t{dst.base_row} * 64,
+                      len = std::size_t{dst.d0_size} * static_cast<std::size_t>(dst.d0_stride) * 64;
     const auto got = b.l1.read_bytes(base, len);
     ASSERT_TRUE(std::equal(got.begin(), got.end(), b.image.begin() + static_cast<std::ptrdiff_t>(base)))
         << "walk " << t << " " << axcore::spec::to_string(src.dtype) << " -> " << axcore::spec::to_string(dst.dtype);

@@ -15,8 +15,7 @@ namespace fs = std::filesystem;
 
 Scratch::Scratch(const std::string& tag) {
   static std::atomic<unsigned> n{0};
-  dir_ = fs::temp_directory_path() /
-         ("axcore_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  dir_ = fs::temp_directory_path() / ("axcore_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
   fs::remove_all(dir_);
   fs::create_directories(dir_);
 }
@@ -45,7 +44,8 @@ AxrunRun run_axrun(const Scratch& s, const std::string& name, const Bundle& b, c
   r.exec = sh(cmd);
   if (r.exec.rc == 0) {
     for (const auto& buf : b.buffers)
-      if (buf.role == BufferRole::OUTPUT) r.outputs.emplace(buf.name, ref::load_npy((out / (buf.name + ".npy")).string()));
+      if (buf.role == BufferRole::OUTPUT)
+        r.outputs.emplace(buf.name, ref::load_npy((out / (buf.name + ".npy")).string()));
   }
   if (fs::exists(r.trace) && fs::file_size(r.trace) > 0) r.records = trace::read_trace_file(r.trace.string());
   return r;

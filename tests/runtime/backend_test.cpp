@@ -22,9 +22,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -55,11 +53,15 @@ TEST(RuntimeRef, GraphErrorsNameTheNode) {
   Bundle b = ts::linear_relu_bundle();
   b.graph[1].op = "gelu";
   ref::NDArray<int8_t> x({2, 64});
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"x", x}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", x}});
+              }),
               HasSubstr("ref: graph node 1 (gelu): unknown op; the ref backend runs:"));
   b = ts::linear_relu_bundle();
   b.graph[0].inputs = {"scale", "w"};
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"x", x}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", x}});
+              }),
               HasSubstr("graph node 0 (linear): input 'scale' is FLOAT32, the op takes INT8"));
 }
 
@@ -67,21 +69,33 @@ TEST(RuntimeInputs, MissingExtraAndMismatchedSayWhatWasExpected) {
   const Bundle b = ts::linear_relu_bundle();
   EXPECT_THAT(error_of([&] { run_ref(b, {}); }),
               HasSubstr("missing input 'x': expected INT8 (2, 64); the bundle's inputs are:\n  x: INT8 (2, 64)"));
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"x", ref::NDArray<int8_t>({2, 64})}, {"z", ref::NDArray<int8_t>({1})}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", ref::NDArray<int8_t>({2, 64})}, {"z", ref::NDArray<int8_t>({1})}});
+              }),
               HasSubstr("unknown input 'z'; the bundle's inputs are:"));
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"w", ref::NDArray<int8_t>({64, 4})}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"w", ref::NDArray<int8_t>({64, 4})}});
+              }),
               HasSubstr("unknown input 'w' (it is a constant buffer)"));
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"x", ref::NDArray<float>({2, 64})}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", ref::NDArray<float>({2, 64})}});
+              }),
               HasSubstr("input 'x': expected INT8 (2, 64), got FLOAT32 (2, 64)"));
-  EXPECT_THAT(error_of([&] { run_ref(b, {{"x", ref::NDArray<int8_t>({64, 2})}}); }),
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", ref::NDArray<int8_t>({64, 2})}});
+              }),
               HasSubstr("input 'x': expected INT8 (2, 64), got INT8 (64, 2)"));
 }
 
 TEST(RuntimeParams, ParsedByTypeAndAppliedToTheirTargets) {
   const Bundle b = ts::dma_copy_bundle();
-  EXPECT_THAT(error_of([&] { param_bits(b, {{"nope", "1"}}); }),
+  EXPECT_THAT(error_of([&] {
+                param_bits(b, {{"nope", "1"}});
+              }),
               HasSubstr("unknown parameter 'nope'; the bundle's parameters are: marker (int32)"));
-  EXPECT_THAT(error_of([&] { param_bits(b, {{"marker", "1.5"}}); }),
+  EXPECT_THAT(error_of([&] {
+                param_bits(b, {{"marker", "1.5"}});
+              }),
               HasSubstr("parameter 'marker' is int32, '1.5' is not an int32 value"));
   EXPECT_EQ(param_bits(b, {{"marker", "0x1234"}}).at("marker"), 0x1234u);
   EXPECT_EQ(param_bits(b, {}).at("marker"), 7u);
@@ -157,7 +171,8 @@ TEST(RuntimeFpga, FakeBoardLogsTheProtocolAndReplaysIntoAFreshDevice) {
   pop_prefix << "R 0x" << std::hex << pop << " ";
   for (size_t i = 0; i < lines.size() && !first_pop; ++i)
     if (lines[i].rfind(pop_prefix.str(), 0) == 0 && lines[i] != pop_prefix.str() + "0x0") {
-      const auto tok = spec::Token::decode_word(static_cast<uint32_t>(std::stoul(lines[i].substr(pop_prefix.str().size()), nullptr, 16)));
+      const auto tok = spec::Token::decode_word(
+          static_cast<uint32_t>(std::stoul(lines[i].substr(pop_prefix.str().size()), nullptr, 16)));
       if (tok.row == 2 && tok.dir == 0) first_pop = i + 1;
     }
   ASSERT_GT(first_pop, 0u);

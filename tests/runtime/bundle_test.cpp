@@ -17,9 +17,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const BundleError& e) {
-    return e.what();
-  }
+  } catch (const BundleError& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -157,7 +155,8 @@ TEST(RuntimeBufferImage, PwordLayoutRoundTripsAndPads) {
   EXPECT_EQ(img[64 + 6], 0x7F);  // lane 6 is padding
   const auto back = std::get<ref::NDArray<int8_t>>(from_device_image(b, img));
   EXPECT_EQ(back.data(), a.data());
-  EXPECT_THAT(mismatch(b, ref::NDArray<float>({2, 70})), HasSubstr("input 'x': expected INT8 (2, 70), got FLOAT32 (2, 70)"));
+  EXPECT_THAT(mismatch(b, ref::NDArray<float>({2, 70})),
+              HasSubstr("input 'x': expected INT8 (2, 70), got FLOAT32 (2, 70)"));
 }
 
 TEST(RuntimeBundle, SaveAndLoadNameThePath) {

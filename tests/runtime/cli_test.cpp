@@ -30,7 +30,9 @@ class RuntimeCli : public ::testing::Test {
     ref::save_npy((dir / "x.npy").string(), x);
   }
   void TearDown() override { fs::remove_all(dir); }
-  std::string axrun(const std::string& args) { return std::string(AXRUN) + " " + (dir / "copy.axb").string() + " " + args; }
+  std::string axrun(const std::string& args) {
+    return std::string(AXRUN) + " " + (dir / "copy.axb").string() + " " + args;
+  }
   std::string p(const char* name) { return (dir / name).string(); }
   fs::path dir;
   ref::NDArray<int32_t> x{{8, 8}};
@@ -38,20 +40,25 @@ class RuntimeCli : public ::testing::Test {
 
 TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
   const Exec r = sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " +
-                         p("t1.trace") + " --timeline " + p("t.json")));
+                          p("t1.trace") + " --timeline " + p("t.json")));
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("axrun: regfile ran dma_copy_pad in"));
   EXPECT_THAT(r.out, HasSubstr("TXN: 14 ops, 4 waits, 2 patches"));
   EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1088, host in 256, host out 320"));
   const auto y = ref::load_npy_as<int32_t>(p("out/y.npy"));
   EXPECT_EQ(y.data(), testing_support::dma_copy_expected(x).data());
-  EXPECT_EQ(sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " + p("t2.trace"))).rc, 0);
+  EXPECT_EQ(sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " +
+                     p("t2.trace")))
+                .rc,
+            0);
   const Exec same = sh(std::string(AXTRACE) + " compare " + p("t1.trace") + " " + p("t2.trace"));
   EXPECT_EQ(same.rc, 0) << same.out;
   EXPECT_THAT(same.out, HasSubstr("equivalent:"));
   // A different parameter value is one different register write: reported as the divergence.
   EXPECT_EQ(sh(axrun("--backend regfile -q --param marker=9 --input x=" + p("x.npy") + " --output-dir " + p("out") +
-                     " --trace " + p("t3.trace"))).rc, 0);
+                     " --trace " + p("t3.trace")))
+                .rc,
+            0);
   const Exec diff = sh(std::string(AXTRACE) + " compare " + p("t1.trace") + " " + p("t3.trace"));
   EXPECT_EQ(diff.rc, 1) << diff.out;
   EXPECT_THAT(diff.out, HasSubstr("first divergence in (0,0) host at record 0 of that unit:"));
@@ -66,7 +73,7 @@ TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
 
 TEST_F(RuntimeCli, FpgaFakeBoardRun) {
   const Exec r = sh(axrun("--backend fpga --board fake=" + p("board.log") + " -q --input x=" + p("x.npy") +
-                         " --output-dir " + p("fout")));
+                          " --output-dir " + p("fout")));
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(ref::load_npy_as<int32_t>(p("fout/y.npy")).data(), testing_support::dma_copy_expected(x).data());
   EXPECT_TRUE(fs::file_size(p("board.log")) > 1000);
@@ -81,7 +88,8 @@ TEST_F(RuntimeCli, InputErrorsSayWhatWasExpected) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_THAT(r.out, HasSubstr("input 'x': expected INT32 (8, 8), got FLOAT32 (8, 8)"));
   r = sh(axrun("--backend regfile --input y=" + p("x.npy") + " --output-dir " + p("o")));
-  EXPECT_THAT(r.out, HasSubstr("unknown input 'y' (it is a output buffer); the bundle's inputs are:\n  x: INT32 (8, 8)"));
+  EXPECT_THAT(r.out,
+              HasSubstr("unknown input 'y' (it is a output buffer); the bundle's inputs are:\n  x: INT32 (8, 8)"));
   r = sh(axrun("--backend regfile --input x=" + p("x.npy") + " --param gain=2 --output-dir " + p("o")));
   EXPECT_THAT(r.out, HasSubstr("unknown parameter 'gain'; the bundle's parameters are: marker (int32)"));
   r = sh(axrun("--backend tpu --input x=" + p("x.npy") + " --output-dir " + p("o")));

@@ -89,8 +89,9 @@ spec::Walk walk(uint32_t base_row, spec::Dtype d) {
 }  // namespace
 
 tap::TensorAccessPattern dma_pad_walk() {
-  return tap::TensorAccessPattern::full({int64_t{kPadRows}, int64_t{kPadCols}}).T().pad(
-      std::vector<tap::PadPair>{{1, 0}, {1, 1}});
+  return tap::TensorAccessPattern::full({int64_t{kPadRows}, int64_t{kPadCols}})
+      .T()
+      .pad(std::vector<tap::PadPair>{{1, 0}, {1, 1}});
 }
 
 HandProgram dma_pad_program() {
@@ -162,9 +163,9 @@ HandProgram elementwise_program() {
   dpu.iterations = kN;
   using Op = spec::DpuOp;
   const std::vector<spec::DpuInstr> relu = {
-      ref::dpu_instr(Op::POP, ref::dpu_reg(1), 0, 0, 0, 0),             // r1 = f18(pop(main))
+      ref::dpu_instr(Op::POP, ref::dpu_reg(1), 0, 0, 0, 0),                        // r1 = f18(pop(main))
       ref::dpu_instr(Op::MAX, ref::dpu_reg(1), ref::dpu_reg(1), ref::dpu_reg(0)),  // r0 stays +0
-      ref::dpu_instr(Op::PUSH, 0, ref::dpu_reg(1)),                     // push(float16(r1))
+      ref::dpu_instr(Op::PUSH, 0, ref::dpu_reg(1)),                                // push(float16(r1))
   };
   spec::DpHeader h;
   h.id = 21;
@@ -198,8 +199,8 @@ HandProgram matmul(bool dpu_epilogue) {
   constexpr uint32_t M = kMatmulM, KB = kMatmulK / 64, NB = kMatmulN / 64;
   constexpr uint32_t kXRow = 0, kWRow = 16, kYRow = kMatmulOutL1 / 64, kEpiRow = 200;
   txn::AxcoreBuilder t(1);
-  ddr_to_l1(t, 0, 0, M * kMatmulK / 4, kXRow * 64);             // x on SysDMA ch0
-  ddr_to_l1(t, 1, 1, kMatmulK * kMatmulN / 4, kWRow * 64);      // w on ch1, at the same time
+  ddr_to_l1(t, 0, 0, M * kMatmulK / 4, kXRow * 64);         // x on SysDMA ch0
+  ddr_to_l1(t, 1, 1, kMatmulK * kMatmulN / 4, kWRow * 64);  // w on ch1, at the same time
   wait_channel(t, Tile::shim(), 0);
   wait_channel(t, Tile::shim(), 1);
   if (dpu_epilogue) {
@@ -326,7 +327,8 @@ HandProgram matmul_dpu_epilogue_program() { return matmul(true); }
 
 HandProgram out_of_range_bd_program() {
   txn::AxcoreBuilder t(1);
-  t.write_bd(Tile::shim(), 2, linear_bd(spec::MemSel::L2, 128, spec::param::l2_bytes - 256));  // 512 B from 256 B before the end
+  t.write_bd(Tile::shim(), 2,
+             linear_bd(spec::MemSel::L2, 128, spec::param::l2_bytes - 256));  // 512 B from 256 B before the end
   t.write_bd(Tile::shim(), 3, linear_bd(spec::MemSel::L1, 128));
   t.push_dma(Tile::shim(), Dir::S2MM, 1, token_push(3, 1)).push_dma(Tile::shim(), Dir::MM2S, 1, token_push(2, 2));
   t.wait_dma(Tile::shim(), Dir::MM2S, 1);

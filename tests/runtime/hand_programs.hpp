@@ -16,8 +16,8 @@
 #include <string>
 
 #include "axcore/runtime/bundle.hpp"
-#include "axcore/tap/pattern.hpp"
 #include "axcore/runtime/program.hpp"
+#include "axcore/tap/pattern.hpp"
 
 namespace axcore::runtime::testing_support {
 
@@ -30,8 +30,8 @@ struct HandProgram {
 inline constexpr uint32_t kPadWord = 0x7F7F0001;
 
 // The L1 addresses the programs use (core 0), for the tests that look inside.
-inline constexpr uint32_t kElemOutL1 = 0x1000;     // elementwise: y in L1
-inline constexpr uint32_t kMatmulOutL1 = 0x2800;   // matmul: y in L1 (row 160)
+inline constexpr uint32_t kElemOutL1 = 0x1000;    // elementwise: y in L1
+inline constexpr uint32_t kMatmulOutL1 = 0x2800;  // matmul: y in L1 (row 160)
 inline constexpr uint32_t kMatmulM = 4, kMatmulK = 128, kMatmulN = 64;
 
 // The CoreDMA walk of dma_pad over x (6, 10): x transposed, each of its rows padded by one word on

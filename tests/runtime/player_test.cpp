@@ -21,9 +21,7 @@ template <class F>
 std::string play_error(F&& f) {
   try {
     f();
-  } catch (const PlayError& e) {
-    return e.what();
-  }
+  } catch (const PlayError& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -67,7 +65,8 @@ TEST(RuntimePlayer, DmaCopyDdrToL1ToDdrWithPadding) {
   std::vector<uint8_t> y(4 * 80);
   dev.ddr_read(args[1].addr, y);
   auto word = [](const std::vector<uint8_t>& v, size_t i) {
-    return uint32_t{v[4 * i]} | uint32_t{v[4 * i + 1]} << 8 | uint32_t{v[4 * i + 2]} << 16 | uint32_t{v[4 * i + 3]} << 24;
+    return uint32_t{v[4 * i]} | uint32_t{v[4 * i + 1]} << 8 | uint32_t{v[4 * i + 2]} << 16 |
+           uint32_t{v[4 * i + 3]} << 24;
   };
   for (size_t r = 0; r < 8; ++r) {
     EXPECT_EQ(word(y, 10 * r), 0xA5A5A5A5u) << "row " << r;

@@ -111,8 +111,8 @@ TEST(RuntimeRtlPerturb, ACorruptedOutputWordIsTheFirstDivergence) {
   write_trace(bad_trace, bad.records);
   const ts::Exec cmp = ts::axtrace_compare(ref_trace, bad_trace);
   EXPECT_EQ(cmp.rc, 1) << cmp.out;
-  EXPECT_THAT(cmp.out, HasSubstr("first divergence in (0,2) dma.s2mm0 at record " + std::to_string(index) +
-                                 " of that unit:"));
+  EXPECT_THAT(cmp.out,
+              HasSubstr("first divergence in (0,2) dma.s2mm0 at record " + std::to_string(index) + " of that unit:"));
   EXPECT_THAT(cmp.out, HasSubstr("  " + ref_trace.string() + ": " + trace::format(*expect) + "\n"));
   EXPECT_THAT(cmp.out, HasSubstr("  " + bad_trace.string() + ": " + trace::format(*perturbed) + "\n"));
   EXPECT_THAT(cmp.out, HasSubstr("1 of "));  // that stream only

@@ -28,8 +28,11 @@ Bundle sample_bundle() {
   pw.bytes = 4096;
   b.buffers.push_back({"y", BufferRole::OUTPUT, spec::Dtype::FLOAT32, {4, 4}, pw, 2, std::nullopt});
   b.buffers.push_back({"tmp", BufferRole::SCRATCH, spec::Dtype::INT32, {16}, {}, std::nullopt, std::nullopt});
-  b.params.push_back({"scale", ParamType::FLOAT32, 0x3f800000,
-                      {{spec::tile_addr(0, 2, spec::core::CMD_MEM.at(70)), 0xFFFFFFFF, 0}}, "output scale"});
+  b.params.push_back({"scale",
+                      ParamType::FLOAT32,
+                      0x3f800000,
+                      {{spec::tile_addr(0, 2, spec::core::CMD_MEM.at(70)), 0xFFFFFFFF, 0}},
+                      "output scale"});
   GraphNode mm{"linear", {"x", "w"}, {"acc"}, {}};
   mm.attrs["out_dtype"] = std::string("float32");
   mm.attrs["scale"] = std::vector<double>{0.5};

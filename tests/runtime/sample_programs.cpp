@@ -47,8 +47,11 @@ Bundle dma_copy_bundle() {
   b.txn = t.words();
   b.buffers.push_back({"x", BufferRole::INPUT, spec::Dtype::INT32, {8, 8}, {}, 0, std::nullopt});
   b.buffers.push_back({"y", BufferRole::OUTPUT, spec::Dtype::INT32, {8, 10}, {}, 1, std::nullopt});
-  b.params.push_back({"marker", ParamType::INT32, 7,
-                      {{spec::tile_addr(0, 0, spec::shim::SCRATCH.offset), 0x0000FFFF, 0}}, "bring-up marker"});
+  b.params.push_back({"marker",
+                      ParamType::INT32,
+                      7,
+                      {{spec::tile_addr(0, 0, spec::shim::SCRATCH.offset), 0x0000FFFF, 0}},
+                      "bring-up marker"});
   b.metadata["name"] = "dma_copy_pad";
   return b;
 }

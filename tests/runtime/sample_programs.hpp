@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "axcore/runtime/bundle.hpp"
 #include <axcore/spec.hpp>
 #include "axcore/ref/ndarray.hpp"
+#include "axcore/runtime/bundle.hpp"
 
 namespace axcore::runtime::testing_support {
 

@@ -38,9 +38,8 @@ std::string unsupported(const ts::AxrunRun& r) {
 }
 
 size_t count(const std::vector<trace::Record>& v, uint8_t row, trace::Unit u, trace::Kind k) {
-  return static_cast<size_t>(std::count_if(v.begin(), v.end(), [&](const trace::Record& r) {
-    return r.row == row && r.unit == u && r.kind == k;
-  }));
+  return static_cast<size_t>(std::count_if(
+      v.begin(), v.end(), [&](const trace::Record& r) { return r.row == row && r.unit == u && r.kind == k; }));
 }
 
 // Runs the program on ref (in process) and on the backend (axrun): the outputs must be equal
@@ -110,9 +109,9 @@ TEST(HAND_FAULTS, MissingTokenNamesTheTaskAndDumpsTheStatus) {
   const ts::AxrunRun r = ts::run_axrun(s, p.name, p.bundle, {}, kBackend, "--token-timeout 20000");
   EXPECT_EQ(r.exec.rc, 1) << r.exec.out;
   const uint32_t at = word_writing(p.bundle, spec::tile_addr(0, 0, spec::shim::DMA_S2MM_QUEUE.at(1)));
-  EXPECT_THAT(r.exec.out, HasSubstr("no completion token within 20000 cycles: the task pushed at word " +
-                                    std::to_string(at) +
-                                    " to (0,0) S2MM ch1 (push 0x89000004: start 4, repeat 0, tag 9) never completed"));
+  EXPECT_THAT(r.exec.out,
+              HasSubstr("no completion token within 20000 cycles: the task pushed at word " + std::to_string(at) +
+                        " to (0,0) S2MM ch1 (push 0x89000004: start 4, repeat 0, tag 9) never completed"));
   EXPECT_THAT(r.exec.out, HasSubstr("device status (" + kBackend + ", cycle "));
   // The channel still has its task: S2MM1 status with pending >= 1.
   const auto pos = r.exec.out.find(" S2MM1=0x");
@@ -135,7 +134,8 @@ TEST(HAND_FAULTS, TruncatedAndForeignBundlesAreRefusedBeforeTheDevice) {
   const ts::AxrunRun f = ts::run_axrun(s, "foreign", foreign, p.inputs, kBackend);
   EXPECT_EQ(f.exec.rc, 2) << f.exec.out;
   char want[128];
-  std::snprintf(want, sizeof want, "built against spec hash 0xfeedfacecafebeef, this runtime implements spec hash 0x%llx",
+  std::snprintf(want, sizeof want,
+                "built against spec hash 0xfeedfacecafebeef, this runtime implements spec hash 0x%llx",
                 static_cast<unsigned long long>(spec::kSpecHash));
   EXPECT_THAT(f.exec.out, HasSubstr(want));
   EXPECT_TRUE(f.records.empty());  // refused before any device existed

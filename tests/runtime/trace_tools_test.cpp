@@ -61,9 +61,10 @@ TEST(RuntimeTraceCompare, ReportsThePerturbedRecordAsTheFirstDivergence) {
   ASSERT_EQ(r.divergences.size(), 2u);
   EXPECT_EQ(r.divergences[0].unit, Unit::MVM_ODR);
   EXPECT_EQ(r.divergences[0].index, 3u);
-  EXPECT_THAT(r.report, HasSubstr("first divergence in (0,2) mvm.odr at record 3 of that unit:\n  last 2 matching:\n    " +
-                                  trace::format(a[3]) + "\n    " + trace::format(a[5]) + "\n  A: " + trace::format(a[7]) +
-                                  "\n  B: " + trace::format(b[7]) + "\n"));
+  EXPECT_THAT(r.report,
+              HasSubstr("first divergence in (0,2) mvm.odr at record 3 of that unit:\n  last 2 matching:\n    " +
+                        trace::format(a[3]) + "\n    " + trace::format(a[5]) + "\n  A: " + trace::format(a[7]) +
+                        "\n  B: " + trace::format(b[7]) + "\n"));
   EXPECT_THAT(r.report, HasSubstr("2 of 4 unit streams diverge"));
 }
 
@@ -84,8 +85,8 @@ TEST(RuntimeTraceCompare, TailCheckNamesTheLongerTrace) {
 TEST(RuntimeTraceCompare, FieldsAKindDoesNotDefineAreNotCompared) {
   const auto a = program(1);
   auto b = program(1);
-  b[0].bytes = 4;        // REG_WRITE: bytes undefined
-  b[1].token = 0x80;     // MEM_WRITE: token undefined
+  b[0].bytes = 4;          // REG_WRITE: bytes undefined
+  b[1].token = 0x80;       // MEM_WRITE: token undefined
   b.back().data_hash = 9;  // TASK_DONE: data_hash undefined
   EXPECT_TRUE(compare_traces(a, b).equivalent) << compare_traces(a, b).report;
   b[0].data_hash ^= 1;  // the value written: defined
@@ -133,7 +134,9 @@ TEST(RuntimeTimeline, OneTrackPerUnitWithTaskSpans) {
   write_timeline(o, v);
   const std::string j = o.str();
   EXPECT_EQ(j.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
-  EXPECT_THAT(j, HasSubstr("{\"name\":\"task 0x40\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.005,\"dur\":0.025,\"pid\":2,\"tid\":1"));
+  EXPECT_THAT(
+      j, HasSubstr(
+             "{\"name\":\"task 0x40\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.005,\"dur\":0.025,\"pid\":2,\"tid\":1"));
   EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"mvm.odr\"}"));
   EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"tile (0,2)\"}"));
   EXPECT_EQ(j.substr(j.size() - 4), "\n]}\n");

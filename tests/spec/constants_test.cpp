@@ -36,8 +36,7 @@ void check_tile(const std::array<spec::RegisterInfo, N>& regs, const std::string
     EXPECT_EQ(regs[i].words, y[i].words);
     EXPECT_EQ(regs[i].reset, y[i].reset);
     EXPECT_EQ(regs[i].field_mask, y[i].field_mask);
-    for (uint32_t k = 0; k < y[i].count; ++k)
-      EXPECT_EQ(regs[i].at(k), y[i].offset + k * y[i].stride);
+    for (uint32_t k = 0; k < y[i].count; ++k) EXPECT_EQ(regs[i].at(k), y[i].offset + k * y[i].stride);
   }
 }
 
@@ -113,15 +112,14 @@ TEST(SpecConstants, LayoutsAndMagicsMatchYaml) {
   namespace dd = spec::layout::datapath_desc;
   ASSERT_EQ(yaml().layouts.size(), 1u) << "a new layout: add it here";
   const auto& y = yaml().layouts.at("datapath_desc");
-  const std::map<std::string, uint32_t> generated{
-      {"header", dd::header}, {"ifd0", dd::ifd0}, {"ifd1", dd::ifd1}, {"mvm", dd::mvm},
-      {"dwpu", dd::dwpu},     {"dpu", dd::dpu},   {"odr", dd::odr},   {"program", dd::program}};
+  const std::map<std::string, uint32_t> generated{{"header", dd::header}, {"ifd0", dd::ifd0},      {"ifd1", dd::ifd1},
+                                                  {"mvm", dd::mvm},       {"dwpu", dd::dwpu},      {"dpu", dd::dpu},
+                                                  {"odr", dd::odr},       {"program", dd::program}};
   EXPECT_EQ(generated, y);
   EXPECT_EQ(dd::program_count, spec::param::dpu_max_instructions);
   EXPECT_EQ(dd::max_words, dd::program + dd::program_count * spec::DpuInstr::kWords);
-  const std::map<std::string, uint32_t> magics{{"barrier", spec::magic::barrier},
-                                               {"datapath", spec::magic::datapath},
-                                               {"loadimc", spec::magic::loadimc}};
+  const std::map<std::string, uint32_t> magics{
+      {"barrier", spec::magic::barrier}, {"datapath", spec::magic::datapath}, {"loadimc", spec::magic::loadimc}};
   EXPECT_EQ(magics, yaml().magic);
 }
 
@@ -139,7 +137,6 @@ TEST(SpecConstants, AddressMapAndDerivedResets) {
   EXPECT_EQ(cfg.imc_tiles, spec::param::imc_tiles);
   EXPECT_EQ(spec::shim::ID_RESET, spec::kIdMagic);
   EXPECT_EQ(spec::core::WDOG_LIMIT_RESET, spec::param::watchdog_default_cycles);
-  EXPECT_EQ(spec::core::DMA_MM2S_QUEUE.at(1) - spec::core::DMA_S2MM_QUEUE.at(1),
-            spec::param::dma_mm2s_delta);
+  EXPECT_EQ(spec::core::DMA_MM2S_QUEUE.at(1) - spec::core::DMA_S2MM_QUEUE.at(1), spec::param::dma_mm2s_delta);
   EXPECT_EQ(spec::layout::datapath_desc::program, 92u);
 }

@@ -55,33 +55,25 @@ std::string error_of(const std::string& name, const std::string& text) {
   const fs::path p = write_case(name, text);
   try {
     load_spec(p.string());
-  } catch (const SpecError& e) {
-    return e.what();
-  }
+  } catch (const SpecError& e) { return e.what(); }
   ADD_FAILURE() << name << ": loaded without an error";
   return "";
 }
 
-void expect_error(const std::string& name, const std::string& text, int line, int column,
-                  const std::string& message) {
+void expect_error(const std::string& name, const std::string& text, int line, int column, const std::string& message) {
   const std::string got = error_of(name, text);
-  const std::string where =
-      (fs::temp_directory_path() / "axcore_spec_malformed" / (name + ".yaml")).string() + ":" +
-      std::to_string(line) + ":" + std::to_string(column) + ": error: ";
+  const std::string where = (fs::temp_directory_path() / "axcore_spec_malformed" / (name + ".yaml")).string() + ":" +
+                            std::to_string(line) + ":" + std::to_string(column) + ": error: ";
   EXPECT_EQ(got.rfind(where, 0), 0u) << "expected location " << where << "\n got: " << got;
-  EXPECT_NE(got.find(message), std::string::npos)
-      << "expected message '" << message << "'\n got: " << got;
+  EXPECT_NE(got.find(message), std::string::npos) << "expected message '" << message << "'\n got: " << got;
 }
 
 }  // namespace
 
-TEST(SpecMalformed, BaseIsValid) {
-  EXPECT_NO_THROW(load_spec(write_case("base", kBase).string()));
-}
+TEST(SpecMalformed, BaseIsValid) { EXPECT_NO_THROW(load_spec(write_case("base", kBase).string())); }
 
 TEST(SpecMalformed, MissingField) {
-  expect_error("missing", edit(kBase, "lsb: 4, width: 4}", "lsb: 4}"), 11, 9,
-               "s.f1: missing 'width'");
+  expect_error("missing", edit(kBase, "lsb: 4, width: 4}", "lsb: 4}"), 11, 9, "s.f1: missing 'width'");
 }
 
 TEST(SpecMalformed, OverlappingRegisters) {
@@ -95,41 +87,37 @@ TEST(SpecMalformed, OverlappingFields) {
 }
 
 TEST(SpecMalformed, MissingRegisterAccess) {
-  expect_error("missing_access",
-               edit(kBase, "name: R1, offset: 0x4, access: ro, ", "name: R1, offset: 0x4, "), 18, 9,
+  expect_error("missing_access", edit(kBase, "name: R1, offset: 0x4, access: ro, ", "name: R1, offset: 0x4, "), 18, 9,
                "shim.R1: missing 'access'");
 }
 
 // An array's second element lands inside a two-word register declared after it.
 TEST(SpecMalformed, OverlappingRegisterArrays) {
-  std::string text = edit(kBase, "name: R0, offset: 0x0, access: rw",
-                          "name: R0, offset: 0x0, count: 2, stride: 8, access: rw");
+  std::string text =
+      edit(kBase, "name: R0, offset: 0x0, access: rw", "name: R0, offset: 0x0, count: 2, stride: 8, access: rw");
   text = edit(text, "access: ro, fields: [{name: x, lsb: 0, width: 4}]", "access: ro, struct: s");
   expect_error("overlap_array", text, 17, 9, "register 'shim.R0' at 0x8 overlaps register 'R1'");
 }
 
 TEST(SpecMalformed, OverlappingRegisterFields) {
   expect_error("overlap_reg_fields",
-               edit(kBase, "{name: x, lsb: 0, width: 4}]",
-                    "{name: x, lsb: 0, width: 4}, {name: y, lsb: 2, width: 4}]"),
+               edit(kBase, "{name: x, lsb: 0, width: 4}]", "{name: x, lsb: 0, width: 4}, {name: y, lsb: 2, width: 4}]"),
                18, 83, "field 'shim.R1.y' overlaps field 'x' in word 0");
 }
 
 TEST(SpecMalformed, RegisterPastTheTileWindow) {
-  expect_error("past_window", edit(kBase, "name: R1, offset: 0x4", "name: R1, offset: 0x100000"),
-               18, 9, "register 'shim.R1' ends at 0x100004, past the 20-bit tile window");
+  expect_error("past_window", edit(kBase, "name: R1, offset: 0x4", "name: R1, offset: 0x100000"), 18, 9,
+               "register 'shim.R1' ends at 0x100004, past the 20-bit tile window");
 }
 
 TEST(SpecMalformed, FieldWiderThanRegister) {
-  expect_error("wide_field",
-               edit(kBase, "{name: x, lsb: 0, width: 4}", "{name: x, lsb: 30, width: 4}"), 18, 54,
+  expect_error("wide_field", edit(kBase, "{name: x, lsb: 0, width: 4}", "{name: x, lsb: 30, width: 4}"), 18, 54,
                "field 'shim.R1.x' (lsb 30, width 4) is wider than its 32-bit register");
 }
 
 TEST(SpecMalformed, FieldWiderThanWord) {
-  expect_error("wide_word_field",
-               edit(kBase, "f0, word: 0, lsb: 0, width: 8", "f0, word: 0, lsb: 28, width: 8"), 10,
-               9, "field 's.f0' (lsb 28, width 8) is wider than its 32-bit word");
+  expect_error("wide_word_field", edit(kBase, "f0, word: 0, lsb: 0, width: 8", "f0, word: 0, lsb: 28, width: 8"), 10, 9,
+               "field 's.f0' (lsb 28, width 8) is wider than its 32-bit word");
 }
 
 TEST(SpecMalformed, FieldWidthOutOfRange) {
@@ -143,8 +131,8 @@ TEST(SpecMalformed, ParamValueOutOfRange) {
 }
 
 TEST(SpecMalformed, ResetValueDoesNotFitItsField) {
-  expect_error("reset_range", edit(kBase, "lsb: 0, width: 4}]", "lsb: 0, width: 4, reset: 16}]"),
-               18, 89, "shim.R1.x: reset value 16 does not fit in 4 bits");
+  expect_error("reset_range", edit(kBase, "lsb: 0, width: 4}]", "lsb: 0, width: 4, reset: 16}]"), 18, 89,
+               "shim.R1.x: reset value 16 does not fit in 4 bits");
 }
 
 TEST(SpecMalformed, EnumValueOutOfRange) {
@@ -153,8 +141,7 @@ TEST(SpecMalformed, EnumValueOutOfRange) {
 }
 
 TEST(SpecMalformed, FieldPastTheStruct) {
-  expect_error("word_range", edit(kBase, "f1, word: 1", "f1, word: 2"), 11, 26,
-               "s.f1.word = 2 is out of range [0, 1]");
+  expect_error("word_range", edit(kBase, "f1, word: 1", "f1, word: 2"), 11, 26, "s.f1.word = 2 is out of range [0, 1]");
 }
 
 // The FPGA build's parameter overlay is checked the same way, located in the overlay file.
@@ -181,8 +168,7 @@ TEST(SpecMalformed, YamlSyntaxError) {
 TEST(SpecMalformed, GeneratorExitsNonZero) {
   const fs::path p = write_case("gen_exit", edit(kBase, "value: 4, min: 1", "value: 9, min: 1"));
   const fs::path err = p.string() + ".err";
-  const std::string cmd =
-      std::string(AXSPECGEN_PATH) + " " + p.string() + " --check 2> " + err.string();
+  const std::string cmd = std::string(AXSPECGEN_PATH) + " " + p.string() + " --check 2> " + err.string();
   const int rc = std::system(cmd.c_str());
   EXPECT_NE(rc, 0);
   std::ifstream f(err);
@@ -190,6 +176,4 @@ TEST(SpecMalformed, GeneratorExitsNonZero) {
   EXPECT_NE(text.find("gen_exit.yaml:3:22: error:"), std::string::npos) << text;
 }
 
-TEST(SpecMalformed, TheRealSpecIsValid) {
-  EXPECT_NO_THROW(load_spec(AXCORE_SPEC_YAML_PATH));
-}
+TEST(SpecMalformed, TheRealSpecIsValid) { EXPECT_NO_THROW(load_spec(AXCORE_SPEC_YAML_PATH)); }

@@ -62,9 +62,8 @@ void check_struct() {
   // Each field alone: only its bits are set, and it decodes back.
   for (size_t i = 0; i < yf.size(); ++i) {
     T t{};
-    const int64_t v = yf[i].enum_name.empty()
-                          ? (yf[i].is_signed ? -1 : static_cast<int64_t>(as_raw(yf[i], -1)))
-                          : yaml().enum_values.at(yf[i].enum_name).back();
+    const int64_t v = yf[i].enum_name.empty() ? (yf[i].is_signed ? -1 : static_cast<int64_t>(as_raw(yf[i], -1)))
+                                              : yaml().enum_values.at(yf[i].enum_name).back();
     t.set(i, v);
     const auto w = t.encode();
     const std::vector<uint32_t> words(w.begin(), w.end());
@@ -83,8 +82,7 @@ void check_struct() {
     }
     const auto w = t.encode();
     const std::vector<uint32_t> words(w.begin(), w.end());
-    for (size_t i = 0; i < yf.size(); ++i)
-      ASSERT_EQ(raw_bits(words, yf[i]), as_raw(yf[i], vals[i])) << yf[i].name;
+    for (size_t i = 0; i < yf.size(); ++i) ASSERT_EQ(raw_bits(words, yf[i]), as_raw(yf[i], vals[i])) << yf[i].name;
     const T back = T::decode(w);
     ASSERT_TRUE(back == t);
     for (size_t i = 0; i < yf.size(); ++i) ASSERT_EQ(back.get(i), vals[i]) << yf[i].name;

@@ -41,8 +41,7 @@ YField field(const YAML::Node& n, bool has_word, const YamlView& v) {
   return f;
 }
 
-void walk_registers(const YAML::Node& list, uint32_t base, const YamlView& v,
-                    std::vector<YReg>& out) {
+void walk_registers(const YAML::Node& list, uint32_t base, const YamlView& v, std::vector<YReg>& out) {
   for (const auto& n : list) {
     if (n.IsSequence()) {
       walk_registers(n, base, v, out);
@@ -75,8 +74,7 @@ void walk_registers(const YAML::Node& list, uint32_t base, const YamlView& v,
       bits = &v.structs.at(r.struct_name);
     r.field_mask = bits ? 0u : 0xFFFFFFFFu;
     if (bits)
-      for (const auto& f : *bits)
-        r.field_mask |= (f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1) << f.lsb;
+      for (const auto& f : *bits) r.field_mask |= (f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1) << f.lsb;
     if (n["reset"]) {
       r.reset = reset_of(n["reset"], v);
     } else {
@@ -110,8 +108,7 @@ YamlView read_yaml(const std::string& path) {
   for (const auto& p : root["params"]) {
     const auto name = p["name"].as<std::string>();
     v.params[name] = p["value"].as<int64_t>();
-    v.param_ranges[name] = {p["value"].as<int64_t>(), p["min"].as<int64_t>(),
-                            p["max"].as<int64_t>()};
+    v.param_ranges[name] = {p["value"].as<int64_t>(), p["min"].as<int64_t>(), p["max"].as<int64_t>()};
   }
   for (const auto& kv : root["enums"]) {
     const auto name = kv.first.as<std::string>();
@@ -129,12 +126,10 @@ YamlView read_yaml(const std::string& path) {
   for (const auto& kv : root["layouts"]) {
     const auto name = kv.first.as<std::string>();
     if (name == "magic") {
-      for (const auto& m : kv.second["values"])
-        v.magic[m["name"].as<std::string>()] = m["value"].as<uint32_t>();
+      for (const auto& m : kv.second["values"]) v.magic[m["name"].as<std::string>()] = m["value"].as<uint32_t>();
       continue;
     }
-    for (const auto& s : kv.second["sections"])
-      v.layouts[name][s["name"].as<std::string>()] = s["word"].as<uint32_t>();
+    for (const auto& s : kv.second["sections"]) v.layouts[name][s["name"].as<std::string>()] = s["word"].as<uint32_t>();
   }
   for (const auto& kv : root["tiles"]) {
     const std::string tile = kv.first.as<std::string>();

@@ -32,10 +32,9 @@ struct YParam {
 
 struct YamlView {
   uint32_t version = 0, txn_dev_gen = 0, txn_major = 0, txn_minor = 0, id_magic = 0;
-  uint64_t hash = 0;  // FNV-1a 64 of the file's bytes
-  std::map<std::string, std::vector<YField>>
-      structs;                                   // struct name, or "tile.REG" for register fields
-  std::map<std::string, uint32_t> struct_words;  // descriptor structs only
+  uint64_t hash = 0;                                   // FNV-1a 64 of the file's bytes
+  std::map<std::string, std::vector<YField>> structs;  // struct name, or "tile.REG" for register fields
+  std::map<std::string, uint32_t> struct_words;        // descriptor structs only
   std::map<std::string, uint32_t> enum_widths;
   std::map<std::string, std::vector<std::pair<std::string, uint32_t>>> enums;  // name, value
   std::map<std::string, std::vector<uint32_t>> enum_values;

@@ -132,9 +132,7 @@ TEST(TapBdProperty, LegalWalksRoundTrip) {
     DecodeOptions d{ints(p.tensor_dims()), bits, o.base_address};
     std::vector<P> back = decode_task(task, d);
     ASSERT_EQ(task_walk(back), walk) << p;
-    if (back.size() == 1) {
-      ASSERT_EQ(back[0], p) << back[0];
-    }
+    if (back.size() == 1) { ASSERT_EQ(back[0], p) << back[0]; }
   }
   EXPECT_GT(legal, 800);
   EXPECT_GT(illegal, 300);

@@ -28,14 +28,26 @@ TEST(TapBdSeed, SubWordRules) {
   P every_other = P::full({16, 16}).at({Slice{}, Slice{{}, {}, 2}});
   expect_error<ValueError>([&] { lower_to_bds(every_other, 16, Engine::kSysDma); },
                            "dma_bd: For <32b width datatypes, inner-most dim stride must be 1");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{{}, 3}}), 16, Engine::kMemDma); },
-                           "dma_bd: Size 0 is 3 elements * 2 bytes = 6 bytes, which is not divisible by 4");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{{}, 6}}), 8, Engine::kCoreDma); },
-                           "dma_bd: Size 0 is 6 elements * 1 bytes = 6 bytes, which is not divisible by 4");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{1, 3}}), 16, Engine::kMemDma); },
-                           "dma_bd: Offset is 1 elements * 2 bytes = 2 bytes, which is not divisible by 4");
-  expect_error<ValueError>([&] { lower_to_bds(P(std::vector<SymInt>{64}, 0, {4, 4}, {3, 1}), 8, Engine::kSysDma); },
-                           "dma_bd: Stride 1 is 3 elements * 1 bytes = 3 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{{}, 3}}), 16, Engine::kMemDma);
+      },
+      "dma_bd: Size 0 is 3 elements * 2 bytes = 6 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{{}, 6}}), 8, Engine::kCoreDma);
+      },
+      "dma_bd: Size 0 is 6 elements * 1 bytes = 6 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({16, 16}).at({Slice{}, Slice{1, 3}}), 16, Engine::kMemDma);
+      },
+      "dma_bd: Offset is 1 elements * 2 bytes = 2 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P(std::vector<SymInt>{64}, 0, {4, 4}, {3, 1}), 8, Engine::kSysDma);
+      },
+      "dma_bd: Stride 1 is 3 elements * 1 bytes = 3 bytes, which is not divisible by 4");
   LowerOptions odd_base;
   odd_base.base_address = 6;
   expect_error<ValueError>([&] { lower_to_bds(P::full({16}), 32, Engine::kMemDma, odd_base); },
@@ -43,7 +55,8 @@ TEST(TapBdSeed, SubWordRules) {
   expect_error<ValueError>([&] { lower_to_bds(P::full({16}), 12, Engine::kMemDma); },
                            "dma_bd: element width 12 bits is not supported (elements are 8, 16 or 32 bits)");
   expect_error<TypeError>([&] { lower_to_bds(P::full({SymInt::param("n")}), 32, Engine::kMemDma); },
-                          "dma_bd: lowering needs a concrete pattern, but TensorAccessPattern([n], offset=0, sizes=[n], strides=[1]) has dispatch-time values; bind() them first");
+                          "dma_bd: lowering needs a concrete pattern, but TensorAccessPattern([n], offset=0, "
+                          "sizes=[n], strides=[1]) has dispatch-time values; bind() them first");
 }
 
 TEST(TapBdSeed, WordWalkOfSubWordData) {
@@ -65,19 +78,34 @@ TEST(TapBdPadding, EngineDirectionGranuleAndLimit) {
   s2mm.direction = Direction::kS2mm;
   expect_error<ValueError>([&] { lower_to_bds(padded, 32, Engine::kMemDma, s2mm); },
                            "dma_bd: padding on an S2MM channel: only the emitting (MM2S) side pads");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {1, 0}}), 16, Engine::kMemDma); },
-                           "dma_bd: Padding before of dim 0 is 1 elements * 2 bytes = 2 bytes, which is not divisible by 4");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 300}, {0, 0}}), 32, Engine::kCoreDma); },
-                           "dma_bd: Padding after of dim 1 is 300, which exceeds dma_pad_max (255)");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {2, 3}}), 16, Engine::kMemDma); },
-                           "dma_bd: Padding after of dim 0 is 3 elements * 2 bytes = 6 bytes, which is not divisible by 4");
-  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{256, 0}, {0, 0}}), 32, Engine::kMemDma); },
-                           "dma_bd: Padding before of dim 1 is 256, which exceeds dma_pad_max (255)");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {1, 0}}), 16, Engine::kMemDma);
+      },
+      "dma_bd: Padding before of dim 0 is 1 elements * 2 bytes = 2 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 300}, {0, 0}}), 32, Engine::kCoreDma);
+      },
+      "dma_bd: Padding after of dim 1 is 300, which exceeds dma_pad_max (255)");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {2, 3}}), 16, Engine::kMemDma);
+      },
+      "dma_bd: Padding after of dim 0 is 3 elements * 2 bytes = 6 bytes, which is not divisible by 4");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{256, 0}, {0, 0}}), 32, Engine::kMemDma);
+      },
+      "dma_bd: Padding before of dim 1 is 256, which exceeds dma_pad_max (255)");
   EXPECT_NO_THROW(lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{255, 255}, {0, 0}}), 32, Engine::kMemDma));
   // Innermost padding counts in elements: 2 bf16 elements are 1 pad word, 510 are 255 (the limit).
   EXPECT_NO_THROW(lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {510, 2}}), 16, Engine::kMemDma));
-  expect_error<ValueError>([&] { lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {0, 512}}), 16, Engine::kMemDma); },
-                           "dma_bd: Padding after of dim 0 is 256, which exceeds dma_pad_max (255)");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{0, 0}, {0, 512}}), 16, Engine::kMemDma);
+      },
+      "dma_bd: Padding after of dim 0 is 256, which exceeds dma_pad_max (255)");
   LowerOptions o;
   o.pad_value = 0xDEAD;
   BdTask task = lower_to_bds(P::full({8, 8}).pad(std::vector<PadPair>{{1, 1}, {2, 2}}), 16, Engine::kCoreDma, o);
@@ -112,15 +140,18 @@ TEST(TapBdLimits, FieldWidths) {
   ASSERT_EQ(split.bds.size(), 1u);
   EXPECT_EQ(describe(split.bds[0], 0), "bd 0: len=5000 addr=0x0 d0=2500/1 d1=2/2500 d2=1/0 d3=1/0 iter=0/0 next=-");
   EXPECT_EQ(decode_task(split, {{5000}, 32, 0}).at(0), P::full({5000}));
-  expect_error<ValueError>([&] { lower_to_bds(P::full({4099}), 32, Engine::kCoreDma); },
-                           "dma_bd: Size 0 is 4099 words, which does not fit the CoreDMA's 12-bit size field (max 4095)");
+  expect_error<ValueError>(
+      [&] { lower_to_bds(P::full({4099}), 32, Engine::kCoreDma); },
+      "dma_bd: Size 0 is 4099 words, which does not fit the CoreDMA's 12-bit size field (max 4095)");
   EXPECT_NO_THROW(lower_to_bds(P::full({4099}), 32, Engine::kMemDma));
   P wide = P::full({2, 600000}).at({Slice{}, Slice{{}, 4}});
-  expect_error<ValueError>([&] { lower_to_bds(wide, 32, Engine::kCoreDma); },
-                           "dma_bd: Stride 1 is 600000 words, which does not fit the CoreDMA's 20-bit stride field (max 524287)");
+  expect_error<ValueError>(
+      [&] { lower_to_bds(wide, 32, Engine::kCoreDma); },
+      "dma_bd: Stride 1 is 600000 words, which does not fit the CoreDMA's 20-bit stride field (max 524287)");
   EXPECT_NO_THROW(lower_to_bds(wide, 32, Engine::kMemDma));
-  expect_error<ValueError>([&] { lower_to_bds(P::full({int64_t{1} << 24}), 32, Engine::kMemDma); },
-                           "dma_bd: Length is 16777216 words, which does not fit the 24-bit length field (max 16777215)");
+  expect_error<ValueError>(
+      [&] { lower_to_bds(P::full({int64_t{1} << 24}), 32, Engine::kMemDma); },
+      "dma_bd: Length is 16777216 words, which does not fit the 24-bit length field (max 16777215)");
 }
 
 TEST(TapBdChains, DeepWalksChainWhereAllowed) {
@@ -136,7 +167,8 @@ TEST(TapBdChains, DeepWalksChainWhereAllowed) {
   LowerOptions one;
   one.single_bd = true;
   expect_error<ValueError>([&] { lower_to_bds(deep, 32, Engine::kMemDma, one); },
-                           "dma_bd: the walk needs 6 dimensions, but one MemDMA BD holds 4 plus the repeat, and this transfer must fit one BD");
+                           "dma_bd: the walk needs 6 dimensions, but one MemDMA BD holds 4 plus the repeat, and this "
+                           "transfer must fit one BD");
   BdTask core = lower_to_bds(deep, 32, Engine::kCoreDma);
   EXPECT_EQ(core.bds.size(), 8u);
   EXPECT_EQ(task_walk(decode_task(core, {{16, 16}, 32, 0})), deep.walk());
@@ -175,13 +207,19 @@ TEST(TapBdChains, RepeatBecomesQueueRepeat) {
   LowerOptions one;
   one.single_bd = true;
   EXPECT_NO_THROW(lower_to_bds(P::full({4, 4, 4}).T().repeat(256), 32, Engine::kCoreDma, one));
-  expect_error<ValueError>([&] { lower_to_bds(P::full({4, 4, 4}).T().repeat(257), 32, Engine::kCoreDma, one); },
-                           "dma_bd: the walk needs 4 dimensions, but one CoreDMA BD holds 3 plus the repeat, and its "
-                           "outermost dimension of 257 runs exceeds the queue repeat (dma_repeat_max = 255, at most "
-                           "256 runs); this transfer must fit one BD");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({4, 4, 4}).T().repeat(257), 32, Engine::kCoreDma, one);
+      },
+      "dma_bd: the walk needs 4 dimensions, but one CoreDMA BD holds 3 plus the repeat, and its "
+      "outermost dimension of 257 runs exceeds the queue repeat (dma_repeat_max = 255, at most "
+      "256 runs); this transfer must fit one BD");
   EXPECT_EQ(lower_to_bds(P::full({4, 4, 4}).T().repeat(256), 32, Engine::kCoreDma, one).repeat, 255u);
-  expect_error<ValueError>([&] { lower_to_bds(P::full({4, 4, 4}).T().repeat(300), 32, Engine::kCoreDma); },
-                           "dma_bd: the walk needs a chain of 300 BDs from BD 0, but the CoreDMA has 16");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(P::full({4, 4, 4}).T().repeat(300), 32, Engine::kCoreDma);
+      },
+      "dma_bd: the walk needs a chain of 300 BDs from BD 0, but the CoreDMA has 16");
 }
 
 TEST(TapBdDecode, Errors) {
@@ -200,15 +238,21 @@ TEST(TapBdDecode, Errors) {
   bd.addr_lo = 2;
   expect_error<ValueError>([&] { decode_bd(bd, o); }, "dma_bd: address 2 is not divisible by 4 (BD_MISALIGNED)");
   bd.addr_lo = 0;
-  expect_error<ValueError>([&] { decode_bd(bd, {{16}, 32, 64}); }, "dma_bd: address 0 is below the tensor's base address 64");
+  expect_error<ValueError>(
+      [&] {
+        decode_bd(bd, {{16}, 32, 64});
+      },
+      "dma_bd: address 0 is below the tensor's base address 64");
   std::vector<spec::DmaBd> table(3, bd);
   table[0].use_next = 1;
   table[0].next_bd = 1;
   table[1].use_next = 1;
   table[1].next_bd = 0;
-  expect_error<ValueError>([&] { decode_chain(table, 0, 0, o); }, "dma_bd: the chain from BD 0 loops back to BD 0 (BD_CHAIN_LOOP)");
+  expect_error<ValueError>([&] { decode_chain(table, 0, 0, o); },
+                           "dma_bd: the chain from BD 0 loops back to BD 0 (BD_CHAIN_LOOP)");
   table[1].next_bd = 7;
-  expect_error<ValueError>([&] { decode_chain(table, 0, 0, o); }, "dma_bd: the chain from BD 0 names BD 7, but there are 3");
+  expect_error<ValueError>([&] { decode_chain(table, 0, 0, o); },
+                           "dma_bd: the chain from BD 0 names BD 7, but there are 3");
 }
 
 TEST(TapBdDecode, WrappingIteration) {

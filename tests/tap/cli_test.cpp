@@ -86,8 +86,7 @@ TEST(TapCli, EveryMethodInAChain) {
                 "TensorAccessPattern([8, 8], offset=0, sizes=[2, 8, 4], strides=[4, 8, 1])");
   expect_prints({"full((8, 8)).tile((2, 4)).inverse()"},
                 "TensorAccessPattern([8, 8], offset=0, sizes=[4, 2, 2, 4], strides=[16, 4, 8, 1])");
-  expect_prints({"full((16,))[2:10:2].repeat(3)"},
-                "TensorAccessPattern([16], offset=2, sizes=[3, 4], strides=[0, 2])");
+  expect_prints({"full((16,))[2:10:2].repeat(3)"}, "TensorAccessPattern([16], offset=2, sizes=[3, 4], strides=[0, 2])");
   expect_prints({"full((4, 4)).partition(2, dim=1)[1]"},
                 "TensorAccessPattern([4, 4], offset=2, sizes=[4, 2], strides=[4, 1])");
   expect_prints({"TensorAccessPattern((16,), 0, (4,), (2,))"},
@@ -119,8 +118,7 @@ TEST(TapCli, Modes) {
   expect_prints({"--order", "full((2, 4)).tile((2, 2))"}, "[[0, 1, 4, 5], [2, 3, 6, 7]]");
   expect_prints({"--count", "full((2, 2))[1].repeat(2)"}, "[[0, 0], [2, 2]]");
   expect_prints({"--gather", "full((4, 4)).tile((2, 2))[0, 1]"}, "[2, 3, 6, 7]");
-  expect_prints({"--gather", "--pad-value", "-1", "full((2, 2)).pad([(0, 0), (1, 0)])"},
-                "[-1, 0, 1, -1, 2, 3]");
+  expect_prints({"--gather", "--pad-value", "-1", "full((2, 2)).pad([(0, 0), (1, 0)])"}, "[-1, 0, 1, -1, 2, 3]");
   expect_prints({"--bds", "memdma", "--bits", "16", "full((16, 16)).tile((4, 4))[1, 2]"},
                 "MemDMA task: start=0 repeat=0 bds=1\n"
                 "bd 0: len=8 addr=0x90 d0=2/1 d1=4/8 d2=1/0 d3=1/0 iter=0/0 next=-");
@@ -158,7 +156,8 @@ TEST(TapCli, Errors) {
   expect_fails({"full((4, 4)).foo"}, "AttributeError: 'TensorAccessPattern' object has no attribute 'foo'");
   expect_fails({"full((4, 4)).split(1)"}, "TypeError: split() missing 1 required positional argument: 'inner'");
   expect_fails({"full((4, 4)).merge(0, 1)"}, "TypeError: merge() takes 1 positional argument but 2 were given");
-  expect_fails({"full((4, 4)).partition(2, axis=1)"}, "TypeError: partition() got an unexpected keyword argument 'axis'");
+  expect_fails({"full((4, 4)).partition(2, axis=1)"},
+               "TypeError: partition() got an unexpected keyword argument 'axis'");
   expect_fails({"full(16)"}, "TypeError: 'int' object is not iterable (tensor_dims)");
   expect_fails({"full((4, 4))[1"}, "SyntaxError: expected ']' at the end");
   expect_fails({"full((4, 4)) $"}, "SyntaxError: unexpected character '$' at column 14");
@@ -166,7 +165,8 @@ TEST(TapCli, Errors) {
                "ValueError: dimensions 0 and 1 are not contiguous (stride 1 != 4 * 4); cannot merge");
   expect_fails({"full((M,)).merge(0)"}, "ValueError: dimension 0 has no successor to merge with");
   expect_fails({"full((M, 4)).inverse()"},
-               "TypeError: inverse() needs a concrete pattern, but TensorAccessPattern([M, 4], offset=0, sizes=[M, 4], strides=[4, 1]) has dispatch-time values; bind() them first");
+               "TypeError: inverse() needs a concrete pattern, but TensorAccessPattern([M, 4], offset=0, sizes=[M, 4], "
+               "strides=[4, 1]) has dispatch-time values; bind() them first");
   expect_fails({"full((4, 4)).compare_access_orders(3)"},
                "TypeError: Can only compare access order against another TensorAccessPattern");
   expect_fails({"4 // 0"}, "ZeroDivisionError: integer division or modulo by zero");

@@ -13,9 +13,7 @@ void expect_error(F&& f, const std::string& message) {
   try {
     f();
     ADD_FAILURE() << "expected an error: " << message;
-  } catch (const E& e) {
-    EXPECT_EQ(e.what(), message);
-  } catch (const std::exception& e) {
+  } catch (const E& e) { EXPECT_EQ(e.what(), message); } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong error kind for: " << e.what();
   }
 }

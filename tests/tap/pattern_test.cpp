@@ -21,8 +21,7 @@ TEST(TapSeed, TileExamples) {
   EXPECT_EQ(S(tiles.at({1, 2})), "TensorAccessPattern([16, 16], offset=72, sizes=[4, 4], strides=[16, 1])");
   EXPECT_EQ(S(tiles.at({Slice{{}, 2, {}}, Slice{{}, 2, {}}})),
             "TensorAccessPattern([16, 16], offset=0, sizes=[2, 2, 4, 4], strides=[64, 4, 16, 1])");
-  EXPECT_EQ(S(P::full({1024}).partition(4)[2]),
-            "TensorAccessPattern([1024], offset=512, sizes=[256], strides=[1])");
+  EXPECT_EQ(S(P::full({1024}).partition(4)[2]), "TensorAccessPattern([1024], offset=512, sizes=[256], strides=[1])");
 }
 
 TEST(TapSeed, TileTableOperations) {
@@ -52,8 +51,9 @@ TEST(TapSeed, HierarchicalTilingAsWritten) {
   // the tiles' walk), tiles[i, j].tile((4, 4)) does the same for one tile.
   P tiles = P::full({16, 16}).tile({4, 4});
   P sub = tiles.tile({1, 1, 4, 4});
-  EXPECT_EQ(S(sub),
-            "TensorAccessPattern([16, 16], offset=0, sizes=[4, 4, 1, 1, 1, 1, 4, 4], strides=[64, 4, 64, 4, 64, 4, 16, 1])");
+  EXPECT_EQ(
+      S(sub),
+      "TensorAccessPattern([16, 16], offset=0, sizes=[4, 4, 1, 1, 1, 1, 4, 4], strides=[64, 4, 64, 4, 64, 4, 16, 1])");
   EXPECT_EQ(sub, tiles);
   EXPECT_TRUE(sub.compare_access_orders(tiles));
   P one = tiles.at({1, 2}).tile({4, 4});
@@ -183,8 +183,11 @@ TEST(TapErrors, Operations) {
   expect_error<ValueError>([&] { p.tile({4, 5}); }, "dimension 1 of size 16 is not divisible by tile size 5");
   expect_error<ValueError>([&] { p.partition(0); }, "parts must be >= 1");
   expect_error<ValueError>([&] { p.partition(3, 1); }, "dimension 1 of size 16 is not divisible into 3 parts");
-  expect_error<ValueError>([&] { p.at({1, 2, 3}); },
-                           "too many indices for pattern: pattern is 2-dimensional, but 3 were indexed");
+  expect_error<ValueError>(
+      [&] {
+        p.at({1, 2, 3});
+      },
+      "too many indices for pattern: pattern is 2-dimensional, but 3 were indexed");
   expect_error<ValueError>([&] { p[16]; }, "index 16 is out of bounds for axis 0 with size 16");
   expect_error<ValueError>([&] { p.at({0, -1}); }, "index -1 is out of bounds for axis 1 with size 16");
   expect_error<ValueError>([&] { p[Slice{{}, {}, 0}]; }, "slice step cannot be zero");
@@ -199,17 +202,32 @@ TEST(TapErrors, PaddingAndStreams) {
   P p = P::full({4, 4});
   P padded = p.pad(std::vector<PadPair>{{1, 0}, {0, 0}});
   expect_error<ValueError>([&] { padded.pad(std::vector<PadPair>{{1, 0}, {0, 0}}); }, "this pattern is already padded");
-  expect_error<ValueError>([&] { p.pad(std::vector<std::vector<SymInt>>{{1}, {0, 0}}); },
-                           "each padding entry is a (before, after) pair");
-  expect_error<TypeError>([&] { p.pad(std::vector<std::vector<SymInt>>{{SymInt::param("n"), 0}, {0, 0}}); },
-                          "padding counts must be compile-time ints");
-  expect_error<ValueError>([&] { p.pad(std::vector<PadPair>{{-1, 0}, {0, 0}}); }, "padding counts must be >= 0, got (-1, 0)");
-  expect_error<ValueError>([&] { p.pad(std::vector<PadPair>{{1, 0}}); }, "padding has 1 entries for a pattern of rank 2");
+  expect_error<ValueError>(
+      [&] {
+        p.pad(std::vector<std::vector<SymInt>>{{1}, {0, 0}});
+      },
+      "each padding entry is a (before, after) pair");
+  expect_error<TypeError>(
+      [&] {
+        p.pad(std::vector<std::vector<SymInt>>{{SymInt::param("n"), 0}, {0, 0}});
+      },
+      "padding counts must be compile-time ints");
+  expect_error<ValueError>(
+      [&] {
+        p.pad(std::vector<PadPair>{{-1, 0}, {0, 0}});
+      },
+      "padding counts must be >= 0, got (-1, 0)");
+  expect_error<ValueError>(
+      [&] {
+        p.pad(std::vector<PadPair>{{1, 0}});
+      },
+      "padding has 1 entries for a pattern of rank 2");
   EXPECT_EQ(p.pad(std::vector<PadPair>{{0, 0}, {0, 0}}).padding(), std::nullopt);
   expect_error<ValueError>([&] { padded.T(); }, "Padding is applied last: a padded pattern cannot be reshaped further");
   expect_error<ValueError>([&] { padded.inverse(); }, "a padded pattern has no inverse");
   expect_error<ValueError>([&] { p[1].inverse(); },
-                           "TensorAccessPattern([4, 4], offset=4, sizes=[4], strides=[1]) does not visit every element exactly once, so it has no inverse");
+                           "TensorAccessPattern([4, 4], offset=4, sizes=[4], strides=[1]) does not visit every element "
+                           "exactly once, so it has no inverse");
   std::vector<int> x(16, 1);
   expect_error<ValueError>([&] { padded.scatter(x); }, "only a to_stream pattern can pad");
   expect_error<ValueError>([&] { p[1].scatter(x); }, "stream has 16 elements for a walk of 4");
@@ -219,7 +237,8 @@ TEST(TapErrors, PaddingAndStreams) {
                            "tensor has 3 elements, but the pattern's tensor [4, 4] has 16");
   P leaving(std::vector<SymInt>{4, 4}, 8, {4, 4}, {4, 1});
   expect_error<ValueError>([&] { leaving.gather(x); },
-                           "TensorAccessPattern([4, 4], offset=8, sizes=[4, 4], strides=[4, 1]) leaves its tensor: it reaches element 23 of a tensor of 16 elements");
+                           "TensorAccessPattern([4, 4], offset=8, sizes=[4, 4], strides=[4, 1]) leaves its tensor: it "
+                           "reaches element 23 of a tensor of 16 elements");
 }
 
 TEST(TapScatter, KeepsUnvisited) {

@@ -117,8 +117,9 @@ TEST(TapProperty, TileIndexSliceRepeatAsDefined) {
       int64_t i = pick(rng, 0, n - 1);
       std::vector<int64_t> wi = brute_walk(p[i]);
       std::size_t block = wp.size() / static_cast<std::size_t>(n);
-      ASSERT_EQ(wi, std::vector<int64_t>(wp.begin() + static_cast<std::ptrdiff_t>(i * static_cast<int64_t>(block)),
-                                         wp.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<int64_t>(block))));
+      ASSERT_EQ(wi,
+                std::vector<int64_t>(wp.begin() + static_cast<std::ptrdiff_t>(i * static_cast<int64_t>(block)),
+                                     wp.begin() + static_cast<std::ptrdiff_t>((i + 1) * static_cast<int64_t>(block))));
     }
     // repeat: the whole walk again.
     int64_t times = pick(rng, 1, 3);
@@ -201,8 +202,7 @@ TEST(TapProperty, EqualityIsEqualWalks) {
     if (p.rank() > 1) {
       try {
         pool.push_back(p.merge(0));
-      } catch (const ValueError&) {
-      }
+      } catch (const ValueError&) {}
     }
     pool.push_back(p.split(0, 1));
   }

@@ -99,17 +99,10 @@ inline TensorAccessPattern random_pattern(Rng& rng, int64_t max_walk = 4096) {
         next = p.permute(axes);
         break;
       }
-      case 4:
-        next = p.split(dim, divisors_pick(rng, {n})[0]);
-        break;
-      case 5:
-        next = p.repeat(pick(rng, 1, 3));
-        break;
-      case 6:
-        next = p.partition(divisors_pick(rng, {n})[0], dim);
-        break;
-      default:
-        next = p.T();
+      case 4: next = p.split(dim, divisors_pick(rng, {n})[0]); break;
+      case 5: next = p.repeat(pick(rng, 1, 3)); break;
+      case 6: next = p.partition(divisors_pick(rng, {n})[0], dim); break;
+      default: next = p.T();
     }
     if (next && next->numel().value() <= max_walk && next->rank() <= 8) p = *next;
   }

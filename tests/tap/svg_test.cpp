@@ -98,8 +98,11 @@ TEST(TapSvg, AccessCountPanelAndOptions) {
 }
 
 TEST(TapSvg, Errors) {
-  expect_error<NotImplementedError>([] { visualize_svg(P::full({2, 2, 2})); },
-                                    "Visualization is only currently supported for 1- or 2-dimensional tensors");
+  expect_error<NotImplementedError>(
+      [] {
+        visualize_svg(P::full({2, 2, 2}));
+      },
+      "Visualization is only currently supported for 1- or 2-dimensional tensors");
   P p = P::full({4, 4}).tile({2, 2});
   AnimateOptions o;
   o.frame_dims = 5;

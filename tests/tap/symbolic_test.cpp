@@ -23,10 +23,10 @@ TEST(TapSymInt, AffineArithmeticAndPrinting) {
   EXPECT_EQ((i - i).str(), "0");
   EXPECT_TRUE((i - i).is_concrete());
   EXPECT_EQ((3 - 2 * n).str(), "-2 * n + 3");
-  EXPECT_EQ(floordiv(4 * n + 8, 4).str(), "n + 2");        // exact: stays affine
+  EXPECT_EQ(floordiv(4 * n + 8, 4).str(), "n + 2");  // exact: stays affine
   EXPECT_EQ(floordiv(n, 4).str(), "n // 4");
   EXPECT_EQ((3 * floordiv(n - 1, 4)).str(), "3 * ((n - 1) // 4)");
-  EXPECT_EQ(mod(8 * n + 3, 4).str(), "3");                 // the staged part divides
+  EXPECT_EQ(mod(8 * n + 3, 4).str(), "3");  // the staged part divides
   EXPECT_EQ(mod(n, 4).str(), "n % 4");
   EXPECT_EQ((n * i).str(), "i * n");
   EXPECT_TRUE((n * i).same_as(i * n));
@@ -40,7 +40,8 @@ TEST(TapSymInt, AffineArithmeticAndPrinting) {
   expect_error<ValueError>([&] { floordiv(n, 0); }, "integer division or modulo by zero");
   expect_error<ValueError>([&] { floordiv(i, n).eval({{"i", 1}, {"n", 0}}); }, "integer division or modulo by zero");
   expect_error<ValueError>([] { SymInt::param("2x"); }, "parameter name '2x' is not an identifier");
-  expect_error<TypeError>([&] { (i + 1).value("offset"); }, "offset is the dispatch-time value i + 1; bind() its parameters first");
+  expect_error<TypeError>([&] { (i + 1).value("offset"); },
+                          "offset is the dispatch-time value i + 1; bind() its parameters first");
   expect_error<ValueError>([] { SymInt(INT64_MAX) + 1; }, "integer overflow (the value exceeds 64 bits)");
 }
 
@@ -54,15 +55,19 @@ TEST(TapSymbolic, SeedChunkIndexedByStagedArithmetic) {
   EXPECT_EQ(tap.guards()[1].message, "index start + tile is out of bounds for axis 0 with size 8");
   EXPECT_EQ(tap.bind({{"start", 2}, {"tile", 1}}), chunks[3]);
   EXPECT_EQ(tap.bind({{"start", 2}, {"tile", 1}}).str(), chunks[3].str());
-  expect_error<GuardError>([&] { tap.bind({{"start", 7}, {"tile", 1}}); },
-                           "index start + tile is out of bounds for axis 0 with size 8");
+  expect_error<GuardError>(
+      [&] {
+        tap.bind({{"start", 7}, {"tile", 1}});
+      },
+      "index start + tile is out of bounds for axis 0 with size 8");
   expect_error<ValueError>([&] { tap.bind({{"start", 7}}); }, "parameter 'tile' is not bound");
 }
 
 TEST(TapSymbolic, DispatchTimeShapes) {
   SymInt M = V("M");
   P tiles = P::full({M, 64}).tile({16, 16});
-  EXPECT_EQ(tiles.str(), "TensorAccessPattern([M, 64], offset=0, sizes=[M // 16, 4, 16, 16], strides=[1024, 16, 64, 1])");
+  EXPECT_EQ(tiles.str(),
+            "TensorAccessPattern([M, 64], offset=0, sizes=[M // 16, 4, 16, 16], strides=[1024, 16, 64, 1])");
   EXPECT_EQ(tiles.bind({{"M", 128}}), P::full({128, 64}).tile({16, 16}));
   expect_error<GuardError>([&] { tiles.bind({{"M", 120}}); }, "dimension 0 of size M is not divisible by tile size 16");
   expect_error<GuardError>([&] { tiles.bind({{"M", 0}}); }, "Each tensor dimension must be >= 1 (dimensions=[M, 64])");
@@ -70,7 +75,8 @@ TEST(TapSymbolic, DispatchTimeShapes) {
   expect_error<TypeError>([&] { tiles.merge(0); }, "merge() is a structural decision; it needs concrete sizes/strides");
   EXPECT_EQ(tiles.coalesce().rank(), 4);  // the staged pair is kept
   expect_error<TypeError>([&] { tiles.inverse(); },
-                          "inverse() needs a concrete pattern, but TensorAccessPattern([M, 64], offset=0, sizes=[M // 16, 4, 16, 16], strides=[1024, 16, 64, 1]) has dispatch-time values; bind() them first");
+                          "inverse() needs a concrete pattern, but TensorAccessPattern([M, 64], offset=0, sizes=[M // "
+                          "16, 4, 16, 16], strides=[1024, 16, 64, 1]) has dispatch-time values; bind() them first");
   EXPECT_THROW(tiles.walk(), TypeError);
   EXPECT_THROW(tiles.gather(std::vector<int>(64)), TypeError);
   // Staged patterns are equal only to structurally identical ones.
@@ -83,8 +89,11 @@ TEST(TapSymbolic, ValueTooWideForItsFieldIsRefusedAtDispatch) {
   P p = P::full({2, V("K")})[Slice{{}, {}}].at({Slice{}, Slice{{}, 4}});
   P small = p.bind({{"K", 1000}});
   EXPECT_NO_THROW(lower_to_bds(small, 32, Engine::kCoreDma));
-  expect_error<ValueError>([&] { lower_to_bds(p.bind({{"K", 600000}}), 32, Engine::kCoreDma); },
-                           "dma_bd: Stride 1 is 600000 words, which does not fit the CoreDMA's 20-bit stride field (max 524287)");
+  expect_error<ValueError>(
+      [&] {
+        lower_to_bds(p.bind({{"K", 600000}}), 32, Engine::kCoreDma);
+      },
+      "dma_bd: Stride 1 is 600000 words, which does not fit the CoreDMA's 20-bit stride field (max 524287)");
 }
 
 // A message with every value in it (a number, a parameter, an expression of them) replaced by
@@ -189,16 +198,21 @@ std::vector<Bindings> grid(const std::vector<std::string>& names, const std::vec
 TEST(TapSymbolic, BindingEqualsBuildingConcretely) {
   std::vector<int64_t> values{-1, 0, 1, 2, 3, 4, 6, 8, 12, 16};
   expect_bind_equals_concrete(
-      [](const Value& v) { return P::full({v("M"), 8}).tile({v("m"), 4}).at({v("i"), 1}); },
+      [](const Value& v) {
+        return P::full({v("M"), 8}).tile({v("m"), 4}).at({v("i"), 1});
+      },
       grid({"M", "m", "i"}, values));
   expect_bind_equals_concrete(
-      [](const Value& v) { return P::full({16, 16}).at({Slice{v("a"), v("b")}, Slice{{}, {}, 2}}).repeat(v("r")); },
+      [](const Value& v) {
+        return P::full({16, 16}).at({Slice{v("a"), v("b")}, Slice{{}, {}, 2}}).repeat(v("r"));
+      },
       grid({"a", "b", "r"}, values));
+  expect_bind_equals_concrete([](const Value& v) { return P::full({v("N")}).partition(v("k"))[v("j")].split(0, 2); },
+                              grid({"N", "k", "j"}, values));
   expect_bind_equals_concrete(
-      [](const Value& v) { return P::full({v("N")}).partition(v("k"))[v("j")].split(0, 2); },
-      grid({"N", "k", "j"}, values));
-  expect_bind_equals_concrete(
-      [](const Value& v) { return P({v("D"), 8}, v("o"), {2, v("s")}, {v("t"), 1}).permute({1, 0}); },
+      [](const Value& v) {
+        return P({v("D"), 8}, v("o"), {2, v("s")}, {v("t"), 1}).permute({1, 0});
+      },
       grid({"D", "o", "s", "t"}, {-1, 0, 1, 2, 4, 8}));
 }
 

@@ -64,8 +64,8 @@ class XmlReader {
   }
   std::string name() {
     std::size_t start = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' ||
-                              s_[i_] == '_' || s_[i_] == ':' || s_[i_] == '.'))
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' || s_[i_] == '_' ||
+                              s_[i_] == ':' || s_[i_] == '.'))
       ++i_;
     if (start == i_) fail("expected a name");
     return s_.substr(start, i_ - start);

@@ -49,9 +49,7 @@ TEST(TlmRtlAgree, TwoMemDmaPairsAtOnce) { expect_agreement(run_both(agree::dma_t
 
 // An L2 -> L2 copy with source and destination in one bank: the MM2S and the S2MM alternate on
 // the bank (round-robin) in lock step behind the MM2S's reorder buffer, 1.81 cycles/word.
-TEST(TlmRtlAgree, SameBankL2CopyAlternatesOnTheBank) {
-  expect_agreement(run_both(agree::dma_l2_bank_conflict(4096)));
-}
+TEST(TlmRtlAgree, SameBankL2CopyAlternatesOnTheBank) { expect_agreement(run_both(agree::dma_l2_bank_conflict(4096))); }
 
 // SysDMA, MemDMA and CoreDMA at once, every L2 access in bank 0: the round-robin pointer runs
 // over the initiators of all three engines.
@@ -97,8 +95,10 @@ TEST(TlmRtlAgree, DeadlockEndsWithTheSameWatchdogDiagnostic) {
 TEST(TlmRtlAgree, OutOfRangeBdEndsWithTheSameErrorToken) {
   const Both b = run_both(agree::bd_out_of_range());
   EXPECT_EQ(b.tlm.out, b.rtl.out) << "token / ERROR_* / status differ";
-  EXPECT_EQ(spec::Token::decode_word(b.tlm.out[0] | b.tlm.out[1] << 8 | b.tlm.out[2] << 16 | uint32_t{b.tlm.out[3]} << 24).code,
-            spec::ErrorCode::ADDR_RANGE);
+  EXPECT_EQ(
+      spec::Token::decode_word(b.tlm.out[0] | b.tlm.out[1] << 8 | b.tlm.out[2] << 16 | uint32_t{b.tlm.out[3]} << 24)
+          .code,
+      spec::ErrorCode::ADDR_RANGE);
 }
 
 TEST(TlmRtlAgree, SoftResetMidTransferThenTheEngineWorks) {
@@ -118,7 +118,7 @@ TEST(TlmRtlAgree, PausedChannelHoldsThenCompletes) {
 TEST(TlmRtlAgree, BarrierWaitsForTheOtherQueuesToBeIdle) {
   const Both b = run_both(agree::barrier_after_matmul());
   expect_agreement(b);
-  const auto& t = b.tlm.tasks, &r = b.rtl.tasks;
+  const auto &t = b.tlm.tasks, &r = b.rtl.tasks;
   ASSERT_EQ(t.size(), 3u);
   ASSERT_EQ(r.size(), 3u);
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -141,8 +141,10 @@ TEST(TlmRtlAgree, PerfCountersOfEveryUnit) {
   for (std::size_t i = 0; i < b.tlm.out.size(); i += 4) {
     const double t = word(b.tlm.out, i), r = word(b.rtl.out, i);
     const std::size_t unit = i / 16, k = i / 4 % 4;
-    if (k == 3) EXPECT_EQ(t, r) << "PERF_TASKS of unit " << unit;
-    else EXPECT_LE(std::abs(t - r), 4 + 0.03 * r) << "PERF_" << what[k] << " of unit " << unit << ": " << t << " vs " << r;
+    if (k == 3)
+      EXPECT_EQ(t, r) << "PERF_TASKS of unit " << unit;
+    else
+      EXPECT_LE(std::abs(t - r), 4 + 0.03 * r) << "PERF_" << what[k] << " of unit " << unit << ": " << t << " vs " << r;
   }
 }
 

@@ -88,16 +88,19 @@ TEST(TlmBarrier, TasksPushedAfterItAreNotHeld) {
   stim::write_cmd(d, 0, kLoadimcWord, loadimc_words(2));
   stim::push_queue(d, 0, Queue::CTRL, stim::push_word(kBarrierWord, 1));
   d.advance(100);  // core 0 waits in the barrier: core 1 has not arrived
-  EXPECT_EQ(spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 1u);
+  EXPECT_EQ(
+      spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 1u);
   // A LoadIMC pushed now runs while the barrier waits.
   stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLoadimcWord, 2));
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).error, 0u);
-  EXPECT_EQ(spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 1u);
+  EXPECT_EQ(
+      spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 1u);
   // Core 1 arrives: both are released.
   stim::push_queue(d, 1, Queue::CTRL, stim::push_word(kBarrierWord, 3));
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::CTRL).error, 0u);
   EXPECT_EQ(stim::wait_queue_token(d, 1, Queue::CTRL).error, 0u);
-  EXPECT_EQ(spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 0u);
+  EXPECT_EQ(
+      spec::core::CoreStatus::decode_word(d.read32(stim::addr(row0, spec::core::CORE_STATUS.offset))).barrier_wait, 0u);
 }
 
 TEST(TlmBarrier, MaskWithoutThisCoreIsRefusedAtTheCheck) {

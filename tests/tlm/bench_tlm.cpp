@@ -40,7 +40,8 @@ int mvm(tlm::TlmDevice& d) {
   dp.mvm->o0_size = NT, dp.mvm->o0_tstride = KB, dp.mvm->o1_size = M;
   dp.ifd1 = stim::linear_walk(kScale, 1, spec::Dtype::FLOAT32, spec::Dtype::FLOAT32);
   dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = spec::Dtype::INT32, dp.dpu->in1_dtype = spec::Dtype::FLOAT32, dp.dpu->out_dtype = spec::Dtype::INT8;
+  dp.dpu->in0_dtype = spec::Dtype::INT32, dp.dpu->in1_dtype = spec::Dtype::FLOAT32,
+  dp.dpu->out_dtype = spec::Dtype::INT8;
   dp.dpu->iterations = M * NT, dp.dpu->init_len = 1, dp.dpu->body_len = 3;
   auto r = [](uint32_t x) { return ref::dpu_reg(x); };
   dp.program = {ref::dpu_instr(spec::DpuOp::POP, r(2), 0, 0, 0, 1), ref::dpu_instr(spec::DpuOp::POP, r(0)),
@@ -59,7 +60,8 @@ int mvm(tlm::TlmDevice& d) {
   const uint64_t cycles = d.cycle() - c0;
   const double ideal = double(M) * K * N / 4096;
   const auto busy = d.counters(0, static_cast<unsigned>(spec::PerfUnit::MVM));
-  std::printf("mvm M=%u K=%u N=%u: loadimc %s, mvm %s\n", M, K, N, tl.error ? "ERROR" : "ok", tm.error ? "ERROR" : "ok");
+  std::printf("mvm M=%u K=%u N=%u: loadimc %s, mvm %s\n", M, K, N, tl.error ? "ERROR" : "ok",
+              tm.error ? "ERROR" : "ok");
   std::printf("  total cycles %llu (LoadIMC + MVMEXE + host polling), wall %.3f s, %.3g cycles/s\n",
               static_cast<unsigned long long>(cycles), wall, cycles / wall);
   std::printf("  MVM unit busy %u stall_in %u stall_out %u cycles; ideal MACs/4096 = %.0f; MVM busy/ideal = %.4f\n",

@@ -16,19 +16,32 @@ using namespace axcore;
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "matmul";
-  auto num = [&](int i, uint32_t dflt) { return argc > i ? static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 0)) : dflt; };
+  auto num = [&](int i, uint32_t dflt) {
+    return argc > i ? static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 0)) : dflt;
+  };
   agree::Program p;
-  if (what == "matmul") p = agree::matmul(num(2, 256), num(3, 18), num(4, 4));
-  else if (what == "matmul32") p = agree::matmul(num(2, 64), num(3, 4), num(4, 4), spec::Dtype::INT32);
-  else if (what == "whole_core") p = agree::whole_core(num(2, 16), num(3, 2), num(4, 1));
-  else if (what == "dma_ddr") p = agree::dma_ddr_l2_ddr(num(2, 1024));
-  else if (what == "dma_walks") p = agree::dma_walks();
-  else if (what == "perf") p = agree::perf_counters();
-  else if (what == "dma_bank") p = agree::dma_l2_bank_conflict(num(2, 4096));
-  else if (what == "dma_pairs") p = agree::dma_two_pairs(num(2, 4096));
-  else if (what == "dma_engines") p = agree::dma_engines_share_l2(num(2, 1024));
+  if (what == "matmul")
+    p = agree::matmul(num(2, 256), num(3, 18), num(4, 4));
+  else if (what == "matmul32")
+    p = agree::matmul(num(2, 64), num(3, 4), num(4, 4), spec::Dtype::INT32);
+  else if (what == "whole_core")
+    p = agree::whole_core(num(2, 16), num(3, 2), num(4, 1));
+  else if (what == "dma_ddr")
+    p = agree::dma_ddr_l2_ddr(num(2, 1024));
+  else if (what == "dma_walks")
+    p = agree::dma_walks();
+  else if (what == "perf")
+    p = agree::perf_counters();
+  else if (what == "dma_bank")
+    p = agree::dma_l2_bank_conflict(num(2, 4096));
+  else if (what == "dma_pairs")
+    p = agree::dma_two_pairs(num(2, 4096));
+  else if (what == "dma_engines")
+    p = agree::dma_engines_share_l2(num(2, 1024));
   else {
-    std::fprintf(stderr, "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs N|dma_engines N]\n");
+    std::fprintf(stderr,
+                 "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs "
+                 "N|dma_engines N]\n");
     return 2;
   }
   try {
@@ -45,12 +58,14 @@ int main(int argc, char** argv) {
     const double rtl_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     const auto c = agree::compare(t, r);
     std::printf("%s (TLM vs RTL):\n%s", p.name.c_str(), c.table.c_str());
-    std::printf("  timed part, wall-clock: TLM %llu cycles in %.4f s (%.3g cycles/s), RTL %llu cycles in %.3f s (%.3g cycles/s); "
-                "TLM/RTL speed-up %.1fx\n",
-                static_cast<unsigned long long>(t.t1 - t.t0), t.wall_s, double(t.t1 - t.t0) / t.wall_s,
-                static_cast<unsigned long long>(r.t1 - r.t0), r.wall_s, double(r.t1 - r.t0) / r.wall_s,
-                r.wall_s / t.wall_s);
-    std::printf("  timed part, CPU time:   TLM %.4f s, RTL %.3f s; TLM/RTL speed-up %.1fx\n", t.cpu_s, r.cpu_s, r.cpu_s / t.cpu_s);
+    std::printf(
+        "  timed part, wall-clock: TLM %llu cycles in %.4f s (%.3g cycles/s), RTL %llu cycles in %.3f s (%.3g "
+        "cycles/s); "
+        "TLM/RTL speed-up %.1fx\n",
+        static_cast<unsigned long long>(t.t1 - t.t0), t.wall_s, double(t.t1 - t.t0) / t.wall_s,
+        static_cast<unsigned long long>(r.t1 - r.t0), r.wall_s, double(r.t1 - r.t0) / r.wall_s, r.wall_s / t.wall_s);
+    std::printf("  timed part, CPU time:   TLM %.4f s, RTL %.3f s; TLM/RTL speed-up %.1fx\n", t.cpu_s, r.cpu_s,
+                r.cpu_s / t.cpu_s);
     if (std::getenv("BENCH_RECORDS")) {  // every unit record of the timed part, both backends
       for (const agree::Run* x : {static_cast<const agree::Run*>(&t), &r})
         for (const auto& rec : x->records)
@@ -68,8 +83,8 @@ int main(int argc, char** argv) {
                     w(t.out, i), w(t.out, i + 4), w(t.out, i + 8), w(t.out, i + 12), w(r.out, i), w(r.out, i + 4),
                     w(r.out, i + 8), w(r.out, i + 12));
       }
-    std::printf("  whole run incl. setup/readback: TLM %.3f s, RTL %.3f s; outputs %s (%zu bytes)\n", tlm_total, rtl_total,
-                t.out == r.out ? "bit-identical" : "DIFFER", t.out.size());
+    std::printf("  whole run incl. setup/readback: TLM %.3f s, RTL %.3f s; outputs %s (%zu bytes)\n", tlm_total,
+                rtl_total, t.out == r.out ? "bit-identical" : "DIFFER", t.out.size());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tlm_rtl: %s\n", e.what());

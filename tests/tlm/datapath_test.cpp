@@ -12,8 +12,8 @@
 namespace axcore {
 namespace {
 
-using spec::Dtype;
 using spec::DpuOp;
+using spec::Dtype;
 using spec::Queue;
 
 void fill(std::span<uint8_t> l1, uint32_t row, uint32_t rows, uint32_t seed) {
@@ -57,7 +57,7 @@ TEST(TlmDatapath, ElementwiseDpuMatchesReference) {
   dp.dpu->out_dtype = Dtype::FLOAT16;
   dp.dpu->iterations = 16;
   dp.program = {op(DpuOp::POP, 0, 0, 0, 0), op(DpuOp::POP, 1, 0, 0, 1), op(DpuOp::ADD, 2, 0, 1),
-                op(DpuOp::MUL, 3, 2, 2), op(DpuOp::MAX, 4, 3, 1), op(DpuOp::PUSH, 0, 4)};
+                op(DpuOp::MUL, 3, 2, 2),    op(DpuOp::MAX, 4, 3, 1),    op(DpuOp::PUSH, 0, 4)};
   dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = stim::linear_walk(200, 16, Dtype::FLOAT16, Dtype::FLOAT16);
   run_and_compare(d, dp, Queue::MVMEXE, nullptr);
@@ -173,7 +173,8 @@ TEST(TlmDatapath, LoadImcMvmWithDpuEpilogueMatchesReference) {
   stim::write_cmd(d, 0, 1000, m.load.encode());
   stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(1000, 2));
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).error, 0u);
-  const auto st = spec::core::ImcStatus::decode_word(d.read32(stim::addr(spec::core_row(0), spec::core::IMC_STATUS.offset)));
+  const auto st =
+      spec::core::ImcStatus::decode_word(d.read32(stim::addr(spec::core_row(0), spec::core::IMC_STATUS.offset)));
   EXPECT_EQ(st.matrix_id, 7u);
   EXPECT_EQ(st.valid_tiles, 4u);
   EXPECT_EQ(st.stale, 0u);

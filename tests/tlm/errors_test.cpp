@@ -93,15 +93,17 @@ TEST(TlmErrors, QueueOverflowDropsThePush) {
   const uint32_t row = spec::param::shim_row;
   // A DDR read that takes a while, then more pushes than the queue holds.
   stim::write_bd(d, row, 0, stim::linear_bd(spec::MemSel::DDR, 0, 2048));
-  for (uint32_t i = 0; i < spec::param::queue_depth + 1; ++i) stim::push_dma(d, row, true, 0, stim::push_word(0, i, false));
+  for (uint32_t i = 0; i < spec::param::queue_depth + 1; ++i)
+    stim::push_dma(d, row, true, 0, stim::push_word(0, i, false));
   const auto info = info_of<spec::shim::ErrorInfo>(d, row);
   EXPECT_EQ(info.code, ErrorCode::QUEUE_OVERFLOW);
   EXPECT_EQ(info.dir, 1u);
   EXPECT_EQ(info.channel, 0u);
   const auto st = spec::shim::ErrorStatus::decode_word(d.read32(stim::addr(row, spec::shim::ERROR_STATUS.offset)));
   EXPECT_EQ(st.overflow, 1u);
-  EXPECT_EQ(spec::shim::DmaMm2sStatus::decode_word(d.read32(stim::addr(row, spec::shim::DMA_MM2S_STATUS.at(0)))).pending,
-            spec::param::queue_depth);
+  EXPECT_EQ(
+      spec::shim::DmaMm2sStatus::decode_word(d.read32(stim::addr(row, spec::shim::DMA_MM2S_STATUS.at(0)))).pending,
+      spec::param::queue_depth);
 }
 
 TEST(TlmErrors, WatchdogReportsTheStalledUnitsOnMismatchedPushPop) {

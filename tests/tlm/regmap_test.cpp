@@ -94,9 +94,9 @@ TEST(TlmRegmap, DebugWindowsReachL1AndL2) {
 
 TEST(TlmRegmap, BadAddressesThrow) {
   tlm::TlmDevice d;
-  EXPECT_THROW(d.read32(stim::addr(0, 0x0FFC)), runtime::DeviceError);         // hole in the shim map
+  EXPECT_THROW(d.read32(stim::addr(0, 0x0FFC)), runtime::DeviceError);             // hole in the shim map
   EXPECT_THROW(d.read32(stim::addr(spec::core_row(1), 0)), runtime::DeviceError);  // core 1 absent
-  EXPECT_THROW(d.write32(stim::addr(0, 0x52), 1), runtime::DeviceError);        // unaligned
+  EXPECT_THROW(d.write32(stim::addr(0, 0x52), 1), runtime::DeviceError);           // unaligned
   EXPECT_THROW(d.ddr_write(d.ddr_size() - 2, std::vector<uint8_t>(4)), runtime::DeviceError);
 }
 

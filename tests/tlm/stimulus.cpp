@@ -82,8 +82,10 @@ void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc
   if (dp.header.has_main) {
     ref::VectorSource src(s0.elems);
     ref::VectorSink out;
-    if (dp.mvm) ref::run_mvm(*dp.mvm, *imc, src.fn(), out.fn());
-    else ref::run_dwpu(*dp.dwpu, l1, src.fn(), out.fn());
+    if (dp.mvm)
+      ref::run_mvm(*dp.mvm, *imc, src.fn(), out.fn());
+    else
+      ref::run_dwpu(*dp.dwpu, l1, src.fn(), out.fn());
     main = out.elems;
   }
   if (dp.header.has_dpu) {
@@ -99,8 +101,8 @@ void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc
 }
 
 spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout) {
-  return spec::Token::decode_word(d.wait_token(0, spec::core_row(core), 0,
-                                               spec::param::core_queue_channel_base + static_cast<uint32_t>(q), timeout));
+  return spec::Token::decode_word(d.wait_token(
+      0, spec::core_row(core), 0, spec::param::core_queue_channel_base + static_cast<uint32_t>(q), timeout));
 }
 
 spec::Token wait_dma_token(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout) {

@@ -51,8 +51,7 @@ TEST(TraceRecord, ReaderRejectsMalformedLinesNamingThem) {
 TEST(TraceRecord, WriterThenReader) {
   std::stringstream s;
   Writer w(s);
-  for (uint64_t i = 0; i < 5; ++i)
-    w.write(Record{i, i * 3, 0, 0, Unit::DMA_S2MM0, Kind::MEM_WRITE, i * 64, 64, i, 0});
+  for (uint64_t i = 0; i < 5; ++i) w.write(Record{i, i * 3, 0, 0, Unit::DMA_S2MM0, Kind::MEM_WRITE, i * 64, 64, i, 0});
   EXPECT_EQ(w.count(), 5u);
   auto recs = read_trace(s);
   ASSERT_EQ(recs.size(), 5u);

@@ -7,23 +7,13 @@
 
 namespace aie2 {
 
-constexpr uint32_t tile(uint32_t col, uint32_t row) {
-  return col << 25 | row << 20;
-}
+constexpr uint32_t tile(uint32_t col, uint32_t row) { return col << 25 | row << 20; }
 constexpr uint32_t kShimBd = 0x1D000, kMemBd = 0xA0000, kCoreBd = 0x1D000;
-constexpr uint32_t bd_addr(uint32_t base, uint32_t k) {
-  return base + 0x20 * k;
-}
+constexpr uint32_t bd_addr(uint32_t base, uint32_t k) { return base + 0x20 * k; }
 // Queue register of channel ch: ctrl_base + delta + 8 ch + 4.
-constexpr uint32_t shim_queue(bool mm2s, uint32_t ch) {
-  return 0x1D200 + (mm2s ? 0x10 : 0) + 8 * ch + 4;
-}
-constexpr uint32_t mem_queue(bool mm2s, uint32_t ch) {
-  return 0xA0600 + (mm2s ? 0x30 : 0) + 8 * ch + 4;
-}
-constexpr uint32_t core_queue(bool mm2s, uint32_t ch) {
-  return 0x1DE00 + (mm2s ? 0x10 : 0) + 8 * ch + 4;
-}
+constexpr uint32_t shim_queue(bool mm2s, uint32_t ch) { return 0x1D200 + (mm2s ? 0x10 : 0) + 8 * ch + 4; }
+constexpr uint32_t mem_queue(bool mm2s, uint32_t ch) { return 0xA0600 + (mm2s ? 0x30 : 0) + 8 * ch + 4; }
+constexpr uint32_t core_queue(bool mm2s, uint32_t ch) { return 0x1DE00 + (mm2s ? 0x10 : 0) + 8 * ch + 4; }
 constexpr uint32_t push_word(uint32_t bd, uint32_t repeat = 0, bool token = false) {
   return bd | repeat << 16 | (token ? 1u << 31 : 0);
 }
@@ -34,8 +24,8 @@ struct Locks {
 
 // Shim w7 / core w5.
 constexpr uint32_t lock_word(const Locks& l, bool valid, bool use_next, uint32_t next, bool tlast) {
-  return l.acq_id | l.acq_value << 5 | l.acq_enable << 12 | l.rel_id << 13 | l.rel_value << 18 |
-         uint32_t{valid} << 25 | uint32_t{use_next} << 26 | next << 27 | uint32_t{tlast} << 31;
+  return l.acq_id | l.acq_value << 5 | l.acq_enable << 12 | l.rel_id << 13 | l.rel_value << 18 | uint32_t{valid} << 25 |
+         uint32_t{use_next} << 26 | next << 27 | uint32_t{tlast} << 31;
 }
 
 struct ShimBd {
@@ -52,8 +42,8 @@ struct ShimBd {
   std::array<uint32_t, 8> words() const {
     return {length,
             static_cast<uint32_t>(addr) & ~3u,
-            static_cast<uint32_t>(addr >> 32 & 0xFFFF) | packet_type << 16 | packet_id << 19 |
-                ooo_bd << 24 | enable_packet << 30,
+            static_cast<uint32_t>(addr >> 32 & 0xFFFF) | packet_type << 16 | packet_id << 19 | ooo_bd << 24 |
+                enable_packet << 30,
             d0_step | d0_wrap << 20 | secure << 30,
             d1_step | d1_wrap << 20 | burst << 30,
             d2_step | axqos << 20 | axcache << 24 | smid << 28,
@@ -64,8 +54,7 @@ struct ShimBd {
 
 struct MemBd {
   uint32_t length = 0, addr = 0;  // byte address
-  uint32_t d0_wrap = 0, d0_step = 0, d1_wrap = 0, d1_step = 0, d2_wrap = 0, d2_step = 0,
-           d3_step = 0;
+  uint32_t d0_wrap = 0, d0_step = 0, d1_wrap = 0, d1_step = 0, d2_wrap = 0, d2_step = 0, d3_step = 0;
   uint32_t d0_before = 0, d0_after = 0, d1_before = 0, d1_after = 0, d2_before = 0, d2_after = 0;
   uint32_t iter_wrap = 0, iter_step = 0, iter_current = 0;
   uint32_t lock_acq_id = 0, lock_rel_id = 0;

@@ -25,9 +25,7 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> explained(const Writer& w) {
-  return lines(explain(w.words()));
-}
+std::vector<std::string> explained(const Writer& w) { return lines(explain(w.words())); }
 
 template <std::size_t N>
 void put_bd(Writer& w, uint32_t addr, const std::array<uint32_t, N>& words) {
@@ -42,11 +40,9 @@ TEST(TxnAie2, PatchedLinearShimPushWithToken) {
   w.ddr_patch(tile(0, 0) | (bd_addr(kShimBd, 0) + 4), 1, 0x400);
   w.write32(tile(0, 0) | shim_queue(true, 0), push_word(0, 0, true));
   w.tct(Dir::MM2S, 0, 0, 0);
-  EXPECT_EQ(
-      explained(w),
-      (std::vector<std::string>{
-          "   0 push (0,0) MM2S ch0 token ctrl=0x0: len=256 @arg1+0x400 dims=[linear] outer=1",
-          "   1 wait (0,0) MM2S ch0 cols=1 rows=1"}));
+  EXPECT_EQ(explained(w), (std::vector<std::string>{
+                              "   0 push (0,0) MM2S ch0 token ctrl=0x0: len=256 @arg1+0x400 dims=[linear] outer=1",
+                              "   1 wait (0,0) MM2S ch0 cols=1 rows=1"}));
 }
 
 TEST(TxnAie2, MultiDimPushWithRepeatAndAbsoluteAddress) {
@@ -62,52 +58,42 @@ TEST(TxnAie2, MultiDimPushWithRepeatAndAbsoluteAddress) {
   put_bd(w, tile(1, 0) | bd_addr(kShimBd, 3), bd.words());
   w.write32(tile(1, 0) | (shim_queue(false, 1) - 4), 0x2);  // channel control
   w.write32(tile(1, 0) | shim_queue(false, 1), push_word(3, 3));
-  EXPECT_EQ(explained(w), (std::vector<std::string>{
-                              "   0 push (1,0) S2MM ch1 repeat=3 ctrl=0x2: len=512 @0x100010000 "
-                              "dims=[16x1 8x64] outer=1024"}));
+  EXPECT_EQ(explained(w), (std::vector<std::string>{"   0 push (1,0) S2MM ch1 repeat=3 ctrl=0x2: len=512 @0x100010000 "
+                                                    "dims=[16x1 8x64] outer=1024"}));
 }
 
 TEST(TxnAie2, UnitWrapsDropAndContiguousDimsAreLinear) {
   Writer w(Device::aie2());
   // (1, 7) is a unit wrap; (32, 1), (4, 32) walk contiguously and the length fits the extent;
   // BD 1's (32, 1) repeats contiguously because outer == extent; BD 2's outer of 1 overlaps.
-  put_bd(
-      w, bd_addr(kShimBd, 0),
-      ShimBd{.length = 128, .d0_wrap = 32, .d0_step = 0, .d1_wrap = 4, .d1_step = 31, .d2_step = 9}
-          .words());
-  put_bd(
-      w, bd_addr(kShimBd, 1),
-      ShimBd{.length = 128, .d0_wrap = 1, .d0_step = 6, .d1_wrap = 32, .d1_step = 0, .d2_step = 31}
-          .words());
+  put_bd(w, bd_addr(kShimBd, 0),
+         ShimBd{.length = 128, .d0_wrap = 32, .d0_step = 0, .d1_wrap = 4, .d1_step = 31, .d2_step = 9}.words());
+  put_bd(w, bd_addr(kShimBd, 1),
+         ShimBd{.length = 128, .d0_wrap = 1, .d0_step = 6, .d1_wrap = 32, .d1_step = 0, .d2_step = 31}.words());
   put_bd(w, bd_addr(kShimBd, 2),
          ShimBd{.length = 128, .d0_wrap = 1, .d0_step = 6, .d1_wrap = 32, .d1_step = 0}.words());
   w.write32(shim_queue(true, 0), push_word(0));
   w.write32(shim_queue(true, 1), push_word(1));
   w.write32(shim_queue(false, 0), push_word(2));
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 push (0,0) MM2S ch0 ctrl=0x0: len=128 @0x0 dims=[linear] outer=1",
-                "   1 push (0,0) MM2S ch1 ctrl=0x0: len=128 @0x0 dims=[linear] outer=1",
-                "   2 push (0,0) S2MM ch0 ctrl=0x0: len=128 @0x0 dims=[32x1] outer=1"}));
+            (std::vector<std::string>{"   0 push (0,0) MM2S ch0 ctrl=0x0: len=128 @0x0 dims=[linear] outer=1",
+                                      "   1 push (0,0) MM2S ch1 ctrl=0x0: len=128 @0x0 dims=[linear] outer=1",
+                                      "   2 push (0,0) S2MM ch0 ctrl=0x0: len=128 @0x0 dims=[32x1] outer=1"}));
 }
 
 TEST(TxnAie2, ChainAndChainLoop) {
   Writer w(Device::aie2());
-  put_bd(w, bd_addr(kShimBd, 2),
-         ShimBd{.length = 64, .addr = 0x100, .use_next = true, .next = 3}.words());
+  put_bd(w, bd_addr(kShimBd, 2), ShimBd{.length = 64, .addr = 0x100, .use_next = true, .next = 3}.words());
   put_bd(w, bd_addr(kShimBd, 3), ShimBd{.length = 32, .addr = 0x200}.words());
-  put_bd(w, bd_addr(kShimBd, 4),
-         ShimBd{.length = 16, .addr = 0x300, .use_next = true, .next = 5}.words());
-  put_bd(w, bd_addr(kShimBd, 5),
-         ShimBd{.length = 16, .addr = 0x400, .use_next = true, .next = 4}.words());
+  put_bd(w, bd_addr(kShimBd, 4), ShimBd{.length = 16, .addr = 0x300, .use_next = true, .next = 5}.words());
+  put_bd(w, bd_addr(kShimBd, 5), ShimBd{.length = 16, .addr = 0x400, .use_next = true, .next = 4}.words());
   w.write32(shim_queue(false, 0), push_word(2));
   w.write32(shim_queue(false, 1), push_word(4));
-  EXPECT_EQ(explained(w), (std::vector<std::string>{
-                              "   0 push (0,0) S2MM ch0 ctrl=0x0: len=64 @0x100 dims=[linear] "
-                              "outer=1 -> len=32 @0x200 dims=[linear] outer=1",
-                              "   1 push (0,0) S2MM ch1 ctrl=0x0: len=16 @0x300 dims=[linear] "
-                              "outer=1 -> len=16 @0x400 dims=[linear] "
-                              "outer=1 -> back to BD 0 of the chain"}));
+  EXPECT_EQ(explained(w), (std::vector<std::string>{"   0 push (0,0) S2MM ch0 ctrl=0x0: len=64 @0x100 dims=[linear] "
+                                                    "outer=1 -> len=32 @0x200 dims=[linear] outer=1",
+                                                    "   1 push (0,0) S2MM ch1 ctrl=0x0: len=16 @0x300 dims=[linear] "
+                                                    "outer=1 -> len=16 @0x400 dims=[linear] "
+                                                    "outer=1 -> back to BD 0 of the chain"}));
   const Trace t = trace(w.words());
   ASSERT_EQ(t.events.size(), 2u);
   EXPECT_EQ(t.events[1].loop_to, 0u);
@@ -129,9 +115,8 @@ TEST(TxnAie2, PaddedMemtileWalk) {
   w.write32(tile(0, 1) | mem_queue(true, 0), push_word(0, 0, true));
   // Padding keeps every dimension, contiguous or not.
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 push (0,1) MM2S ch0 token ctrl=0x0: len=96 @0x400 dims=[8x1 4x8] outer=32 "
-                "pad=[0/0 1/2 0/0]"}));
+            (std::vector<std::string>{"   0 push (0,1) MM2S ch0 token ctrl=0x0: len=96 @0x400 dims=[8x1 4x8] outer=32 "
+                                      "pad=[0/0 1/2 0/0]"}));
 }
 
 TEST(TxnAie2, MemtileThirdDimAndIteration) {
@@ -150,28 +135,20 @@ TEST(TxnAie2, MemtileThirdDimAndIteration) {
   put_bd(w, tile(2, 1) | bd_addr(kMemBd, 47), bd.words());
   w.write32(tile(2, 1) | mem_queue(false, 5), push_word(47));
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 push (2,1) S2MM ch5 ctrl=0x0: len=256 @0x8000 dims=[4x1 4x16 4x4] outer=64 "
-                "iter 2x256"}));
+            (std::vector<std::string>{"   0 push (2,1) S2MM ch5 ctrl=0x0: len=256 @0x8000 dims=[4x1 4x16 4x4] outer=64 "
+                                      "iter 2x256"}));
 }
 
 TEST(TxnAie2, CoreTileBd) {
   Writer w(Device::aie2());
-  const CoreBd bd{.length = 64,
-                  .addr = 0x400,
-                  .d0_wrap = 8,
-                  .d0_step = 0,
-                  .d1_wrap = 8,
-                  .d1_step = 15,
-                  .d2_step = 0};
+  const CoreBd bd{.length = 64, .addr = 0x400, .d0_wrap = 8, .d0_step = 0, .d1_wrap = 8, .d1_step = 15, .d2_step = 0};
   put_bd(w, tile(0, 2) | bd_addr(kCoreBd, 1), bd.words());
   w.write32(tile(0, 2) | (bd_addr(kCoreBd, 1) + 0x18),
             5);  // past the core BD's 6 words: a register
   w.write32(tile(0, 2) | core_queue(false, 1), push_word(1));
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 write (0,2) 0x1d038 <- 0x00000005",
-                "   1 push (0,2) S2MM ch1 ctrl=0x0: len=64 @0x400 dims=[8x1 8x16] outer=1"}));
+            (std::vector<std::string>{"   0 write (0,2) 0x1d038 <- 0x00000005",
+                                      "   1 push (0,2) S2MM ch1 ctrl=0x0: len=64 @0x400 dims=[8x1 8x16] outer=1"}));
 }
 
 TEST(TxnAie2, TileKindComesFromTheHeader) {
@@ -191,8 +168,7 @@ TEST(TxnAie2, TileKindComesFromTheHeader) {
   Device two = Device::aie2();
   two.num_mem_tile_rows = 2;
   EXPECT_EQ(explained(memtile_row2(two)),
-            std::vector<std::string>{
-                "   0 push (0,2) MM2S ch5 ctrl=0x0: len=16 @0x100 dims=[linear] outer=1"});
+            std::vector<std::string>{"   0 push (0,2) MM2S ch5 ctrl=0x0: len=16 @0x100 dims=[linear] outer=1"});
   // One memtile row: row 2 is a core, where 0xA0500.. and 0xA0674 are plain registers.
   EXPECT_EQ(kinds(trace(memtile_row2(Device::aie2()).words())),
             "write write write write write write write write write ");
@@ -206,11 +182,9 @@ TEST(TxnAie2, TileKindComesFromTheHeader) {
   Device none = Device::aie2();
   none.num_mem_tile_rows = 0;
   EXPECT_EQ(explained(core_row1(none)),
-            std::vector<std::string>{
-                "   0 push (0,1) S2MM ch0 ctrl=0x0: len=32 @0x40 dims=[linear] outer=1"});
+            std::vector<std::string>{"   0 push (0,1) S2MM ch0 ctrl=0x0: len=32 @0x40 dims=[linear] outer=1"});
   // Under the default header row 1 is a memtile: 0x1D020.. and 0x1DE04 are plain registers there.
-  EXPECT_EQ(kinds(trace(core_row1(Device::aie2()).words())),
-            "write write write write write write write ");
+  EXPECT_EQ(kinds(trace(core_row1(Device::aie2()).words())), "write write write write write write write ");
 }
 
 TEST(TxnAie2, MaskedWriteOutsideTheDmaRegisters) {
@@ -219,9 +193,8 @@ TEST(TxnAie2, MaskedWriteOutsideTheDmaRegisters) {
   w.write32(tile(0, 2) | 0x1F004, 7);
   w.maskwrite32(tile(0, 0) | (shim_queue(true, 0) - 4), 0x2, 0x2);  // channel control: state only
   w.maskpoll32(tile(0, 0) | 0x1D220, 0, 0x1F);                      // polls are not events
-  EXPECT_EQ(explained(w),
-            (std::vector<std::string>{"   0 write (0,2) 0x1f000 <- 0x00000001 & 0x0000003f",
-                                      "   1 write (0,2) 0x1f004 <- 0x00000007"}));
+  EXPECT_EQ(explained(w), (std::vector<std::string>{"   0 write (0,2) 0x1f000 <- 0x00000001 & 0x0000003f",
+                                                    "   1 write (0,2) 0x1f004 <- 0x00000007"}));
 }
 
 TEST(TxnAie2, RepeatFold) {
@@ -232,12 +205,10 @@ TEST(TxnAie2, RepeatFold) {
   w.write32(shim_queue(true, 0), push_word(0, 3, true));
   // The same BD with repeat 2 does not fold: its iteration says 4 runs.
   w.write32(shim_queue(true, 1), push_word(0, 2));
-  EXPECT_EQ(
-      explained(w),
-      (std::vector<std::string>{
-          "   0 push (0,0) MM2S ch0 token ctrl=0x0: len=1024 @arg0+0x0 dims=[linear] outer=1",
-          "   1 push (0,0) MM2S ch1 repeat=2 ctrl=0x0: len=256 @arg0+0x0 dims=[linear] outer=1 "
-          "iter 3x256"}));
+  EXPECT_EQ(explained(w), (std::vector<std::string>{
+                              "   0 push (0,0) MM2S ch0 token ctrl=0x0: len=1024 @arg0+0x0 dims=[linear] outer=1",
+                              "   1 push (0,0) MM2S ch1 repeat=2 ctrl=0x0: len=256 @arg0+0x0 dims=[linear] outer=1 "
+                              "iter 3x256"}));
 }
 
 TEST(TxnAie2, VerbatimEventsAndSymbolicPatch) {
@@ -246,10 +217,9 @@ TEST(TxnAie2, VerbatimEventsAndSymbolicPatch) {
   w.ddr_patch(tile(0, 2) | 0x4000, 2, 0x80);  // not a BD address word: a register gets the address
   w.noop();
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{"   0 loadpdi id=1 size=256 addr=0x2000",
-                                      "   1 preempt level=2", "   2 scratchpad usage=1 size=4096",
-                                      "   3 update_reg table=3 func=4 arg=0x10 reg=0x1d000",
-                                      "   4 write (0,2) 0x04000 <- arg2+0x80"}));
+            (std::vector<std::string>{
+                "   0 loadpdi id=1 size=256 addr=0x2000", "   1 preempt level=2", "   2 scratchpad usage=1 size=4096",
+                "   3 update_reg table=3 func=4 arg=0x10 reg=0x1d000", "   4 write (0,2) 0x04000 <- arg2+0x80"}));
 }
 
 TEST(TxnAie2, PushOfAnUnwrittenBdIsAnError) {
@@ -259,10 +229,9 @@ TEST(TxnAie2, PushOfAnUnwrittenBdIsAnError) {
     trace(w.words());
     FAIL() << "expected TraceError";
   } catch (const TraceError& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "the push at word 4 runs BD 5 of tile (0,0), but the stream never writes its words "
-        "[0, 1, 2, 3, 4, 5, 6, 7]");
+    EXPECT_STREQ(e.what(),
+                 "the push at word 4 runs BD 5 of tile (0,0), but the stream never writes its words "
+                 "[0, 1, 2, 3, 4, 5, 6, 7]");
     EXPECT_EQ(e.word(), 4u);
   }
   // Written word by word except word 3; the patch supplies word 1.
@@ -300,8 +269,7 @@ TEST(TxnAie2, BlockwriteSupersedesAnEarlierPatch) {
   put_bd(w, bd_addr(kShimBd, 0), words);  // a fresh BD image
   w.write32(shim_queue(true, 0), push_word(0));
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x5000 dims=[linear] outer=1"}));
+            (std::vector<std::string>{"   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x5000 dims=[linear] outer=1"}));
 }
 
 TEST(TxnAie2, AnyLaterWriteOfThePatchedWordDropsThePatch) {
@@ -316,10 +284,9 @@ TEST(TxnAie2, AnyLaterWriteOfThePatchedWordDropsThePatch) {
   w.maskwrite32(bd_addr(kShimBd, 0) + 4, 0x7000, 0xFF00);
   w.write32(shim_queue(true, 0), push_word(0));
   EXPECT_EQ(explained(w),
-            (std::vector<std::string>{
-                "   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @arg3+0x40 dims=[linear] outer=1",
-                "   1 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x6000 dims=[linear] outer=1",
-                "   2 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x7000 dims=[linear] outer=1"}));
+            (std::vector<std::string>{"   0 push (0,0) MM2S ch0 ctrl=0x0: len=8 @arg3+0x40 dims=[linear] outer=1",
+                                      "   1 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x6000 dims=[linear] outer=1",
+                                      "   2 push (0,0) MM2S ch0 ctrl=0x0: len=8 @0x7000 dims=[linear] outer=1"}));
 }
 
 // The dispatch-time path draws a BD from a pool, polls for room in the queue, assembles BD
@@ -333,18 +300,15 @@ TEST(TxnAie2, DynamicAndStaticEmissionsAreEquivalent) {
   EXPECT_NE(s, d);
   EXPECT_EQ(compare(s, d), std::vector<std::string>{});
   EXPECT_EQ(explain(s), explain(d));
-  EXPECT_EQ(lines(explain(s))[1],
-            "   1 push (0,0) S2MM ch0 token ctrl=0x0: len=64 @arg1+0x0 dims=[8x16] outer=8");
+  EXPECT_EQ(lines(explain(s))[1], "   1 push (0,0) S2MM ch0 token ctrl=0x0: len=64 @arg1+0x0 dims=[8x16] outer=8");
 }
 
 TEST(TxnAie2, CompareReportsAHiddenFieldDifference) {
   // A lock value is not printed, but it is part of the transfer.
   const auto diffs = compare(aie2_static(2), aie2_dynamic());
   ASSERT_EQ(diffs.size(), 1u);
-  const std::string line =
-      "push (0,0) MM2S ch0 token ctrl=0x0: len=1024 @arg0+0x1000 dims=[linear] outer=1";
-  EXPECT_EQ(diffs[0], "event 0 differs:\n  a: " + line + "\n  b: " + line +
-                          "\n  (chain[0].lock_acq_value: 2 vs 1)");
+  const std::string line = "push (0,0) MM2S ch0 token ctrl=0x0: len=1024 @arg0+0x1000 dims=[linear] outer=1";
+  EXPECT_EQ(diffs[0], "event 0 differs:\n  a: " + line + "\n  b: " + line + "\n  (chain[0].lock_acq_value: 2 vs 1)");
 }
 
 TEST(TxnAie2, CompareReportsTheFirstDivergenceAndTheLengths) {
@@ -353,10 +317,9 @@ TEST(TxnAie2, CompareReportsTheFirstDivergenceAndTheLengths) {
   a.write32(tile(0, 2) | 0x404, 2).write32(tile(0, 2) | 0x408, 3);
   b.write32(tile(0, 2) | 0x404, 9);
   const auto diffs = compare(a.words(), b.words());
-  EXPECT_EQ(diffs,
-            (std::vector<std::string>{"event 1 differs:\n  a: write (0,2) 0x00404 <- 0x00000002\n"
-                                      "  b: write (0,2) 0x00404 <- 0x00000009",
-                                      "a has 3 events, b has 2"}));
+  EXPECT_EQ(diffs, (std::vector<std::string>{"event 1 differs:\n  a: write (0,2) 0x00404 <- 0x00000002\n"
+                                             "  b: write (0,2) 0x00404 <- 0x00000009",
+                                             "a has 3 events, b has 2"}));
   Writer c(Device::aie2());
   c.write32(tile(0, 2) | 0x400, 1);
   EXPECT_EQ(compare(a.words(), c.words(), {"x.bin", "y.bin"}),
@@ -377,8 +340,7 @@ TEST(TxnAie2, Aie2pUsesTheSameLayout) {
   put_bd(w, bd_addr(kShimBd, 0), ShimBd{.length = 16}.words());
   w.write32(shim_queue(true, 0), push_word(0));
   EXPECT_EQ(explained(w),
-            std::vector<std::string>{
-                "   0 push (0,0) MM2S ch0 ctrl=0x0: len=16 @0x0 dims=[linear] outer=1"});
+            std::vector<std::string>{"   0 push (0,0) MM2S ch0 ctrl=0x0: len=16 @0x0 dims=[linear] outer=1"});
   EXPECT_EQ(trace(w.words()).layout->name(), "aie2p");
 }
 
@@ -390,8 +352,6 @@ TEST(TxnAie2, UnknownDeviceHasNoLayout) {
     trace(w.words());
     FAIL();
   } catch (const TraceError& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "no device layout for TXN devGen 0x7 (known: 0x3 AIE2 npu1, 0x4 AIE2p npu2, 0x41 axcore)");
+    EXPECT_STREQ(e.what(), "no device layout for TXN devGen 0x7 (known: 0x3 AIE2 npu1, 0x4 AIE2p npu2, 0x41 axcore)");
   }
 }

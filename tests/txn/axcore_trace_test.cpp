@@ -30,9 +30,7 @@ std::vector<std::string> explained(const AxcoreBuilder& b) {
 std::string trace_error(const std::vector<uint32_t>& words) {
   try {
     trace(words);
-  } catch (const TraceError& e) {
-    return e.what();
-  }
+  } catch (const TraceError& e) { return e.what(); }
   return "no error";
 }
 
@@ -116,19 +114,16 @@ TEST(TxnAxcore, PatchedDdrPushWithTokenAndTag) {
   b.patch_bd_address(Tile::shim(), 0, 1, 0x400);
   b.push_dma(Tile::shim(), Dir::MM2S, 0, push(0, true, 0, 5));
   b.wait_dma(Tile::shim(), Dir::MM2S, 0);
-  EXPECT_EQ(explained(b),
-            (std::vector<std::string>{"   0 push (0,0) MM2S ch0 token tag=5 ctrl=0x0: len=256 "
-                                      "@arg1+0x400 dims=[linear] outer=1",
-                                      "   1 wait (0,0) MM2S ch0 cols=1 rows=1"}));
+  EXPECT_EQ(explained(b), (std::vector<std::string>{"   0 push (0,0) MM2S ch0 token tag=5 ctrl=0x0: len=256 "
+                                                    "@arg1+0x400 dims=[linear] outer=1",
+                                                    "   1 wait (0,0) MM2S ch0 cols=1 rows=1"}));
   // The header names axcore; the patch targets the BD's addr_lo word.
   const auto words = b.words();
   const Decoded d = decode(words);
   EXPECT_EQ(d.header.device.dev_gen, spec::kTxnDevGen);
   EXPECT_EQ(d.header.device.num_rows, spec::core_row(spec::param::cores));
-  EXPECT_EQ(std::get<DdrPatch>(d.ops[1].body).regaddr,
-            spec::tile_addr(0, 0, spec::shim::DMA_BD.at(0) + 4));
-  EXPECT_EQ(std::get<Write32>(d.ops[2].body).addr,
-            spec::tile_addr(0, 0, spec::shim::DMA_MM2S_QUEUE.at(0)));
+  EXPECT_EQ(std::get<DdrPatch>(d.ops[1].body).regaddr, spec::tile_addr(0, 0, spec::shim::DMA_BD.at(0) + 4));
+  EXPECT_EQ(std::get<Write32>(d.ops[2].body).addr, spec::tile_addr(0, 0, spec::shim::DMA_MM2S_QUEUE.at(0)));
 }
 
 TEST(TxnAxcore, PatchSuppliesAddrLoAndAddrHi) {
@@ -138,16 +133,13 @@ TEST(TxnAxcore, PatchSuppliesAddrLoAndAddrHi) {
     if (i != 1 && i != 2) b.write_reg(Tile::shim(), spec::shim::DMA_BD.at(3) + 4 * i, bd[i]);
   b.patch_bd_address(Tile::shim(), 3, 0, 0x1'0000'0000ull);
   b.push_dma(Tile::shim(), Dir::S2MM, 1, push(3));
-  EXPECT_EQ(
-      explained(b),
-      std::vector<std::string>{
-          "   0 push (0,0) S2MM ch1 ctrl=0x0: len=64 @arg0+0x100000000 dims=[linear] outer=1"});
+  EXPECT_EQ(explained(b), std::vector<std::string>{
+                              "   0 push (0,0) S2MM ch1 ctrl=0x0: len=64 @arg0+0x100000000 dims=[linear] outer=1"});
   // A later write of addr_lo replaces the patch; addr_hi then comes from nowhere.
   b.write_reg(Tile::shim(), spec::shim::DMA_BD.at(3) + 4, 0x80);
   b.push_dma(Tile::shim(), Dir::S2MM, 1, push(3));
-  EXPECT_EQ(
-      trace_error(b.words()),
-      "the push at word 112 runs BD 3 of tile (0,0), but the stream never writes its words [2]");
+  EXPECT_EQ(trace_error(b.words()),
+            "the push at word 112 runs BD 3 of tile (0,0), but the stream never writes its words [2]");
 }
 
 TEST(TxnAxcore, MemTileWalkWithPaddingAndCoreL1) {
@@ -168,11 +160,10 @@ TEST(TxnAxcore, MemTileWalkWithPaddingAndCoreL1) {
   b.write_bd(Tile::core(0), 15, c);
   b.write_reg(Tile::core(0), spec::core::DMA_S2MM_CTRL.at(0), 4);
   b.push_dma(Tile::core(0), Dir::S2MM, 0, push(15));
-  EXPECT_EQ(explained(b),
-            (std::vector<std::string>{
-                "   0 push (0,1) MM2S ch1 ctrl=0x0: len=32 @L2:0x1000 dims=[8x1 4x8] outer=1 "
-                "pad=[1/1 0/0]",
-                "   1 push (0,2) S2MM ch0 ctrl=0x4: len=64 @L1[0]:0x40 dims=[8x1 8x16] outer=1"}));
+  EXPECT_EQ(explained(b), (std::vector<std::string>{
+                              "   0 push (0,1) MM2S ch1 ctrl=0x0: len=32 @L2:0x1000 dims=[8x1 4x8] outer=1 "
+                              "pad=[1/1 0/0]",
+                              "   1 push (0,2) S2MM ch0 ctrl=0x4: len=64 @L1[0]:0x40 dims=[8x1 8x16] outer=1"}));
   // The pad value is part of a padded transfer.
   AxcoreBuilder other;
   m.pad_value = 0;
@@ -184,8 +175,7 @@ TEST(TxnAxcore, MemTileWalkWithPaddingAndCoreL1) {
 
 TEST(TxnAxcore, ChainLoopAndRepeatFold) {
   AxcoreBuilder b;
-  spec::DmaBd a = linear_bd(16, spec::MemSel::DDR, 0x100),
-              c = linear_bd(16, spec::MemSel::DDR, 0x200);
+  spec::DmaBd a = linear_bd(16, spec::MemSel::DDR, 0x100), c = linear_bd(16, spec::MemSel::DDR, 0x200);
   a.use_next = 1;
   a.next_bd = 9;
   c.use_next = 1;
@@ -197,19 +187,16 @@ TEST(TxnAxcore, ChainLoopAndRepeatFold) {
   r.iter_size = 4;
   r.iter_stride = 64;
   b.write_bd(Tile::shim(), 1, r).push_dma(Tile::shim(), Dir::MM2S, 0, push(1, true, 3));
-  EXPECT_EQ(
-      explained(b),
-      (std::vector<std::string>{
-          "   0 push (0,0) MM2S ch1 ctrl=0x0: len=16 @0x100 dims=[linear] outer=1 -> len=16 @0x200 "
-          "dims=[linear] outer=1 -> back to BD 0 of the chain",
-          "   1 push (0,0) MM2S ch0 token ctrl=0x0: len=256 @0x1000 dims=[linear] outer=1"}));
+  EXPECT_EQ(explained(b), (std::vector<std::string>{
+                              "   0 push (0,0) MM2S ch1 ctrl=0x0: len=16 @0x100 dims=[linear] outer=1 -> len=16 @0x200 "
+                              "dims=[linear] outer=1 -> back to BD 0 of the chain",
+                              "   1 push (0,0) MM2S ch0 token ctrl=0x0: len=256 @0x1000 dims=[linear] outer=1"}));
   // Started from iteration 1 the runs wrap around: no fold.
   r.iter_current = 1;
   AxcoreBuilder n;
   n.write_bd(Tile::shim(), 1, r).push_dma(Tile::shim(), Dir::MM2S, 0, push(1, true, 3));
-  EXPECT_EQ(explained(n),
-            std::vector<std::string>{"   0 push (0,0) MM2S ch0 repeat=3 token ctrl=0x0: len=64 "
-                                     "@0x1000 dims=[linear] outer=1 iter 4x64"});
+  EXPECT_EQ(explained(n), std::vector<std::string>{"   0 push (0,0) MM2S ch0 repeat=3 token ctrl=0x0: len=64 "
+                                                   "@0x1000 dims=[linear] outer=1 iter 4x64"});
 }
 
 TEST(TxnAxcore, CoreQueuePushRunsItsDescriptor) {
@@ -232,15 +219,13 @@ TEST(TxnAxcore, CoreQueuePushRunsItsDescriptor) {
   bar.core_mask = 1;
   b.write_descriptor(0, 8, bar.encode());
   b.push_task(0, spec::Queue::CTRL, push(8, false, 0, 3));
-  EXPECT_EQ(
-      explained(b),
-      (std::vector<std::string>{
-          "   0 push (0,2) MVMEXE token ctrl=0x0: datapath MVMEXE id=7 units=ifd0,mvm,dpu,odr; "
-          "ifd0 INT8 [4x1 16x4] @r0; mvm k=4 matrix=1 tile=0 out=16; dpu 1+2 x16 -> INT8; "
-          "odr INT8<-INT32 [16x1] @r512",
-          "   1 wait (0,2) MVMEXE cols=1 rows=1",
-          "   2 push (0,2) LOADIMC ctrl=0x0: loadimc matrix=1 tiles=4x1 @t0 from r100 stride 1",
-          "   3 push (0,2) CTRL tag=3 ctrl=0x0: barrier id=2 cores=0x1"}));
+  EXPECT_EQ(explained(b), (std::vector<std::string>{
+                              "   0 push (0,2) MVMEXE token ctrl=0x0: datapath MVMEXE id=7 units=ifd0,mvm,dpu,odr; "
+                              "ifd0 INT8 [4x1 16x4] @r0; mvm k=4 matrix=1 tile=0 out=16; dpu 1+2 x16 -> INT8; "
+                              "odr INT8<-INT32 [16x1] @r512",
+                              "   1 wait (0,2) MVMEXE cols=1 rows=1",
+                              "   2 push (0,2) LOADIMC ctrl=0x0: loadimc matrix=1 tiles=4x1 @t0 from r100 stride 1",
+                              "   3 push (0,2) CTRL tag=3 ctrl=0x0: barrier id=2 cores=0x1"}));
   const Trace t = trace(b.words());
   EXPECT_EQ(t.events[0].channel, spec::param::core_queue_channel_base);
   EXPECT_EQ(t.events[1].channel, spec::param::core_queue_channel_base);
@@ -274,12 +259,11 @@ TEST(TxnAxcore, UnwrittenOrMisplacedDescriptorIsAnError) {
   AxcoreBuilder b;
   b.write_descriptor(0, 0, d).push_task(0, spec::Queue::MVMEXE, push(0));
   const std::string err = trace_error(b.words());
-  EXPECT_TRUE(err.starts_with(
-      "the push at word 36 runs the MVMEXE descriptor at word 0 of tile (0,2), but the "
-      "stream never writes its words [52, 53, 54, 55, 56, 60, 61, 68, 69,"))
+  EXPECT_TRUE(
+      err.starts_with("the push at word 36 runs the MVMEXE descriptor at word 0 of tile (0,2), but the "
+                      "stream never writes its words [52, 53, 54, 55, 56, 60, 61, 68, 69,"))
       << err;
-  EXPECT_TRUE(err.ends_with(" 86, 87]"))
-      << err;  // the unwritten DPU section hides the program length
+  EXPECT_TRUE(err.ends_with(" 86, 87]")) << err;  // the unwritten DPU section hides the program length
   AxcoreBuilder c;
   c.push_task(0, spec::Queue::CTRL, push(spec::core::CMD_MEM.count + 5));
   EXPECT_EQ(trace_error(c.words()),
@@ -288,8 +272,7 @@ TEST(TxnAxcore, UnwrittenOrMisplacedDescriptorIsAnError) {
             "command memory");
   AxcoreBuilder e;
   e.write_bd(Tile::shim(), 0, linear_bd(4)).push_dma(Tile::shim(), Dir::MM2S, 0, push(20));
-  EXPECT_EQ(trace_error(e.words()),
-            "the push at word 24 runs BD 20 of tile (0,0), which has 16 BDs");
+  EXPECT_EQ(trace_error(e.words()), "the push at word 24 runs BD 20 of tile (0,0), which has 16 BDs");
 }
 
 TEST(TxnAxcore, DescriptorWithTheWrongMagicIsShown) {
@@ -297,8 +280,7 @@ TEST(TxnAxcore, DescriptorWithTheWrongMagicIsShown) {
   const uint32_t word = 0x42;
   b.write_descriptor(0, 0, std::span(&word, 1)).push_task(0, spec::Queue::DWPU, push(0));
   EXPECT_EQ(explained(b),
-            std::vector<std::string>{
-                "   0 push (0,2) DWPU ctrl=0x0: descriptor magic 0x42, the DWPU queue runs 0xd9"});
+            std::vector<std::string>{"   0 push (0,2) DWPU ctrl=0x0: descriptor magic 0x42, the DWPU queue runs 0xd9"});
 }
 
 TEST(TxnAxcore, BuilderChecksIndices) {
@@ -307,8 +289,7 @@ TEST(TxnAxcore, BuilderChecksIndices) {
   EXPECT_NO_THROW(b.write_bd(Tile::mem(), 31, linear_bd(4)));
   EXPECT_THROW(b.push_dma(Tile::core(0), Dir::S2MM, 2, push(0)), std::out_of_range);
   EXPECT_THROW(b.push_task(1, spec::Queue::MVMEXE, push(0)), std::out_of_range);
-  EXPECT_THROW(b.write_descriptor(0, spec::core::CMD_MEM.count - 1, mvm_datapath(1)),
-               std::out_of_range);
+  EXPECT_THROW(b.write_descriptor(0, spec::core::CMD_MEM.count - 1, mvm_datapath(1)), std::out_of_range);
   EXPECT_THROW(AxcoreBuilder(0), std::out_of_range);
   EXPECT_NO_THROW(AxcoreBuilder(spec::param::max_cores).push_task(3, spec::Queue::CTRL, push(0)));
   spec::DmaBd bad = linear_bd(4);

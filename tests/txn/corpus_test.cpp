@@ -21,7 +21,7 @@ std::vector<uint8_t> bytes_of(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
-}
+}  // namespace
 
 TEST(TxnCorpus, FilesAreCurrent) {
   for (const auto& [name, words] : txn_samples::all())
@@ -55,13 +55,12 @@ TEST(TxnCorpus, EveryFileTracesOrFailsCleanly) {
   EXPECT_GE(traced, 6u);
   // The merged corpus reaches the tracer, not only the decoder's error paths.
   EXPECT_GE(fuzz_traced, 50u);
-  std::cout << files << " corpus files (" << fuzz_found << " from the fuzzer), " << traced
-            << " trace (" << fuzz_traced << " from the fuzzer)\n";
+  std::cout << files << " corpus files (" << fuzz_found << " from the fuzzer), " << traced << " trace (" << fuzz_traced
+            << " from the fuzzer)\n";
 }
 
 TEST(TxnCorpus, DynamicAndStaticSamplesAreEquivalent) {
-  EXPECT_EQ(compare(txn_samples::aie2_static(), txn_samples::aie2_dynamic()),
-            std::vector<std::string>{});
+  EXPECT_EQ(compare(txn_samples::aie2_static(), txn_samples::aie2_dynamic()), std::vector<std::string>{});
   EXPECT_EQ(compare(txn_samples::aie2_static(2), txn_samples::aie2_dynamic()).size(), 1u);
 }
 
@@ -78,8 +77,7 @@ TEST(TxnFile, LoadIsLittleEndianAndRefusesPartialWords) {
     load(path);
     ADD_FAILURE();
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              path.string() + ": 9 bytes is not a whole number of 32-bit words");
+    EXPECT_EQ(std::string(e.what()), path.string() + ": 9 bytes is not a whole number of 32-bit words");
   }
   std::filesystem::remove(path);
   EXPECT_THROW(load(dir / "txn_no_such_file.txn"), std::runtime_error);

@@ -9,8 +9,7 @@ using namespace axcore::txn;
 namespace {
 
 // Expects decode(words) to throw DecodeError with `message` about word `word`.
-void expect_error(const std::vector<uint32_t>& words, const std::string& message,
-                  std::size_t word) {
+void expect_error(const std::vector<uint32_t>& words, const std::string& message, std::size_t word) {
   try {
     decode(words);
     ADD_FAILURE() << "decoded without error; expected: " << message;
@@ -87,11 +86,9 @@ TEST(TxnDecodeErrors, MalformedOpLengths) {
   w = stream();
   w.resize(10);
   w.insert(w.end(), {1, 0, 0x1D000, 12});
-  expect_error(sized(w), "the blockwrite at word 10 gives 12 bytes; a blockwrite is 16 + 4 n bytes",
-               13);
+  expect_error(sized(w), "the blockwrite at word 10 gives 12 bytes; a blockwrite is 16 + 4 n bytes", 13);
   w = stream();
   w.resize(10);
   w.insert(w.end(), {0x84, 0});  // a custom op of length 0 would never advance
-  expect_error(sized(w), "the merge_sync at word 10 gives 0 bytes; a custom op is 8 + 4 n bytes",
-               11);
+  expect_error(sized(w), "the merge_sync at word 10 gives 0 bytes; a custom op is 8 + 4 n bytes", 11);
 }

@@ -92,8 +92,7 @@ TEST(TxnRoundTrip, EncodeDecodeEncodeIsIdentityForEveryOpKind) {
   const auto& bw = std::get<BlockWrite>(d.ops[5].body);
   EXPECT_EQ(bw.col, 1u);
   EXPECT_EQ(bw.row, 3u);
-  EXPECT_EQ(std::vector<uint32_t>(bw.data.begin(), bw.data.end()),
-            (std::vector<uint32_t>{0x11, 0x22, 0x33}));
+  EXPECT_EQ(std::vector<uint32_t>(bw.data.begin(), bw.data.end()), (std::vector<uint32_t>{0x11, 0x22, 0x33}));
   EXPECT_EQ(std::get<Tct>(d.ops[6].body), (Tct{Dir::MM2S, 3, 1, 5, 2, 4}));
   EXPECT_EQ(std::get<DdrPatch>(d.ops[7].body), (DdrPatch{1, 0x1D004, 2, 0x1'0000'0400ull}));
   EXPECT_EQ(std::get<LoadPdi>(d.ops[8].body), (LoadPdi{9, 0x1000, 0x2'0000'0010ull}));

@@ -92,8 +92,7 @@ std::vector<uint32_t> axcore_program() {
   l2.mem = spec::MemSel::L2;
   l2.addr_lo = 0x4000;
   b.write_bd(Tile::mem(), 0, l2);
-  b.push_dma(Tile::mem(), Dir::S2MM, 0, push(0, false))
-      .push_dma(Tile::shim(), Dir::MM2S, 0, push(0, true));
+  b.push_dma(Tile::mem(), Dir::S2MM, 0, push(0, false)).push_dma(Tile::shim(), Dir::MM2S, 0, push(0, true));
   b.wait_dma(Tile::shim(), Dir::MM2S, 0);
   spec::LoadimcDesc l;
   l.magic = spec::magic::loadimc;
@@ -127,12 +126,10 @@ std::vector<uint32_t> bad_unwritten_bd() {
 
 std::vector<uint32_t> aie2_static(uint32_t lock_value) {
   Writer w(Device::aie2());
-  put_bd(w, bd_addr(kShimBd, 0),
-         ShimBd{.length = 1024, .locks = {.acq_value = lock_value}}.words());
+  put_bd(w, bd_addr(kShimBd, 0), ShimBd{.length = 1024, .locks = {.acq_value = lock_value}}.words());
   w.ddr_patch(bd_addr(kShimBd, 0) + 4, 0, 0x1000);
   w.write32(shim_queue(true, 0), push_word(0, 0, true));
-  put_bd(w, bd_addr(kShimBd, 1),
-         ShimBd{.length = 64, .d0_wrap = 8, .d0_step = 15, .d2_step = 7}.words());
+  put_bd(w, bd_addr(kShimBd, 1), ShimBd{.length = 64, .d0_wrap = 8, .d0_step = 15, .d2_step = 7}.words());
   w.ddr_patch(bd_addr(kShimBd, 1) + 4, 1, 0);
   w.write32(shim_queue(false, 0), push_word(1, 0, true));
   w.tct(Dir::MM2S, 0, 0, 0);
@@ -144,16 +141,12 @@ std::vector<uint32_t> aie2_static(uint32_t lock_value) {
 std::vector<uint32_t> aie2_dynamic() {
   Writer w(Device::aie2());
   w.maskpoll32(0x1D230, 0, 0x7);  // room in the queue
-  const auto a =
-      ShimBd{.length = 256, .iter_wrap = 3, .iter_step = 255, .locks = {.acq_value = 1}}.words();
+  const auto a = ShimBd{.length = 256, .iter_wrap = 3, .iter_step = 255, .locks = {.acq_value = 1}}.words();
   for (uint32_t i = 0; i < 8; ++i)
-    if (i != 1)
-      w.write32(bd_addr(kShimBd, 9) + 4 * i, a[i]);  // the address word is left to the patch
+    if (i != 1) w.write32(bd_addr(kShimBd, 9) + 4 * i, a[i]);  // the address word is left to the patch
   w.ddr_patch(bd_addr(kShimBd, 9) + 4, 0, 0x1000);
   w.write32(shim_queue(true, 0), push_word(9, 3, true));
-  const auto b =
-      ShimBd{.length = 64, .d0_wrap = 8, .d0_step = 15, .d1_wrap = 1, .d1_step = 99, .d2_step = 7}
-          .words();
+  const auto b = ShimBd{.length = 64, .d0_wrap = 8, .d0_step = 15, .d1_wrap = 1, .d1_step = 99, .d2_step = 7}.words();
   put_bd(w, bd_addr(kShimBd, 14), b);
   w.ddr_patch(bd_addr(kShimBd, 14) + 4, 1, 0);
   w.write32(shim_queue(false, 0), push_word(14, 0, true));

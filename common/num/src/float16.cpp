@@ -36,8 +36,7 @@ double to_double(Float16 v) {
   const int e = (v.bits >> 10) & 0x1F;
   const int f = v.bits & 0x3FF;
   if (e == 0x1F) {
-    return f != 0 ? std::numeric_limits<double>::quiet_NaN()
-                  : sign * std::numeric_limits<double>::infinity();
+    return f != 0 ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
   }
   if (e == 0) return sign * std::ldexp(static_cast<double>(f), -24);
   return sign * std::ldexp(static_cast<double>(1024 + f), e - 25);

@@ -30,8 +30,7 @@ Float18 f18_from_double(double v) {
   if (exp > Float18::kMaxExp) return Float18::from_bits(sign | Float18::kPosInf);
   if (exp < Float18::kMinExp) return Float18::from_bits(sign);  // flush to zero, keep the sign
   const auto biased = static_cast<uint32_t>(exp + Float18::kBias);
-  return Float18::from_bits(sign | biased << Float18::kFracBits |
-                            (static_cast<uint32_t>(keep) & Float18::kFracMask));
+  return Float18::from_bits(sign | biased << Float18::kFracBits | (static_cast<uint32_t>(keep) & Float18::kFracMask));
 }
 
 Float18 f18_from_float(float v) { return f18_from_double(static_cast<double>(v)); }

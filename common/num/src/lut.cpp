@@ -141,9 +141,17 @@ double golden_min(double lo, double hi, int iters, F&& g) {
   double gc = g(c), gd = g(d);
   for (int i = 0; i < iters; ++i) {
     if (gc < gd) {
-      b = d; d = c; gd = gc; c = b - kInv * (b - a); gc = g(c);
+      b = d;
+      d = c;
+      gd = gc;
+      c = b - kInv * (b - a);
+      gc = g(c);
     } else {
-      a = c; c = d; gc = gd; d = a + kInv * (b - a); gd = g(d);
+      a = c;
+      c = d;
+      gc = gd;
+      d = a + kInv * (b - a);
+      gd = g(d);
     }
   }
   return 0.5 * (a + b);
@@ -181,8 +189,8 @@ Segment fit_segment(const Points& all) {
   };
   const double chord = (all.fx.back() - all.fx.front()) / (all.xd.back() - all.xd.front());
   const double width = 0.25 * std::fabs(chord) + 1e-9;
-  const double s_opt = golden_min(chord - width, chord + width, 50,
-                                  [&](double s) { return err_at(s, best_offset(s)); });
+  const double s_opt =
+      golden_min(chord - width, chord + width, 50, [&](double s) { return err_at(s, best_offset(s)); });
   const Float18 s0 = f18_from_double(s_opt);
   Segment best{s0, f18_from_double(best_offset(s_opt))};
   double best_err = hw_error(all, best.slope, best.offset);
@@ -204,15 +212,14 @@ Segment fit_segment(const Points& all) {
 }  // namespace
 
 std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, int n_luts,
-                                                  const std::function<double(double)>& f,
-                                                  LutSpacing spacing) {
+                                                  const std::function<double(double)>& f, LutSpacing spacing) {
   if (!std::isfinite(x_min) || !std::isfinite(x_max) || !(x_min < x_max)) {
-    throw std::invalid_argument("compute_chained_lut_params: need finite x_min < x_max, got [" +
-                                std::to_string(x_min) + ", " + std::to_string(x_max) + "]");
+    throw std::invalid_argument("compute_chained_lut_params: need finite x_min < x_max, got [" + std::to_string(x_min) +
+                                ", " + std::to_string(x_max) + "]");
   }
   if (n_luts < 1 || n_luts > static_cast<int>(kLutMaxChain)) {
-    throw std::invalid_argument("compute_chained_lut_params: n_luts = " + std::to_string(n_luts) +
-                                " (1.." + std::to_string(kLutMaxChain) + " allowed)");
+    throw std::invalid_argument("compute_chained_lut_params: n_luts = " + std::to_string(n_luts) + " (1.." +
+                                std::to_string(kLutMaxChain) + " allowed)");
   }
   if (spacing == LutSpacing::Geometric && !(x_min > 0.0)) {
     throw std::invalid_argument("compute_chained_lut_params: geometric spacing needs x_min > 0");
@@ -221,8 +228,7 @@ std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, in
   std::vector<double> bounds(n + 1);
   for (std::size_t k = 0; k <= n; ++k) {
     const double a = static_cast<double>(k) / static_cast<double>(n);
-    bounds[k] = spacing == LutSpacing::Uniform ? x_min + (x_max - x_min) * a
-                                               : x_min * std::pow(x_max / x_min, a);
+    bounds[k] = spacing == LutSpacing::Uniform ? x_min + (x_max - x_min) * a : x_min * std::pow(x_max / x_min, a);
   }
   bounds[n] = x_max;
 
@@ -243,8 +249,8 @@ std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, in
   for (std::size_t i = 0; i < domain.size(); ++i) {
     fvals[i] = f(to_double(domain[i]));
     if (!std::isfinite(fvals[i])) {
-      throw std::invalid_argument("compute_chained_lut_params: f(" +
-                                  std::to_string(to_double(domain[i])) + ") is not finite");
+      throw std::invalid_argument("compute_chained_lut_params: f(" + std::to_string(to_double(domain[i])) +
+                                  ") is not finite");
     }
     fmax = std::max(fmax, std::fabs(fvals[i]));
   }
@@ -265,8 +271,8 @@ std::vector<LutParams> compute_chained_lut_params(double x_min, double x_max, in
       if (!pts[b].x.empty()) {
         s = fit_segment(pts[b]);
       } else {  // no float18 input selects it: hold the function's value at the segment start
-        const double x = static_cast<double>(params[k].x_min) +
-                         static_cast<double>(j) / static_cast<double>(params[k].inv_step);
+        const double x =
+            static_cast<double>(params[k].x_min) + static_cast<double>(j) / static_cast<double>(params[k].inv_step);
         const double y = f(std::clamp(x, x_min, x_max));
         s.offset = f18_from_double(std::isfinite(y) ? y : 0.0);
       }

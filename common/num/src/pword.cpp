@@ -16,10 +16,10 @@ bool is_memory_dtype(Dtype d) { return is_valid_dtype(d) && d != Dtype::FLOAT18;
 
 namespace {
 [[noreturn]] void bad_dtype(Dtype d, const char* what) {
-  throw std::invalid_argument(std::string(what) + ": dtype " +
-                              (is_valid_dtype(d) ? std::string(spec::to_string(d))
-                                                 : std::to_string(static_cast<uint32_t>(d))) +
-                              " has no memory layout (float18 exists only inside the DPU)");
+  throw std::invalid_argument(
+      std::string(what) + ": dtype " +
+      (is_valid_dtype(d) ? std::string(spec::to_string(d)) : std::to_string(static_cast<uint32_t>(d))) +
+      " has no memory layout (float18 exists only inside the DPU)");
 }
 }  // namespace
 
@@ -81,8 +81,7 @@ AnyPword make(Dtype d, const Pword<T>& p, F&& raw) {
 }
 void expect(const AnyPword& p, Dtype d) {
   if (p.dtype != d) {
-    throw std::invalid_argument(std::string("AnyPword holds ") +
-                                std::string(spec::to_string(p.dtype)) + ", not " +
+    throw std::invalid_argument(std::string("AnyPword holds ") + std::string(spec::to_string(p.dtype)) + ", not " +
                                 std::string(spec::to_string(d)));
   }
 }
@@ -181,8 +180,7 @@ AnyPword load_element(Dtype d, std::span<const uint8_t> bytes) {
   const std::size_t lb = lane_bytes(d);
   if (bytes.size() != lb * kLanes) {
     throw std::invalid_argument("load_element: " + std::to_string(bytes.size()) + " bytes for a " +
-                                std::string(spec::to_string(d)) + " PWORD of " +
-                                std::to_string(lb * kLanes));
+                                std::string(spec::to_string(d)) + " PWORD of " + std::to_string(lb * kLanes));
   }
   AnyPword r;
   r.dtype = d;
@@ -199,8 +197,8 @@ AnyPword load_element(Dtype d, std::span<const uint8_t> bytes) {
 void store_element(const AnyPword& p, std::span<uint8_t> bytes) {
   const std::size_t lb = lane_bytes(p.dtype);
   if (bytes.size() != lb * kLanes) {
-    throw std::invalid_argument("store_element: " + std::to_string(bytes.size()) +
-                                " bytes for a PWORD of " + std::to_string(lb * kLanes));
+    throw std::invalid_argument("store_element: " + std::to_string(bytes.size()) + " bytes for a PWORD of " +
+                                std::to_string(lb * kLanes));
   }
   switch (lb) {
     case 1: store_lanes<1>(p.lanes, bytes.data()); break;

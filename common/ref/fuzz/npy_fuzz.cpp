@@ -35,16 +35,12 @@ bool rejects_as(const AnyArray& a) {
   try {
     (void)npy_as<T>(a);
     return false;
-  } catch (const NpyError&) {
-    return true;
-  }
+  } catch (const NpyError&) { return true; }
 }
 
 void check_npy_as(const AnyArray& a) {
-  const bool ok[4] = {!rejects_as<float>(a), !rejects_as<Float16>(a), !rejects_as<int8_t>(a),
-                      !rejects_as<int32_t>(a)};
-  for (std::size_t i = 0; i < 4; ++i)
-    require(ok[i] == (i == a.index()), "npy_as accepts exactly the held dtype");
+  const bool ok[4] = {!rejects_as<float>(a), !rejects_as<Float16>(a), !rejects_as<int8_t>(a), !rejects_as<int32_t>(a)};
+  for (std::size_t i = 0; i < 4; ++i) require(ok[i] == (i == a.index()), "npy_as accepts exactly the held dtype");
 }
 
 void run(std::span<const uint8_t> bytes) {
@@ -72,13 +68,11 @@ void run(std::span<const uint8_t> bytes) {
         require(other.size() == arr.size(), "re-parse keeps the element count");
         const std::size_t data_bytes = arr.size() * sizeof(typename A::value_type);
         // Bitwise: NaN payloads and the sign of zero are values too.
-        require(
-            data_bytes == 0 || std::memcmp(other.data().data(), arr.data().data(), data_bytes) == 0,
-            "re-parse keeps every value's bits");
-        require(data_bytes <= bytes.size() && data_bytes <= saved.size(),
-                "data fits in both files");
-        require(std::memcmp(bytes.data() + bytes.size() - data_bytes,
-                            saved.data() + saved.size() - data_bytes, data_bytes) == 0,
+        require(data_bytes == 0 || std::memcmp(other.data().data(), arr.data().data(), data_bytes) == 0,
+                "re-parse keeps every value's bits");
+        require(data_bytes <= bytes.size() && data_bytes <= saved.size(), "data fits in both files");
+        require(std::memcmp(bytes.data() + bytes.size() - data_bytes, saved.data() + saved.size() - data_bytes,
+                            data_bytes) == 0,
                 "the saved data bytes are the input's data bytes");
         require(to_npy(other) == saved, "saving the re-parsed array gives the same bytes");
       },
@@ -95,11 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::size_t prefix = data[6] == 1 ? 10 : 12;
     const void* nl = std::memchr(data + prefix, '\n', size - prefix);
     if (!nl) return 0;
-    const std::size_t len =
-        static_cast<std::size_t>(static_cast<const uint8_t*>(nl) - data) + 1 - prefix;
+    const std::size_t len = static_cast<std::size_t>(static_cast<const uint8_t*>(nl) - data) + 1 - prefix;
     std::vector<uint8_t> fixed(data, data + size);
-    for (std::size_t i = 0; i < prefix - 8; ++i)
-      fixed[8 + i] = static_cast<uint8_t>(len >> (8 * i));
+    for (std::size_t i = 0; i < prefix - 8; ++i) fixed[8 + i] = static_cast<uint8_t>(len >> (8 * i));
     if (fixed != std::vector<uint8_t>(data, data + size)) run(fixed);
   }
   return 0;

@@ -17,7 +17,11 @@ DmaEngine DmaEngine::memdma() {
   return {"MemDMA", P::memdma_bds, P::memdma_dims, P::memdma_size_bits, P::memdma_stride_bits, P::memdma_padding != 0};
 }
 DmaEngine DmaEngine::coredma() {
-  return {"CoreDMA", P::coredma_bds, P::coredma_dims, P::coredma_size_bits, P::coredma_stride_bits,
+  return {"CoreDMA",
+          P::coredma_bds,
+          P::coredma_dims,
+          P::coredma_size_bits,
+          P::coredma_stride_bits,
           P::coredma_padding != 0};
 }
 
@@ -44,7 +48,8 @@ void validate_bd(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir) {
     fail(ErrorCode::BD_INVALID, who + "reserved mem select");
   }
   if (bd_byte_address(bd) % 4 != 0) {
-    fail(ErrorCode::BD_MISALIGNED, who + "byte address " + std::to_string(bd_byte_address(bd)) + " is not a multiple of 4");
+    fail(ErrorCode::BD_MISALIGNED,
+         who + "byte address " + std::to_string(bd_byte_address(bd)) + " is not a multiple of 4");
   }
   const Dims d = dims_of(bd);
   uint64_t product = 1;
@@ -53,8 +58,8 @@ void validate_bd(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir) {
     product *= unit(d.size[k]);
     padded = padded || d.before[k] != 0 || d.after[k] != 0;
     if (k >= eng.dims && (d.size[k] > 1 || d.stride[k] != 0 || d.before[k] != 0 || d.after[k] != 0)) {
-      fail(ErrorCode::BD_INVALID, who + "uses dimension " + std::to_string(k) + "; the engine has " +
-                                      std::to_string(eng.dims));
+      fail(ErrorCode::BD_INVALID,
+           who + "uses dimension " + std::to_string(k) + "; the engine has " + std::to_string(eng.dims));
     }
     if (d.size[k] >> eng.size_bits != 0) {
       fail(ErrorCode::BD_INVALID, who + "d" + std::to_string(k) + "_size " + std::to_string(d.size[k]) +
@@ -67,12 +72,12 @@ void validate_bd(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir) {
     }
   }
   if (bd.length != product) {
-    fail(ErrorCode::BD_INVALID, who + "length " + std::to_string(bd.length) + " != product of sizes " +
-                                    std::to_string(product));
+    fail(ErrorCode::BD_INVALID,
+         who + "length " + std::to_string(bd.length) + " != product of sizes " + std::to_string(product));
   }
   if (padded && (dir == DmaDir::S2MM || !eng.padding)) {
     fail(ErrorCode::PAD_ON_S2MM, who + (dir == DmaDir::S2MM ? "padding on a receiving (S2MM) channel"
-                                                              : "padding on an engine that cannot pad"));
+                                                            : "padding on an engine that cannot pad"));
   }
 }
 

@@ -8,17 +8,17 @@
 
 namespace axcore::ref {
 
+using num::Float18;
+using num::PwordF18;
 using spec::DpuIndex;
 using spec::DpuOp;
 using spec::ErrorCode;
-using num::Float18;
-using num::PwordF18;
 
 DpuProgram DpuProgram::decode(const spec::DpuDesc& desc, std::span<const uint32_t> words) {
   const std::size_t n = std::size_t{desc.init_len} + desc.body_len;
   if (words.size() < 2 * n) {
-    fail(ErrorCode::DPU_ILLEGAL, "DPU program: " + std::to_string(n) + " instructions need " +
-                                     std::to_string(2 * n) + " words, " + std::to_string(words.size()) + " given");
+    fail(ErrorCode::DPU_ILLEGAL, "DPU program: " + std::to_string(n) + " instructions need " + std::to_string(2 * n) +
+                                     " words, " + std::to_string(words.size()) + " given");
   }
   DpuProgram p{desc, {}};
   for (std::size_t i = 0; i < n; ++i) p.code.push_back(spec::DpuInstr::decode(words.subspan(2 * i, 2)));
@@ -125,7 +125,8 @@ void validate_dpu(const DpuProgram& p, const DpuConfig& cfg) {
     switch (in.op) {
       case DpuOp::POP:
         if (in.imm > 1) fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "stream " + std::to_string(in.imm) + " (0 or 1)");
-        if (in.imm == 1 && !cfg.has_in1) fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "pops IFD1, which this datapath lacks");
+        if (in.imm == 1 && !cfg.has_in1)
+          fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "pops IFD1, which this datapath lacks");
         break;
       case DpuOp::LUT: {
         if (in.imm > num::kLutMaxChain) {
@@ -191,8 +192,8 @@ std::size_t Dpu::resolve(uint32_t operand) const {
   std::size_t r = o.reg;
   if (o.index != DpuIndex::NONE) r += loops_[static_cast<std::size_t>(o.index) - 1].counter;
   if (r >= kDpuRegisters) {
-    fail(ErrorCode::DPU_ILLEGAL, where(p_, pc_) + "register " + std::to_string(o.reg) + " + loop counter = " +
-                                     std::to_string(r) + " leaves the register file");
+    fail(ErrorCode::DPU_ILLEGAL, where(p_, pc_) + "register " + std::to_string(o.reg) +
+                                     " + loop counter = " + std::to_string(r) + " leaves the register file");
   }
   return r;
 }
@@ -282,8 +283,7 @@ bool Dpu::step(const DpuIo& io) {
 }
 
 void Dpu::run(const DpuIo& io) {
-  while (step(io)) {
-  }
+  while (step(io)) {}
 }
 
 void run_dpu(const DpuProgram& p, const DpuConfig& cfg, const DpuIo& io) {

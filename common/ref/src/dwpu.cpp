@@ -25,8 +25,8 @@ void validate_dwpu(const spec::DwpuDesc& d) {
     fail(ErrorCode::DESC_RANGE, "DWPU: op " + std::to_string(static_cast<uint32_t>(d.op)) + " is not a dwpu_op");
   }
   if (d.taps < 1 || d.taps > spec::param::dwpu_max_taps) {
-    fail(ErrorCode::DESC_RANGE, "DWPU: taps = " + std::to_string(d.taps) + " (1.." +
-                                    std::to_string(spec::param::dwpu_max_taps) + " allowed)");
+    fail(ErrorCode::DESC_RANGE,
+         "DWPU: taps = " + std::to_string(d.taps) + " (1.." + std::to_string(spec::param::dwpu_max_taps) + " allowed)");
   }
   if (d.ndims < 1 || d.ndims > spec::param::dwpu_out_dims) {
     fail(ErrorCode::DESC_RANGE, "DWPU: ndims = " + std::to_string(d.ndims) + " (1..4 allowed)");
@@ -74,8 +74,8 @@ num::PwordI32 dwpu_output(const spec::DwpuDesc& d, const std::vector<num::PwordI
     if (d.op == DwpuOp::CONV) {
       const int64_t wi = group + static_cast<int64_t>(t);
       if (wi < 0 || wi >= static_cast<int64_t>(weights.size())) {
-        fail(ErrorCode::DESC_RANGE, "DWPU: weight " + std::to_string(wi) + " outside the " +
-                                        std::to_string(weights.size()) + " loaded");
+        fail(ErrorCode::DESC_RANGE,
+             "DWPU: weight " + std::to_string(wi) + " outside the " + std::to_string(weights.size()) + " loaded");
       }
       const num::PwordI8& w = weights[static_cast<std::size_t>(wi)];
       for (std::size_t n = 0; n < num::kLanes; ++n) acc[n] = num::wrap_add(acc[n], int32_t{x[n]} * w[n]);

@@ -41,8 +41,8 @@ void Imc::reset() {
 namespace {
 std::size_t checked_tile(int64_t t, std::size_t tiles, const char* who) {
   if (t < 0 || t >= static_cast<int64_t>(tiles)) {
-    fail(ErrorCode::IMC_RANGE, std::string(who) + ": tile " + std::to_string(t) + " outside the IMC's " +
-                                   std::to_string(tiles) + " tiles");
+    fail(ErrorCode::IMC_RANGE,
+         std::string(who) + ": tile " + std::to_string(t) + " outside the IMC's " + std::to_string(tiles) + " tiles");
   }
   return static_cast<std::size_t>(t);
 }
@@ -57,8 +57,8 @@ void run_loadimc(const spec::LoadimcDesc& d, std::span<const uint8_t> l1, Imc& i
   const std::size_t row_bytes = spec::param::l1_row_bytes;
   for (uint32_t t1 = 0; t1 < d.d1_size; ++t1) {
     for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
-      const std::size_t t = checked_tile(int64_t{d.tile_base} + int64_t{t0} * d.d0_tstride +
-                                             int64_t{t1} * d.d1_tstride, imc.tiles(), "LoadIMC");
+      const std::size_t t = checked_tile(int64_t{d.tile_base} + int64_t{t0} * d.d0_tstride + int64_t{t1} * d.d1_tstride,
+                                         imc.tiles(), "LoadIMC");
       const int64_t first = int64_t{d.base_row} + int64_t{t0} * d.d0_astride + int64_t{t1} * d.d1_astride;
       const int64_t last = first + int64_t{kTileRows - 1} * d.row_stride;
       if (first < 0 || (last + 1) * static_cast<int64_t>(row_bytes) > static_cast<int64_t>(l1.size())) {
@@ -136,7 +136,8 @@ __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, con
       const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 16 * c));
       const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + num::kLanes + 16 * c));
       s[2 * c] = _mm256_add_epi32(s[2 * c], _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b)), xx));
-      s[2 * c + 1] = _mm256_add_epi32(s[2 * c + 1], _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b)), xx));
+      s[2 * c + 1] =
+          _mm256_add_epi32(s[2 * c + 1], _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b)), xx));
     }
   }
   for (std::size_t i = 0; i < 8; ++i) {  // 32-bit adds wrap: acc[n] = wrap_add(acc[n], sum[n])

@@ -198,23 +198,27 @@ AnyArray parse_npy(std::span<const uint8_t> bytes) {
   if (h.fortran) throw NpyError("npy: fortran_order is True; only C-order arrays are supported");
   std::size_t item = 0;
   std::string kind;
-  if (h.descr == "<f4") kind = "f4", item = 4;
-  else if (h.descr == "<f2") kind = "f2", item = 2;
-  else if (h.descr == "|i1" || h.descr == "<i1") kind = "i1", item = 1;
-  else if (h.descr == "<i4") kind = "i4", item = 4;
+  if (h.descr == "<f4")
+    kind = "f4", item = 4;
+  else if (h.descr == "<f2")
+    kind = "f2", item = 2;
+  else if (h.descr == "|i1" || h.descr == "<i1")
+    kind = "i1", item = 1;
+  else if (h.descr == "<i4")
+    kind = "i4", item = 4;
   else if (!h.descr.empty() && h.descr[0] == '>') {
     throw NpyError("npy: dtype '" + h.descr + "' is big-endian; only little-endian data is supported");
   } else {
-    throw NpyError("npy: unsupported dtype '" + h.descr + "' (supported: float32 '<f4', float16 '<f2', int8 '|i1', "
+    throw NpyError("npy: unsupported dtype '" + h.descr +
+                   "' (supported: float32 '<f4', float16 '<f2', int8 '|i1', "
                    "int32 '<i4')");
   }
   std::size_t n = 0;
   try {
     n = shape_numel(h.shape);
-  } catch (const std::overflow_error& e) {
-    throw NpyError(std::string("npy: ") + e.what());
-  }
-  if (n > std::numeric_limits<std::size_t>::max() / item) throw NpyError("npy: shape " + shape_str(h.shape) + " too large");
+  } catch (const std::overflow_error& e) { throw NpyError(std::string("npy: ") + e.what()); }
+  if (n > std::numeric_limits<std::size_t>::max() / item)
+    throw NpyError("npy: shape " + shape_str(h.shape) + " too large");
   const std::size_t need = n * item, have = bytes.size() - prefix - header_len;
   if (have < need) {
     throw NpyError("npy: truncated: shape " + shape_str(h.shape) + " of '" + h.descr + "' needs " +
@@ -236,9 +240,7 @@ AnyArray load_npy(const std::string& path) {
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   try {
     return parse_npy(bytes);
-  } catch (const NpyError& e) {
-    throw NpyError(std::string(e.what()) + " (file '" + path + "')");
-  }
+  } catch (const NpyError& e) { throw NpyError(std::string(e.what()) + " (file '" + path + "')"); }
 }
 
 namespace {
@@ -261,10 +263,11 @@ NDArray<T> npy_as(AnyArray a, const std::string& what) {
 template <class T>
 std::vector<uint8_t> to_npy(const NDArray<T>& a) {
   std::string shape = "(";
-  for (std::size_t i = 0; i < a.rank(); ++i) shape += std::to_string(a.dim(i)) + (a.rank() == 1 ? "," : (i + 1 < a.rank() ? ", " : ""));
+  for (std::size_t i = 0; i < a.rank(); ++i)
+    shape += std::to_string(a.dim(i)) + (a.rank() == 1 ? "," : (i + 1 < a.rank() ? ", " : ""));
   shape += ")";
-  const std::string dict = std::string("{'descr': '") + NpyType<T>::descr +
-                           "', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::string dict =
+      std::string("{'descr': '") + NpyType<T>::descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Format 1.0 (a 2-byte header length) unless the header needs more, then 2.0 (4 bytes), as
   // NumPy writes; the header is padded so that the data starts on a 64-byte boundary.
   const auto padded = [&dict](std::size_t prefix) {
@@ -281,15 +284,16 @@ std::vector<uint8_t> to_npy(const NDArray<T>& a) {
   std::vector<uint8_t> out(kMagic, kMagic + kMagicLen);
   out.push_back(prefix == 10 ? 1 : 2);
   out.push_back(0);
-  for (std::size_t b = 0; b < prefix - 8; ++b) {
-    out.push_back(static_cast<uint8_t>(header.size() >> (8 * b)));
-  }
+  for (std::size_t b = 0; b < prefix - 8; ++b) { out.push_back(static_cast<uint8_t>(header.size() >> (8 * b))); }
   out.insert(out.end(), header.begin(), header.end());
   for (const T& v : a.data()) {
     uint32_t u = 0;
-    if constexpr (std::is_same_v<T, num::Float16>) u = v.bits;
-    else if constexpr (sizeof(T) == 4) u = std::bit_cast<uint32_t>(v);
-    else u = std::bit_cast<uint8_t>(v);
+    if constexpr (std::is_same_v<T, num::Float16>)
+      u = v.bits;
+    else if constexpr (sizeof(T) == 4)
+      u = std::bit_cast<uint32_t>(v);
+    else
+      u = std::bit_cast<uint8_t>(v);
     for (std::size_t b = 0; b < sizeof(T); ++b) out.push_back(static_cast<uint8_t>(u >> (8 * b)));
   }
   return out;
@@ -308,9 +312,9 @@ void save_npy(const std::string& path, const AnyArray& a) {
   std::visit([&](const auto& arr) { save_npy(path, arr); }, a);
 }
 
-#define AXCORE_NPY_INSTANTIATE(T)                                      \
-  template NDArray<T> npy_as<T>(AnyArray, const std::string&);        \
-  template std::vector<uint8_t> to_npy<T>(const NDArray<T>&);         \
+#define AXCORE_NPY_INSTANTIATE(T)                              \
+  template NDArray<T> npy_as<T>(AnyArray, const std::string&); \
+  template std::vector<uint8_t> to_npy<T>(const NDArray<T>&);  \
   template void save_npy<T>(const std::string&, const NDArray<T>&);
 AXCORE_NPY_INSTANTIATE(float)
 AXCORE_NPY_INSTANTIATE(num::Float16)

@@ -25,10 +25,13 @@ NDArray<int32_t> windowed(const NDArray<int8_t>& x, const Geometry& g, Tap tap, 
         int64_t state[3] = {0, 0, 0};  // acc, count, first
         for (std::size_t kh = 0; kh < g.KH; ++kh)
           for (std::size_t kw = 0; kw < g.KW; ++kw) {
-            const auto ih = static_cast<int64_t>(oh * g.stride[0] + kh * g.dilation[0]) - static_cast<int64_t>(g.padding[0]);
-            const auto iw = static_cast<int64_t>(ow * g.stride[1] + kw * g.dilation[1]) - static_cast<int64_t>(g.padding[1]);
+            const auto ih =
+                static_cast<int64_t>(oh * g.stride[0] + kh * g.dilation[0]) - static_cast<int64_t>(g.padding[0]);
+            const auto iw =
+                static_cast<int64_t>(ow * g.stride[1] + kw * g.dilation[1]) - static_cast<int64_t>(g.padding[1]);
             const bool inside = ih >= 0 && iw >= 0 && ih < static_cast<int64_t>(g.H) && iw < static_cast<int64_t>(g.W);
-            const int8_t v = inside ? x.data()[(static_cast<std::size_t>(ih) * g.W + static_cast<std::size_t>(iw)) * g.C + c] : 0;
+            const int8_t v =
+                inside ? x.data()[(static_cast<std::size_t>(ih) * g.W + static_cast<std::size_t>(iw)) * g.C + c] : 0;
             tap(state, inside, v, kh, kw, c);
           }
         out.data()[(oh * g.OW + ow) * g.C + c] = finish(state);
@@ -73,8 +76,8 @@ NDArray<int32_t> pool2d_int32(const NDArray<int8_t>& x, const PoolParams& p) {
   for (int a = 0; a < 2; ++a) {
     const auto i = static_cast<std::size_t>(a);
     if (p.padding[i] * 2 > p.kernel[i]) {
-      throw std::invalid_argument("pool2d: padding " + std::to_string(p.padding[i]) +
-                                  " exceeds half the kernel " + std::to_string(p.kernel[i]));
+      throw std::invalid_argument("pool2d: padding " + std::to_string(p.padding[i]) + " exceeds half the kernel " +
+                                  std::to_string(p.kernel[i]));
     }
   }
   Geometry g{x.dim(0), x.dim(1), x.dim(2), p.kernel[0], p.kernel[1], 0, 0, stride, p.padding, p.dilation};

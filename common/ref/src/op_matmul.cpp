@@ -82,8 +82,10 @@ NDArray<int32_t> conv2d_int32(const NDArray<int8_t>& x, const NDArray<int8_t>& w
     for (std::size_t ow = 0; ow < OW; ++ow)
       for (std::size_t kh = 0; kh < KH; ++kh)
         for (std::size_t kw = 0; kw < KW; ++kw) {
-          const auto ih = static_cast<int64_t>(oh * p.stride[0] + kh * p.dilation[0]) - static_cast<int64_t>(p.padding[0]);
-          const auto iw = static_cast<int64_t>(ow * p.stride[1] + kw * p.dilation[1]) - static_cast<int64_t>(p.padding[1]);
+          const auto ih =
+              static_cast<int64_t>(oh * p.stride[0] + kh * p.dilation[0]) - static_cast<int64_t>(p.padding[0]);
+          const auto iw =
+              static_cast<int64_t>(ow * p.stride[1] + kw * p.dilation[1]) - static_cast<int64_t>(p.padding[1]);
           if (ih < 0 || iw < 0 || ih >= static_cast<int64_t>(H) || iw >= static_cast<int64_t>(W)) continue;  // pad 0
           const int8_t* xi = &x.data()[(static_cast<std::size_t>(ih) * W + static_cast<std::size_t>(iw)) * C];
           for (std::size_t ci = 0; ci < C; ++ci) {

@@ -36,8 +36,12 @@ PwordF18 lanes(const PwordF18& a, const PwordF18& b, F f) {
 PwordF18 add(const PwordF18& a, const PwordF18& b) { return lanes(a, b, num::add); }
 PwordF18 sub(const PwordF18& a, const PwordF18& b) { return lanes(a, b, num::sub); }
 PwordF18 mul(const PwordF18& a, const PwordF18& b) { return lanes(a, b, num::mul); }
-PwordF18 vmax(const PwordF18& a, const PwordF18& b) { return lanes(a, b, [](Float18 x, Float18 y) { return num::max(x, y); }); }
-PwordF18 vmin(const PwordF18& a, const PwordF18& b) { return lanes(a, b, [](Float18 x, Float18 y) { return num::min(x, y); }); }
+PwordF18 vmax(const PwordF18& a, const PwordF18& b) {
+  return lanes(a, b, [](Float18 x, Float18 y) { return num::max(x, y); });
+}
+PwordF18 vmin(const PwordF18& a, const PwordF18& b) {
+  return lanes(a, b, [](Float18 x, Float18 y) { return num::min(x, y); });
+}
 // 1.0 in the real lanes of the last block, 0 in its pad lanes.
 PwordF18 last_mask(std::size_t n) {
   PwordF18 m = splat(num::f18_from_double(1.0));
@@ -61,11 +65,12 @@ void check_rows(const NDArray<Float18>& x, const char* who) {
 
 SoftmaxLuts make_softmax_luts(std::size_t row_len, int n_exp, int n_recip) {
   SoftmaxLuts l;
-  l.exp_tables = num::load_lut_tables(num::compute_chained_lut_params(kExpLo, 0.0, n_exp, [](double v) { return std::exp(v); }));
+  l.exp_tables =
+      num::load_lut_tables(num::compute_chained_lut_params(kExpLo, 0.0, n_exp, [](double v) { return std::exp(v); }));
   l.exp_lo = num::f18_from_double(kExpLo);
   const double hi = std::max<double>(static_cast<double>(row_len), 2.0);
-  l.recip_tables = num::load_lut_tables(
-      num::compute_chained_lut_params(1.0, hi, n_recip, [](double v) { return 1.0 / v; }, num::LutSpacing::Geometric));
+  l.recip_tables = num::load_lut_tables(num::compute_chained_lut_params(
+      1.0, hi, n_recip, [](double v) { return 1.0 / v; }, num::LutSpacing::Geometric));
   return l;
 }
 
@@ -107,8 +112,8 @@ NDArray<Float18> layer_norm_f18(const NDArray<Float18>& x, const NDArray<float>&
   check_rows(x, "layer_norm");
   const std::size_t n = x.dim(x.rank() - 1), rows = x.size() / n;
   if (gamma.size() != n || beta.size() != n) {
-    throw std::invalid_argument("layer_norm: gamma " + shape_str(gamma.shape()) + " and beta " + shape_str(beta.shape()) +
-                                " must have " + std::to_string(n) + " elements");
+    throw std::invalid_argument("layer_norm: gamma " + shape_str(gamma.shape()) + " and beta " +
+                                shape_str(beta.shape()) + " must have " + std::to_string(n) + " elements");
   }
   const Float18 zero = num::f18_from_double(0.0);
   std::vector<Float18> g(n), bt(n);
@@ -133,7 +138,8 @@ NDArray<Float18> layer_norm_f18(const NDArray<Float18>& x, const NDArray<float>&
     const PwordF18 rs = num::lut_eval(vmin(vmax(add(var, eps_r), lo), hi), luts.rsqrt_tables);
     for (std::size_t j = 0; j < b.size(); ++j) {
       const PwordF18 y = add(mul(mul(b[j], rs), gb[j]), bb[j]);
-      for (std::size_t l = 0; l < num::kLanes && j * num::kLanes + l < n; ++l) out.data()[r * n + j * num::kLanes + l] = y[l];
+      for (std::size_t l = 0; l < num::kLanes && j * num::kLanes + l < n; ++l)
+        out.data()[r * n + j * num::kLanes + l] = y[l];
     }
   }
   return out;

@@ -16,8 +16,7 @@ uint32_t dim_size(const spec::Walk& w, std::size_t k) {
   return s[k];
 }
 int32_t dim_stride(const spec::Walk& w, std::size_t k) {
-  const std::array<int32_t, kWalkDims> s{w.d0_stride, w.d1_stride, w.d2_stride,
-                                         w.d3_stride, w.d4_stride, w.d5_stride};
+  const std::array<int32_t, kWalkDims> s{w.d0_stride, w.d1_stride, w.d2_stride, w.d3_stride, w.d4_stride, w.d5_stride};
   return s[k];
 }
 struct Guard {
@@ -29,7 +28,8 @@ Guard guard(const spec::Walk& w, std::size_t g) {
   switch (g) {
     case 0: return {w.g0_offset, w.g0_extent, {w.g0_coef0, w.g0_coef1, w.g0_coef2, w.g0_coef3, w.g0_coef4, w.g0_coef5}};
     case 1: return {w.g1_offset, w.g1_extent, {w.g1_coef0, w.g1_coef1, w.g1_coef2, w.g1_coef3, w.g1_coef4, w.g1_coef5}};
-    default: return {w.g2_offset, w.g2_extent, {w.g2_coef0, w.g2_coef1, w.g2_coef2, w.g2_coef3, w.g2_coef4, w.g2_coef5}};
+    default:
+      return {w.g2_offset, w.g2_extent, {w.g2_coef0, w.g2_coef1, w.g2_coef2, w.g2_coef3, w.g2_coef4, w.g2_coef5}};
   }
 }
 const char* role_name(WalkRole r) { return r == WalkRole::Ifd ? "IFD walk" : "ODR walk"; }
@@ -39,9 +39,9 @@ std::size_t element_offset(const spec::Walk& w, int64_t row, std::size_t l1_size
   const auto bytes = static_cast<int64_t>(num::element_bytes(w.dtype));
   const int64_t off = row * static_cast<int64_t>(spec::param::l1_row_bytes);
   if (row < 0 || off + bytes > static_cast<int64_t>(l1_size)) {
-    fail(ErrorCode::L1_RANGE, std::string(who) + ": element at row " + std::to_string(row) +
-                                  " (" + std::to_string(bytes) + " bytes) is outside L1 of " +
-                                  std::to_string(l1_size) + " bytes");
+    fail(ErrorCode::L1_RANGE, std::string(who) + ": element at row " + std::to_string(row) + " (" +
+                                  std::to_string(bytes) + " bytes) is outside L1 of " + std::to_string(l1_size) +
+                                  " bytes");
   }
   return static_cast<std::size_t>(off);
 }
@@ -51,8 +51,8 @@ std::size_t element_offset(const spec::Walk& w, int64_t row, std::size_t l1_size
 void validate_walk(const spec::Walk& w, WalkRole role) {
   const char* who = role_name(role);
   if (w.ndims < 1 || w.ndims > kWalkDims) {
-    fail(ErrorCode::DESC_RANGE, std::string(who) + ": ndims = " + std::to_string(w.ndims) + " (1.." +
-                                    std::to_string(kWalkDims) + " allowed)");
+    fail(ErrorCode::DESC_RANGE,
+         std::string(who) + ": ndims = " + std::to_string(w.ndims) + " (1.." + std::to_string(kWalkDims) + " allowed)");
   }
   if (w.nguards > kWalkGuards) {
     fail(ErrorCode::DESC_RANGE, std::string(who) + ": nguards = " + std::to_string(w.nguards) + " (0.." +
@@ -60,8 +60,8 @@ void validate_walk(const spec::Walk& w, WalkRole role) {
   }
   for (std::size_t k = 0; k < w.ndims; ++k) {
     if (dim_size(w, k) == 0) {
-      fail(ErrorCode::DESC_RANGE, std::string(who) + ": d" + std::to_string(k) +
-                                      "_size is 0 in a used dimension (sizes are >= 1)");
+      fail(ErrorCode::DESC_RANGE,
+           std::string(who) + ": d" + std::to_string(k) + "_size is 0 in a used dimension (sizes are >= 1)");
     }
   }
   if (!num::is_memory_dtype(w.dtype)) {
@@ -122,9 +122,9 @@ Element ifd_element(const spec::Walk& w, const WalkStep& step, std::span<const u
 
 void odr_element(const spec::Walk& w, const WalkStep& step, const Element& popped, std::span<uint8_t> l1) {
   if (popped.value.dtype != w.cast_from) {
-    fail(ErrorCode::STREAM_DTYPE, std::string("ODR: popped a ") + std::string(spec::to_string(popped.value.dtype)) +
-                                      " element, the walk expects cast_from = " +
-                                      std::string(spec::to_string(w.cast_from)));
+    fail(ErrorCode::STREAM_DTYPE,
+         std::string("ODR: popped a ") + std::string(spec::to_string(popped.value.dtype)) +
+             " element, the walk expects cast_from = " + std::string(spec::to_string(w.cast_from)));
   }
   if (!step.guards_pass) return;  // drop
   const std::size_t off = element_offset(w, step.row, l1.size(), "ODR");

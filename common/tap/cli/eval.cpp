@@ -16,9 +16,7 @@ struct Token {
 std::vector<Token> lex(std::string_view s) {
   std::vector<Token> out;
   std::size_t i = 0;
-  auto syntax = [&](const std::string& why) {
-    raise("SyntaxError", why + " at column " + std::to_string(i + 1));
-  };
+  auto syntax = [&](const std::string& why) { raise("SyntaxError", why + " at column " + std::to_string(i + 1)); };
   while (i < s.size()) {
     char c = s[i];
     if (std::isspace(static_cast<unsigned char>(c))) {
@@ -46,8 +44,7 @@ std::vector<Token> lex(std::string_view s) {
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       out.push_back({Token::kName, std::string(s.substr(start, i - start)), start + 1});
     } else {
-      static const char* kOps[] = {"//", "==", "!=", "(", ")", "[", "]", ",", ":", ".",
-                                   "+",  "-",  "*",  "%", "="};
+      static const char* kOps[] = {"//", "==", "!=", "(", ")", "[", "]", ",", ":", ".", "+", "-", "*", "%", "="};
       bool found = false;
       for (const char* op : kOps) {
         std::string_view o(op);
@@ -88,8 +85,8 @@ class Parser {
   }
   [[noreturn]] void fail(const std::string& why) const {
     const Token& t = peek();
-    raise("SyntaxError", (t.kind == Token::kEnd ? why + " at the end" : why + " at column " +
-                                                                           std::to_string(t.column)));
+    raise("SyntaxError",
+          (t.kind == Token::kEnd ? why + " at the end" : why + " at column " + std::to_string(t.column)));
   }
 
   Value expr() {
@@ -155,8 +152,7 @@ class Parser {
         std::vector<Value> args;
         Kwargs kwargs;
         while (!at(")")) {
-          if (peek().kind == Token::kName && toks_[pos_ + 1].kind == Token::kOp &&
-              toks_[pos_ + 1].text == "=") {
+          if (peek().kind == Token::kName && toks_[pos_ + 1].kind == Token::kOp && toks_[pos_ + 1].text == "=") {
             std::string key = toks_[pos_].text;
             pos_ += 2;
             kwargs.emplace_back(key, expr());
@@ -261,8 +257,6 @@ class Parser {
 
 }  // namespace
 
-Value evaluate(std::string_view source, const Bindings& params) {
-  return Parser(source, params).run();
-}
+Value evaluate(std::string_view source, const Bindings& params) { return Parser(source, params).run(); }
 
 }  // namespace axcore::tap::cli

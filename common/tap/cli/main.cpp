@@ -95,8 +95,8 @@ int run(const Options& o) {
     lo.single_bd = o.single_bd;
     lo.use_repeat = !o.no_repeat;
     tap::BdTask task = tap::lower_to_bds(p, o.bits, engine_named(o.bds), lo);
-    std::cout << tap::engine_limits(task.engine).name << " task: start=" << task.start_bd
-              << " repeat=" << task.repeat << " bds=" << task.bds.size() << "\n";
+    std::cout << tap::engine_limits(task.engine).name << " task: start=" << task.start_bd << " repeat=" << task.repeat
+              << " bds=" << task.bds.size() << "\n";
     for (std::size_t i = 0; i < task.bds.size(); ++i)
       std::cout << tap::describe(task.bds[i], task.start_bd + static_cast<uint32_t>(i)) << "\n";
   }
@@ -106,8 +106,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"axtap: evaluate a taplib TensorAccessPattern expression (Python spelling), e.g.\n"
-               "  axtap 'full((16, 16)).tile((4, 4))[1, 2]'"};
+  CLI::App app{
+      "axtap: evaluate a taplib TensorAccessPattern expression (Python spelling), e.g.\n"
+      "  axtap 'full((16, 16)).tile((4, 4))[1, 2]'"};
   Options o;
   app.add_option("expr", o.expr, "the expression, e.g. 'full((16, 16)).tile((4, 4))[1, 2].sizes'")->required();
   auto* order = app.add_flag("--order", o.order, "print access_order() as a nested list");
@@ -134,9 +135,7 @@ int main(int argc, char** argv) {
   svg->excludes(bds);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
   }
@@ -150,8 +149,6 @@ int main(int argc, char** argv) {
     std::cerr << "NotImplementedError: " << e.what() << "\n";
   } catch (const tap::ValueError& e) {
     std::cerr << "ValueError: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "Error: " << e.what() << "\n";
-  }
+  } catch (const std::exception& e) { std::cerr << "Error: " << e.what() << "\n"; }
   return 2;
 }

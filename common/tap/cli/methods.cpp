@@ -46,26 +46,21 @@ const std::map<std::string, Signature>& signatures() {
 Args bind_args(const std::string& name, std::vector<Value> args, Kwargs kwargs) {
   const Signature& sig = signatures().at(name);
   if (args.size() > sig.params.size()) {
-    raise("TypeError", name + "() takes " + std::to_string(sig.params.size()) +
-                           " positional argument" + (sig.params.size() == 1 ? "" : "s") + " but " +
-                           std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") +
-                           " given");
+    raise("TypeError", name + "() takes " + std::to_string(sig.params.size()) + " positional argument" +
+                           (sig.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                           (args.size() == 1 ? " was" : " were") + " given");
   }
   Args out(sig.params.size());
   for (std::size_t i = 0; i < args.size(); ++i) out[i] = std::move(args[i]);
   for (auto& [key, value] : kwargs) {
     std::size_t i = 0;
     while (i < sig.params.size() && sig.params[i] != key) ++i;
-    if (i == sig.params.size()) {
-      raise("TypeError", name + "() got an unexpected keyword argument '" + key + "'");
-    }
+    if (i == sig.params.size()) { raise("TypeError", name + "() got an unexpected keyword argument '" + key + "'"); }
     if (out[i]) raise("TypeError", name + "() got multiple values for argument '" + key + "'");
     out[i] = std::move(value);
   }
   for (std::size_t i = 0; i < sig.required; ++i) {
-    if (!out[i]) {
-      raise("TypeError", name + "() missing 1 required positional argument: '" + sig.params[i] + "'");
-    }
+    if (!out[i]) { raise("TypeError", name + "() missing 1 required positional argument: '" + sig.params[i] + "'"); }
   }
   return out;
 }
@@ -219,8 +214,8 @@ Value call(const Callable& callee, std::vector<Value> args, Kwargs kwargs) {
     for (int64_t i = 0; i < n; ++i) r.data[static_cast<std::size_t>(i)] = i;
     return r;
   }
-  return TensorAccessPattern(as_ints(*a[0], "tensor_dims"), as_int(*a[1], "offset"),
-                             as_ints(*a[2], "sizes"), as_ints(*a[3], "strides"));
+  return TensorAccessPattern(as_ints(*a[0], "tensor_dims"), as_int(*a[1], "offset"), as_ints(*a[2], "sizes"),
+                             as_ints(*a[3], "strides"));
 }
 
 Value subscript(const Value& object, std::vector<Value> items) {

@@ -14,9 +14,7 @@ std::string type_name(const Value& v) {
     std::string operator()(const Slice&) { return "slice"; }
     std::string operator()(const TensorAccessPattern&) { return "TensorAccessPattern"; }
     std::string operator()(const IntArray&) { return "ndarray"; }
-    std::string operator()(const Callable& c) {
-      return c.self.empty() ? "builtin_function_or_method" : "method";
-    }
+    std::string operator()(const Callable& c) { return c.self.empty() ? "builtin_function_or_method" : "method"; }
   } visitor;
   return std::visit(visitor, v.v);
 }

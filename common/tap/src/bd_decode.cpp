@@ -14,7 +14,7 @@ std::string s(int64_t v) { return std::to_string(v); }
 struct Decoded {
   std::vector<SymInt> sizes, strides;  // elements, outermost first
   std::vector<PadPair> pads;
-  int64_t offset = 0;                  // elements
+  int64_t offset = 0;  // elements
 };
 
 Decoded decode_words(const spec::DmaBd& bd, const DecodeOptions& o, int64_t extra_words) {
@@ -58,8 +58,7 @@ Decoded decode_words(const spec::DmaBd& bd, const DecodeOptions& o, int64_t extr
     d.pads.push_back(pad);
   }
   if (product != bd.length) {
-    fail("length is " + s(bd.length) + " words, but the sizes give " + s(product) +
-         " (BD_INVALID)");
+    fail("length is " + s(bd.length) + " words, but the sizes give " + s(product) + " (BD_INVALID)");
   }
   uint64_t addr = (uint64_t{bd.addr_hi} << 32) | bd.addr_lo;
   if (addr % 4 != 0) fail("address " + s(static_cast<int64_t>(addr)) + " is not divisible by 4 (BD_MISALIGNED)");
@@ -89,8 +88,7 @@ TensorAccessPattern decode_bd(const spec::DmaBd& bd, const DecodeOptions& option
   return make(decode_words(bd, options, iteration_words(bd, run)), options);
 }
 
-std::vector<TensorAccessPattern> decode_chain(std::span<const spec::DmaBd> table,
-                                              uint32_t start_bd, uint32_t repeat,
+std::vector<TensorAccessPattern> decode_chain(std::span<const spec::DmaBd> table, uint32_t start_bd, uint32_t repeat,
                                               const DecodeOptions& options) {
   std::vector<const spec::DmaBd*> chain;
   std::set<uint32_t> seen;

@@ -7,29 +7,44 @@ namespace axcore::tap {
 
 const EngineLimits& engine_limits(Engine engine) {
   namespace p = spec::param;
-  static const EngineLimits kSys{"SysDMA", "sysdma", p::sysdma_dims, p::sysdma_size_bits,
-                                 p::sysdma_stride_bits, p::sysdma_padding != 0, p::sysdma_bds,
-                                 p::dma_repeat_max, p::dma_pad_max};
-  static const EngineLimits kMem{"MemDMA", "memdma", p::memdma_dims, p::memdma_size_bits,
-                                 p::memdma_stride_bits, p::memdma_padding != 0, p::memdma_bds,
-                                 p::dma_repeat_max, p::dma_pad_max};
-  static const EngineLimits kCore{"CoreDMA", "coredma", p::coredma_dims, p::coredma_size_bits,
-                                  p::coredma_stride_bits, p::coredma_padding != 0, p::coredma_bds,
-                                  p::dma_repeat_max, p::dma_pad_max};
+  static const EngineLimits kSys{"SysDMA",
+                                 "sysdma",
+                                 p::sysdma_dims,
+                                 p::sysdma_size_bits,
+                                 p::sysdma_stride_bits,
+                                 p::sysdma_padding != 0,
+                                 p::sysdma_bds,
+                                 p::dma_repeat_max,
+                                 p::dma_pad_max};
+  static const EngineLimits kMem{"MemDMA",
+                                 "memdma",
+                                 p::memdma_dims,
+                                 p::memdma_size_bits,
+                                 p::memdma_stride_bits,
+                                 p::memdma_padding != 0,
+                                 p::memdma_bds,
+                                 p::dma_repeat_max,
+                                 p::dma_pad_max};
+  static const EngineLimits kCore{"CoreDMA",
+                                  "coredma",
+                                  p::coredma_dims,
+                                  p::coredma_size_bits,
+                                  p::coredma_stride_bits,
+                                  p::coredma_padding != 0,
+                                  p::coredma_bds,
+                                  p::dma_repeat_max,
+                                  p::dma_pad_max};
   switch (engine) {
-    case Engine::kSysDma:
-      return kSys;
-    case Engine::kMemDma:
-      return kMem;
-    case Engine::kCoreDma:
-      break;
+    case Engine::kSysDma: return kSys;
+    case Engine::kMemDma: return kMem;
+    case Engine::kCoreDma: break;
   }
   return kCore;
 }
 
 namespace {
 
-constexpr int64_t kIterSizeMax = (1 << 12) - 1;     // dma_bd.iter_size
+constexpr int64_t kIterSizeMax = (1 << 12) - 1;         // dma_bd.iter_size
 constexpr int64_t kLengthMax = (int64_t{1} << 24) - 1;  // dma_bd.length
 
 [[noreturn]] void fail(const std::string& message) { throw ValueError("dma_bd: " + message); }
@@ -60,9 +75,7 @@ class Lowering {
         fail(std::string("the ") + lim_.name + " cannot pad (" + lim_.param_prefix +
              "_padding = 0); pad on an engine whose *_padding is 1");
       }
-      if (o.direction == Direction::kS2mm) {
-        fail("padding on an S2MM channel: only the emitting (MM2S) side pads");
-      }
+      if (o.direction == Direction::kS2mm) { fail("padding on an S2MM channel: only the emitting (MM2S) side pads"); }
     }
     pattern_ = p.coalesce_unpadded_pairs();
   }
@@ -76,8 +89,8 @@ class Lowering {
 
  private:
   std::string bytes_msg(const std::string& what, int64_t elements) const {
-    return what + " is " + s(elements) + " elements * " + s(bytes_) + " bytes = " +
-           s(elements * bytes_) + " bytes, which is not divisible by 4";
+    return what + " is " + s(elements) + " elements * " + s(bytes_) + " bytes = " + s(elements * bytes_) +
+           " bytes, which is not divisible by 4";
   }
 
   // Word granule and innermost-step rules. The shim checks every stride's granule first, the
@@ -108,12 +121,9 @@ class Lowering {
     }
     if (sizes[inner].value() * bytes_ % 4 != 0) fail(bytes_msg("Size 0", sizes[inner].value()));
     if (opt_.base_address % 4 != 0) {
-      fail("base address " + s(static_cast<int64_t>(opt_.base_address)) +
-           " is not divisible by 4");
+      fail("base address " + s(static_cast<int64_t>(opt_.base_address)) + " is not divisible by 4");
     }
-    if (pattern_.offset().value() * bytes_ % 4 != 0) {
-      fail(bytes_msg("Offset", pattern_.offset().value()));
-    }
+    if (pattern_.offset().value() * bytes_ % 4 != 0) { fail(bytes_msg("Offset", pattern_.offset().value())); }
     if (pattern_.padding()) {
       auto [before, after] = pattern_.padding()->back();
       if (before * bytes_ % 4 != 0) fail(bytes_msg("Padding before of dim 0", before));
@@ -157,9 +167,8 @@ class Lowering {
           if (n % d == 0) q = d;
       }
       if (q == 0) {
-        fail("Size " + s(static_cast<int64_t>(w.hw(i))) + " is " + s(n) +
-             " words, which does not fit the " + lim_.name + "'s " + s(lim_.size_bits) +
-             "-bit size field (max " + s(lim_.max_size()) + ")");
+        fail("Size " + s(static_cast<int64_t>(w.hw(i))) + " is " + s(n) + " words, which does not fit the " +
+             lim_.name + "'s " + s(lim_.size_bits) + "-bit size field (max " + s(lim_.max_size()) + ")");
       }
       // Outer part at i (checked again on the next pass), inner part of q words at i + 1.
       auto at = w.sizes.begin() + static_cast<std::ptrdiff_t>(i);
@@ -173,8 +182,7 @@ class Lowering {
   void check_stride(const WordWalk& w, std::size_t i) const {
     if (w.strides[i] > lim_.max_stride()) {
       fail("Stride " + s(static_cast<int64_t>(w.hw(i))) + " is " + s(w.strides[i]) + " words, which does not fit the " +
-           lim_.name + "'s " + s(lim_.stride_bits) + "-bit stride field (max " +
-           s(lim_.max_stride()) + ")");
+           lim_.name + "'s " + s(lim_.stride_bits) + "-bit stride field (max " + s(lim_.max_stride()) + ")");
     }
   }
 
@@ -182,30 +190,26 @@ class Lowering {
     const std::size_t r = w.rank(), dims = lim_.dims;
     std::size_t outer = r > dims ? r - dims : 0;  // dimensions that do not fit one BD
     bool iterate = false;
-    if (outer > 0 && opt_.use_repeat && w.sizes[0] - 1 <= lim_.repeat_max &&
-        w.sizes[0] <= kIterSizeMax && w.strides[0] <= lim_.max_stride() &&
-        w.pads[0] == PadPair{0, 0}) {
+    if (outer > 0 && opt_.use_repeat && w.sizes[0] - 1 <= lim_.repeat_max && w.sizes[0] <= kIterSizeMax &&
+        w.strides[0] <= lim_.max_stride() && w.pads[0] == PadPair{0, 0}) {
       iterate = true;
     }
     std::size_t first_chain = iterate ? 1 : 0;
     int64_t chain_len = 1;
     for (std::size_t i = first_chain; i < outer; ++i) chain_len *= w.sizes[i];
-    if (chain_len > 1 && opt_.single_bd && outer == 1 && opt_.use_repeat &&
-        w.sizes[0] - 1 > lim_.repeat_max) {
-      fail("the walk needs " + s(static_cast<int64_t>(r)) + " dimensions, but one " + lim_.name +
-           " BD holds " + s(dims) + " plus the repeat, and its outermost dimension of " +
-           s(w.sizes[0]) + " runs exceeds the queue repeat (dma_repeat_max = " +
-           s(lim_.repeat_max) + ", at most " + s(int64_t{lim_.repeat_max} + 1) +
-           " runs); this transfer must fit one BD");
+    if (chain_len > 1 && opt_.single_bd && outer == 1 && opt_.use_repeat && w.sizes[0] - 1 > lim_.repeat_max) {
+      fail("the walk needs " + s(static_cast<int64_t>(r)) + " dimensions, but one " + lim_.name + " BD holds " +
+           s(dims) + " plus the repeat, and its outermost dimension of " + s(w.sizes[0]) +
+           " runs exceeds the queue repeat (dma_repeat_max = " + s(lim_.repeat_max) + ", at most " +
+           s(int64_t{lim_.repeat_max} + 1) + " runs); this transfer must fit one BD");
     }
     if (chain_len > 1 && opt_.single_bd) {
       fail("the walk needs " + s(static_cast<int64_t>(r)) + " dimensions, but one " + lim_.name + " BD holds " +
-           s(dims) + (opt_.use_repeat ? " plus the repeat" : "") +
-           ", and this transfer must fit one BD");
+           s(dims) + (opt_.use_repeat ? " plus the repeat" : "") + ", and this transfer must fit one BD");
     }
     if (chain_len + opt_.first_bd > lim_.bds) {
-      fail("the walk needs a chain of " + s(chain_len) + " BDs from BD " + s(opt_.first_bd) +
-           ", but the " + lim_.name + " has " + s(lim_.bds));
+      fail("the walk needs a chain of " + s(chain_len) + " BDs from BD " + s(opt_.first_bd) + ", but the " + lim_.name +
+           " has " + s(lim_.bds));
     }
     for (std::size_t i = 0; i < r; ++i) {
       auto [before, after] = w.pads[i];
@@ -226,8 +230,7 @@ class Lowering {
     int64_t length = 1;
     for (std::size_t i = outer; i < r; ++i) length *= w.sizes[i];
     if (length > kLengthMax) {
-      fail("Length is " + s(length) + " words, which does not fit the 24-bit length field (max " +
-           s(kLengthMax) + ")");
+      fail("Length is " + s(length) + " words, which does not fit the 24-bit length field (max " + s(kLengthMax) + ")");
     }
 
     spec::DmaBd proto;
@@ -238,10 +241,8 @@ class Lowering {
     proto.pad_value = opt_.pad_value;
     uint32_t* size_f[] = {&proto.d0_size, &proto.d1_size, &proto.d2_size, &proto.d3_size};
     int32_t* stride_f[] = {&proto.d0_stride, &proto.d1_stride, &proto.d2_stride, &proto.d3_stride};
-    uint32_t* before_f[] = {&proto.d0_pad_before, &proto.d1_pad_before, &proto.d2_pad_before,
-                            &proto.d3_pad_before};
-    uint32_t* after_f[] = {&proto.d0_pad_after, &proto.d1_pad_after, &proto.d2_pad_after,
-                           &proto.d3_pad_after};
+    uint32_t* before_f[] = {&proto.d0_pad_before, &proto.d1_pad_before, &proto.d2_pad_before, &proto.d3_pad_before};
+    uint32_t* after_f[] = {&proto.d0_pad_after, &proto.d1_pad_after, &proto.d2_pad_after, &proto.d3_pad_after};
     for (std::size_t h = 0; h < 4; ++h) *size_f[h] = 1;
     for (std::size_t i = outer; i < r; ++i) {
       std::size_t h = w.hw(i);
@@ -258,8 +259,8 @@ class Lowering {
         proto.iter_stride = static_cast<int32_t>(w.strides[0]);
       }
     }
-    uint64_t base = opt_.base_address +
-                    static_cast<uint64_t>(pattern_.offset().value()) * static_cast<uint64_t>(bytes_);
+    uint64_t base =
+        opt_.base_address + static_cast<uint64_t>(pattern_.offset().value()) * static_cast<uint64_t>(bytes_);
     std::vector<int64_t> idx(outer, 0);
     for (int64_t k = 0; k < chain_len; ++k) {
       int64_t words = 0;

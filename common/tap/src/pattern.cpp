@@ -6,8 +6,8 @@
 
 namespace axcore::tap {
 
-TensorAccessPattern::TensorAccessPattern(std::vector<SymInt> tensor_dims, SymInt offset,
-                                         std::vector<SymInt> sizes, std::vector<SymInt> strides)
+TensorAccessPattern::TensorAccessPattern(std::vector<SymInt> tensor_dims, SymInt offset, std::vector<SymInt> sizes,
+                                         std::vector<SymInt> strides)
     : tensor_dims_(std::move(tensor_dims)),
       offset_(std::move(offset)),
       sizes_(std::move(sizes)),
@@ -17,9 +17,8 @@ TensorAccessPattern::TensorAccessPattern(std::vector<SymInt> tensor_dims, SymInt
   detail::validate_and_clean_sizes_strides(sizes_, strides_, guards_);
 }
 
-TensorAccessPattern::TensorAccessPattern(Raw, std::vector<SymInt> tensor_dims, SymInt offset,
-                                         std::vector<SymInt> sizes, std::vector<SymInt> strides,
-                                         std::optional<std::vector<PadPair>> padding,
+TensorAccessPattern::TensorAccessPattern(Raw, std::vector<SymInt> tensor_dims, SymInt offset, std::vector<SymInt> sizes,
+                                         std::vector<SymInt> strides, std::optional<std::vector<PadPair>> padding,
                                          std::vector<Guard> guards)
     : tensor_dims_(std::move(tensor_dims)),
       offset_(std::move(offset)),
@@ -34,16 +33,13 @@ TensorAccessPattern TensorAccessPattern::full(std::vector<SymInt> tensor_dims) {
   return TensorAccessPattern(std::move(tensor_dims), 0, std::move(sizes), std::move(strides));
 }
 
-TensorAccessPattern TensorAccessPattern::with(SymInt offset, std::vector<SymInt> sizes,
-                                              std::vector<SymInt> strides,
+TensorAccessPattern TensorAccessPattern::with(SymInt offset, std::vector<SymInt> sizes, std::vector<SymInt> strides,
                                               std::vector<Guard> guards) const {
-  if (padding_) {
-    throw ValueError("Padding is applied last: a padded pattern cannot be reshaped further");
-  }
+  if (padding_) { throw ValueError("Padding is applied last: a padded pattern cannot be reshaped further"); }
   detail::validate_offset(offset, tensor_dims_, guards);
   detail::validate_and_clean_sizes_strides(sizes, strides, guards);
-  return TensorAccessPattern(Raw{}, tensor_dims_, std::move(offset), std::move(sizes),
-                             std::move(strides), std::nullopt, std::move(guards));
+  return TensorAccessPattern(Raw{}, tensor_dims_, std::move(offset), std::move(sizes), std::move(strides), std::nullopt,
+                             std::move(guards));
 }
 
 int TensorAccessPattern::axis(int dim) const {
@@ -75,8 +71,7 @@ std::vector<std::pair<SymInt, SymInt>> TensorAccessPattern::transformation_dims(
 std::vector<SymInt> TensorAccessPattern::padded_sizes() const {
   std::vector<SymInt> out = sizes_;
   if (padding_) {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = out[i] + (*padding_)[i].first + (*padding_)[i].second;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = out[i] + (*padding_)[i].first + (*padding_)[i].second;
   }
   return out;
 }
@@ -98,8 +93,8 @@ std::string TensorAccessPattern::str() const {
   if (padding_) {
     out += ", padding=[";
     for (std::size_t i = 0; i < padding_->size(); ++i) {
-      out += (i ? ", (" : "(") + std::to_string((*padding_)[i].first) + ", " +
-             std::to_string((*padding_)[i].second) + ")";
+      out +=
+          (i ? ", (" : "(") + std::to_string((*padding_)[i].first) + ", " + std::to_string((*padding_)[i].second) + ")";
     }
     out += "]";
   }
@@ -121,8 +116,8 @@ std::string TensorAccessPattern::equality_key() const {
     return k;
   };
   if (is_symbolic()) {
-    std::string k = "S|" + keys(tensor_dims_) + "|" + offset_.key() + "|" + keys(sizes_) + "|" +
-                    keys(strides_) + "|" + pads(padding_);
+    std::string k = "S|" + keys(tensor_dims_) + "|" + offset_.key() + "|" + keys(sizes_) + "|" + keys(strides_) + "|" +
+                    pads(padding_);
     for (const auto& g : guards_) {
       k += "|" + std::to_string(static_cast<int>(g.cond.rel)) + g.cond.expr.key() + "#" + g.message;
     }
@@ -133,8 +128,8 @@ std::string TensorAccessPattern::equality_key() const {
   std::vector<SymInt> strides = c.strides_;
   for (std::size_t i = 0; i < strides.size(); ++i)
     if (c.sizes_[i].constant() == 1) strides[i] = 0;
-  return "C|" + keys(tensor_dims_) + "|" + c.offset_.key() + "|" + keys(c.sizes_) + "|" +
-         keys(strides) + "|" + pads(c.padding_);
+  return "C|" + keys(tensor_dims_) + "|" + c.offset_.key() + "|" + keys(c.sizes_) + "|" + keys(strides) + "|" +
+         pads(c.padding_);
 }
 
 std::size_t TensorAccessPattern::hash() const { return std::hash<std::string>{}(equality_key()); }
@@ -147,16 +142,15 @@ TensorAccessPattern TensorAccessPattern::bind(const Bindings& params) const {
     for (const auto& x : v) out.emplace_back(x.eval(params));
     return out;
   };
-  std::vector<SymInt> dims = eval_all(tensor_dims_), sizes = eval_all(sizes_),
-                      strides = eval_all(strides_);
+  std::vector<SymInt> dims = eval_all(tensor_dims_), sizes = eval_all(sizes_), strides = eval_all(strides_);
   SymInt offset = offset_.eval(params);
   // The concrete checks again: they pass when the guards did, and catch a value no guard covers.
   std::vector<Guard> none;
   detail::validate_tensor_dims(dims, none);
   detail::validate_offset(offset, dims, none);
   detail::validate_and_clean_sizes_strides(sizes, strides, none);
-  return TensorAccessPattern(Raw{}, std::move(dims), std::move(offset), std::move(sizes),
-                             std::move(strides), padding_, {});
+  return TensorAccessPattern(Raw{}, std::move(dims), std::move(offset), std::move(sizes), std::move(strides), padding_,
+                             {});
 }
 
 std::vector<SymInt> row_major_strides(const std::vector<SymInt>& dims) {

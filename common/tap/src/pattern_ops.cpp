@@ -10,8 +10,8 @@ namespace axcore::tap {
 
 TensorAccessPattern TensorAccessPattern::at(const std::vector<Index>& index) const {
   if (static_cast<int>(index.size()) > rank()) {
-    throw ValueError("too many indices for pattern: pattern is " + std::to_string(rank()) +
-                     "-dimensional, but " + std::to_string(index.size()) + " were indexed");
+    throw ValueError("too many indices for pattern: pattern is " + std::to_string(rank()) + "-dimensional, but " +
+                     std::to_string(index.size()) + " were indexed");
   }
   std::vector<Guard> guards = guards_;
   SymInt offset = offset_;
@@ -42,8 +42,8 @@ TensorAccessPattern TensorAccessPattern::at(const std::vector<Index>& index) con
       require(ge(stop, 0), "slice stop " + stop.str() + axis_of, guards);
       require(le(stop, n), "slice stop " + stop.str() + axis_of, guards);
       require(lt(start, stop),
-              "slice " + start.str() + ":" + stop.str() + " of axis " + std::to_string(d) +
-                  " (size " + n.str() + ") is empty",
+              "slice " + start.str() + ":" + stop.str() + " of axis " + std::to_string(d) + " (size " + n.str() +
+                  ") is empty",
               guards);
       sizes.push_back(floordiv(stop - start + (step - 1), step));
       strides.push_back(s * step);
@@ -79,9 +79,7 @@ TensorAccessPattern TensorAccessPattern::split(int dim, const SymInt& inner) con
   const SymInt n = sizes_[d], s = strides_[d];
   std::vector<Guard> guards = guards_;
   require(eq(mod(n, inner), 0),
-          "dimension " + std::to_string(dim) + " of size " + n.str() + " is not divisible by " +
-              inner.str(),
-          guards);
+          "dimension " + std::to_string(dim) + " of size " + n.str() + " is not divisible by " + inner.str(), guards);
   std::vector<SymInt> sizes = sizes_, strides = strides_;
   sizes[d] = floordiv(n, inner);
   sizes.insert(sizes.begin() + dim + 1, inner);
@@ -93,9 +91,7 @@ TensorAccessPattern TensorAccessPattern::split(int dim, const SymInt& inner) con
 TensorAccessPattern TensorAccessPattern::merge(int dim) const {
   dim = axis(dim);
   auto d = static_cast<std::size_t>(dim);
-  if (dim + 1 >= rank()) {
-    throw ValueError("dimension " + std::to_string(dim) + " has no successor to merge with");
-  }
+  if (dim + 1 >= rank()) { throw ValueError("dimension " + std::to_string(dim) + " has no successor to merge with"); }
   const SymInt &n0 = sizes_[d], &s0 = strides_[d], &n1 = sizes_[d + 1], &s1 = strides_[d + 1];
   if (!n0.is_concrete() || !s0.is_concrete() || !n1.is_concrete() || !s1.is_concrete()) {
     throw TypeError("merge() is a structural decision; it needs concrete sizes/strides");
@@ -103,8 +99,8 @@ TensorAccessPattern TensorAccessPattern::merge(int dim) const {
   int64_t a = n0.value(), sa = s0.value(), b = n1.value(), sb = s1.value();
   if (a != 1 && b != 1 && sa != checked_mul(b, sb)) {
     throw ValueError("dimensions " + std::to_string(dim) + " and " + std::to_string(dim + 1) +
-                     " are not contiguous (stride " + std::to_string(sa) + " != " +
-                     std::to_string(b) + " * " + std::to_string(sb) + "); cannot merge");
+                     " are not contiguous (stride " + std::to_string(sa) + " != " + std::to_string(b) + " * " +
+                     std::to_string(sb) + "); cannot merge");
   }
   std::vector<SymInt> sizes = sizes_, strides = strides_;
   sizes[d] = checked_mul(a, b);
@@ -152,8 +148,8 @@ TensorAccessPattern TensorAccessPattern::coalesced(bool merge_padded) const {
   detail::zero_leading_unit_strides(sizes, strides);
   std::optional<std::vector<PadPair>> padding;
   if (padding_) padding = std::move(kept_pads);
-  return TensorAccessPattern(Raw{}, tensor_dims_, offset_, std::move(sizes), std::move(strides),
-                             std::move(padding), guards_);
+  return TensorAccessPattern(Raw{}, tensor_dims_, offset_, std::move(sizes), std::move(strides), std::move(padding),
+                             guards_);
 }
 
 TensorAccessPattern TensorAccessPattern::repeat(const SymInt& count) const {
@@ -175,20 +171,17 @@ TensorAccessPattern TensorAccessPattern::pad(const std::vector<std::vector<SymIn
     }
     int64_t before = entry[0].value(), after = entry[1].value();
     if (before < 0 || after < 0) {
-      throw ValueError("padding counts must be >= 0, got (" + std::to_string(before) + ", " +
-                       std::to_string(after) + ")");
+      throw ValueError("padding counts must be >= 0, got (" + std::to_string(before) + ", " + std::to_string(after) +
+                       ")");
     }
     pads.emplace_back(before, after);
   }
   if (static_cast<int>(pads.size()) != rank()) {
-    throw ValueError("padding has " + std::to_string(pads.size()) +
-                     " entries for a pattern of rank " + std::to_string(rank()));
+    throw ValueError("padding has " + std::to_string(pads.size()) + " entries for a pattern of rank " +
+                     std::to_string(rank()));
   }
-  if (std::all_of(pads.begin(), pads.end(), [](const PadPair& p) { return p == PadPair{0, 0}; })) {
-    return *this;
-  }
-  return TensorAccessPattern(Raw{}, tensor_dims_, offset_, sizes_, strides_, std::move(pads),
-                             guards_);
+  if (std::all_of(pads.begin(), pads.end(), [](const PadPair& p) { return p == PadPair{0, 0}; })) { return *this; }
+  return TensorAccessPattern(Raw{}, tensor_dims_, offset_, sizes_, strides_, std::move(pads), guards_);
 }
 
 TensorAccessPattern TensorAccessPattern::pad(const std::vector<PadPair>& padding) const {
@@ -199,8 +192,8 @@ TensorAccessPattern TensorAccessPattern::pad(const std::vector<PadPair>& padding
 
 TensorAccessPattern TensorAccessPattern::tile(const std::vector<SymInt>& tile_dims) const {
   if (static_cast<int>(tile_dims.size()) != rank()) {
-    throw ValueError("tile_dims has " + std::to_string(tile_dims.size()) +
-                     " entries for a pattern of rank " + std::to_string(rank()));
+    throw ValueError("tile_dims has " + std::to_string(tile_dims.size()) + " entries for a pattern of rank " +
+                     std::to_string(rank()));
   }
   std::vector<Guard> guards = guards_;
   std::vector<SymInt> sizes, strides;
@@ -208,8 +201,7 @@ TensorAccessPattern TensorAccessPattern::tile(const std::vector<SymInt>& tile_di
     const SymInt &t = tile_dims[dim], &n = sizes_[dim], &s = strides_[dim];
     require(ge(t, 1), "tile_dims[" + std::to_string(dim) + "] must be >= 1", guards);
     require(eq(mod(n, t), 0),
-            "dimension " + std::to_string(dim) + " of size " + n.str() +
-                " is not divisible by tile size " + t.str(),
+            "dimension " + std::to_string(dim) + " of size " + n.str() + " is not divisible by tile size " + t.str(),
             guards);
     sizes.push_back(floordiv(n, t));
     strides.push_back(s * t);
@@ -225,10 +217,10 @@ TensorAccessPattern TensorAccessPattern::partition(const SymInt& parts, int dim)
   const SymInt n = sizes_[d], s = strides_[d];
   std::vector<Guard> guards = guards_;
   require(ge(parts, 1), "parts must be >= 1", guards);
-  require(eq(mod(n, parts), 0),
-          "dimension " + std::to_string(dim) + " of size " + n.str() + " is not divisible into " +
-              parts.str() + " parts",
-          guards);
+  require(
+      eq(mod(n, parts), 0),
+      "dimension " + std::to_string(dim) + " of size " + n.str() + " is not divisible into " + parts.str() + " parts",
+      guards);
   SymInt chunk = floordiv(n, parts);
   std::vector<SymInt> sizes = sizes_, strides = strides_;
   sizes[d] = chunk;
@@ -243,9 +235,8 @@ TensorAccessPattern TensorAccessPattern::inverse() const {
   std::vector<std::size_t> steps;
   for (std::size_t i = 0; i < sizes_.size(); ++i)
     if (sizes_[i].value() != 1) steps.push_back(i);
-  std::stable_sort(steps.begin(), steps.end(), [this](std::size_t a, std::size_t b) {
-    return strides_[a].value() > strides_[b].value();
-  });
+  std::stable_sort(steps.begin(), steps.end(),
+                   [this](std::size_t a, std::size_t b) { return strides_[a].value() > strides_[b].value(); });
   int64_t covered = 1;
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     if (strides_[*it].value() != covered) {
@@ -264,8 +255,7 @@ TensorAccessPattern TensorAccessPattern::inverse() const {
     sizes.push_back(sizes_[i]);
     strides.push_back(stream_strides[i]);
   }
-  return TensorAccessPattern(Raw{}, tensor_dims_, 0, std::move(sizes), std::move(strides),
-                             std::nullopt, {});
+  return TensorAccessPattern(Raw{}, tensor_dims_, 0, std::move(sizes), std::move(strides), std::nullopt, {});
 }
 
 }  // namespace axcore::tap

@@ -44,9 +44,8 @@ std::vector<int64_t> TensorAccessPattern::walk() const {
     total = checked_mul(total, w.padded.back());
   }
   if (total > kMaxWalk) {
-    throw ValueError(str() + " walks " + std::to_string(total) +
-                     " elements, more than the " + std::to_string(kMaxWalk) +
-                     " a host-side walk enumerates");
+    throw ValueError(str() + " walks " + std::to_string(total) + " elements, more than the " +
+                     std::to_string(kMaxWalk) + " a host-side walk enumerates");
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<std::size_t>(total));
@@ -60,8 +59,8 @@ std::vector<int64_t> TensorAccessPattern::checked_walk() const {
   int64_t numel = concrete_numel();
   int64_t top = idx.empty() ? -1 : *std::max_element(idx.begin(), idx.end());
   if (top >= numel) {
-    throw ValueError(str() + " leaves its tensor: it reaches element " + std::to_string(top) +
-                     " of a tensor of " + std::to_string(numel) + " elements");
+    throw ValueError(str() + " leaves its tensor: it reaches element " + std::to_string(top) + " of a tensor of " +
+                     std::to_string(numel) + " elements");
   }
   return idx;
 }
@@ -69,9 +68,8 @@ std::vector<int64_t> TensorAccessPattern::checked_walk() const {
 void TensorAccessPattern::check_numel(std::size_t n, const char* what) const {
   int64_t numel = concrete_numel();
   if (static_cast<int64_t>(n) != numel) {
-    throw ValueError(std::string(what) + " has " + std::to_string(n) +
-                     " elements, but the pattern's tensor " + show(tensor_dims_) + " has " +
-                     std::to_string(numel));
+    throw ValueError(std::string(what) + " has " + std::to_string(n) + " elements, but the pattern's tensor " +
+                     show(tensor_dims_) + " has " + std::to_string(numel));
   }
 }
 

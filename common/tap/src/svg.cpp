@@ -48,8 +48,7 @@ struct Grid {
 
 Grid grid_of(const TensorAccessPattern& p) {
   if (p.tensor_dims().size() > 2) {
-    throw NotImplementedError(
-        "Visualization is only currently supported for 1- or 2-dimensional tensors");
+    throw NotImplementedError("Visualization is only currently supported for 1- or 2-dimensional tensors");
   }
   Accesses a = p.accesses();
   int64_t rows = a.order.shape.size() == 2 ? a.order.shape[0] : 1;
@@ -65,33 +64,32 @@ std::string label_colour(bool counts, int64_t v, int64_t top) {
 }
 
 // One heatmap panel at (x0, y0): a group of cells, optional labels and arrows.
-void panel(std::string& out, const Grid& g, bool counts, int x0, int y0, int cell,
-           const std::string& name, bool arrows) {
+void panel(std::string& out, const Grid& g, bool counts, int x0, int y0, int cell, const std::string& name,
+           bool arrows) {
   int64_t n = g.rows * g.cols;
   int64_t top = 0;
   for (int64_t i = 0; i < n; ++i)
     top = std::max(top, counts ? g.count[static_cast<std::size_t>(i)] : g.order[static_cast<std::size_t>(i)]);
   out += "<g class=\"panel\" data-kind=\"" + std::string(counts ? "count" : "order") + "\">\n";
-  out += "<text class=\"panel-title\" x=\"" + std::to_string(x0) + "\" y=\"" +
-         std::to_string(y0 - 5) + "\" font-size=\"12\">" + esc(name) + "</text>\n";
+  out += "<text class=\"panel-title\" x=\"" + std::to_string(x0) + "\" y=\"" + std::to_string(y0 - 5) +
+         "\" font-size=\"12\">" + esc(name) + "</text>\n";
   bool labels = n <= kLabelsUpTo && cell >= 16;
   for (int64_t r = 0; r < g.rows; ++r) {
     for (int64_t c = 0; c < g.cols; ++c) {
       auto i = static_cast<std::size_t>(r * g.cols + c);
       int64_t v = counts ? g.count[i] : g.order[i];
-      std::string fill = counts ? count_colour(v, top)
+      std::string fill = counts  ? count_colour(v, top)
                          : v < 0 ? kUnvisitedColour
                                  : heat_colour(top > 0 ? static_cast<double>(v) / static_cast<double>(top) : 0.0);
       int x = x0 + static_cast<int>(c) * cell, y = y0 + static_cast<int>(r) * cell;
-      out += "<rect class=\"cell\" x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) +
-             "\" width=\"" + std::to_string(cell) + "\" height=\"" + std::to_string(cell) +
-             "\" fill=\"" + fill + "\" stroke=\"#ffffff\" stroke-width=\"0.5\" data-index=\"" +
-             std::to_string(i) + "\" data-value=\"" + std::to_string(v) + "\"/>\n";
+      out += "<rect class=\"cell\" x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
+             std::to_string(cell) + "\" height=\"" + std::to_string(cell) + "\" fill=\"" + fill +
+             "\" stroke=\"#ffffff\" stroke-width=\"0.5\" data-index=\"" + std::to_string(i) + "\" data-value=\"" +
+             std::to_string(v) + "\"/>\n";
       if (labels && v >= 0) {
-        out += "<text class=\"label\" x=\"" + num(x + cell / 2.0) + "\" y=\"" +
-               num(y + cell / 2.0 + 3.5) + "\" font-size=\"9\" text-anchor=\"middle\" fill=\"" +
-               label_colour(counts, v, top) +
-               "\">" + std::to_string(v) + "</text>\n";
+        out += "<text class=\"label\" x=\"" + num(x + cell / 2.0) + "\" y=\"" + num(y + cell / 2.0 + 3.5) +
+               "\" font-size=\"9\" text-anchor=\"middle\" fill=\"" + label_colour(counts, v, top) + "\">" +
+               std::to_string(v) + "</text>\n";
       }
     }
   }
@@ -107,8 +105,8 @@ void panel(std::string& out, const Grid& g, bool counts, int x0, int y0, int cel
     };
     for (std::size_t k = 1; k < seq.size(); ++k) {
       int64_t a = seq[k - 1].second, b = seq[k].second;
-      out += "<line class=\"arrow\" x1=\"" + num(centre(a, true)) + "\" y1=\"" + num(centre(a, false)) +
-             "\" x2=\"" + num(centre(b, true)) + "\" y2=\"" + num(centre(b, false)) +
+      out += "<line class=\"arrow\" x1=\"" + num(centre(a, true)) + "\" y1=\"" + num(centre(a, false)) + "\" x2=\"" +
+             num(centre(b, true)) + "\" y2=\"" + num(centre(b, false)) +
              "\" stroke=\"#d62728\" stroke-width=\"1.2\" marker-end=\"url(#arrowhead)\"/>\n";
     }
   }
@@ -140,8 +138,8 @@ std::string header(const Layout& l, const std::string& title) {
       "markerHeight=\"5\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" "
       "fill=\"#d62728\"/></marker></defs>\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-  out += "<text class=\"title\" x=\"" + std::to_string(kMargin) + "\" y=\"" +
-         std::to_string(kMargin + 14) + "\" font-size=\"13\">" + esc(title) + "</text>\n";
+  out += "<text class=\"title\" x=\"" + std::to_string(kMargin) + "\" y=\"" + std::to_string(kMargin + 14) +
+         "\" font-size=\"13\">" + esc(title) + "</text>\n";
   return out;
 }
 
@@ -173,8 +171,7 @@ std::vector<Grid> frames_of(const TensorAccessPattern& p, const AnimateOptions& 
                     " has dispatch-time values; bind() them first");
   }
   if (p.tensor_dims().size() > 2) {
-    throw NotImplementedError(
-        "Visualization is only currently supported for 1- or 2-dimensional tensors");
+    throw NotImplementedError("Visualization is only currently supported for 1- or 2-dimensional tensors");
   }
   std::vector<int64_t> outer;
   for (int i = 0; i < o.frame_dims; ++i) outer.push_back(p.sizes()[static_cast<std::size_t>(i)].value());
@@ -200,11 +197,8 @@ std::vector<Grid> frames_of(const TensorAccessPattern& p, const AnimateOptions& 
 
 std::string heat_colour(double t) {
   // Viridis at five stops, linearly interpolated.
-  static constexpr std::array<std::array<double, 3>, 5> kStops{{{68, 1, 84},
-                                                                 {59, 82, 139},
-                                                                 {33, 145, 140},
-                                                                 {94, 201, 98},
-                                                                 {253, 231, 37}}};
+  static constexpr std::array<std::array<double, 3>, 5> kStops{
+      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
   t = std::clamp(t, 0.0, 1.0) * 4.0;
   auto i = std::min<std::size_t>(static_cast<std::size_t>(t), 3);
   double f = t - static_cast<double>(i);
@@ -231,8 +225,7 @@ std::string visualize_svg(const TensorAccessPattern& p, const VisualizeOptions& 
   return out + "</svg>\n";
 }
 
-void visualize(const TensorAccessPattern& p, const std::string& file_path,
-               const VisualizeOptions& o) {
+void visualize(const TensorAccessPattern& p, const std::string& file_path, const VisualizeOptions& o) {
   write_file(file_path, visualize_svg(p, o));
 }
 
@@ -266,8 +259,8 @@ std::string animate_svg(const TensorAccessPattern& p, const AnimateOptions& o) {
       values = "visible";
       times = "0";
     }
-    out += "<animate attributeName=\"visibility\" calcMode=\"discrete\" values=\"" + values +
-           "\" keyTimes=\"" + times + "\" dur=\"" + dur + "\" repeatCount=\"indefinite\"/>\n";
+    out += "<animate attributeName=\"visibility\" calcMode=\"discrete\" values=\"" + values + "\" keyTimes=\"" + times +
+           "\" dur=\"" + dur + "\" repeatCount=\"indefinite\"/>\n";
     panels(out, frames[f], l, o.animate_access_count, false);
     out += "</g>\n";
   }

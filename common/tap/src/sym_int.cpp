@@ -23,9 +23,7 @@ struct SymIntAccess {
   static auto& terms_mut(SymInt& v) { return v.terms_; }
   static int64_t c(const SymInt& v) { return v.c_; }
   static int64_t& c_mut(SymInt& v) { return v.c_; }
-  static SymInt of_atom(std::shared_ptr<const SymInt::Atom> atom) {
-    return SymInt::of_atom(std::move(atom));
-  }
+  static SymInt of_atom(std::shared_ptr<const SymInt::Atom> atom) { return SymInt::of_atom(std::move(atom)); }
   static bool is_single_atom(const SymInt& v) { return v.is_single_atom(); }
 };
 
@@ -60,8 +58,7 @@ SymInt scale(const SymInt& v, int64_t k) {
 }
 
 bool divisible_terms(const SymInt& v, int64_t d) {
-  return std::all_of(A::terms(v).begin(), A::terms(v).end(),
-                     [d](const auto& t) { return t.coeff % d == 0; });
+  return std::all_of(A::terms(v).begin(), A::terms(v).end(), [d](const auto& t) { return t.coeff % d == 0; });
 }
 
 int64_t concrete_divisor(const SymInt& b) {
@@ -79,14 +76,10 @@ std::string operand(const SymInt& x) {
 
 std::string atom_str(const Atom& atom) {
   switch (atom.kind) {
-    case Atom::Kind::kParam:
-      return atom.name;
-    case Atom::Kind::kMul:
-      return operand(atom.a) + " * " + operand(atom.b);
-    case Atom::Kind::kFloorDiv:
-      return operand(atom.a) + " // " + operand(atom.b);
-    case Atom::Kind::kMod:
-      return operand(atom.a) + " % " + operand(atom.b);
+    case Atom::Kind::kParam: return atom.name;
+    case Atom::Kind::kMul: return operand(atom.a) + " * " + operand(atom.b);
+    case Atom::Kind::kFloorDiv: return operand(atom.a) + " // " + operand(atom.b);
+    case Atom::Kind::kMod: return operand(atom.a) + " % " + operand(atom.b);
   }
   return {};
 }
@@ -98,8 +91,7 @@ int64_t atom_eval(const Atom& atom, const Bindings& params) {
       if (it == params.end()) throw ValueError("parameter '" + atom.name + "' is not bound");
       return it->second;
     }
-    case Atom::Kind::kMul:
-      return checked_mul(atom.a.eval(params), atom.b.eval(params));
+    case Atom::Kind::kMul: return checked_mul(atom.a.eval(params), atom.b.eval(params));
     case Atom::Kind::kFloorDiv:
     case Atom::Kind::kMod: {
       int64_t x = atom.a.eval(params), d = atom.b.eval(params);
@@ -116,12 +108,9 @@ SymInt atom_substitute(const std::shared_ptr<const Atom>& atom, const Bindings& 
       auto it = params.find(atom->name);
       return it == params.end() ? A::of_atom(atom) : SymInt(it->second);
     }
-    case Atom::Kind::kMul:
-      return atom->a.substitute(params) * atom->b.substitute(params);
-    case Atom::Kind::kFloorDiv:
-      return floordiv(atom->a.substitute(params), atom->b.substitute(params));
-    case Atom::Kind::kMod:
-      return mod(atom->a.substitute(params), atom->b.substitute(params));
+    case Atom::Kind::kMul: return atom->a.substitute(params) * atom->b.substitute(params);
+    case Atom::Kind::kFloorDiv: return floordiv(atom->a.substitute(params), atom->b.substitute(params));
+    case Atom::Kind::kMod: return mod(atom->a.substitute(params), atom->b.substitute(params));
   }
   return {};
 }
@@ -186,8 +175,7 @@ bool SymInt::is_single_atom() const { return c_ == 0 && terms_.size() == 1 && te
 
 int64_t SymInt::value(const char* what) const {
   if (!is_concrete()) {
-    throw TypeError(std::string(what) + " is the dispatch-time value " + str() +
-                    "; bind() its parameters first");
+    throw TypeError(std::string(what) + " is the dispatch-time value " + str() + "; bind() its parameters first");
   }
   return c_;
 }
@@ -246,9 +234,7 @@ SymInt operator+(const SymInt& a, const SymInt& b) {
   SymInt r(checked_add(a.c_, b.c_));
   auto ia = a.terms_.begin(), ib = b.terms_.begin();
   while (ia != a.terms_.end() || ib != b.terms_.end()) {
-    int cmp = ia == a.terms_.end()   ? 1
-              : ib == b.terms_.end() ? -1
-                                     : ia->atom->key.compare(ib->atom->key);
+    int cmp = ia == a.terms_.end() ? 1 : ib == b.terms_.end() ? -1 : ia->atom->key.compare(ib->atom->key);
     if (cmp < 0) {
       r.terms_.push_back(*ia++);
     } else if (cmp > 0) {

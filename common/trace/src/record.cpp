@@ -12,12 +12,10 @@ namespace axcore::trace {
 namespace {
 
 constexpr std::array<std::string_view, 22> kUnitNames = {
-    "host",      "cmdproc",   "mvm.ifd0",  "mvm.ifd1",  "mvm",       "mvm.dpu",
-    "mvm.odr",   "dw.ifd0",   "dw.ifd1",   "dwpu",      "dw.dpu",    "dw.odr",
-    "loadimc",   "dma.mm2s0", "dma.mm2s1", "dma.mm2s2", "dma.mm2s3", "dma.s2mm0",
-    "dma.s2mm1", "dma.s2mm2", "dma.s2mm3", "token"};
-constexpr std::array<std::string_view, 5> kKindNames = {"task_start", "task_done", "mem_write",
-                                                        "token", "reg_write"};
+    "host",      "cmdproc",   "mvm.ifd0",  "mvm.ifd1",  "mvm",       "mvm.dpu",   "mvm.odr",   "dw.ifd0",
+    "dw.ifd1",   "dwpu",      "dw.dpu",    "dw.odr",    "loadimc",   "dma.mm2s0", "dma.mm2s1", "dma.mm2s2",
+    "dma.mm2s3", "dma.s2mm0", "dma.s2mm1", "dma.s2mm2", "dma.s2mm3", "token"};
+constexpr std::array<std::string_view, 5> kKindNames = {"task_start", "task_done", "mem_write", "token", "reg_write"};
 
 uint64_t number(std::string_view s, const char* column) {
   int base = 10;
@@ -28,19 +26,14 @@ uint64_t number(std::string_view s, const char* column) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || p != s.data() + s.size())
-    throw std::invalid_argument(std::string("trace record: bad ") + column + " '" + std::string(s) +
-                                "'");
+    throw std::invalid_argument(std::string("trace record: bad ") + column + " '" + std::string(s) + "'");
   return v;
 }
 
 }  // namespace
 
-std::string_view to_string(Unit u) {
-  return kUnitNames.at(static_cast<size_t>(u));
-}
-std::string_view to_string(Kind k) {
-  return kKindNames.at(static_cast<size_t>(k));
-}
+std::string_view to_string(Unit u) { return kUnitNames.at(static_cast<size_t>(u)); }
+std::string_view to_string(Kind k) { return kKindNames.at(static_cast<size_t>(k)); }
 
 std::optional<Unit> parse_unit(std::string_view s) {
   for (size_t i = 0; i < kUnitNames.size(); ++i)
@@ -55,8 +48,7 @@ std::optional<Kind> parse_kind(std::string_view s) {
 
 Unit dma_unit(bool mm2s, unsigned channel) {
   if (channel > 3) throw std::out_of_range("dma_unit: channel " + std::to_string(channel) + " > 3");
-  return static_cast<Unit>(static_cast<unsigned>(mm2s ? Unit::DMA_MM2S0 : Unit::DMA_S2MM0) +
-                           channel);
+  return static_cast<Unit>(static_cast<unsigned>(mm2s ? Unit::DMA_MM2S0 : Unit::DMA_S2MM0) + channel);
 }
 
 uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
@@ -69,9 +61,9 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
 
 std::string format(const Record& r) {
   std::ostringstream o;
-  o << r.seq << ' ' << r.cycle << ' ' << unsigned(r.col) << ' ' << unsigned(r.row) << ' '
-    << to_string(r.unit) << ' ' << to_string(r.kind) << " 0x" << std::hex << r.addr << std::dec
-    << ' ' << r.bytes << " 0x" << std::hex << r.data_hash << " 0x" << r.token;
+  o << r.seq << ' ' << r.cycle << ' ' << unsigned(r.col) << ' ' << unsigned(r.row) << ' ' << to_string(r.unit) << ' '
+    << to_string(r.kind) << " 0x" << std::hex << r.addr << std::dec << ' ' << r.bytes << " 0x" << std::hex
+    << r.data_hash << " 0x" << r.token;
   return o.str();
 }
 
@@ -88,8 +80,7 @@ Record parse(std::string_view line) {
     col[n++] = line.substr(i, j - i);
     i = j;
   }
-  if (n != col.size())
-    throw std::invalid_argument("trace record: " + std::to_string(n) + " columns, expected 10");
+  if (n != col.size()) throw std::invalid_argument("trace record: " + std::to_string(n) + " columns, expected 10");
   Record r;
   r.seq = number(col[0], "seq");
   r.cycle = number(col[1], "cycle");
@@ -114,9 +105,7 @@ Record parse(std::string_view line) {
   return r;
 }
 
-Writer::Writer(std::ostream& out) : out_(out) {
-  out_ << "# axcore-trace v1\n";
-}
+Writer::Writer(std::ostream& out) : out_(out) { out_ << "# axcore-trace v1\n"; }
 
 void Writer::write(const Record& r) {
   out_ << format(r) << '\n';

@@ -17,8 +17,7 @@ std::vector<uint32_t> make_stream(std::size_t bytes) {
     const uint32_t bd = i % 16, col = i % 4;
     const uint32_t tile = col << 25;
     const uint32_t next = (bd + 1) % 16;
-    const uint32_t words[8] = {
-        256 + i % 64, 0, 0, 0, 0, 0, 0, 1u << 25 | (i % 3 == 0 ? 1u << 26 | next << 27 : 0)};
+    const uint32_t words[8] = {256 + i % 64, 0, 0, 0, 0, 0, 0, 1u << 25 | (i % 3 == 0 ? 1u << 26 | next << 27 : 0)};
     w.blockwrite(tile | (kShimBd + 0x20 * bd), words);
     w.ddr_patch(tile | (kShimBd + 0x20 * bd + 4), i % 3, 0x400 * (i % 8));
     if (i % 3 == 0) {  // the chained BD
@@ -46,8 +45,7 @@ void BM_Decode(benchmark::State& state) {
     ops = d.ops.size();
     benchmark::DoNotOptimize(d.ops.data());
   }
-  state.counters["ops/s"] =
-      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * s.size() * 4));
 }
 
@@ -61,10 +59,9 @@ void BM_DecodeAndTrace(benchmark::State& state) {
     events = t.events.size();
     benchmark::DoNotOptimize(t.events.data());
   }
-  state.counters["ops/s"] =
-      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events),
-                                                  benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * s.size() * 4));
 }
 

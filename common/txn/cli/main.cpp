@@ -21,17 +21,13 @@ struct Stream {
   std::string file;
   std::vector<uint32_t> words;
 };
-Stream load(const std::string& file) {
-  return {file, axcore::txn::load(file)};
-}
+Stream load(const std::string& file) { return {file, axcore::txn::load(file)}; }
 
 template <class F>
 auto about(const Stream& s, F&& f) {
   try {
     return f(s.words);
-  } catch (const axcore::txn::Error& e) {
-    throw std::runtime_error(s.file + ": " + e.what());
-  }
+  } catch (const axcore::txn::Error& e) { throw std::runtime_error(s.file + ": " + e.what()); }
 }
 
 int explain(const std::string& file, bool raw) {
@@ -46,8 +42,7 @@ int compare(const std::string& a, const std::string& b) {
   const auto ha = about(sa, [](const auto& w) { return axcore::txn::decode(w).header; });
   const auto hb = about(sb, [](const auto& w) { return axcore::txn::decode(w).header; });
   if (ha.device.same_device(hb.device))
-    for (const Stream* s : {&sa, &sb})
-      about(*s, [](const auto& w) { return axcore::txn::trace(w).events.size(); });
+    for (const Stream* s : {&sa, &sb}) about(*s, [](const auto& w) { return axcore::txn::trace(w).events.size(); });
   const auto diffs = axcore::txn::compare(sa.words, sb.words, {a, b});
   if (diffs.empty()) {
     std::cout << "equivalent\n";

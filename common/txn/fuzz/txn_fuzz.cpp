@@ -27,9 +27,7 @@ void run(const std::vector<uint32_t>& words) {
   Decoded d;
   try {
     d = decode(words);
-  } catch (const DecodeError&) {
-    return;
-  }
+  } catch (const DecodeError&) { return; }
   Writer w(d.header.device);
   for (const Op& op : d.ops) w.add(op.body);
   const std::vector<uint32_t> again = w.words();
@@ -50,8 +48,7 @@ void run(const std::vector<uint32_t>& words) {
       require(!explain(words).empty() || t.events.empty());
       stats(words);
     }
-  } catch (const TraceError&) {
-  }
+  } catch (const TraceError&) {}
 }
 
 }  // namespace

@@ -19,9 +19,8 @@ void check(bool ok, const std::string& what) {
 }  // namespace
 
 AxcoreBuilder::AxcoreBuilder(uint32_t cores) : cores_(cores), writer_(Device::axcore(cores)) {
-  check(
-      cores >= 1 && cores <= spec::param::max_cores,
-      std::to_string(cores) + " cores; a build has 1 to " + std::to_string(spec::param::max_cores));
+  check(cores >= 1 && cores <= spec::param::max_cores,
+        std::to_string(cores) + " cores; a build has 1 to " + std::to_string(spec::param::max_cores));
 }
 
 TileKind AxcoreBuilder::kind(Tile t) const {
@@ -37,14 +36,13 @@ uint32_t AxcoreBuilder::bd_offset(Tile t, uint32_t bd) const {
   const spec::Reg& r = k == TileKind::SHIM  ? spec::shim::DMA_BD
                        : k == TileKind::MEM ? spec::mem::DMA_BD
                                             : spec::core::DMA_BD;
-  check(bd < r.count, "BD " + std::to_string(bd) + " of a " + std::string(to_string(k)) +
-                          " tile; it has " + std::to_string(r.count));
+  check(bd < r.count,
+        "BD " + std::to_string(bd) + " of a " + std::string(to_string(k)) + " tile; it has " + std::to_string(r.count));
   return r.at(bd);
 }
 
 Tile AxcoreBuilder::core_tile(uint32_t core) const {
-  check(core < cores_,
-        "core " + std::to_string(core) + " of a " + std::to_string(cores_) + "-core build");
+  check(core < cores_, "core " + std::to_string(core) + " of a " + std::to_string(cores_) + "-core build");
   return Tile::core(core);
 }
 
@@ -67,8 +65,7 @@ AxcoreBuilder& AxcoreBuilder::patch_bd_address(Tile t, uint32_t bd, uint32_t arg
   return *this;
 }
 
-AxcoreBuilder& AxcoreBuilder::push_dma(Tile t, Dir dir, uint32_t channel,
-                                       const spec::QueuePush& push) {
+AxcoreBuilder& AxcoreBuilder::push_dma(Tile t, Dir dir, uint32_t channel, const spec::QueuePush& push) {
   kind(t);
   check(channel < spec::param::dma_channels, "DMA channel " + std::to_string(channel));
   const spec::Reg& q = dir == Dir::S2MM ? spec::shim::DMA_S2MM_QUEUE : spec::shim::DMA_MM2S_QUEUE;
@@ -83,18 +80,16 @@ AxcoreBuilder& AxcoreBuilder::wait_dma(Tile t, Dir dir, uint32_t channel) {
   return *this;
 }
 
-AxcoreBuilder& AxcoreBuilder::write_descriptor(uint32_t core, uint32_t word,
-                                               std::span<const uint32_t> words) {
+AxcoreBuilder& AxcoreBuilder::write_descriptor(uint32_t core, uint32_t word, std::span<const uint32_t> words) {
   const Tile t = core_tile(core);
-  check(uint64_t{word} + words.size() <= spec::core::CMD_MEM.count,
-        "descriptor at word " + std::to_string(word) + " of " + std::to_string(words.size()) +
-            " words runs past command memory");
+  check(uint64_t{word} + words.size() <= spec::core::CMD_MEM.count, "descriptor at word " + std::to_string(word) +
+                                                                        " of " + std::to_string(words.size()) +
+                                                                        " words runs past command memory");
   writer_.blockwrite(t.addr(spec::core::CMD_MEM.at(word)), words);
   return *this;
 }
 
-AxcoreBuilder& AxcoreBuilder::push_task(uint32_t core, spec::Queue queue,
-                                        const spec::QueuePush& push) {
+AxcoreBuilder& AxcoreBuilder::push_task(uint32_t core, spec::Queue queue, const spec::QueuePush& push) {
   const Tile t = core_tile(core);
   writer_.write32(t.addr(spec::core::Q_PUSH.at(static_cast<uint32_t>(queue))), push.encode_word());
   return *this;
@@ -102,8 +97,7 @@ AxcoreBuilder& AxcoreBuilder::push_task(uint32_t core, spec::Queue queue,
 
 AxcoreBuilder& AxcoreBuilder::wait_task(uint32_t core, spec::Queue queue) {
   const Tile t = core_tile(core);
-  writer_.tct(Dir::S2MM, t.col, t.row,
-              spec::param::core_queue_channel_base + static_cast<uint32_t>(queue));
+  writer_.tct(Dir::S2MM, t.col, t.row, spec::param::core_queue_channel_base + static_cast<uint32_t>(queue));
   return *this;
 }
 

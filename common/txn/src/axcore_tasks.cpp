@@ -56,15 +56,12 @@ std::string dims_text(std::span<const uint32_t> sizes, std::span<const int32_t> 
 }
 
 std::string walk_text(std::string_view unit, const spec::Walk& w, bool odr) {
-  const std::array<uint32_t, 6> sizes{w.d0_size, w.d1_size, w.d2_size,
-                                      w.d3_size, w.d4_size, w.d5_size};
-  const std::array<int32_t, 6> strides{w.d0_stride, w.d1_stride, w.d2_stride,
-                                       w.d3_stride, w.d4_stride, w.d5_stride};
+  const std::array<uint32_t, 6> sizes{w.d0_size, w.d1_size, w.d2_size, w.d3_size, w.d4_size, w.d5_size};
+  const std::array<int32_t, 6> strides{w.d0_stride, w.d1_stride, w.d2_stride, w.d3_stride, w.d4_stride, w.d5_stride};
   const std::size_t n = w.ndims < 6 ? w.ndims : 6;
   std::string s = std::string(unit) + " " + std::string(spec::to_string(w.dtype));
   if (odr && w.cast_from != w.dtype) s += "<-" + std::string(spec::to_string(w.cast_from));
-  s += " " + dims_text(std::span(sizes).first(n), std::span(strides).first(n)) + " @r" +
-       std::to_string(w.base_row);
+  s += " " + dims_text(std::span(sizes).first(n), std::span(strides).first(n)) + " @r" + std::to_string(w.base_row);
   if (w.nguards) s += " guards=" + std::to_string(w.nguards);
   return s;
 }
@@ -99,8 +96,7 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
     const uint32_t instrs = d.init_len + d.body_len;
     r.section(dd::program, 2 * instrs, 0);
     unit("dpu", "dpu " + std::to_string(d.init_len) + "+" + std::to_string(d.body_len) + " x" +
-                    std::to_string(d.iterations) + " -> " +
-                    std::string(spec::to_string(d.out_dtype)));
+                    std::to_string(d.iterations) + " -> " + std::string(spec::to_string(d.out_dtype)));
   }
   if (h.has_odr) unit("odr", walk_text("odr", r.read<spec::Walk>(dd::odr), true));
   std::string kind(spec::to_string(h.kind));
@@ -108,35 +104,30 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
                             (h.kind == spec::DpKind::DWPU && queue == spec::Queue::DWPU);
   if (!on_its_queue) kind += " (on the " + std::string(spec::to_string(queue)) + " queue)";
   return {"datapath",
-          "datapath " + kind + " id=" + std::to_string(h.id) +
-              " units=" + (units.empty() ? "none" : units) + parts,
+          "datapath " + kind + " id=" + std::to_string(h.id) + " units=" + (units.empty() ? "none" : units) + parts,
           {}};
 }
 
 Task loadimc(DescriptorReader& r) {
   const auto d = r.read<spec::LoadimcDesc>(0);
   return {"loadimc",
-          "loadimc matrix=" + std::to_string(d.matrix_id) + " tiles=" + std::to_string(d.d0_size) +
-              "x" + std::to_string(d.d1_size) + " @t" + std::to_string(d.tile_base) + " from r" +
-              std::to_string(d.base_row) + " stride " + std::to_string(d.row_stride),
+          "loadimc matrix=" + std::to_string(d.matrix_id) + " tiles=" + std::to_string(d.d0_size) + "x" +
+              std::to_string(d.d1_size) + " @t" + std::to_string(d.tile_base) + " from r" + std::to_string(d.base_row) +
+              " stride " + std::to_string(d.row_stride),
           {}};
 }
 
 Task barrier(DescriptorReader& r) {
   const auto d = r.read<spec::BarrierDesc>(0);
-  return {
-      "barrier", "barrier id=" + std::to_string(d.barrier_id) + " cores=" + hex(d.core_mask), {}};
+  return {"barrier", "barrier id=" + std::to_string(d.barrier_id) + " cores=" + hex(d.core_mask), {}};
 }
 
 uint32_t magic_of(spec::Queue q) {
   switch (q) {
     case spec::Queue::MVMEXE:
-    case spec::Queue::DWPU:
-      return spec::magic::datapath;
-    case spec::Queue::LOADIMC:
-      return spec::magic::loadimc;
-    case spec::Queue::CTRL:
-      return spec::magic::barrier;
+    case spec::Queue::DWPU: return spec::magic::datapath;
+    case spec::Queue::LOADIMC: return spec::magic::loadimc;
+    case spec::Queue::CTRL: return spec::magic::barrier;
   }
   return 0;
 }
@@ -145,11 +136,9 @@ uint32_t magic_of(spec::Queue q) {
 
 TaskRead read_axcore_task(spec::Queue queue, uint32_t start, const TileState& state) {
   TaskRead out;
-  out.what =
-      "the " + std::string(spec::to_string(queue)) + " descriptor at word " + std::to_string(start);
+  out.what = "the " + std::string(spec::to_string(queue)) + " descriptor at word " + std::to_string(start);
   if (start >= spec::core::CMD_MEM.count) {
-    out.problem =
-        "past the end of its " + std::to_string(spec::core::CMD_MEM.count) + "-word command memory";
+    out.problem = "past the end of its " + std::to_string(spec::core::CMD_MEM.count) + "-word command memory";
     return out;
   }
   DescriptorReader r(start, state);
@@ -161,18 +150,16 @@ TaskRead read_axcore_task(spec::Queue queue, uint32_t start, const TileState& st
   }
   if ((first & 0xFF) != magic_of(queue)) {
     task = {"invalid",
-            "descriptor magic " + hex(first & 0xFF) + ", the " +
-                std::string(spec::to_string(queue)) + " queue runs " + hex(magic_of(queue)),
+            "descriptor magic " + hex(first & 0xFF) + ", the " + std::string(spec::to_string(queue)) + " queue runs " +
+                hex(magic_of(queue)),
             {}};
   } else {
     r.words().clear();  // the typed reads below read word 0 again
-    task = queue == spec::Queue::LOADIMC ? loadimc(r)
-           : queue == spec::Queue::CTRL  ? barrier(r)
-                                         : datapath(queue, r);
+    task = queue == spec::Queue::LOADIMC ? loadimc(r) : queue == spec::Queue::CTRL ? barrier(r) : datapath(queue, r);
   }
   if (r.past_end()) {
-    out.problem = "which runs past the end of its " + std::to_string(spec::core::CMD_MEM.count) +
-                  "-word command memory";
+    out.problem =
+        "which runs past the end of its " + std::to_string(spec::core::CMD_MEM.count) + "-word command memory";
     return out;
   }
   if (!r.missing().empty()) {

@@ -12,8 +12,7 @@ std::vector<std::string> compare(std::span<const uint32_t> a, std::span<const ui
   const std::string na(names[0]), nb(names[1]);
   const Decoded da = decode(a), db = decode(b);
   if (!da.header.device.same_device(db.header.device))
-    return {"headers differ:\n  " + na + ": " + to_string(da.header) + "\n  " + nb + ": " +
-            to_string(db.header)};
+    return {"headers differ:\n  " + na + ": " + to_string(da.header) + "\n  " + nb + ": " + to_string(db.header)};
   const Layout& layout = layout_for(da.header);
   const Trace ta = trace(da, layout), tb = trace(db, layout);
   std::vector<std::string> out;
@@ -22,8 +21,7 @@ std::vector<std::string> compare(std::span<const uint32_t> a, std::span<const ui
     const Event &x = ta.events[i], &y = tb.events[i];
     if (x == y) continue;
     const std::string sx = to_string(x), sy = to_string(y);
-    std::string d =
-        "event " + std::to_string(i) + " differs:\n  " + na + ": " + sx + "\n  " + nb + ": " + sy;
+    std::string d = "event " + std::to_string(i) + " differs:\n  " + na + ": " + sx + "\n  " + nb + ": " + sy;
     if (sx == sy) d += "\n  (" + first_difference(x, y) + ")";
     out.push_back(std::move(d));
     break;

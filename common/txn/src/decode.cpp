@@ -10,9 +10,7 @@ namespace {
 constexpr uint32_t kWrite32Words = 6, kMaskWords = 7;
 constexpr uint32_t kTctBytes = 16, kDdrPatchBytes = 48;
 
-[[noreturn]] void fail(const std::string& msg, std::size_t word) {
-  throw DecodeError(msg, word);
-}
+[[noreturn]] void fail(const std::string& msg, std::size_t word) { throw DecodeError(msg, word); }
 
 std::string op_at(Opcode op, std::size_t pos) {
   return "the " + std::string(to_string(op)) + " at word " + std::to_string(pos);
@@ -23,13 +21,10 @@ class Reader {
   explicit Reader(std::span<const uint32_t> w) : w_(w) {}
   // Ensures the op at `pos` has `count` words inside the stream.
   void need(std::size_t pos, uint64_t count) const {
-    if (pos + count > w_.size())
-      fail("the op at word " + std::to_string(pos) + " runs past the stream", pos);
+    if (pos + count > w_.size()) fail("the op at word " + std::to_string(pos) + " runs past the stream", pos);
   }
   uint32_t at(std::size_t i) const { return w_[i]; }
-  std::span<const uint32_t> slice(std::size_t pos, std::size_t count) const {
-    return w_.subspan(pos, count);
-  }
+  std::span<const uint32_t> slice(std::size_t pos, std::size_t count) const { return w_.subspan(pos, count); }
 
  private:
   std::span<const uint32_t> w_;
@@ -42,8 +37,8 @@ Op decode_op(const Reader& r, std::size_t pos) {
   if (!known) fail("unknown TXN opcode " + hex(w0) + " at word " + std::to_string(pos), pos);
   const Opcode opc = *known;
   if (!has_layout(opc))
-    fail("TXN opcode " + hex(w0) + " (" + std::string(to_string(opc)) + ") at word " +
-             std::to_string(pos) + " has no word layout this decoder knows",
+    fail("TXN opcode " + hex(w0) + " (" + std::string(to_string(opc)) + ") at word " + std::to_string(pos) +
+             " has no word layout this decoder knows",
          pos);
   Op op;
   op.opcode = opc;
@@ -55,8 +50,7 @@ Op decode_op(const Reader& r, std::size_t pos) {
   auto word = [&](std::size_t i) { return op.words[i]; };
   auto check_size_word = [&](std::size_t i, uint32_t bytes) {
     if (word(i) != bytes)
-      fail(op_at(opc, pos) + " gives size " + std::to_string(word(i)) + ", its layout has " +
-               std::to_string(bytes),
+      fail(op_at(opc, pos) + " gives size " + std::to_string(word(i)) + ", its layout has " + std::to_string(bytes),
            pos + i);
   };
   auto addr64 = [&] { return uint64_t{word(3)} << 32 | word(2); };
@@ -82,9 +76,7 @@ Op decode_op(const Reader& r, std::size_t pos) {
       r.need(pos, 4);
       const uint32_t bytes = r.at(pos + 3);
       if (bytes < 16 || bytes % 4 != 0)
-        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) +
-                 " bytes; a blockwrite is 16 + 4 n bytes",
-             pos + 3);
+        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) + " bytes; a blockwrite is 16 + 4 n bytes", pos + 3);
       take(bytes / 4);
       op.body = BlockWrite{word(1) & 0xFF, (word(1) >> 8) & 0xFF, word(2), op.words.subspan(4)};
       break;
@@ -112,17 +104,12 @@ Op decode_op(const Reader& r, std::size_t pos) {
     default: {  // custom ops: byte length in word 1
       r.need(pos, 2);
       const uint32_t bytes = r.at(pos + 1);
-      const uint32_t fixed = opc == Opcode::TCT         ? kTctBytes
-                             : opc == Opcode::DDR_PATCH ? kDdrPatchBytes
-                                                        : 0;
+      const uint32_t fixed = opc == Opcode::TCT ? kTctBytes : opc == Opcode::DDR_PATCH ? kDdrPatchBytes : 0;
       if (fixed != 0 && bytes != fixed)
-        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) + " bytes, its layout has " +
-                 std::to_string(fixed),
+        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) + " bytes, its layout has " + std::to_string(fixed),
              pos + 1);
       if (bytes < 8 || bytes % 4 != 0)
-        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) +
-                 " bytes; a custom op is 8 + 4 n bytes",
-             pos + 1);
+        fail(op_at(opc, pos) + " gives " + std::to_string(bytes) + " bytes; a custom op is 8 + 4 n bytes", pos + 1);
       take(bytes / 4);
       if (opc == Opcode::TCT) {
         const uint32_t w2 = word(2), w3 = word(3);
@@ -155,9 +142,7 @@ Decoded decode(std::span<const uint32_t> words) {
   d.header = decode_header(words);
   const uint64_t bytes = 4 * uint64_t{words.size()};
   if (d.header.size != bytes)
-    fail("TXN header gives " + std::to_string(d.header.size) + " bytes, the stream has " +
-             std::to_string(bytes),
-         3);
+    fail("TXN header gives " + std::to_string(d.header.size) + " bytes, the stream has " + std::to_string(bytes), 3);
   const Reader r(words);
   // A sane reservation only: the count comes from the input.
   d.ops.reserve(std::min<std::size_t>(d.header.num_ops, words.size() / 3));

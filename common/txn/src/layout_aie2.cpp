@@ -21,13 +21,9 @@ constexpr TileTable kCore{0x1D000, 16, 6, 0x1DE00, 0x10, 2, 4};
 constexpr uint32_t kBdStride = 0x20;
 constexpr std::array<uint32_t, 1> kShimPatchWords{1};
 
-const TileTable& table(TileKind k) {
-  return k == TileKind::SHIM ? kShim : k == TileKind::MEM ? kMem : kCore;
-}
+const TileTable& table(TileKind k) { return k == TileKind::SHIM ? kShim : k == TileKind::MEM ? kMem : kCore; }
 
-void add(Transfer& t, std::string_view name, uint32_t value) {
-  t.fields.push_back({name, value});
-}
+void add(Transfer& t, std::string_view name, uint32_t value) { t.fields.push_back({name, value}); }
 
 // Shim w7 / core w5: locks, validity and chain.
 void add_locks(Transfer& t, uint32_t w) {
@@ -52,9 +48,7 @@ void add_packet(Transfer& t, uint32_t w) {
   add(t, "out_of_order_bd_id", bits(w, 24, 6));
 }
 
-Dim dim(uint32_t wrap, uint32_t stepsize) {
-  return {wrap, int64_t{stepsize} + 1};
-}
+Dim dim(uint32_t wrap, uint32_t stepsize) { return {wrap, int64_t{stepsize} + 1}; }
 
 BdContent shim_bd(std::span<const uint32_t> w, const Patch* patch) {
   BdContent c;
@@ -160,9 +154,7 @@ class Aie2Layout final : public Layout {
   }
   uint32_t bd_count(TileKind kind) const override { return table(kind).bds; }
   uint32_t bd_words(TileKind kind) const override { return table(kind).bd_words; }
-  uint32_t bd_offset(TileKind kind, uint32_t bd) const override {
-    return table(kind).bd_base + kBdStride * bd;
-  }
+  uint32_t bd_offset(TileKind kind, uint32_t bd) const override { return table(kind).bd_base + kBdStride * bd; }
   std::span<const uint32_t> patch_words(TileKind kind) const override {
     if (kind == TileKind::SHIM) return kShimPatchWords;
     return {};
@@ -170,11 +162,8 @@ class Aie2Layout final : public Layout {
   PushWord decode_push(TileKind kind, uint32_t v) const override {
     return {bits(v, 0, table(kind).start_bits), bits(v, 16, 8), 0, bits(v, 31, 1) != 0};
   }
-  BdContent decode_bd(TileKind kind, std::span<const uint32_t> w,
-                      const Patch* patch) const override {
-    BdContent c = kind == TileKind::SHIM  ? shim_bd(w, patch)
-                  : kind == TileKind::MEM ? mem_bd(w)
-                                          : core_bd(w);
+  BdContent decode_bd(TileKind kind, std::span<const uint32_t> w, const Patch* patch) const override {
+    BdContent c = kind == TileKind::SHIM ? shim_bd(w, patch) : kind == TileKind::MEM ? mem_bd(w) : core_bd(w);
     normalize_walk(c.transfer);
     return c;
   }
@@ -182,8 +171,7 @@ class Aie2Layout final : public Layout {
   void fold_repeat(TileKind kind, Transfer& t, uint32_t& repeat) const override {
     if (kind != TileKind::SHIM || !t.dims.empty() || t.outer_stride != 1 || repeat == 0) return;
     const int64_t iter_wrap = t.iteration.wrap + 1;
-    if (iter_wrap != int64_t{repeat} + 1 || t.iteration.stride != static_cast<int64_t>(t.length))
-      return;
+    if (iter_wrap != int64_t{repeat} + 1 || t.iteration.stride != static_cast<int64_t>(t.length)) return;
     t.length *= static_cast<uint64_t>(iter_wrap);
     t.iteration = {0, 1};
     repeat = 0;

@@ -14,14 +14,13 @@ using spec::Reg;
 struct DmaRegs {
   Reg s2mm_ctrl, s2mm_queue, mm2s_ctrl, mm2s_queue, bd;
 };
-constexpr DmaRegs kShim{spec::shim::DMA_S2MM_CTRL, spec::shim::DMA_S2MM_QUEUE,
-                        spec::shim::DMA_MM2S_CTRL, spec::shim::DMA_MM2S_QUEUE, spec::shim::DMA_BD};
-constexpr DmaRegs kMem{spec::mem::DMA_S2MM_CTRL, spec::mem::DMA_S2MM_QUEUE,
-                       spec::mem::DMA_MM2S_CTRL, spec::mem::DMA_MM2S_QUEUE, spec::mem::DMA_BD};
-constexpr DmaRegs kCore{spec::core::DMA_S2MM_CTRL, spec::core::DMA_S2MM_QUEUE,
-                        spec::core::DMA_MM2S_CTRL, spec::core::DMA_MM2S_QUEUE, spec::core::DMA_BD};
-static_assert(spec::shim::DMA_MM2S_CTRL.offset - spec::shim::DMA_S2MM_CTRL.offset ==
-              spec::param::dma_mm2s_delta);
+constexpr DmaRegs kShim{spec::shim::DMA_S2MM_CTRL, spec::shim::DMA_S2MM_QUEUE, spec::shim::DMA_MM2S_CTRL,
+                        spec::shim::DMA_MM2S_QUEUE, spec::shim::DMA_BD};
+constexpr DmaRegs kMem{spec::mem::DMA_S2MM_CTRL, spec::mem::DMA_S2MM_QUEUE, spec::mem::DMA_MM2S_CTRL,
+                       spec::mem::DMA_MM2S_QUEUE, spec::mem::DMA_BD};
+constexpr DmaRegs kCore{spec::core::DMA_S2MM_CTRL, spec::core::DMA_S2MM_QUEUE, spec::core::DMA_MM2S_CTRL,
+                        spec::core::DMA_MM2S_QUEUE, spec::core::DMA_BD};
+static_assert(spec::shim::DMA_MM2S_CTRL.offset - spec::shim::DMA_S2MM_CTRL.offset == spec::param::dma_mm2s_delta);
 static_assert(spec::param::addr_col_shift == 25 && spec::param::addr_row_shift == 20,
               "the tracer locates tiles with the TXN address split");
 
@@ -31,35 +30,23 @@ static_assert(kBdFieldWords <= spec::DmaBd::kWords && spec::DmaBd::kWords <= kBd
 // DDR_PATCH targets addr_lo; the runtime writes the 64-bit address as addr_lo then addr_hi.
 constexpr std::array<uint32_t, 2> kPatchWords{1, 2};
 
-const DmaRegs& regs(TileKind k) {
-  return k == TileKind::SHIM ? kShim : k == TileKind::MEM ? kMem : kCore;
-}
+const DmaRegs& regs(TileKind k) { return k == TileKind::SHIM ? kShim : k == TileKind::MEM ? kMem : kCore; }
 
 constexpr std::array<std::string_view, 4> kL1Names{"L1[0]", "L1[1]", "L1[2]", "L1[3]"};
 
 std::string_view memory_name(const spec::DmaBd& bd) {
   switch (bd.mem) {
-    case spec::MemSel::DDR:
-      return {};
-    case spec::MemSel::L2:
-      return "L2";
-    case spec::MemSel::L1:
-      return kL1Names[bd.core & 3];
-    case spec::MemSel::RESERVED:
-      return "RESERVED";
+    case spec::MemSel::DDR: return {};
+    case spec::MemSel::L2: return "L2";
+    case spec::MemSel::L1: return kL1Names[bd.core & 3];
+    case spec::MemSel::RESERVED: return "RESERVED";
   }
   return "?";
 }
 
-bool in(const Reg& r, uint32_t off) {
-  return off >= r.offset && off < r.offset + r.count * r.stride;
-}
-uint32_t index_in(const Reg& r, uint32_t off) {
-  return (off - r.offset) / r.stride;
-}
-bool at_element(const Reg& r, uint32_t off) {
-  return in(r, off) && (off - r.offset) % r.stride == 0;
-}
+bool in(const Reg& r, uint32_t off) { return off >= r.offset && off < r.offset + r.count * r.stride; }
+uint32_t index_in(const Reg& r, uint32_t off) { return (off - r.offset) / r.stride; }
+bool at_element(const Reg& r, uint32_t off) { return in(r, off) && (off - r.offset) % r.stride == 0; }
 
 class AxcoreLayout final : public Layout {
  public:
@@ -80,8 +67,8 @@ class AxcoreLayout final : public Layout {
       const Reg& queue;
       Dir dir;
     };
-    for (const Channel& c : {Channel{d.s2mm_ctrl, d.s2mm_queue, Dir::S2MM},
-                             Channel{d.mm2s_ctrl, d.mm2s_queue, Dir::MM2S}}) {
+    for (const Channel& c :
+         {Channel{d.s2mm_ctrl, d.s2mm_queue, Dir::S2MM}, Channel{d.mm2s_ctrl, d.mm2s_queue, Dir::MM2S}}) {
       const bool ctrl = at_element(c.ctrl, off), queue = at_element(c.queue, off);
       if (!ctrl && !queue) continue;
       r.kind = ctrl ? RegRole::Kind::DMA_CTRL : RegRole::Kind::DMA_QUEUE;
@@ -123,10 +110,8 @@ class AxcoreLayout final : public Layout {
       t.address = {true, patch->arg, patch->plus, {}};
     else
       t.address = {false, 0, uint64_t{bd.addr_hi} << 32 | bd.addr_lo, memory_name(bd)};
-    t.dims = {{bd.d0_size, bd.d0_stride},
-              {bd.d1_size, bd.d1_stride},
-              {bd.d2_size, bd.d2_stride},
-              {bd.d3_size, bd.d3_stride}};
+    t.dims = {
+        {bd.d0_size, bd.d0_stride}, {bd.d1_size, bd.d1_stride}, {bd.d2_size, bd.d2_stride}, {bd.d3_size, bd.d3_stride}};
     const std::array<Pad, 4> pads{{{bd.d0_pad_before, bd.d0_pad_after},
                                    {bd.d1_pad_before, bd.d1_pad_after},
                                    {bd.d2_pad_before, bd.d2_pad_after},
@@ -134,8 +119,7 @@ class AxcoreLayout final : public Layout {
     if (std::ranges::any_of(pads, [](const Pad& p) { return p.before || p.after; }))
       t.padding.assign(pads.begin(), pads.end());
     // Padding keeps dims positional; outer unit dims without padding still say nothing.
-    while (!t.padding.empty() && t.dims.size() > 1 && t.dims.back().wrap <= 1 &&
-           t.padding.back() == Pad{}) {
+    while (!t.padding.empty() && t.dims.size() > 1 && t.dims.back().wrap <= 1 && t.padding.back() == Pad{}) {
       t.dims.pop_back();
       t.padding.pop_back();
     }
@@ -155,11 +139,8 @@ class AxcoreLayout final : public Layout {
   // linear transfer (repeat + 1) times as long; the same on every axcore DMA engine.
   void fold_repeat(TileKind, Transfer& t, uint32_t& repeat) const override {
     if (repeat == 0 || !t.dims.empty() || !t.padding.empty()) return;
-    if (t.iteration.wrap != int64_t{repeat} + 1 ||
-        t.iteration.stride != static_cast<int64_t>(t.length))
-      return;
-    const auto current =
-        std::ranges::find(t.fields, std::string_view("iter_current"), &Field::name);
+    if (t.iteration.wrap != int64_t{repeat} + 1 || t.iteration.stride != static_cast<int64_t>(t.length)) return;
+    const auto current = std::ranges::find(t.fields, std::string_view("iter_current"), &Field::name);
     if (current == t.fields.end() || current->value != 0) return;
     t.fields.erase(current);
     t.length *= uint64_t{repeat} + 1;
@@ -169,14 +150,12 @@ class AxcoreLayout final : public Layout {
 
   std::string_view queue_name(TileKind kind, Dir dir, uint32_t channel) const override {
     const uint32_t base = spec::param::core_queue_channel_base;
-    if (kind != TileKind::CORE || dir != Dir::S2MM || channel < base ||
-        channel >= base + spec::param::core_queues)
+    if (kind != TileKind::CORE || dir != Dir::S2MM || channel < base || channel >= base + spec::param::core_queues)
       return {};
     return spec::to_string(static_cast<spec::Queue>(channel - base));
   }
 
-  TaskRead read_task(TileKind, uint32_t queue, uint32_t start,
-                     const TileState& state) const override {
+  TaskRead read_task(TileKind, uint32_t queue, uint32_t start, const TileState& state) const override {
     return detail::read_axcore_task(static_cast<spec::Queue>(queue), start, state);
   }
 };

@@ -8,9 +8,7 @@
 
 namespace axcore::txn {
 
-std::string_view to_string(Dir d) {
-  return d == Dir::S2MM ? "S2MM" : "MM2S";
-}
+std::string_view to_string(Dir d) { return d == Dir::S2MM ? "S2MM" : "MM2S"; }
 
 bool BlockWrite::operator==(const BlockWrite& o) const {
   return col == o.col && row == o.row && addr == o.addr && std::ranges::equal(data, o.data);
@@ -21,9 +19,7 @@ bool CustomOp::operator==(const CustomOp& o) const {
 
 namespace {
 
-std::string at(uint64_t addr) {
-  return "@" + hex_width(addr, 10);
-}
+std::string at(uint64_t addr) { return "@" + hex_width(addr, 10); }
 
 std::string words_text(std::span<const uint32_t> w) {
   std::string s;
@@ -32,9 +28,7 @@ std::string words_text(std::span<const uint32_t> w) {
 }
 
 struct Printer {
-  std::string operator()(const Write32& b) const {
-    return at(b.addr) + " <- " + hex_width(b.value, 10);
-  }
+  std::string operator()(const Write32& b) const { return at(b.addr) + " <- " + hex_width(b.value, 10); }
   std::string operator()(const MaskWrite32& b) const {
     return at(b.addr) + " <- " + hex_width(b.value, 10) + " & " + hex_width(b.mask, 10);
   }
@@ -46,25 +40,23 @@ struct Printer {
            std::to_string(b.data.size()) + " words:" + words_text(b.data);
   }
   std::string operator()(const Tct& b) const {
-    return "(" + std::to_string(b.col) + "," + std::to_string(b.row) + ") " +
-           std::string(to_string(b.dir)) + " ch" + std::to_string(b.channel) +
-           " cols=" + std::to_string(b.ncol) + " rows=" + std::to_string(b.nrow);
+    return "(" + std::to_string(b.col) + "," + std::to_string(b.row) + ") " + std::string(to_string(b.dir)) + " ch" +
+           std::to_string(b.channel) + " cols=" + std::to_string(b.ncol) + " rows=" + std::to_string(b.nrow);
   }
   std::string operator()(const DdrPatch& b) const {
     return at(b.regaddr) + " <- arg" + std::to_string(b.arg_idx) + "+" + hex(b.arg_plus) +
            " action=" + std::to_string(b.action);
   }
   std::string operator()(const LoadPdi& b) const {
-    return "id=" + std::to_string(b.id) + " size=" + std::to_string(b.size) +
-           " addr=" + hex(b.addr);
+    return "id=" + std::to_string(b.id) + " size=" + std::to_string(b.size) + " addr=" + hex(b.addr);
   }
   std::string operator()(const Preempt& b) const { return "level=" + std::to_string(b.level); }
   std::string operator()(const CreateScratchpad& b) const {
     return "usage=" + std::to_string(b.usage) + " size=" + std::to_string(b.size);
   }
   std::string operator()(const UpdateReg& b) const {
-    return "table=" + std::to_string(b.table) + " func=" + std::to_string(b.func) +
-           " arg=" + hex(b.arg) + " reg=" + hex(b.reg);
+    return "table=" + std::to_string(b.table) + " func=" + std::to_string(b.func) + " arg=" + hex(b.arg) +
+           " reg=" + hex(b.reg);
   }
   std::string operator()(const Noop&) const { return ""; }
   std::string operator()(const CustomOp& b) const { return hex_list(b.payload); }

@@ -18,14 +18,11 @@ struct Location {
   TileKind kind;
 };
 
-std::string tile_text(const Location& at) {
-  return "(" + std::to_string(at.col) + "," + std::to_string(at.row) + ")";
-}
+std::string tile_text(const Location& at) { return "(" + std::to_string(at.col) + "," + std::to_string(at.row) + ")"; }
 
 class Replay {
  public:
-  Replay(const Header& header, const Layout& layout, Trace& out)
-      : header_(header), layout_(layout), out_(out) {}
+  Replay(const Header& header, const Layout& layout, Trace& out) : header_(header), layout_(layout), out_(out) {}
 
   void run(const Op& op) {
     pos_ = op.pos;
@@ -81,20 +78,13 @@ class Replay {
         e.mask = mask;
         break;
       }
-      case RegRole::Kind::DMA_QUEUE:
-        push(at, role, reg);
-        break;
-      case RegRole::Kind::TASK_QUEUE:
-        task_push(at, role, reg);
-        break;
-      default:
-        break;  // BD words, control registers, command memory: state only
+      case RegRole::Kind::DMA_QUEUE: push(at, role, reg); break;
+      case RegRole::Kind::TASK_QUEUE: task_push(at, role, reg); break;
+      default: break;  // BD words, control registers, command memory: state only
     }
   }
 
-  uint32_t ctrl_of(const Location& at, const RegRole& role) const {
-    return read(at.tile | role.ctrl).value_or(0);
-  }
+  uint32_t ctrl_of(const Location& at, const RegRole& role) const { return read(at.tile | role.ctrl).value_or(0); }
 
   Event& push_event(const Location& at, const RegRole& role, const PushWord& p) {
     Event& e = emit(EventKind::PUSH, at.col, at.row);
@@ -120,26 +110,22 @@ class Replay {
         break;
       }
       if (bd >= layout_.bd_count(at.kind))
-        fail("the push at word " + std::to_string(pos_) + " runs BD " + std::to_string(bd) +
-             " of tile " + tile_text(at) + ", which has " +
-             std::to_string(layout_.bd_count(at.kind)) + " BDs");
+        fail("the push at word " + std::to_string(pos_) + " runs BD " + std::to_string(bd) + " of tile " +
+             tile_text(at) + ", which has " + std::to_string(layout_.bd_count(at.kind)) + " BDs");
       seen.push_back(bd);
       const uint32_t base = at.tile | layout_.bd_offset(at.kind, bd);
       const Patch* patch = nullptr;
       if (!patch_words.empty())
-        if (const auto it = patches_.find(base + 4 * patch_words[0]); it != patches_.end())
-          patch = &it->second;
+        if (const auto it = patches_.find(base + 4 * patch_words[0]); it != patches_.end()) patch = &it->second;
       std::vector<uint32_t> missing;
       for (uint32_t i = 0; i < words.size(); ++i) {
         const auto v = read(base + 4 * i);
         words[i] = v.value_or(0);
-        if (!v && !(patch && std::ranges::find(patch_words, i) != patch_words.end()))
-          missing.push_back(i);
+        if (!v && !(patch && std::ranges::find(patch_words, i) != patch_words.end())) missing.push_back(i);
       }
       if (!missing.empty())
-        fail("the push at word " + std::to_string(pos_) + " runs BD " + std::to_string(bd) +
-             " of tile " + tile_text(at) + ", but the stream never writes its words " +
-             word_list(missing));
+        fail("the push at word " + std::to_string(pos_) + " runs BD " + std::to_string(bd) + " of tile " +
+             tile_text(at) + ", but the stream never writes its words " + word_list(missing));
       BdContent c = layout_.decode_bd(at.kind, words, patch);
       chain.push_back(std::move(c.transfer));
       if (!c.next) break;
@@ -156,11 +142,10 @@ class Replay {
   void task_push(const Location& at, const RegRole& role, uint32_t value) {
     const PushWord p = layout_.decode_push(at.kind, value);
     TaskRead r = layout_.read_task(at.kind, role.queue, p.start, State(*this, at.tile));
-    const std::string runs = "the push at word " + std::to_string(pos_) + " runs " + r.what +
-                             " of tile " + tile_text(at);
+    const std::string runs =
+        "the push at word " + std::to_string(pos_) + " runs " + r.what + " of tile " + tile_text(at);
     if (!r.problem.empty()) fail(runs + ", " + r.problem);
-    if (!r.missing.empty())
-      fail(runs + ", but the stream never writes its words " + word_list(r.missing));
+    if (!r.missing.empty()) fail(runs + ", but the stream never writes its words " + word_list(r.missing));
     Event& e = push_event(at, role, p);
     e.queue = layout_.queue_name(at.kind, role.dir, role.channel);
     e.task = std::move(r.task);
@@ -169,8 +154,7 @@ class Replay {
   void on(const Write32& b) { store(b.addr, b.value, 0xFFFFFFFF); }
   void on(const MaskWrite32& b) { store(b.addr, b.value, b.mask); }
   void on(const BlockWrite& b) {
-    for (std::size_t i = 0; i < b.data.size(); ++i)
-      store(uint64_t{b.addr} + 4 * i, b.data[i], 0xFFFFFFFF);
+    for (std::size_t i = 0; i < b.data.size(); ++i) store(uint64_t{b.addr} + 4 * i, b.data[i], 0xFFFFFFFF);
   }
   void on(const MaskPoll32&) {}  // waits for state another op produces
   void on(const Noop&) {}
@@ -196,8 +180,7 @@ class Replay {
     e.queue = layout_.queue_name(header_.tile_kind(b.row), b.dir, b.channel);
   }
   void on(const LoadPdi& b) {
-    emit(EventKind::LOADPDI).raw = {b.id, b.size, static_cast<uint32_t>(b.addr),
-                                    static_cast<uint32_t>(b.addr >> 32)};
+    emit(EventKind::LOADPDI).raw = {b.id, b.size, static_cast<uint32_t>(b.addr), static_cast<uint32_t>(b.addr >> 32)};
   }
   void on(const Preempt& b) { emit(EventKind::PREEMPT).raw = {b.level}; }
   void on(const CreateScratchpad& b) { emit(EventKind::SCRATCHPAD).raw = {b.usage, b.size}; }
@@ -221,8 +204,7 @@ class Replay {
 const Layout& layout_for(const Header& header) {
   if (const Layout* l = find_layout(header.device.dev_gen)) return *l;
   throw TraceError("no device layout for TXN devGen " + hex(header.device.dev_gen) +
-                       " (known: 0x3 AIE2 npu1, 0x4 AIE2p npu2, " + hex(spec::kTxnDevGen) +
-                       " axcore)",
+                       " (known: 0x3 AIE2 npu1, 0x4 AIE2p npu2, " + hex(spec::kTxnDevGen) + " axcore)",
                    0);
 }
 
@@ -236,9 +218,7 @@ Trace trace(const Decoded& d, const Layout& layout) {
   return t;
 }
 
-Trace trace(std::span<const uint32_t> words, const Layout& layout) {
-  return trace(decode(words), layout);
-}
+Trace trace(std::span<const uint32_t> words, const Layout& layout) { return trace(decode(words), layout); }
 
 Trace trace(std::span<const uint32_t> words) {
   const Decoded d = decode(words);

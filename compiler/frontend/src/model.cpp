@@ -23,9 +23,7 @@ class Parser {
     YAML::Node root;
     try {
       root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      fail(at(e.mark), "the model file is not valid YAML: " + e.msg);
-    }
+    } catch (const YAML::ParserException& e) { fail(at(e.mark), "the model file is not valid YAML: " + e.msg); }
     if (!root.IsMap()) fail(at(root.Mark()), "a model file is a map with inputs, constants, ops and outputs");
     keys(root, {"name", "inputs", "constants", "ops", "outputs"}, "the model");
     Model m;
@@ -49,18 +47,18 @@ class Parser {
     }
     for (const auto& n : seq(root, "ops", true)) m.ops.push_back(op(n));
     const YAML::Node outs = need(root, "outputs", "the model");
-    if (!outs.IsSequence() || outs.size() == 0) fail(at(outs.Mark()), "outputs is a list of result names", "outputs: [y]");
+    if (!outs.IsSequence() || outs.size() == 0)
+      fail(at(outs.Mark()), "outputs is a list of result names", "outputs: [y]");
     for (const auto& o : outs) {
       const std::string name = scalar(o, "an output");
       const Tensor t = lookup(o);
       if (t.node()->role == BufferRole::Input || t.node()->role == BufferRole::Constant)
-        fail(at(o.Mark()), "output '" + name + "' is a model " + (t.node()->role == BufferRole::Input ? "input" : "constant"),
+        fail(at(o.Mark()),
+             "output '" + name + "' is a model " + (t.node()->role == BufferRole::Input ? "input" : "constant"),
              "copy it: - {op: copy, input: " + name + ", out: " + name + "_out}");
       try {
         A::output(t);  // a view (reshape) of a result is written in place and named as the view
-      } catch (const CompileError& e) {
-        fail(at(o.Mark()), e.message(), e.hint());
-      }
+      } catch (const CompileError& e) { fail(at(o.Mark()), e.message(), e.hint()); }
       m.outputs.push_back(name);
     }
     return m;
@@ -114,29 +112,32 @@ class Parser {
   int64_t integer(const YAML::Node& n, const std::string& what) const {
     try {
       if (n.IsScalar()) return n.as<int64_t>();
-    } catch (const YAML::Exception&) {
-    }
-    fail(at(n.Mark()), what + " must be an integer, got '" + (n.IsScalar() ? n.as<std::string>() : std::string("a list or map")) + "'");
+    } catch (const YAML::Exception&) {}
+    fail(at(n.Mark()), what + " must be an integer, got '" +
+                           (n.IsScalar() ? n.as<std::string>() : std::string("a list or map")) + "'");
   }
 
   double number(const YAML::Node& n, const std::string& what) const {
     try {
       if (n.IsScalar()) return n.as<double>();
-    } catch (const YAML::Exception&) {
-    }
-    fail(at(n.Mark()), what + " must be a number, got '" + (n.IsScalar() ? n.as<std::string>() : std::string("a list or map")) + "'");
+    } catch (const YAML::Exception&) {}
+    fail(at(n.Mark()),
+         what + " must be a number, got '" + (n.IsScalar() ? n.as<std::string>() : std::string("a list or map")) + "'");
   }
 
   std::string new_name(const YAML::Node& n, const std::string& what) {
     if (!n) fail({file_, 0, 0}, what + " without a name");
     const std::string s = scalar(n, "a name");
-    if (values_.count(s)) fail(at(n.Mark()), "'" + s + "' is defined twice", "give every input, constant and result its own name");
-    if (s.empty() || s.find_first_of(" /\\\"'") != std::string::npos) fail(at(n.Mark()), "'" + s + "' is not a usable name");
+    if (values_.count(s))
+      fail(at(n.Mark()), "'" + s + "' is defined twice", "give every input, constant and result its own name");
+    if (s.empty() || s.find_first_of(" /\\\"'") != std::string::npos)
+      fail(at(n.Mark()), "'" + s + "' is not a usable name");
     return s;
   }
 
   std::vector<int64_t> shape_of(const YAML::Node& n) const {
-    if (!n.IsSequence() || n.size() == 0) fail(at(n.Mark()), "a shape is a non-empty list of extents", "shape: [8, 256]");
+    if (!n.IsSequence() || n.size() == 0)
+      fail(at(n.Mark()), "a shape is a non-empty list of extents", "shape: [8, 256]");
     std::vector<int64_t> s;
     for (const auto& d : n) {
       const int64_t v = integer(d, "an extent");
@@ -148,7 +149,8 @@ class Parser {
 
   std::vector<int64_t> packed(std::vector<int64_t> s, const YAML::Node& where) const {
     if (s.back() % 64 != 0)
-      fail(at(where.Mark()), "the last extent " + std::to_string(s.back()) + " is the PWORD-packed axis and must be a multiple of 64",
+      fail(at(where.Mark()),
+           "the last extent " + std::to_string(s.back()) + " is the PWORD-packed axis and must be a multiple of 64",
            "pad it to " + std::to_string((s.back() + 63) / 64 * 64) + " (guide §5)");
     s.back() /= 64;
     return s;
@@ -174,21 +176,25 @@ class Parser {
       ref::AnyArray a;
       try {
         a = ref::load_npy(p.string());
-      } catch (const std::exception& e) {
-        fail(at(n["file"].Mark()), "cannot load " + p.string() + ": " + e.what());
-      }
+      } catch (const std::exception& e) { fail(at(n["file"].Mark()), "cannot load " + p.string() + ": " + e.what()); }
       std::visit(
           [&](const auto& arr) {
             using T = typename std::decay_t<decltype(arr)>::value_type;
             for (std::size_t d : arr.shape()) shape.push_back(static_cast<int64_t>(d));
             for (std::size_t i = 0; i < arr.size(); ++i) {
-              if constexpr (std::is_same_v<T, num::Float16>) v.push_back(num::to_double(arr.data()[i]));
-              else v.push_back(static_cast<double>(arr.data()[i]));
+              if constexpr (std::is_same_v<T, num::Float16>)
+                v.push_back(num::to_double(arr.data()[i]));
+              else
+                v.push_back(static_cast<double>(arr.data()[i]));
             }
-            dt = std::is_same_v<T, int8_t> ? "int8" : std::is_same_v<T, float> ? "float32" : std::is_same_v<T, num::Float16> ? "float16" : "int32";
+            dt = std::is_same_v<T, int8_t>         ? "int8"
+                 : std::is_same_v<T, float>        ? "float32"
+                 : std::is_same_v<T, num::Float16> ? "float16"
+                                                   : "int32";
           },
           a);
-      if (dt == "int32") fail(at(n["file"].Mark()), p.string() + " holds int32; constants are int8, float16 or float32");
+      if (dt == "int32")
+        fail(at(n["file"].Mark()), p.string() + " holds int32; constants are int8, float16 or float32");
       if (n["dtype"] && dtype_of(n["dtype"]) != dt)
         fail(at(n["dtype"].Mark()), "dtype " + dtype_of(n["dtype"]) + " does not match the file's " + dt);
       if (n["shape"] && shape_of(n["shape"]) != shape) fail(at(n["shape"].Mark()), "shape does not match the file's");
@@ -221,7 +227,8 @@ class Parser {
     if (it == values_.end()) {
       std::vector<std::string> known;
       for (const auto& [k, v] : values_) known.push_back(k);
-      fail(at(n.Mark()), "'" + s + "' is not defined (yet)", "inputs, constants and earlier results are: " + list(known));
+      fail(at(n.Mark()), "'" + s + "' is not defined (yet)",
+           "inputs, constants and earlier results are: " + list(known));
     }
     return it->second;
   }
@@ -248,8 +255,7 @@ class Parser {
       case ArgKind::Bool: {
         try {
           if (n.IsScalar()) return n.as<bool>();
-        } catch (const YAML::Exception&) {
-        }
+        } catch (const YAML::Exception&) {}
         fail(at(n.Mark()), "'" + arg + "' is true or false");
       }
     }
@@ -270,7 +276,8 @@ class Parser {
     if (const YAML::Node args = n["args"]) {
       if (!args.IsSequence()) fail(at(args.Mark()), "args is a list of positional arguments");
       if (args.size() > def->args.size())
-        fail(at(args.Mark()), def->name + " takes " + std::to_string(def->args.size()) + " arguments, got " + std::to_string(args.size()));
+        fail(at(args.Mark()), def->name + " takes " + std::to_string(def->args.size()) + " arguments, got " +
+                                  std::to_string(args.size()));
       for (std::size_t k = 0; k < args.size(); ++k) pos.push_back(value(args[k], def->args[k].kind, def->args[k].name));
     }
     std::map<std::string, ArgValue> named;
@@ -293,13 +300,16 @@ std::vector<double> seeded_values(std::size_t n, uint64_t seed, double low, doub
   for (auto& x : v) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     const double u = static_cast<double>(s >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-    if (integers) x = low + std::floor(u * (high - low + 1));
-    else x = static_cast<double>(static_cast<float>(low + u * (high - low)));
+    if (integers)
+      x = low + std::floor(u * (high - low + 1));
+    else
+      x = static_cast<double>(static_cast<float>(low + u * (high - low)));
   }
   return v;
 }
 
-Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base, const ops::Target& target) {
+Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base,
+                  const ops::Target& target) {
   const ops::TargetScope scope(target);
   return Parser(file, base).run(text);
 }

@@ -32,7 +32,8 @@ OpDef aten_linear() {
     const Tensor w = c.tensor("weight");
     const auto ls = logical(w);
     const int64_t n = ls[0], k = ls[1];
-    if (n % 64 != 0) c.refuse("weight", "out_features " + std::to_string(n) + " must be a multiple of 64 (the output's packed axis)");
+    if (n % 64 != 0)
+      c.refuse("weight", "out_features " + std::to_string(n) + " must be a multiple of 64 (the output's packed axis)");
     const auto& v = constant_values(c, "weight");
     std::vector<double> t(v.size());
     for (int64_t i = 0; i < n; ++i)
@@ -48,7 +49,9 @@ OpDef aten_convolution() {
   OpDef d;
   d.name = "aten.convolution";
   d.level = Level::Aten;
-  d.doc = "torch.nn.functional.conv2d on NHWC input: weight (C_out, KH, KW, C_in) (PyTorch's channels_last), laid out at build time (core.convolution)";
+  d.doc =
+      "torch.nn.functional.conv2d on NHWC input: weight (C_out, KH, KW, C_in) (PyTorch's channels_last), laid out at "
+      "build time (core.convolution)";
   d.args = conv_args("(C_out, KH, KW, C_in) int8 constant (OHWI, PyTorch's channels_last)");
   d.validate = [](const Call& c) {
     require_dtype(c, "weight", {"int8x64"});
@@ -60,7 +63,9 @@ OpDef aten_convolution() {
     const auto s = logical(w);  // (C_out, KH, KW, C_in)
     const int64_t co = s[0], kh = s[1], kw = s[2], ci = s[3];
     if (co % 64 != 0 || ci % 64 != 0)
-      c.refuse("weight", "C_out " + std::to_string(co) + " and C_in " + std::to_string(ci) + " must be multiples of 64 (channels are the packed axis)",
+      c.refuse("weight",
+               "C_out " + std::to_string(co) + " and C_in " + std::to_string(ci) +
+                   " must be multiples of 64 (channels are the packed axis)",
                "zero-pad the channels to a full PWORD (guide §13)");
     const auto& v = constant_values(c, "weight");
     std::vector<double> t(v.size());
@@ -68,7 +73,8 @@ OpDef aten_convolution() {
       for (int64_t i = 0; i < ci; ++i)
         for (int64_t y = 0; y < kh; ++y)
           for (int64_t x = 0; x < kw; ++x)
-            t[static_cast<std::size_t>(((y * kw + x) * ci + i) * co + o)] = v[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + i)];
+            t[static_cast<std::size_t>(((y * kw + x) * ci + i) * co + o)] =
+                v[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + i)];
     auto m = named_args(c);
     m["weight"] = make_constant(w.name() + "_hwio", {kh, kw, ci, co / 64}, "int8x64", std::move(t));
     return invoke_at(*find_op("core.convolution"), {}, m, c.out_name(), c.loc());
@@ -83,7 +89,8 @@ void add_aten_ops(std::vector<OpDef>& r) {
   // arguments, `renames` mapping aten names to the target's, `fixed` arguments set.
   auto add = [&](OpDef d) { r.push_back(std::move(d)); };
   auto fwd = [&](const std::string& name, const std::string& target, const std::string& doc,
-                 const std::map<std::string, std::string>& renames = {}, const std::map<std::string, ArgValue>& fixed = {}) {
+                 const std::map<std::string, std::string>& renames = {},
+                 const std::map<std::string, ArgValue>& fixed = {}) {
     const OpDef* t = nullptr;
     for (const auto& o : r)
       if (o.name == target) t = &o;

@@ -9,14 +9,15 @@
 namespace axcore::compiler::ops::detail {
 
 std::vector<ArgSpec> conv_args(const std::string& weight_doc) {
-  return {{"input", ArgKind::Tensor, true, {}, "(H, W, C_in) int8, NHWC without N"},
-          {"weight", ArgKind::Tensor, true, {}, weight_doc},
-          {"bias", ArgKind::Tensor, false, {}, "(C_out,) float32 constant"},
-          {"stride", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(sh, sw) >= 1"},
-          {"padding", ArgKind::Ints, false, std::vector<int64_t>{0, 0}, "(ph, pw), zeros, at most dilation * (kernel - 1)"},
-          {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(dh, dw) >= 1"},
-          {"scale", ArgKind::Float, false, {}, "per-tensor multiplier before the bias"},
-          {"activation", ArgKind::String, false, std::string("none"), "none or relu (fused in the DPU)"}};
+  return {
+      {"input", ArgKind::Tensor, true, {}, "(H, W, C_in) int8, NHWC without N"},
+      {"weight", ArgKind::Tensor, true, {}, weight_doc},
+      {"bias", ArgKind::Tensor, false, {}, "(C_out,) float32 constant"},
+      {"stride", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(sh, sw) >= 1"},
+      {"padding", ArgKind::Ints, false, std::vector<int64_t>{0, 0}, "(ph, pw), zeros, at most dilation * (kernel - 1)"},
+      {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1, 1}, "(dh, dw) >= 1"},
+      {"scale", ArgKind::Float, false, {}, "per-tensor multiplier before the bias"},
+      {"activation", ArgKind::String, false, std::string("none"), "none or relu (fused in the DPU)"}};
 }
 
 namespace {
@@ -38,7 +39,9 @@ Geometry geometry(const Call& c) {
   g.s = c.ints("stride", 2);
   g.p = c.ints("padding", 2);
   g.d = c.ints("dilation", 2);
-  auto out = [](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) { return (n + 2 * p - d * (k - 1) - 1) / s + 1; };
+  auto out = [](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) {
+    return (n + 2 * p - d * (k - 1) - 1) / s + 1;
+  };
   g.oh = out(g.h, g.kh, g.s[0], g.p[0], g.d[0]);
   g.ow = out(g.w, g.kw, g.s[1], g.p[1], g.d[1]);
   return g;
@@ -52,8 +55,8 @@ void validate(const Call& c) {
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
   const Geometry g = geometry(c);
   if (w.shape()[2] != logical(x)[2])
-    c.refuse("weight", w.name() + " " + shape_str(logical(w)) + " is (KH, KW, C_in, C_out) with C_in " + std::to_string(w.shape()[2]) +
-                           ", the input has C_in " + std::to_string(logical(x)[2]));
+    c.refuse("weight", w.name() + " " + shape_str(logical(w)) + " is (KH, KW, C_in, C_out) with C_in " +
+                           std::to_string(w.shape()[2]) + ", the input has C_in " + std::to_string(logical(x)[2]));
   for (int k = 0; k < 2; ++k) {
     const int64_t taps = k ? g.kw : g.kh, n = k ? g.w : g.h;
     if (g.s[static_cast<std::size_t>(k)] < 1) c.refuse("stride", "must be >= 1");
@@ -61,15 +64,19 @@ void validate(const Call& c) {
     if (g.p[static_cast<std::size_t>(k)] < 0) c.refuse("padding", "must be >= 0");
     if (g.p[static_cast<std::size_t>(k)] > g.d[static_cast<std::size_t>(k)] * (taps - 1))
       c.refuse("padding", std::to_string(g.p[static_cast<std::size_t>(k)]) + " exceeds dilation * (kernel - 1) = " +
-                              std::to_string(g.d[static_cast<std::size_t>(k)] * (taps - 1)) + ": a window would hold no input");
+                              std::to_string(g.d[static_cast<std::size_t>(k)] * (taps - 1)) +
+                              ": a window would hold no input");
     if (g.d[static_cast<std::size_t>(k)] * (taps - 1) - g.p[static_cast<std::size_t>(k)] >= n)
       c.refuse("weight", "the kernel is larger than the padded input");
   }
-  if (g.oh < 1 || g.ow < 1) c.refuse("input", "the output would be empty (" + std::to_string(g.oh) + " x " + std::to_string(g.ow) + ")");
+  if (g.oh < 1 || g.ow < 1)
+    c.refuse("input", "the output would be empty (" + std::to_string(g.oh) + " x " + std::to_string(g.ow) + ")");
   const int64_t kb = g.kh * g.kw * g.cb;
   if (kb > spec::param::imc_tiles)
-    c.refuse("weight", "the window is KH*KW*C_in/64 = " + std::to_string(kb) + " IMC tiles per output block; one residency holds " +
-                           std::to_string(spec::param::imc_tiles) + " (imc_tiles) and this compiler does not split K yet");
+    c.refuse("weight", "the window is KH*KW*C_in/64 = " + std::to_string(kb) +
+                           " IMC tiles per output block; one residency holds " +
+                           std::to_string(spec::param::imc_tiles) +
+                           " (imc_tiles) and this compiler does not split K yet");
   (void)epilogue_of(c, logical(w)[3]);
 }
 
@@ -105,7 +112,8 @@ void implementation(const Call& c, const Tensor& out) {
         if (!padded) {
           s.push(x(ih, iw, i[5]));
         } else {
-          s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]), A::Broadcast(A::int8(0), 64)));
+          s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]),
+                                 A::Broadcast(A::int8(0), 64)));
         }
       });
     };

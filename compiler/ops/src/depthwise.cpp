@@ -37,11 +37,17 @@ void emit(const Tensor& x3, const Tensor& out3, const Win& g, spec::DwpuOp op, c
     });
     A::detail::Depthwise(op, taps, weights, divisor, [&] {
       A::grid_nest({g.oh, g.ow, g.cb}, [&](const std::vector<A::Value>& i) {
-        dw.push(A::detail::dwpu_window(in.pop(), i[2] * taps));  // channel block cb's filter: taps PWORDs from cb * taps
+        dw.push(
+            A::detail::dwpu_window(in.pop(), i[2] * taps));  // channel block cb's filter: taps PWORDs from cb * taps
       });
     });
-    A::DPU([&] { A::grid_nest({g.oh, g.ow, g.cb}, [&](const std::vector<A::Value>&) { res.push(A::cast(dw.pop(), "float32x64")); }); });
-    A::ODR([&] { A::grid_nest({g.oh, g.ow, g.cb}, [&](const std::vector<A::Value>& i) { out3(i[0], i[1], i[2]) = res.pop(); }); });
+    A::DPU([&] {
+      A::grid_nest({g.oh, g.ow, g.cb},
+                   [&](const std::vector<A::Value>&) { res.push(A::cast(dw.pop(), "float32x64")); });
+    });
+    A::ODR([&] {
+      A::grid_nest({g.oh, g.ow, g.cb}, [&](const std::vector<A::Value>& i) { out3(i[0], i[1], i[2]) = res.pop(); });
+    });
   });
 }
 
@@ -78,16 +84,21 @@ void check_window(const Call& c, const Win& g, const std::string& window_arg) {
   if (g.oh < 1 || g.ow < 1) c.refuse("input", "the window is larger than the input");
   if (g.kh * g.kw > spec::param::dwpu_max_taps)
     c.refuse(window_arg, "the window has " + std::to_string(g.kh * g.kw) + " taps; the DWPU takes at most " +
-                           std::to_string(spec::param::dwpu_max_taps) + " (dwpu_max_taps)");
+                             std::to_string(spec::param::dwpu_max_taps) + " (dwpu_max_taps)");
 }
 
 OpDef dw_conv_op(bool two_d) {
   OpDef d;
   d.name = two_d ? "core.dw_convolution_2d" : "core.dw_convolution_1d";
   d.level = Level::Core;
-  d.doc = two_d ? "depthwise 2-D convolution on the DWPU, float32 out" : "depthwise 1-D convolution on the DWPU, float32 out";
+  d.doc = two_d ? "depthwise 2-D convolution on the DWPU, float32 out"
+                : "depthwise 1-D convolution on the DWPU, float32 out";
   d.args = {{"input", ArgKind::Tensor, true, {}, two_d ? "(H, W, C) int8" : "(L, C) int8"},
-            {"weight", ArgKind::Tensor, true, {}, two_d ? "(KH, KW, C) int8 constant, one filter per channel" : "(K, C) int8 constant"},
+            {"weight",
+             ArgKind::Tensor,
+             true,
+             {},
+             two_d ? "(KH, KW, C) int8 constant, one filter per channel" : "(K, C) int8 constant"},
             {"stride", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
             {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
             {"padding", ArgKind::Ints, false, std::vector<int64_t>{0}, "must be 0 (guide §6.3)"}};
@@ -129,13 +140,16 @@ OpDef dw_conv_op(bool two_d) {
   };
   d.emulate = [two_d](const Call& c, const Tensor& out) {
     const Win g = conv_geometry(c, two_d);
-    auto pair = [](int64_t a, int64_t b) { return std::vector<double>{static_cast<double>(a), static_cast<double>(b)}; };
+    auto pair = [](int64_t a, int64_t b) {
+      return std::vector<double>{static_cast<double>(a), static_cast<double>(b)};
+    };
     Node n = node("dw_conv2d", {c.tensor("input").name(), c.tensor("weight").name()}, {out.name()});
     n.num_attrs = {{"stride", pair(g.sh, g.sw)}, {"dilation", pair(g.dh, g.dw)}, {"padding", pair(0, 0)}};
     if (two_d) return std::vector<Node>{n};
     // The 1-D reference is the 2-D one over a height of 1.
     const std::string x1 = out.name() + "_x2d", w1 = out.name() + "_w2d", y1 = out.name() + "_y2d";
-    Node rx = node("reshape", {c.tensor("input").name()}, {x1}), rw = node("reshape", {c.tensor("weight").name()}, {w1});
+    Node rx = node("reshape", {c.tensor("input").name()}, {x1}),
+         rw = node("reshape", {c.tensor("weight").name()}, {w1});
     rx.num_attrs["shape"] = {1, static_cast<double>(g.w), static_cast<double>(g.cb * 64)};
     rw.num_attrs["shape"] = {1, static_cast<double>(g.kw), static_cast<double>(g.cb * 64)};
     n.inputs = {x1, w1};
@@ -176,9 +190,11 @@ Win pool_geometry(const Call& c) {
   }
   if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.dh < 1 || g.dw < 1) return g;
   g.oh = static_cast<int64_t>(ref::window_out_size(static_cast<std::size_t>(g.h), static_cast<std::size_t>(g.kh),
-                                                   static_cast<std::size_t>(g.sh), 0, static_cast<std::size_t>(g.dh), ceil));
+                                                   static_cast<std::size_t>(g.sh), 0, static_cast<std::size_t>(g.dh),
+                                                   ceil));
   g.ow = static_cast<int64_t>(ref::window_out_size(static_cast<std::size_t>(g.w), static_cast<std::size_t>(g.kw),
-                                                   static_cast<std::size_t>(g.sw), 0, static_cast<std::size_t>(g.dw), ceil));
+                                                   static_cast<std::size_t>(g.sw), 0, static_cast<std::size_t>(g.dw),
+                                                   ceil));
   return g;
 }
 
@@ -187,18 +203,20 @@ OpDef pool_op() {
   d.name = "core.dwpu_pool";
   d.level = Level::Core;
   d.doc = "MAX / MIN / SUM / AVERAGE pooling on the DWPU (kernel's length picks 1-D or 2-D), float32 out";
-  d.args = {{"input", ArgKind::Tensor, true, {}, "(H, W, C) int8 (2-D) or (L, C) int8 (1-D)"},
-            {"pool_type", ArgKind::String, true, {}, "MAX, MIN, SUM or AVERAGE"},
-            {"kernel", ArgKind::Ints, true, {}, "(kh, kw) or (k); at most dwpu_max_taps taps"},
-            {"stride", ArgKind::Ints, false, {}, "default: the kernel"},
-            {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
-            {"padding", ArgKind::Ints, false, std::vector<int64_t>{0}, "must be 0 (guide §6.3)"},
-            {"ceil_mode", ArgKind::Bool, false, false, "round the output size up (the last windows read pads)"},
-            {"divisor_override", ArgKind::Int, false, int64_t{0}, "AVERAGE divisor instead of the taps inside the input"}};
+  d.args = {
+      {"input", ArgKind::Tensor, true, {}, "(H, W, C) int8 (2-D) or (L, C) int8 (1-D)"},
+      {"pool_type", ArgKind::String, true, {}, "MAX, MIN, SUM or AVERAGE"},
+      {"kernel", ArgKind::Ints, true, {}, "(kh, kw) or (k); at most dwpu_max_taps taps"},
+      {"stride", ArgKind::Ints, false, {}, "default: the kernel"},
+      {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
+      {"padding", ArgKind::Ints, false, std::vector<int64_t>{0}, "must be 0 (guide §6.3)"},
+      {"ceil_mode", ArgKind::Bool, false, false, "round the output size up (the last windows read pads)"},
+      {"divisor_override", ArgKind::Int, false, int64_t{0}, "AVERAGE divisor instead of the taps inside the input"}};
   d.validate = [](const Call& c) {
     require_dtype(c, "input", {"int8x64"});
     const auto k = c.ints("kernel");
-    if (k.size() != 1 && k.size() != 2) c.refuse("kernel", "has " + std::to_string(k.size()) + " entries; 1 (1-D) or 2 (2-D)");
+    if (k.size() != 1 && k.size() != 2)
+      c.refuse("kernel", "has " + std::to_string(k.size()) + " entries; 1 (1-D) or 2 (2-D)");
     require_rank(c, "input", k.size() + 1, k.size() + 1);
     (void)pool_op_of(c);
     check_padding_zero(c, k.size());
@@ -206,7 +224,8 @@ OpDef pool_op() {
     if (g.kh < 1 || g.kw < 1) c.refuse("kernel", "entries must be >= 1");
     check_window(c, g, "kernel");
     if (c.i("divisor_override") < 0) c.refuse("divisor_override", "must be >= 0");
-    if (c.i("divisor_override") != 0 && pool_op_of(c) != spec::DwpuOp::AVERAGE) c.refuse("divisor_override", "applies to AVERAGE only");
+    if (c.i("divisor_override") != 0 && pool_op_of(c) != spec::DwpuOp::AVERAGE)
+      c.refuse("divisor_override", "applies to AVERAGE only");
   };
   d.infer_output = [](const Call& c) {
     const Win g = pool_geometry(c);
@@ -225,14 +244,22 @@ OpDef pool_op() {
   d.emulate = [](const Call& c, const Tensor& out) {
     const Win g = pool_geometry(c);
     const spec::DwpuOp op = pool_op_of(c);
-    auto pair = [](int64_t a, int64_t b) { return std::vector<double>{static_cast<double>(a), static_cast<double>(b)}; };
+    auto pair = [](int64_t a, int64_t b) {
+      return std::vector<double>{static_cast<double>(a), static_cast<double>(b)};
+    };
     const std::string x = c.tensor("input").name();
     const std::string x2 = g.two_d ? x : out.name() + "_x2d", y2 = g.two_d ? out.name() : out.name() + "_y2d";
     Node n = node("pool2d", {x2}, {y2});
-    n.num_attrs = {{"kernel", pair(g.kh, g.kw)},   {"stride", pair(g.sh, g.sw)}, {"dilation", pair(g.dh, g.dw)},
-                   {"padding", pair(0, 0)},        {"ceil_mode", {c.b("ceil_mode") ? 1.0 : 0.0}},
+    n.num_attrs = {{"kernel", pair(g.kh, g.kw)},
+                   {"stride", pair(g.sh, g.sw)},
+                   {"dilation", pair(g.dh, g.dw)},
+                   {"padding", pair(0, 0)},
+                   {"ceil_mode", {c.b("ceil_mode") ? 1.0 : 0.0}},
                    {"divisor", {static_cast<double>(c.i("divisor_override"))}}};
-    n.str_attrs["type"] = op == spec::DwpuOp::MAX ? "max" : op == spec::DwpuOp::MIN ? "min" : op == spec::DwpuOp::SUM ? "sum" : "average";
+    n.str_attrs["type"] = op == spec::DwpuOp::MAX   ? "max"
+                          : op == spec::DwpuOp::MIN ? "min"
+                          : op == spec::DwpuOp::SUM ? "sum"
+                                                    : "average";
     if (g.two_d) return std::vector<Node>{n};
     Node rx = node("reshape", {x}, {x2}), ry = node("reshape", {y2}, {out.name()});
     rx.num_attrs["shape"] = {1, static_cast<double>(g.w), static_cast<double>(g.cb * 64)};

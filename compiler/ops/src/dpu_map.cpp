@@ -26,15 +26,21 @@ void dpu_map(const Tensor& in, const Tensor& out, const Tensor& side, const Tens
     if (consts) {
       // The preamble's constants first, then (in order on the same feeder) nothing else: a side
       // tensor and preamble constants never share one datapath.
-      A::IFD(1, [&] { for (auto j : A::serial(consts.shape()[0])) s1.push(consts(j)); });
+      A::IFD(1, [&] {
+        for (auto j : A::serial(consts.shape()[0])) s1.push(consts(j));
+      });
     } else if (side) {
-      A::IFD(1, [&] { A::grid_nest(shape, [&](const std::vector<A::Value>& i) { s1.push(side.at(broadcast_index(side, i))); }); });
+      A::IFD(1, [&] {
+        A::grid_nest(shape, [&](const std::vector<A::Value>& i) { s1.push(side.at(broadcast_index(side, i))); });
+      });
     }
     A::DPU([&] {
       // (Reg's assignment stores into the register, so the handle is initialised, not assigned.)
       const A::Reg k = consts ? A::array("float18x64", consts.shape()[0], "k") : A::Reg();
       if (consts) {
-        A::init([&] { for (auto j : A::serial(consts.shape()[0])) k[j] = A::cast(s1.pop(), "float18x64"); });
+        A::init([&] {
+          for (auto j : A::serial(consts.shape()[0])) k[j] = A::cast(s1.pop(), "float18x64");
+        });
       }
       A::grid_nest(shape, [&](const std::vector<A::Value>&) {
         const A::Value x = A::cast(s0.pop(), "float18x64");

@@ -34,7 +34,8 @@ void check_broadcast(const Call& c, const std::string& arg) {
     const bool last = k + 1 == os.size();
     if (os[k] != xs[off + k] && (os[k] != 1 || last))
       c.refuse(arg, shape_str(logical(o)) + " does not broadcast to the input " + shape_str(logical(x)) +
-                        (last ? ": the packed last extents must be equal (per-channel operands have the channel count)" : ""));
+                        (last ? ": the packed last extents must be equal (per-channel operands have the channel count)"
+                              : ""));
   }
 }
 
@@ -49,7 +50,8 @@ OpDef binary_op(const std::string& name, const std::string& ref, Bin op, const s
             {"value", ArgKind::Float, false, {}, "a scalar instead of `other`"}};
   d.validate = [](const Call& c) {
     require_dtype(c, "input", kIn);
-    if (c.has("other") == c.has("value")) c.refuse(c.has("other") ? "value" : "other", "give exactly one of `other` (a tensor) and `value` (a scalar)");
+    if (c.has("other") == c.has("value"))
+      c.refuse(c.has("other") ? "value" : "other", "give exactly one of `other` (a tensor) and `value` (a scalar)");
     if (c.has("other")) {
       require_dtype(c, "other", kIn);
       check_broadcast(c, "other");
@@ -59,14 +61,16 @@ OpDef binary_op(const std::string& name, const std::string& ref, Bin op, const s
   d.implementation = [op](const Call& c, const Tensor& out) {
     const Tensor x = c.tensor("input");
     if (c.has("other")) {
-      dpu_map(x, out, c.tensor("other"), {}, [op](const A::Value& v, const A::Value& o, const A::Reg&) { return apply(op, v, o); });
+      dpu_map(x, out, c.tensor("other"), {},
+              [op](const A::Value& v, const A::Value& o, const A::Reg&) { return apply(op, v, o); });
     } else {
       const Tensor k = preamble_constants(out.name() + "_k", {c.f("value")});
       dpu_map(x, out, {}, k, [op](const A::Value& v, const A::Value&, const A::Reg& r) { return apply(op, v, r[0]); });
     }
   };
   d.emulate = [ref](const Call& c, const Tensor& out) {
-    const std::string other = c.has("other") ? c.tensor("other").name() : scalar_for_ref(out.name() + "_v", c.f("value")).name();
+    const std::string other =
+        c.has("other") ? c.tensor("other").name() : scalar_for_ref(out.name() + "_v", c.f("value")).name();
     return std::vector<Node>{node(ref, {c.tensor("input").name(), other}, {out.name()})};
   };
   return d;
@@ -82,9 +86,12 @@ OpDef relu_op() {
   d.infer_output = [](const Call& c) { return BufferInfo{c.tensor("input").shape(), float_out(c.tensor("input"))}; };
   d.implementation = [](const Call& c, const Tensor& out) {
     const Tensor k = preamble_constants(out.name() + "_k", {0.0});
-    dpu_map(c.tensor("input"), out, {}, k, [](const A::Value& v, const A::Value&, const A::Reg& r) { return A::Max(v, r[0]); });
+    dpu_map(c.tensor("input"), out, {}, k,
+            [](const A::Value& v, const A::Value&, const A::Reg& r) { return A::Max(v, r[0]); });
   };
-  d.emulate = [](const Call& c, const Tensor& out) { return std::vector<Node>{node("relu", {c.tensor("input").name()}, {out.name()})}; };
+  d.emulate = [](const Call& c, const Tensor& out) {
+    return std::vector<Node>{node("relu", {c.tensor("input").name()}, {out.name()})};
+  };
   return d;
 }
 
@@ -98,13 +105,16 @@ OpDef cast_op() {
   d.validate = [](const Call& c) {
     require_dtype(c, "input", kIn);
     const std::string t = c.s("dtype");
-    if (t != "int8" && t != "float16" && t != "float32") c.refuse("dtype", "'" + t + "' is not int8, float16 or float32");
+    if (t != "int8" && t != "float16" && t != "float32")
+      c.refuse("dtype", "'" + t + "' is not int8, float16 or float32");
   };
   d.infer_output = [](const Call& c) { return BufferInfo{c.tensor("input").shape(), c.s("dtype") + "x64"}; };
   d.implementation = [](const Call& c, const Tensor& out) {
     dpu_map(c.tensor("input"), out, {}, {}, [](const A::Value& v, const A::Value&, const A::Reg&) { return v; });
   };
-  d.emulate = [](const Call& c, const Tensor& out) { return std::vector<Node>{node("cast", {c.tensor("input").name()}, {out.name()})}; };
+  d.emulate = [](const Call& c, const Tensor& out) {
+    return std::vector<Node>{node("cast", {c.tensor("input").name()}, {out.name()})};
+  };
   return d;
 }
 
@@ -122,9 +132,13 @@ OpDef quant_op(bool quant) {
     require_dtype(c, "input", quant ? kIn : std::vector<std::string>{"int8x64"});
     if (!(c.f("scale") > 0)) c.refuse("scale", "must be > 0, got " + std::to_string(c.f("scale")));
   };
-  d.infer_output = [quant](const Call& c) { return BufferInfo{c.tensor("input").shape(), quant ? "int8x64" : "float32x64"}; };
+  d.infer_output = [quant](const Call& c) {
+    return BufferInfo{c.tensor("input").shape(), quant ? "int8x64" : "float32x64"};
+  };
   // The multiplier as the float32 value the device holds (and the reference reads).
-  auto mult = [quant](const Call& c) { return quant ? static_cast<double>(static_cast<float>(1.0 / c.f("scale"))) : c.f("scale"); };
+  auto mult = [quant](const Call& c) {
+    return quant ? static_cast<double>(static_cast<float>(1.0 / c.f("scale"))) : c.f("scale");
+  };
   d.implementation = [quant, mult](const Call& c, const Tensor& out) {
     const Tensor k = preamble_constants(out.name() + "_k", {mult(c), c.f("zero_point")});
     dpu_map(c.tensor("input"), out, {}, k, [quant](const A::Value& v, const A::Value&, const A::Reg& r) {
@@ -140,8 +154,8 @@ OpDef quant_op(bool quant) {
   d.emulate = [quant, mult](const Call& c, const Tensor& out) {
     const std::string m = scalar_for_ref(out.name() + "_s", mult(c)).name();
     const std::string z = scalar_for_ref(out.name() + "_z", c.f("zero_point")).name();
-    return std::vector<Node>{node(quant ? "quantize" : "dequantize", {c.tensor("input").name(), quant ? m : z, quant ? z : m},
-                                  {out.name()})};
+    return std::vector<Node>{node(quant ? "quantize" : "dequantize",
+                                  {c.tensor("input").name(), quant ? m : z, quant ? z : m}, {out.name()})};
   };
   return d;
 }
@@ -156,7 +170,8 @@ void add_elementwise_ops(std::vector<OpDef>& r) {
   r.push_back(binary_op("sub", "sub", Bin::Sub, "x - other"));
   r.push_back(binary_op("mul", "mul", Bin::Mul, "x * other"));
   r.push_back(relu_op());
-  r.push_back(binary_op("prelu", "prelu", Bin::Prelu, "x >= 0 ? x : x * slope (other: per-channel slopes, or a scalar value)"));
+  r.push_back(
+      binary_op("prelu", "prelu", Bin::Prelu, "x >= 0 ? x : x * slope (other: per-channel slopes, or a scalar value)"));
 }
 
 }  // namespace axcore::compiler::ops::detail

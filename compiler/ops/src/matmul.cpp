@@ -20,17 +20,22 @@ void check_weight(const Call& c, const std::string& x_arg, const std::string& w_
   require_rank(c, w_arg, 2, 2);
   const Tensor w = c.tensor(w_arg);
   if (w.shape()[0] % 64 != 0)
-    c.refuse(w_arg, w.name() + " has K = " + std::to_string(w.shape()[0]) + " rows; K must be a multiple of 64 (pad it with zero rows)");
+    c.refuse(w_arg, w.name() + " has K = " + std::to_string(w.shape()[0]) +
+                        " rows; K must be a multiple of 64 (pad it with zero rows)");
   const int64_t kb = w.shape()[0] / 64;
   if (kb > spec::param::imc_tiles && !split_k)
-    c.refuse(w_arg, "K = " + std::to_string(w.shape()[0]) + " is " + std::to_string(kb) + " IMC tiles per output block; one residency holds " +
-                        std::to_string(spec::param::imc_tiles) + " (imc_tiles) and this compiler does not split K yet",
-             "split the reduction into matmuls with K <= " + std::to_string(spec::param::imc_tiles * 64) + " and add the results");
+    c.refuse(w_arg,
+             "K = " + std::to_string(w.shape()[0]) + " is " + std::to_string(kb) +
+                 " IMC tiles per output block; one residency holds " + std::to_string(spec::param::imc_tiles) +
+                 " (imc_tiles) and this compiler does not split K yet",
+             "split the reduction into matmuls with K <= " + std::to_string(spec::param::imc_tiles * 64) +
+                 " and add the results");
   if (!x_arg.empty()) {
     require_dtype(c, x_arg, {"int8x64"});
     const Tensor x = c.tensor(x_arg);
     if (x.shape().back() != kb)
-      c.refuse(x_arg, x.name() + " has K = " + std::to_string(logical(x).back()) + " but " + w.name() + " has K = " + std::to_string(kb * 64));
+      c.refuse(x_arg, x.name() + " has K = " + std::to_string(logical(x).back()) + " but " + w.name() +
+                          " has K = " + std::to_string(kb * 64));
   }
 }
 
@@ -44,7 +49,8 @@ Tensor rows_of(const Tensor& x) {
 uint64_t bytes_of(const Tensor& t) { return static_cast<uint64_t>(t.node()->elements()) * t.node()->dtype.bytes(); }
 bool in_ddr(const Tensor& t) {
   const BufferNode& r = *t.node()->root();
-  return r.role == BufferRole::Input || r.role == BufferRole::Constant || r.scope == Scope::DDR || r.scope == Scope::DDR_WEAK;
+  return r.role == BufferRole::Input || r.role == BufferRole::Constant || r.scope == Scope::DDR ||
+         r.scope == Scope::DDR_WEAK;
 }
 
 // The output blocks per chunk: one residency and the DPU's registers (max_chunk), and, when the
@@ -53,15 +59,18 @@ bool in_ddr(const Tensor& t) {
 std::pair<int64_t, bool> linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, const Tensor& out) {
   const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
   int64_t chunk = max_chunk(kb, e);
-  const uint64_t epi_block = e.bias.empty() && !e.scale && !e.relu ? 0 : 256;  // the epilogue constants, ~1 PWORD per block
+  const uint64_t epi_block =
+      e.bias.empty() && !e.scale && !e.relu ? 0 : 256;  // the epilogue constants, ~1 PWORD per block
   const uint64_t rest = bytes_of(x) + bytes_of(out), budget = target().l1_bytes;
   if (!in_ddr(w) || rest + bytes_of(w) + epi_block * static_cast<uint64_t>(nb) <= budget) return {chunk, false};
   const uint64_t per_block = static_cast<uint64_t>(kb) * 64 * 64 + epi_block;  // a 64-column slice of the weight
   if (rest + per_block > budget)
-    fail(call_loc(), "core.linear: the input (" + std::to_string(bytes_of(x)) + " bytes) and the result (" + std::to_string(bytes_of(out)) +
-                         " bytes) leave less of the " + std::to_string(budget) + "-byte L1 budget than one 64-column slice of the weight (" +
-                         std::to_string(per_block) + " bytes)",
-         "split the rows of the input over several linears (the weight is streamed, the input and the result stay in L1)");
+    fail(call_loc(),
+         "core.linear: the input (" + std::to_string(bytes_of(x)) + " bytes) and the result (" +
+             std::to_string(bytes_of(out)) + " bytes) leave less of the " + std::to_string(budget) +
+             "-byte L1 budget than one 64-column slice of the weight (" + std::to_string(per_block) + " bytes)",
+         "split the rows of the input over several linears (the weight is streamed, the input and the result stay in "
+         "L1)");
   chunk = std::min<int64_t>(chunk, static_cast<int64_t>((budget - rest) / per_block));
   const int64_t pieces = (nb + chunk - 1) / chunk;
   return {(nb + pieces - 1) / pieces, true};  // even chunks
@@ -83,15 +92,19 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
     if (stream) {
       // The chunk's columns of the weight copied into L1 (a strided SysDMA), loaded from there;
       // the slot is dead after its LoadIMC, so the next chunk's slot takes its rows.
-      const Tensor slot = A::alloc_buffer({w.shape()[0], nbc}, "int8x64", A::L1, out_in.name() + "_w" + std::to_string(nb0) + "_l1");
+      const Tensor slot =
+          A::alloc_buffer({w.shape()[0], nbc}, "int8x64", A::L1, out_in.name() + "_w" + std::to_string(nb0) + "_l1");
       slot.node()->loc = call_loc();
-      A::SysDMA([&] { for (auto [k, n] : A::grid(w.shape()[0], nbc)) slot(k, n) = w(k, nb0 ? n + nb0 : n); });
+      A::SysDMA([&] {
+        for (auto [k, n] : A::grid(w.shape()[0], nbc)) slot(k, n) = w(k, nb0 ? n + nb0 : n);
+      });
       load_chunk(slot, c.imc, 0, kb, 0, 0, nbc);
     } else {
       load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
     }
     c.ifd = [&](const A::StreamHandle& s) {
-      A::grid_nest({m, nbc, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
+      A::grid_nest({m, nbc, kb},
+                   [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
     };
     mvm_chunk(c, e, out);
   }
@@ -144,7 +157,9 @@ std::vector<Node> split_k_reference(const Call& c, const Tensor& out) {
   const std::string base = out.name() + "_k";
   auto slice = [](const std::string& in, const std::string& o, int64_t axis, int64_t start, int64_t end) {
     Node n = node("slice", {in}, {o});
-    n.num_attrs = {{"axis", {static_cast<double>(axis)}}, {"start", {static_cast<double>(start)}}, {"end", {static_cast<double>(end)}}};
+    n.num_attrs = {{"axis", {static_cast<double>(axis)}},
+                   {"start", {static_cast<double>(start)}},
+                   {"end", {static_cast<double>(end)}}};
     return n;
   };
   std::vector<Node> g;
@@ -199,8 +214,9 @@ OpDef load_imc_op() {
     check_weight(c, "", "weight");
     const Tensor w = c.tensor("weight");
     if ((w.shape()[0] / 64) * w.shape()[1] > spec::param::imc_tiles)
-      c.refuse("weight", "needs " + std::to_string((w.shape()[0] / 64) * w.shape()[1]) + " IMC tiles; one residency holds " +
-                             std::to_string(spec::param::imc_tiles) + " (imc_tiles)",
+      c.refuse("weight",
+               "needs " + std::to_string((w.shape()[0] / 64) * w.shape()[1]) + " IMC tiles; one residency holds " +
+                   std::to_string(spec::param::imc_tiles) + " (imc_tiles)",
                "core.linear splits a larger weight along N");
   };
   d.infer_output = [](const Call& c) {
@@ -230,8 +246,8 @@ OpDef matmul_op() {
     if (imc.scope() != Scope::IMC || !imc_sources().count(imc.node().get()))
       c.refuse("imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
     if (c.tensor("input").shape().back() != imc.shape()[0])
-      c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) + " does not match the resident matrix's " +
-                            std::to_string(imc.shape()[0] * 64));
+      c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) +
+                            " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
   };
   d.infer_output = [](const Call& c) {
     auto s = c.tensor("input").shape();
@@ -252,7 +268,8 @@ OpDef matmul_op() {
     mvm_chunk(ch, {}, out);
   };
   d.emulate = [](const Call& c, const Tensor& out) {
-    Node n = node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
+    Node n =
+        node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
     n.str_attrs["epilogue"] = "none";
     return std::vector<Node>{n};
   };
@@ -274,18 +291,23 @@ OpDef linear_op() {
   OpDef d;
   d.name = "core.linear";
   d.level = Level::Core;
-  d.doc = "float32 out = act(x @ W * scale + bias): LoadIMC + MVMEXE datapath per residency chunk of N; K beyond one residency split by split-k";
+  d.doc =
+      "float32 out = act(x @ W * scale + bias): LoadIMC + MVMEXE datapath per residency chunk of N; K beyond one "
+      "residency split by split-k";
   d.args = linear_args("(K, N) int8; K > imc_tiles * 64 is split along K (float18 partial sums, bias only)");
   d.validate = [](const Call& c) {
     check_weight(c, "input", "weight", true);
     (void)epilogue_of(c, logical(c.tensor("weight"))[1]);
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles && (c.has("scale") || c.s("activation") != "none"))
       c.refuse(c.has("scale") ? "scale" : "activation",
-               "K = " + std::to_string(c.tensor("weight").shape()[0]) + " exceeds one residency (" + std::to_string(spec::param::imc_tiles * 64) +
+               "K = " + std::to_string(c.tensor("weight").shape()[0]) + " exceeds one residency (" +
+                   std::to_string(spec::param::imc_tiles * 64) +
                    ") and is split along K, where only a bias distributes over the partial sums",
                "apply the scale or activation as an operator of its own after the linear");
   };
-  d.infer_output = [](const Call& c) { return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"}; };
+  d.infer_output = [](const Call& c) {
+    return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"};
+  };
   d.implementation = [](const Call& c, const Tensor& out) {
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles)
       linear_split_k(c.tensor("input"), c.tensor("weight"), c.has("bias") ? c.tensor("bias") : Tensor(), out);

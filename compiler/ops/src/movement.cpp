@@ -10,7 +10,8 @@ using Idx = std::vector<A::Value>;
 using IndexFn = std::function<Idx(const Idx&)>;
 
 // One datapath over `extents` (sunk): out[dst(i)] = in[src(i)].
-void move(const Tensor& in, const Tensor& out, const std::vector<int64_t>& extents, const IndexFn& src, const IndexFn& dst) {
+void move(const Tensor& in, const Tensor& out, const std::vector<int64_t>& extents, const IndexFn& src,
+          const IndexFn& dst) {
   A::grid_nest(extents, [&](const Idx& i) {
     A::Datapath([&] {
       auto s = A::decl_stream(in.dtype());
@@ -45,7 +46,9 @@ OpDef copy_op() {
     const Tensor x = c.tensor("input");
     move(x, out, x.shape(), same, same);
   };
-  op.emulate = [](const Call& c, const Tensor& out) { return std::vector<Node>{node("copy", {c.tensor("input").name()}, {out.name()})}; };
+  op.emulate = [](const Call& c, const Tensor& out) {
+    return std::vector<Node>{node("copy", {c.tensor("input").name()}, {out.name()})};
+  };
   return op;
 }
 
@@ -63,8 +66,10 @@ OpDef full_op() {
     if (s.empty() || s.back() % 64 != 0)
       c.refuse("shape", "the last (PWORD-packed) extent must be a multiple of 64, got " + shape_str(s));
     const std::string d = c.s("dtype");
-    if (d != "int8" && d != "float16" && d != "float32") c.refuse("dtype", "'" + d + "' is not int8, float16 or float32");
-    if (d == "int8" && (c.f("value") != static_cast<double>(static_cast<int64_t>(c.f("value"))) || c.f("value") < -128 || c.f("value") > 127))
+    if (d != "int8" && d != "float16" && d != "float32")
+      c.refuse("dtype", "'" + d + "' is not int8, float16 or float32");
+    if (d == "int8" && (c.f("value") != static_cast<double>(static_cast<int64_t>(c.f("value"))) ||
+                        c.f("value") < -128 || c.f("value") > 127))
       c.refuse("value", "an int8 fill must be a whole number in -128..127");
   };
   op.infer_output = [](const Call& c) {
@@ -85,8 +90,9 @@ OpDef full_op() {
   };
   op.emulate = [](const Call& c, const Tensor& out) {
     // The reference is the same values held as a constant, copied.
-    const Tensor k = make_constant(out.name() + "_ref", out.shape(), out.dtype(),
-                                   std::vector<double>(static_cast<std::size_t>(out.node()->elements() * 64), c.f("value")));
+    const Tensor k =
+        make_constant(out.name() + "_ref", out.shape(), out.dtype(),
+                      std::vector<double>(static_cast<std::size_t>(out.node()->elements() * 64), c.f("value")));
     return std::vector<Node>{node("copy", {k.name()}, {out.name()})};
   };
   return op;
@@ -94,13 +100,14 @@ OpDef full_op() {
 
 // ---- permute / transpose ------------------------------------------------------------------------
 void permute_impl(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
-  move(x, out, out.shape(),
-       [dims](const Idx& i) {
-         Idx s(i.size());
-         for (std::size_t k = 0; k < dims.size(); ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
-         return s;
-       },
-       same);
+  move(
+      x, out, out.shape(),
+      [dims](const Idx& i) {
+        Idx s(i.size());
+        for (std::size_t k = 0; k < dims.size(); ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
+        return s;
+      },
+      same);
 }
 
 std::vector<int64_t> permuted(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
@@ -127,7 +134,9 @@ OpDef permute_op() {
       seen[static_cast<std::size_t>(x)] = true;
     }
     if (d.back() != static_cast<int64_t>(r) - 1)
-      c.refuse("dims", "moves the PWORD-packed last axis: the lanes would have to be transposed (A.vtrsp), which this compiler does not lower",
+      c.refuse("dims",
+               "moves the PWORD-packed last axis: the lanes would have to be transposed (A.vtrsp), which this compiler "
+               "does not lower",
                "keep the last axis last, or permute the data before it is packed");
   };
   op.infer_output = [](const Call& c) {
@@ -172,10 +181,13 @@ OpDef transpose_op() {
   op.validate = [dims_of](const Call& c) {
     require_dtype(c, "input", kAnyDtype);
     if (dims_of(c).back() != static_cast<int64_t>(c.tensor("input").shape().size()) - 1)
-      c.refuse(c.i("dim0") == -1 || c.i("dim0") == static_cast<int64_t>(c.tensor("input").shape().size()) - 1 ? "dim0" : "dim1",
+      c.refuse(c.i("dim0") == -1 || c.i("dim0") == static_cast<int64_t>(c.tensor("input").shape().size()) - 1 ? "dim0"
+                                                                                                              : "dim1",
                "is the PWORD-packed last axis: transposing it needs A.vtrsp, which this compiler does not lower");
   };
-  op.infer_output = [dims_of](const Call& c) { return BufferInfo{permuted(c.tensor("input").shape(), dims_of(c)), c.tensor("input").dtype()}; };
+  op.infer_output = [dims_of](const Call& c) {
+    return BufferInfo{permuted(c.tensor("input").shape(), dims_of(c)), c.tensor("input").dtype()};
+  };
   op.implementation = [dims_of](const Call& c, const Tensor& out) { permute_impl(c.tensor("input"), out, dims_of(c)); };
   op.emulate = [dims_of](const Call& c, const Tensor& out) {
     Node n = node("permute", {c.tensor("input").name()}, {out.name()});
@@ -218,10 +230,14 @@ OpDef slice_op() {
     const SliceArgs a = slice_args(c);
     const int64_t n = logical(c.tensor("input"))[static_cast<std::size_t>(a.dim)];
     if (a.step < 1) c.refuse("step", "must be >= 1, got " + std::to_string(a.step));
-    if (a.start < 0 || a.start >= n) c.refuse("start", std::to_string(c.i("start")) + " is outside 0.." + std::to_string(n - 1));
-    if (a.end <= a.start) c.refuse("end", "the slice " + std::to_string(a.start) + ":" + std::to_string(a.end) + " is empty");
+    if (a.start < 0 || a.start >= n)
+      c.refuse("start", std::to_string(c.i("start")) + " is outside 0.." + std::to_string(n - 1));
+    if (a.end <= a.start)
+      c.refuse("end", "the slice " + std::to_string(a.start) + ":" + std::to_string(a.end) + " is empty");
     if (a.last && (a.step != 1 || a.start % 64 != 0 || (a.end % 64 != 0)))
-      c.refuse(a.step != 1 ? "step" : a.start % 64 ? "start" : "end",
+      c.refuse(a.step != 1    ? "step"
+               : a.start % 64 ? "start"
+                              : "end",
                "along the PWORD-packed last axis a slice takes whole PWORDs: start and end multiples of 64, step 1");
   };
   op.infer_output = [](const Call& c) {
@@ -235,19 +251,22 @@ OpDef slice_op() {
     const SliceArgs a = slice_args(c);
     const auto d = static_cast<std::size_t>(a.dim);
     const int64_t start = a.last ? a.start / 64 : a.start;
-    move(c.tensor("input"), out, out.shape(),
-         [&](const Idx& i) {
-           Idx s = i;
-           s[d] = i[d] * a.step + start;
-           return s;
-         },
-         same);
+    move(
+        c.tensor("input"), out, out.shape(),
+        [&](const Idx& i) {
+          Idx s = i;
+          s[d] = i[d] * a.step + start;
+          return s;
+        },
+        same);
   };
   op.emulate = [](const Call& c, const Tensor& out) {
     const SliceArgs a = slice_args(c);
     Node n = node("slice", {c.tensor("input").name()}, {out.name()});
-    n.num_attrs = {{"axis", {static_cast<double>(a.dim)}}, {"start", {static_cast<double>(a.start)}},
-                   {"end", {static_cast<double>(a.end)}}, {"step", {static_cast<double>(a.step)}}};
+    n.num_attrs = {{"axis", {static_cast<double>(a.dim)}},
+                   {"start", {static_cast<double>(a.start)}},
+                   {"end", {static_cast<double>(a.end)}},
+                   {"step", {static_cast<double>(a.step)}}};
     return std::vector<Node>{n};
   };
   return op;
@@ -273,7 +292,8 @@ std::vector<int64_t> reshape_target(const Call& c) {
   if (infer >= 0) s[static_cast<std::size_t>(infer)] = known ? total / known : 0;
   int64_t n = 1;
   for (int64_t d : s) n *= d;
-  if (n != total) c.refuse("shape", shape_str(s) + " has " + std::to_string(n) + " elements, the input " + std::to_string(total));
+  if (n != total)
+    c.refuse("shape", shape_str(s) + " has " + std::to_string(n) + " elements, the input " + std::to_string(total));
   return s;
 }
 
@@ -319,12 +339,14 @@ OpDef concat_op() {
     const auto s0 = ts[0].shape();
     const int64_t d = norm_dim(c, "dim", c.i("dim"), s0.size());
     for (const auto& t : ts) {
-      if (t.dtype() != ts[0].dtype()) c.refuse("tensors", t.name() + " is " + t.dtype() + ", " + ts[0].name() + " is " + ts[0].dtype());
+      if (t.dtype() != ts[0].dtype())
+        c.refuse("tensors", t.name() + " is " + t.dtype() + ", " + ts[0].name() + " is " + ts[0].dtype());
       auto s = t.shape();
       if (s.size() != s0.size()) c.refuse("tensors", t.name() + " has another rank than " + ts[0].name());
       for (std::size_t k = 0; k < s.size(); ++k)
         if (static_cast<int64_t>(k) != d && s[k] != s0[k])
-          c.refuse("tensors", shape_str(logical(t)) + " does not match " + shape_str(logical(ts[0])) + " off dim " + std::to_string(d));
+          c.refuse("tensors", shape_str(logical(t)) + " does not match " + shape_str(logical(ts[0])) + " off dim " +
+                                  std::to_string(d));
     }
   };
   op.infer_output = [](const Call& c) {

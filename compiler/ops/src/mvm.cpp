@@ -13,11 +13,13 @@ int64_t fixed_terms(const Epilogue& e) { return (e.scale ? 1 : 0) + (e.relu ? 1 
 int64_t max_chunk(int64_t k_blocks, const Epilogue& e) {
   const int64_t by_imc = spec::param::imc_tiles / std::max<int64_t>(k_blocks, 1);
   // Registers: the preamble constants (fixed terms + one bias block per output block) and y.
-  const int64_t by_regs = e.bias.empty() ? by_imc : static_cast<int64_t>(spec::param::dpu_registers) - 1 - fixed_terms(e);
+  const int64_t by_regs =
+      e.bias.empty() ? by_imc : static_cast<int64_t>(spec::param::dpu_registers) - 1 - fixed_terms(e);
   return std::max<int64_t>(1, std::min(by_imc, by_regs));
 }
 
-void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0, int64_t nbc) {
+void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
+                int64_t nbc) {
   // Offsets of 0 are left out, so the indices stay bare loop variables (the split-k pass reads the
   // LoadIMC's K-block index as one).
   auto plus = [](const A::Value& v, int64_t k) { return k ? v + k : v; };
@@ -47,7 +49,10 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
     auto mvm = A::decl_stream("int32x64");
     auto res = A::decl_stream(out.dtype());
     A::IFD(0, [&] { c.ifd(ifd); });
-    if (consts) A::IFD(1, [&] { for (auto j : A::serial(n_k)) side.push(consts(j)); });
+    if (consts)
+      A::IFD(1, [&] {
+        for (auto j : A::serial(n_k)) side.push(consts(j));
+      });
     A::MatMul([&] {
       A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
         auto acc = A::mvm_accumulator();
@@ -58,7 +63,10 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
     });
     A::DPU([&] {
       const A::Reg r = consts ? A::array("float18x64", n_k, "epi") : A::Reg();
-      if (consts) A::init([&] { for (auto j : A::serial(n_k)) r[j] = A::cast(side.pop(), "float18x64"); });
+      if (consts)
+        A::init([&] {
+          for (auto j : A::serial(n_k)) r[j] = A::cast(side.pop(), "float18x64");
+        });
       A::grid_nest(c.outer, [&](const std::vector<A::Value>&) {
         auto y = A::var("float18x64", "y");
         for (auto nb : A::serial(c.nbc)) {  // a DPU loop, so the bias registers are indexed by it
@@ -87,7 +95,8 @@ Epilogue epilogue_of(const Call& c, int64_t n) {
     const Tensor b = c.tensor("bias");
     if (b.dtype() != "float32x64") c.refuse("bias", b.name() + " is " + b.dtype() + "; a bias is float32");
     if (logical(b) != std::vector<int64_t>{n})
-      c.refuse("bias", b.name() + " has shape " + shape_str(logical(b)) + "; one value per output column is (" + std::to_string(n) + ",)");
+      c.refuse("bias", b.name() + " has shape " + shape_str(logical(b)) + "; one value per output column is (" +
+                           std::to_string(n) + ",)");
     e.bias = constant_values(c, "bias");
   }
   const std::string act = c.s("activation");

@@ -19,8 +19,8 @@ struct Epilogue {
 struct MvmChunk {
   std::vector<int64_t> outer;  // output positions: (M) for linear, (OH, OW) for convolution
   int64_t k_blocks = 0;
-  int64_t nb0 = 0, nbc = 0;    // the output blocks [nb0, nb0 + nbc) this chunk computes
-  Tensor imc;                  // (k_blocks, nbc), loaded
+  int64_t nb0 = 0, nbc = 0;  // the output blocks [nb0, nb0 + nbc) this chunk computes
+  Tensor imc;                // (k_blocks, nbc), loaded
   // Emits the IFD(num=0) block's body (its loops and the single push) into `s`.
   std::function<void(const A::StreamHandle& s)> ifd;
 };
@@ -31,7 +31,8 @@ int64_t max_chunk(int64_t k_blocks, const Epilogue& e);
 void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out);
 // LoadIMC of rows [row_block * 64, ...) of w (K, NB) int8x64 into imc(kb, nb) for kb in
 // [kb0, kb0 + kbs), nb in [0, nbc), weight block row_block0 + kb - kb0, column nb0 + nb.
-void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0, int64_t nbc);
+void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
+                int64_t nbc);
 
 // Checks an epilogue's arguments (scale, bias (N,) constant, activation) and builds it.
 Epilogue epilogue_of(const Call& c, int64_t n);

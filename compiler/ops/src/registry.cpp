@@ -42,7 +42,9 @@ bool Call::has(const std::string& name) const {
   return it != args_.end() && !std::holds_alternative<std::monostate>(it->second);
 }
 Tensor Call::tensor(const std::string& name) const { return std::get<Tensor>(get(*this, name)); }
-std::vector<Tensor> Call::tensors(const std::string& name) const { return std::get<std::vector<Tensor>>(get(*this, name)); }
+std::vector<Tensor> Call::tensors(const std::string& name) const {
+  return std::get<std::vector<Tensor>>(get(*this, name));
+}
 int64_t Call::i(const std::string& name) const { return std::get<int64_t>(get(*this, name)); }
 double Call::f(const std::string& name) const { return std::get<double>(get(*this, name)); }
 std::string Call::s(const std::string& name) const { return std::get<std::string>(get(*this, name)); }
@@ -55,10 +57,13 @@ std::vector<int64_t> Call::ints(const std::string& name) const {
 std::vector<int64_t> Call::ints(const std::string& name, std::size_t n) const {
   const ArgValue& v = get(*this, name);
   std::vector<int64_t> r;
-  if (const auto* i = std::get_if<int64_t>(&v)) r = {*i};
-  else r = std::get<std::vector<int64_t>>(v);
+  if (const auto* i = std::get_if<int64_t>(&v))
+    r = {*i};
+  else
+    r = std::get<std::vector<int64_t>>(v);
   if (r.size() == 1 && n > 1) r.assign(n, r[0]);
-  if (r.size() != n) refuse(name, "takes " + std::to_string(n) + " value" + (n == 1 ? "" : "s") + ", got " + std::to_string(r.size()));
+  if (r.size() != n)
+    refuse(name, "takes " + std::to_string(n) + " value" + (n == 1 ? "" : "s") + ", got " + std::to_string(r.size()));
   return r;
 }
 void Call::refuse(const std::string& arg, const std::string& why, const std::string& hint) const {
@@ -128,14 +133,22 @@ std::string kind_of(const ArgValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) return "nothing";
-        else if constexpr (std::is_same_v<T, Tensor>) return "a tensor";
-        else if constexpr (std::is_same_v<T, std::vector<Tensor>>) return "a tensor list";
-        else if constexpr (std::is_same_v<T, int64_t>) return "an int";
-        else if constexpr (std::is_same_v<T, double>) return "a float";
-        else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return "an int list";
-        else if constexpr (std::is_same_v<T, std::string>) return "a string";
-        else return "a bool";
+        if constexpr (std::is_same_v<T, std::monostate>)
+          return "nothing";
+        else if constexpr (std::is_same_v<T, Tensor>)
+          return "a tensor";
+        else if constexpr (std::is_same_v<T, std::vector<Tensor>>)
+          return "a tensor list";
+        else if constexpr (std::is_same_v<T, int64_t>)
+          return "an int";
+        else if constexpr (std::is_same_v<T, double>)
+          return "a float";
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+          return "an int list";
+        else if constexpr (std::is_same_v<T, std::string>)
+          return "a string";
+        else
+          return "a bool";
       },
       v);
 }
@@ -145,7 +158,8 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
                  const std::string& out_name, const SourceLoc& loc) {
   Call c(op, loc, out_name.empty() ? detail::fresh(op.name.substr(op.name.find('.') + 1)) : out_name);
   if (positional.size() > op.args.size())
-    fail(loc, op.name + " takes " + std::to_string(op.args.size()) + " arguments, got " + std::to_string(positional.size()));
+    fail(loc,
+         op.name + " takes " + std::to_string(op.args.size()) + " arguments, got " + std::to_string(positional.size()));
   for (std::size_t k = 0; k < positional.size(); ++k) c.args()[op.args[k].name] = positional[k];
   for (const auto& [name, v] : named) {
     bool known = false;
@@ -165,8 +179,7 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
       c.args()[a.name] = a.def;
       continue;
     }
-    if (!kind_ok(a.kind, it->second))
-      c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second));
+    if (!kind_ok(a.kind, it->second)) c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second));
     if (a.kind == ArgKind::Tensor && !std::get<Tensor>(it->second)) c.refuse(a.name, "is an empty tensor handle");
   }
   const detail::CallScope scope(loc);
@@ -192,8 +205,8 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
   return out;
 }
 
-Tensor invoke(const std::string& name, const std::vector<ArgValue>& positional, const std::map<std::string, ArgValue>& named,
-              const std::string& out_name, A::Loc l) {
+Tensor invoke(const std::string& name, const std::vector<ArgValue>& positional,
+              const std::map<std::string, ArgValue>& named, const std::string& out_name, A::Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   const OpDef* op = find_op(name);
   if (!op) fail(loc, "no operator '" + name + "'", "axc ops lists them");

@@ -83,7 +83,8 @@ void require_rank(const Call& c, const std::string& arg, std::size_t lo, std::si
   const std::size_t r = t.shape().size();
   if (r >= lo && r <= hi) return;
   c.refuse(arg, t.name() + " has rank " + std::to_string(r) + " (logical shape " + shape_str(logical(t)) +
-                    "); the operator takes rank " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)));
+                    "); the operator takes rank " +
+                    (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)));
 }
 
 std::string base_name(const std::string& dtype) { return dtype.substr(0, dtype.find('x')); }

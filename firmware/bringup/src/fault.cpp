@@ -9,12 +9,18 @@ struct Named {
   Fault f;
   const char* name;
 };
-const Named kNames[] = {{Fault::NONE, "none"},          {Fault::SPEC_HASH, "spec-hash"},
-                        {Fault::RESET_VALUE, "reset-value"}, {Fault::SCRATCH_BIT, "scratch-bit"},
-                        {Fault::STUCK_DDR_BIT, "stuck-ddr-bit"}, {Fault::DMA_DROP, "dma-drop"},
-                        {Fault::TOKEN_TAG, "token-tag"},         {Fault::COPY_BIT, "copy-bit"},
-                        {Fault::MVM_BIT, "mvm-bit"},             {Fault::DPU_BIT, "dpu-bit"},
-                        {Fault::DWPU_BIT, "dwpu-bit"},           {Fault::PERF_TIMER, "perf-timer"},
+const Named kNames[] = {{Fault::NONE, "none"},
+                        {Fault::SPEC_HASH, "spec-hash"},
+                        {Fault::RESET_VALUE, "reset-value"},
+                        {Fault::SCRATCH_BIT, "scratch-bit"},
+                        {Fault::STUCK_DDR_BIT, "stuck-ddr-bit"},
+                        {Fault::DMA_DROP, "dma-drop"},
+                        {Fault::TOKEN_TAG, "token-tag"},
+                        {Fault::COPY_BIT, "copy-bit"},
+                        {Fault::MVM_BIT, "mvm-bit"},
+                        {Fault::DPU_BIT, "dpu-bit"},
+                        {Fault::DWPU_BIT, "dwpu-bit"},
+                        {Fault::PERF_TIMER, "perf-timer"},
                         {Fault::NO_DWPU, "no-dwpu"}};
 }  // namespace
 
@@ -56,7 +62,8 @@ uint32_t FaultyDevice::read32(uint64_t addr) {
     case Fault::NO_DWPU:  // core 0's DWPU queue answers every task with DESC_UNITS
       if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset) && v) {
         auto t = S::Token::decode_word(v);
-        if (t.row == S::core_row(0) && t.channel == S::param::core_queue_channel_base + static_cast<uint32_t>(S::Queue::DWPU)) {
+        if (t.row == S::core_row(0) &&
+            t.channel == S::param::core_queue_channel_base + static_cast<uint32_t>(S::Queue::DWPU)) {
           t.error = 1;
           t.code = S::ErrorCode::DESC_UNITS;
           v = t.encode_word();

@@ -17,7 +17,7 @@ namespace {
 
 using S::Dtype;
 constexpr uint32_t kImageRows = 1024;  // the kernels use L1 rows below 1024 (64 KiB: fits every build)
-constexpr uint32_t kInRow = 128;      // first input row of every kernel
+constexpr uint32_t kInRow = 128;       // first input row of every kernel
 constexpr uint32_t kLoadimcWord = 0x10, kDatapathWord = 0x100;  // CMD_MEM word addresses
 
 struct Datapath {
@@ -53,8 +53,10 @@ struct Datapath {
     if (header.has_main) {
       ref::VectorSource src(s0.elems);
       ref::VectorSink out;
-      if (mvm) ref::run_mvm(*mvm, *imc, src.fn(), out.fn());
-      else ref::run_dwpu(*dwpu, l1, src.fn(), out.fn());
+      if (mvm)
+        ref::run_mvm(*mvm, *imc, src.fn(), out.fn());
+      else
+        ref::run_dwpu(*dwpu, l1, src.fn(), out.fn());
       main = out.elems;
     }
     if (header.has_dpu) {
@@ -85,7 +87,8 @@ struct Image {
   std::vector<uint8_t> l1 = std::vector<uint8_t>(size_t{kImageRows} * 64, 0);
   Image(uint32_t seed, uint32_t in_rows, uint32_t out_row, uint32_t out_rows) {
     uint32_t x = seed * 2654435761u + 3;
-    for (uint32_t i = 0; i < in_rows * 64; ++i) l1[kInRow * 64 + i] = static_cast<uint8_t>((x ^= x << 13, x ^= x >> 17, x ^= x << 5));
+    for (uint32_t i = 0; i < in_rows * 64; ++i)
+      l1[kInRow * 64 + i] = static_cast<uint8_t>((x ^= x << 13, x ^= x >> 17, x ^= x << 5));
     for (uint32_t i = 0; i < out_rows * 64; ++i) l1[size_t{out_row} * 64 + i] = 0xA5;
   }
 };
@@ -119,13 +122,13 @@ S::Token wait_queue(Device& d, S::Queue q, const std::string& unit, const std::s
 }
 
 struct Run {
-  const char* name;     // step name
-  unsigned index;       // kernel_out slot
-  const char* unit;     // what the device must have
+  const char* name;  // step name
+  unsigned index;    // kernel_out slot
+  const char* unit;  // what the device must have
   S::Queue queue;
   uint32_t in_rows, out_row, out_rows;
   Dtype out_dtype;
-  const char* check;    // what to look at when the output differs
+  const char* check;  // what to look at when the output differs
 };
 
 // Loads the image, runs the optional LoadIMC and the datapath, reads the output back and compares.
@@ -198,8 +201,9 @@ std::string kernel_copy(Device& d, const Options& opt) {
   dp.ifd0 = linear_walk(kInRow, 16, Dtype::INT8, Dtype::INT8);
   dp.odr = linear_walk(256, 16, Dtype::INT32, Dtype::INT8);
   return "IFD0 -> ODR with an int8 -> int32 cast: " +
-         run_kernel(d, opt, {"copy", 0, "IFD0 -> ODR path", S::Queue::MVMEXE, 16, 256, 64, Dtype::INT32,
-                             "core 0's IFD0 and ODR (walk counters, the ODR cast), tests/rtl_core walk test"},
+         run_kernel(d, opt,
+                    {"copy", 0, "IFD0 -> ODR path", S::Queue::MVMEXE, 16, 256, 64, Dtype::INT32,
+                     "core 0's IFD0 and ODR (walk counters, the ODR cast), tests/rtl_core walk test"},
                     dp, std::nullopt);
 }
 
@@ -243,8 +247,9 @@ std::string kernel_mvm(Device& d, const Options& opt) {
   y.d1_size = m, y.d1_stride = 4 * nb;
   const uint32_t in_rows = w_row + kb * nb * 64 - kInRow;
   return "LoadIMC (4 tiles) + MVM, M=4 K=128 N=128, " + std::to_string(m * kb * nb) + " tile-ops: " +
-         run_kernel(d, opt, {"mvm", 1, "MVM", S::Queue::MVMEXE, in_rows, y_row, m * nb * 4, Dtype::INT32,
-                             "core 0's LoadIMC, IMC and MVM (tile index, k-block accumulation), tests/rtl_core mvm test"},
+         run_kernel(d, opt,
+                    {"mvm", 1, "MVM", S::Queue::MVMEXE, in_rows, y_row, m * nb * 4, Dtype::INT32,
+                     "core 0's LoadIMC, IMC and MVM (tile index, k-block accumulation), tests/rtl_core mvm test"},
                     dp, l);
 }
 
@@ -262,10 +267,10 @@ std::string kernel_dpu(Device& d, const Options& opt) {
   dp.program = {op(S::DpuOp::POP, 0), op(S::DpuOp::MUL, 1, 0, 0), op(S::DpuOp::ADD, 2, 1, 0), op(S::DpuOp::PUSH, 0, 2)};
   dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = linear_walk(640, 16, Dtype::FLOAT16, Dtype::FLOAT16);
-  return "DPU x*x+x int8 -> float16: " +
-         run_kernel(d, opt, {"dpu", 2, "DPU", S::Queue::MVMEXE, 16, 640, 32, Dtype::FLOAT16,
-                             "core 0's DPU (sequencer, float18 ALU, the float16 cast)"},
-                    dp, std::nullopt);
+  return "DPU x*x+x int8 -> float16: " + run_kernel(d, opt,
+                                                    {"dpu", 2, "DPU", S::Queue::MVMEXE, 16, 640, 32, Dtype::FLOAT16,
+                                                     "core 0's DPU (sequencer, float18 ALU, the float16 cast)"},
+                                                    dp, std::nullopt);
 }
 
 // IFD0 -> DWPU -> ODR: 2x2 max pooling, stride 2, over a 6x6 image of int8x64 pixels.
@@ -287,10 +292,10 @@ std::string kernel_dwpu(Device& d, const Options& opt) {
   dp.dwpu->ndims = 1;
   dp.dwpu->o0_size = 9;
   dp.odr = linear_walk(768, 9, Dtype::INT32, Dtype::INT32);
-  return "DWPU 2x2/2 max pool over 6x6: " +
-         run_kernel(d, opt, {"dwpu", 3, "DWPU", S::Queue::DWPU, 36, 768, 36, Dtype::INT32,
-                             "core 0's DWPU (window taps, the MAX reduction)"},
-                    dp, std::nullopt);
+  return "DWPU 2x2/2 max pool over 6x6: " + run_kernel(d, opt,
+                                                       {"dwpu", 3, "DWPU", S::Queue::DWPU, 36, 768, 36, Dtype::INT32,
+                                                        "core 0's DWPU (window taps, the MAX reduction)"},
+                                                       dp, std::nullopt);
 }
 
 }  // namespace axcore::bringup::detail

@@ -10,8 +10,9 @@
 
 int main(int argc, char** argv) {
   using namespace axcore;
-  CLI::App app{"axbringup: ordered bring-up steps (identity, registers, memories, DMA, tokens, datapath kernels, "
-               "performance)"};
+  CLI::App app{
+      "axbringup: ordered bring-up steps (identity, registers, memories, DMA, tokens, datapath kernels, "
+      "performance)"};
   std::string target = "regfile", board, log_path, fault = "none";
   unsigned cores = 1;
   bringup::Options opt;
@@ -21,8 +22,10 @@ int main(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "seed of the random memory patterns")->capture_default_str();
   app.add_option("--mem-words", opt.mem_words, "words per memory-test window")->capture_default_str();
   app.add_option("--log", log_path, "also write the log here");
-  app.add_option("--inject", fault, "break one thing on purpose (tests): spec-hash, reset-value, scratch-bit, "
-                                    "stuck-ddr-bit, dma-drop, token-tag, copy-bit, mvm-bit, dpu-bit, dwpu-bit, perf-timer; no-dwpu (the device lacks the DWPU)");
+  app.add_option("--inject", fault,
+                 "break one thing on purpose (tests): spec-hash, reset-value, scratch-bit, "
+                 "stuck-ddr-bit, dma-drop, token-tag, copy-bit, mvm-bit, dpu-bit, dwpu-bit, perf-timer; no-dwpu (the "
+                 "device lacks the DWPU)");
   CLI11_PARSE(app, argc, argv);
   try {
     const auto f = bringup::parse_fault(fault);
@@ -40,8 +43,8 @@ int main(int argc, char** argv) {
     for (const auto& r : res)
       if (r.status == bringup::Status::SKIP) skipped += (skipped.empty() ? "" : ", ") + r.name;
     const bool ok = !res.empty() && !res.back().failed() && res.size() == bringup::step_names().size();
-    std::cout << (ok ? "bring-up PASSED (" : "bring-up FAILED at step '" + res.back().name + "' (") << res.size() << " of "
-              << bringup::step_names().size() << " steps run"
+    std::cout << (ok ? "bring-up PASSED (" : "bring-up FAILED at step '" + res.back().name + "' (") << res.size()
+              << " of " << bringup::step_names().size() << " steps run"
               << (skipped.empty() ? std::string() : "; skipped, the device lacks the unit: " + skipped) << ")\n";
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

@@ -79,7 +79,8 @@ std::vector<uint32_t> ddr_get(Device& d, uint64_t off, size_t n) {
   const auto b = ddr_get_bytes(d, off, 4 * n);
   std::vector<uint32_t> w(n);
   for (size_t i = 0; i < n; ++i)
-    w[i] = uint32_t{b[4 * i]} | uint32_t{b[4 * i + 1]} << 8 | uint32_t{b[4 * i + 2]} << 16 | uint32_t{b[4 * i + 3]} << 24;
+    w[i] =
+        uint32_t{b[4 * i]} | uint32_t{b[4 * i + 1]} << 8 | uint32_t{b[4 * i + 2]} << 16 | uint32_t{b[4 * i + 3]} << 24;
   return w;
 }
 
@@ -106,7 +107,8 @@ void compare(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want
 
 Ddr ddr_regions(const Device& d) {
   const uint64_t q = (d.ddr_size() - (2u << 20)) / 4;
-  if (q < 0x40000) throw StepFail("DDR of " + std::to_string(d.ddr_size()) + " bytes is too small", "the u-dma-buf size");
+  if (q < 0x40000)
+    throw StepFail("DDR of " + std::to_string(d.ddr_size()) + " bytes is too small", "the u-dma-buf size");
   return {q, 2 * q, 3 * q};
 }
 

@@ -38,7 +38,8 @@ S::DmaBd linear(const Device& d, const Loc& l, uint32_t words);
 void write_bd(Device& d, uint32_t row, uint32_t bd, const S::DmaBd& v);
 uint32_t push_word(uint32_t start, uint32_t tag);
 // Waits for the token of (row, dir, ch); StepFail on a timeout or an error token.
-uint32_t wait(Device& d, uint32_t row, uint32_t dir, uint32_t ch, const std::string& what, uint64_t timeout = 2'000'000);
+uint32_t wait(Device& d, uint32_t row, uint32_t dir, uint32_t ch, const std::string& what,
+              uint64_t timeout = 2'000'000);
 // MM2S (src) -> S2MM (dst) on channel `ch` of the DMA engine in `row`, BDs 2ch / 2ch+1.
 void transfer(Device& d, uint32_t row, uint32_t ch, const S::DmaBd& src, const S::DmaBd& dst, const std::string& what);
 

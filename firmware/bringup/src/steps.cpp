@@ -20,27 +20,30 @@ std::string identity(Device& d, const Options&) {
                         d.read32(reg(row, S::shim::SPEC_HASH_LO.offset));
   const auto cfg = S::shim::Config::decode_word(d.read32(reg(row, S::shim::CONFIG.offset)));
   auto config = [](uint32_t cores, uint32_t mvm, uint32_t imc) {
-    return std::to_string(cores) + " core(s), MVM " + std::to_string(mvm) + " rows/cycle, IMC " + std::to_string(imc) + " tiles";
+    return std::to_string(cores) + " core(s), MVM " + std::to_string(mvm) + " rows/cycle, IMC " + std::to_string(imc) +
+           " tiles";
   };
   if (hash != S::kSpecHash || ver.major != S::kSpecVersion)
-    throw StepFail("the device's spec hash is " + hex(hash, 16) + " (version " + std::to_string(ver.major) + "; CONFIG " +
-                       config(cfg.cores, cfg.mvm_rows_per_cycle, cfg.imc_tiles) + "), this software's is " +
-                       hex(S::kSpecHash, 16) + " (version " + std::to_string(S::kSpecVersion) + "; " +
+    throw StepFail("the device's spec hash is " + hex(hash, 16) + " (version " + std::to_string(ver.major) +
+                       "; CONFIG " + config(cfg.cores, cfg.mvm_rows_per_cycle, cfg.imc_tiles) +
+                       "), this software's is " + hex(S::kSpecHash, 16) + " (version " +
+                       std::to_string(S::kSpecVersion) + "; " +
                        config(S::param::cores, S::param::mvm_rows_per_cycle, S::param::imc_tiles) + ")",
                    "that the bitstream and the software were built from the same spec/axcore.yaml and the same "
                    "parameter overlay (an FPGA build's firmware/fpga/*.yaml: use the software of that build tree)");
   if (cfg.cores != d.cores())
-    throw StepFail("CONFIG says " + std::to_string(cfg.cores) + " cores, the backend was opened with " +
-                       std::to_string(d.cores()),
-                   "--cores, and the FPGA configuration the bitstream was built with");
+    throw StepFail(
+        "CONFIG says " + std::to_string(cfg.cores) + " cores, the backend was opened with " + std::to_string(d.cores()),
+        "--cores, and the FPGA configuration the bitstream was built with");
   return "ID 'AXC1', spec " + hex(hash, 16) + " v" + std::to_string(ver.major) + ", " +
-         config(cfg.cores, cfg.mvm_rows_per_cycle, cfg.imc_tiles) + ", L1 " + std::to_string(S::param::l1_bytes / 1024) +
-         " KiB, L2 " + std::to_string(S::param::l2_bytes / 1024) + " KiB (this software's spec)";
+         config(cfg.cores, cfg.mvm_rows_per_cycle, cfg.imc_tiles) + ", L1 " +
+         std::to_string(S::param::l1_bytes / 1024) + " KiB, L2 " + std::to_string(S::param::l2_bytes / 1024) +
+         " KiB (this software's spec)";
 }
 
 // Bits of RW registers that act when written (self-clearing resets): not read back.
 uint32_t action_bits(std::string_view name) {
-  if (name == "CTRL" || name == "CORE_CTRL") return 0x1;  // soft_reset
+  if (name == "CTRL" || name == "CORE_CTRL") return 0x1;                                   // soft_reset
   if (name == "DMA_S2MM_CTRL" || name == "DMA_MM2S_CTRL" || name == "Q_CTRL") return 0x2;  // reset
   return 0;
 }
@@ -56,7 +59,8 @@ void walk_tile(Device& d, uint32_t row, std::string_view tile, const std::array<
     for (uint32_t i = 0; i < r.count; ++i)
       for (uint32_t w = 0; w < r.words; ++w) {
         const uint64_t a = reg(row, r.at(i) + 4 * w);
-        const std::string name = std::string(tile) + "." + std::string(r.name) + (r.count > 1 ? "[" + std::to_string(i) + "]" : "") +
+        const std::string name = std::string(tile) + "." + std::string(r.name) +
+                                 (r.count > 1 ? "[" + std::to_string(i) + "]" : "") +
                                  (r.words > 1 ? " word " + std::to_string(w) : "");
         const uint32_t v = d.read32(a) & r.field_mask, want = (w == 0 ? r.reset : 0) & r.field_mask;
         if (v != want)
@@ -69,8 +73,9 @@ void walk_tile(Device& d, uint32_t row, std::string_view tile, const std::array<
           d.write32(a, p & m);
           const uint32_t got = d.read32(a) & m;
           if (got != (p & m))
-            throw StepFail(name + " (" + hex(a) + ") wrote " + hex(p & m) + ", read back " + hex(got),
-                           "the register bus (AXI-lite byte enables, address decode of row " + std::to_string(row) + ")");
+            throw StepFail(
+                name + " (" + hex(a) + ") wrote " + hex(p & m) + ", read back " + hex(got),
+                "the register bus (AXI-lite byte enables, address decode of row " + std::to_string(row) + ")");
         }
         d.write32(a, r.reset);
         ++written;
@@ -82,7 +87,8 @@ std::string register_walk(Device& d, const Options&) {
   uint32_t checked = 0, written = 0;
   walk_tile(d, S::param::shim_row, "shim", S::shim::kRegisters, checked, written);
   walk_tile(d, S::param::mem_row, "mem", S::mem::kRegisters, checked, written);
-  for (uint32_t c = 0; c < d.cores(); ++c) walk_tile(d, S::core_row(c), "core" + std::to_string(c), S::core::kRegisters, checked, written);
+  for (uint32_t c = 0; c < d.cores(); ++c)
+    walk_tile(d, S::core_row(c), "core" + std::to_string(c), S::core::kRegisters, checked, written);
   return std::to_string(checked) + " register words at their reset values, " + std::to_string(written) +
          " RW words written and read back";
 }
@@ -108,9 +114,12 @@ std::vector<uint32_t> pattern(int kind, uint32_t n, uint64_t base, uint32_t seed
   std::vector<uint32_t> w(n);
   uint32_t x = seed * 2654435761u + 7;
   for (uint32_t i = 0; i < n; ++i) {
-    if (kind == 0) w[i] = 1u << (i % 32);
-    else if (kind == 1) w[i] = static_cast<uint32_t>(base + 4 * i);
-    else w[i] = (x ^= x << 13, x ^= x >> 17, x ^= x << 5);
+    if (kind == 0)
+      w[i] = 1u << (i % 32);
+    else if (kind == 1)
+      w[i] = static_cast<uint32_t>(base + 4 * i);
+    else
+      w[i] = (x ^= x << 13, x ^= x >> 17, x ^= x << 5);
   }
   return w;
 }
@@ -125,7 +134,8 @@ std::string memory_test(Device& d, const Options& opt) {
     uint64_t size;
   };
   std::vector<Mem> mems{{"L2", S::MemSel::L2, S::param::l2_bytes}};
-  for (uint32_t c = 0; c < d.cores(); ++c) mems.push_back({"L1[" + std::to_string(c) + "]", S::MemSel::L1, S::param::l1_bytes});
+  for (uint32_t c = 0; c < d.cores(); ++c)
+    mems.push_back({"L1[" + std::to_string(c) + "]", S::MemSel::L1, S::param::l1_bytes});
   uint32_t runs = 0;
   const uint32_t row = S::param::shim_row;
   for (size_t m = 0; m < mems.size(); ++m) {
@@ -138,9 +148,11 @@ std::string memory_test(Device& d, const Options& opt) {
         const std::string what = std::string(kPatterns[k]) + " through " + mems[m].name + " at " + hex(at);
         const Loc mem{mems[m].sel, at, core};
         transfer(d, row, 0, linear(d, {S::MemSel::DDR, r.a}, n), linear(d, mem, n), what + ", DDR -> " + mems[m].name);
-        transfer(d, row, 1, linear(d, mem, n), linear(d, {S::MemSel::DDR, r.b}, n), what + ", " + mems[m].name + " -> DDR");
-        compare(ddr_get(d, r.b, n), want, what,
-                "the " + mems[m].name + " SRAM and the DDR data path (bits named above); run again with another --seed");
+        transfer(d, row, 1, linear(d, mem, n), linear(d, {S::MemSel::DDR, r.b}, n),
+                 what + ", " + mems[m].name + " -> DDR");
+        compare(
+            ddr_get(d, r.b, n), want, what,
+            "the " + mems[m].name + " SRAM and the DDR data path (bits named above); run again with another --seed");
         ++runs;
       }
   }
@@ -155,7 +167,8 @@ std::string dma_loopback(Device& d, const Options& opt) {
   const uint32_t src = 0x1000, dst = 0x8000, n_in = rows * cols + tail, n_out = rows * (cols + 2) + tail;
   const auto in = pattern(2, n_in, 0, opt.seed + 100);
   ddr_put(d, r.a, in);
-  transfer(d, S::param::shim_row, 0, linear(d, {S::MemSel::DDR, r.a}, n_in), linear(d, {S::MemSel::L2, src}, n_in), "stage source in L2");
+  transfer(d, S::param::shim_row, 0, linear(d, {S::MemSel::DDR, r.a}, n_in), linear(d, {S::MemSel::L2, src}, n_in),
+           "stage source in L2");
   // MemDMA MM2S: a padded 2-D walk (8 rows of 8 words, one pad word each side), chained to a
   // linear BD; S2MM writes it all to L2.
   S::DmaBd walk = linear(d, {S::MemSel::L2, src}, rows * cols);
@@ -174,7 +187,8 @@ std::string dma_loopback(Device& d, const Options& opt) {
   d.write32(reg(row, S::mem::DMA_MM2S_QUEUE.at(0)), push_word(0, 4));
   wait(d, row, 0, 0, "MemDMA padded chain (S2MM)");
   wait(d, row, 1, 0, "MemDMA padded chain (MM2S)");
-  transfer(d, S::param::shim_row, 1, linear(d, {S::MemSel::L2, dst}, n_out), linear(d, {S::MemSel::DDR, r.b}, n_out), "read back");
+  transfer(d, S::param::shim_row, 1, linear(d, {S::MemSel::L2, dst}, n_out), linear(d, {S::MemSel::DDR, r.b}, n_out),
+           "read back");
   std::vector<uint32_t> want;
   for (uint32_t i = 0; i < rows; ++i) {
     want.push_back(pad);
@@ -184,7 +198,8 @@ std::string dma_loopback(Device& d, const Options& opt) {
   for (uint32_t j = 0; j < tail; ++j) want.push_back(in[rows * cols + j]);
   compare(ddr_get(d, r.b, n_out), want, "MemDMA padded walk + chain",
           "MemDMA padding (pad counts, pad_value) and BD chaining (use_next/next_bd)");
-  return "MemDMA L2 -> L2: 8x8 walk with 1/1 padding chained to a 16-word BD, " + std::to_string(n_out) + " words checked";
+  return "MemDMA L2 -> L2: 8x8 walk with 1/1 padding chained to a 16-word BD, " + std::to_string(n_out) +
+         " words checked";
 }
 
 std::string tokens(Device& d, const Options&) {
@@ -224,14 +239,17 @@ std::string performance(Device& d, const Options&) {
   const double spec_bpc = S::param::axi_data_bytes * S::param::dma_words_per_cycle;
   // No engine moves data faster than the spec's peak: fewer cycles means the counter is wrong.
   if (static_cast<double>(cycles) * spec_bpc < 4.0 * n)
-    throw StepFail("the device's cycle counter advanced " + std::to_string(cycles) + " cycles over a 16 KiB SysDMA transfer, "
-                       "less than the " + std::to_string(static_cast<uint64_t>(4.0 * n / spec_bpc)) + " the spec's peak allows",
+    throw StepFail("the device's cycle counter advanced " + std::to_string(cycles) +
+                       " cycles over a 16 KiB SysDMA transfer, "
+                       "less than the " +
+                       std::to_string(static_cast<uint64_t>(4.0 * n / spec_bpc)) + " the spec's peak allows",
                    "shim CYCLE_LO/CYCLE_HI (the free-running counter, the CYCLE_HI latch on a CYCLE_LO read)");
   const double bpc = 4.0 * n / static_cast<double>(cycles);
   std::ostringstream o;
   o << std::fixed << std::setprecision(2) << "SysDMA DDR -> L2 16 KiB in " << cycles << " device cycles: " << bpc
     << " B/cycle (" << bpc * S::param::clock_mhz / 1000.0 << " GB/s at " << S::param::clock_mhz << " MHz), spec "
-    << spec_bpc << " B/cycle: " << std::setprecision(0) << 100.0 * bpc / spec_bpc << "% of peak (includes host token polling)";
+    << spec_bpc << " B/cycle: " << std::setprecision(0) << 100.0 * bpc / spec_bpc
+    << "% of peak (includes host token polling)";
   return o.str();
 }
 
@@ -239,10 +257,17 @@ struct Step {
   const char* name;
   std::string (*fn)(Device&, const Options&);
 };
-const Step kSteps[] = {{"identity", identity},       {"register-walk", register_walk}, {"scratch", scratch},
-                       {"memories", memory_test},    {"dma-loopback", dma_loopback},   {"tokens", tokens},
-                       {"copy", kernel_copy},        {"mvm", kernel_mvm},              {"dpu", kernel_dpu},
-                       {"dwpu", kernel_dwpu},        {"performance", performance}};
+const Step kSteps[] = {{"identity", identity},
+                       {"register-walk", register_walk},
+                       {"scratch", scratch},
+                       {"memories", memory_test},
+                       {"dma-loopback", dma_loopback},
+                       {"tokens", tokens},
+                       {"copy", kernel_copy},
+                       {"mvm", kernel_mvm},
+                       {"dpu", kernel_dpu},
+                       {"dwpu", kernel_dwpu},
+                       {"performance", performance}};
 
 }  // namespace
 

@@ -19,25 +19,38 @@
 
 int main(void);
 
-static volatile uint32_t *reg_ptr(uint64_t addr) { return (volatile uint32_t *)(uintptr_t)(AXFW_REG_BASE + (uint32_t)addr); }
-static volatile uint32_t *ddr_ptr(uint64_t addr) {
-  return (volatile uint32_t *)(uintptr_t)(AXFW_DDR_WINDOW + (uint32_t)(addr - AXFW_DDR_BUS));
+static volatile uint32_t* reg_ptr(uint64_t addr) {
+  return (volatile uint32_t*)(uintptr_t)(AXFW_REG_BASE + (uint32_t)addr);
 }
-static uint32_t reg_read(void *ctx, uint64_t addr) { (void)ctx; return *reg_ptr(addr); }
-static void reg_write(void *ctx, uint64_t addr, uint32_t v) { (void)ctx; *reg_ptr(addr) = v; }
-static uint32_t ddr_read(void *ctx, uint64_t addr) { (void)ctx; return *ddr_ptr(addr); }
-static void ddr_write(void *ctx, uint64_t addr, uint32_t v) { (void)ctx; *ddr_ptr(addr) = v; }
-static uint64_t cycle(void *ctx) {
+static volatile uint32_t* ddr_ptr(uint64_t addr) {
+  return (volatile uint32_t*)(uintptr_t)(AXFW_DDR_WINDOW + (uint32_t)(addr - AXFW_DDR_BUS));
+}
+static uint32_t reg_read(void* ctx, uint64_t addr) {
+  (void)ctx;
+  return *reg_ptr(addr);
+}
+static void reg_write(void* ctx, uint64_t addr, uint32_t v) {
+  (void)ctx;
+  *reg_ptr(addr) = v;
+}
+static uint32_t ddr_read(void* ctx, uint64_t addr) {
+  (void)ctx;
+  return *ddr_ptr(addr);
+}
+static void ddr_write(void* ctx, uint64_t addr, uint32_t v) {
+  (void)ctx;
+  *ddr_ptr(addr) = v;
+}
+static uint64_t cycle(void* ctx) {
   (void)ctx;
   const uint32_t lo = *reg_ptr(AXC_SHIM_CYCLE_LO_OFFSET); /* latches CYCLE_HI */
   return (uint64_t)*reg_ptr(AXC_SHIM_CYCLE_HI_OFFSET) << 32 | lo;
 }
-static void wait(void *ctx, uint32_t cycles) {
+static void wait(void* ctx, uint32_t cycles) {
   const uint64_t end = cycle(ctx) + cycles;
-  while (cycle(ctx) < end) {
-  }
+  while (cycle(ctx) < end) {}
 }
-static void barrier(void *ctx) {
+static void barrier(void* ctx) {
   (void)ctx;
   __asm__ volatile("fence" ::: "memory");
 }

@@ -70,9 +70,11 @@ uint32_t MailboxClient::submit(std::span<const uint32_t> txn, std::span<const Bi
                                uint32_t poll_timeout) {
   if (!sub_entries_) throw MailboxError("submit before attach()");
   const uint32_t head = rd(4 * AXFW_MB_SUB_HEAD_W), tail = rd(4 * AXFW_MB_SUB_TAIL_W);
-  if (head - tail >= sub_entries_) throw MailboxError("submission ring full (" + std::to_string(sub_entries_) + " entries)");
+  if (head - tail >= sub_entries_)
+    throw MailboxError("submission ring full (" + std::to_string(sub_entries_) + " entries)");
   const uint64_t need = 4 * (txn.size() + AXFW_BINDING_WORDS * bindings.size()) + 64;
-  if (need > scratch_bytes_) throw MailboxError("stream and bindings (" + std::to_string(need) + " bytes) exceed the scratch region");
+  if (need > scratch_bytes_)
+    throw MailboxError("stream and bindings (" + std::to_string(need) + " bytes) exceed the scratch region");
   if (cursor_ + need > scratch_bytes_) cursor_ = 0;  // completed submissions no longer need their copies
   const uint64_t txn_off = scratch_ + cursor_;
   std::vector<uint8_t> bytes(4 * txn.size());
@@ -151,12 +153,14 @@ FirmwareInTheLoop::FirmwareInTheLoop(runtime::Device& dev, uint64_t mailbox_offs
 
 FirmwareInTheLoop::~FirmwareInTheLoop() = default;
 
-Completion FirmwareInTheLoop::run(std::span<const uint32_t> txn, std::span<const Binding> bindings, uint32_t token_timeout) {
+Completion FirmwareInTheLoop::run(std::span<const uint32_t> txn, std::span<const Binding> bindings,
+                                  uint32_t token_timeout) {
   const uint32_t id = client_.submit(txn, bindings, token_timeout);
   for (int i = 0; i < 4; ++i) {
     axfw_step(fw_.get());
     if (auto c = client_.poll()) {
-      if (c->id != id) throw MailboxError("completion for submission " + std::to_string(c->id) + ", expected " + std::to_string(id));
+      if (c->id != id)
+        throw MailboxError("completion for submission " + std::to_string(c->id) + ", expected " + std::to_string(id));
       return *c;
     }
   }

@@ -4,8 +4,8 @@
 
 namespace axcore::fw {
 
-FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::Bundle& b,
-                                          const runtime::Arrays& inputs, uint64_t idle_timeout_cycles) {
+FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
+                                          uint64_t idle_timeout_cycles) {
   using namespace runtime;
   check_inputs(b, inputs);
   const auto bits = param_bits(b, {});
@@ -21,9 +21,12 @@ FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::B
   }
   for (const auto& buf : b.buffers) {
     std::vector<uint8_t> img;
-    if (buf.role == BufferRole::INPUT) img = to_device_image(buf, inputs.find(buf.name)->second);
-    else if (buf.role == BufferRole::CONSTANT) img = to_device_image(buf, constant_array(b, buf));
-    else continue;
+    if (buf.role == BufferRole::INPUT)
+      img = to_device_image(buf, inputs.find(buf.name)->second);
+    else if (buf.role == BufferRole::CONSTANT)
+      img = to_device_image(buf, constant_array(b, buf));
+    else
+      continue;
     dev.ddr_write(at.at(buf.name), img);
   }
   for (const auto& c : b.commands)

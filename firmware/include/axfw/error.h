@@ -36,7 +36,7 @@ typedef struct axfw_error {
 } axfw_error;
 
 /* "token_timeout" etc.; never 0. */
-const char *axfw_status_name(uint32_t code);
+const char* axfw_status_name(uint32_t code);
 
 #ifdef __cplusplus
 }

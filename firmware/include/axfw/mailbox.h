@@ -54,10 +54,10 @@
 /* status page words */
 #define AXFW_STATUS_WORDS 32u
 #define AXFW_ST_MAGIC 0u
-#define AXFW_ST_FW_VERSION 1u /* major << 16 | minor */
+#define AXFW_ST_FW_VERSION 1u   /* major << 16 | minor */
 #define AXFW_ST_SPEC_HASH_LO 2u /* the spec the firmware was built against */
 #define AXFW_ST_SPEC_HASH_HI 3u
-#define AXFW_ST_DEV_HASH_LO 4u  /* what the device reports */
+#define AXFW_ST_DEV_HASH_LO 4u /* what the device reports */
 #define AXFW_ST_DEV_HASH_HI 5u
 #define AXFW_ST_DEV_ID 6u
 #define AXFW_ST_STATE 7u /* enum axfw_state */

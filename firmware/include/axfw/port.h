@@ -12,14 +12,14 @@ extern "C" {
 #endif
 
 typedef struct axfw_port {
-  void *ctx;
-  uint32_t (*reg_read)(void *ctx, uint64_t addr);
-  void (*reg_write)(void *ctx, uint64_t addr, uint32_t value);
-  uint32_t (*ddr_read)(void *ctx, uint64_t addr);
-  void (*ddr_write)(void *ctx, uint64_t addr, uint32_t value);
-  uint64_t (*cycle)(void *ctx);               /* device cycles since reset */
-  void (*wait)(void *ctx, uint32_t cycles);   /* let the device run that long */
-  void (*barrier)(void *ctx);                 /* order DDR accesses against the host (may be 0) */
+  void* ctx;
+  uint32_t (*reg_read)(void* ctx, uint64_t addr);
+  void (*reg_write)(void* ctx, uint64_t addr, uint32_t value);
+  uint32_t (*ddr_read)(void* ctx, uint64_t addr);
+  void (*ddr_write)(void* ctx, uint64_t addr, uint32_t value);
+  uint64_t (*cycle)(void* ctx);             /* device cycles since reset */
+  void (*wait)(void* ctx, uint32_t cycles); /* let the device run that long */
+  void (*barrier)(void* ctx);               /* order DDR accesses against the host (may be 0) */
 } axfw_port;
 
 #ifdef __cplusplus

@@ -21,12 +21,12 @@ extern "C" {
 #define AXFW_DEFAULT_POLL_TIMEOUT 10000000u
 
 typedef struct axfw_play_args {
-  uint64_t txn_addr;  /* DDR address of the stream (header first) */
-  uint32_t txn_bytes; /* its length */
-  uint64_t bind_addr; /* DDR address of the binding table */
-  uint32_t nbind;     /* entries in it; argument i of DDR_PATCH is entry i */
+  uint64_t txn_addr;                                  /* DDR address of the stream (header first) */
+  uint32_t txn_bytes;                                 /* its length */
+  uint64_t bind_addr;                                 /* DDR address of the binding table */
+  uint32_t nbind;                                     /* entries in it; argument i of DDR_PATCH is entry i */
   uint64_t token_timeout_cycles, poll_timeout_cycles; /* 0 = the defaults above */
-  uint32_t cores;     /* the device's cores (CONFIG.cores): TXN header rows = 2 + cores */
+  uint32_t cores; /* the device's cores (CONFIG.cores): TXN header rows = 2 + cores */
 } axfw_play_args;
 
 typedef struct axfw_play_stats {
@@ -34,7 +34,7 @@ typedef struct axfw_play_stats {
 } axfw_play_stats;
 
 /* Returns AXFW_OK or an error code; *err says where (err->word = the op's stream word). */
-uint32_t axfw_play(axfw_hal *h, const axfw_play_args *a, axfw_play_stats *st, axfw_error *err);
+uint32_t axfw_play(axfw_hal* h, const axfw_play_args* a, axfw_play_stats* st, axfw_error* err);
 
 #ifdef __cplusplus
 }

@@ -19,12 +19,9 @@ namespace spec = axcore::spec;
 namespace P = spec::param;
 using Clock = std::chrono::steady_clock;
 
-uint32_t reg(uint32_t row, uint32_t off) {
-  return spec::tile_addr(0, row, off);
-}
+uint32_t reg(uint32_t row, uint32_t off) { return spec::tile_addr(0, row, off); }
 
-void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a,
-              uint32_t words) {
+void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a, uint32_t words) {
   spec::DmaBd b;
   b.mem = mem;
   b.valid = 1;
@@ -44,8 +41,8 @@ void push(RtlDevice& d, uint32_t row, bool mm2s, uint32_t ch, uint32_t bd) {
 }
 
 // Copies `words` from `from` to L2 through (row, ch); returns (cycles, wall seconds).
-std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::MemSel from,
-                                 uint64_t src, spec::MemSel to, uint64_t dst, uint32_t words) {
+std::pair<uint64_t, double> copy(RtlDevice& d, uint32_t row, uint32_t ch, spec::MemSel from, uint64_t src,
+                                 spec::MemSel to, uint64_t dst, uint32_t words) {
   write_bd(d, row, 2 * ch, from, src, words);
   write_bd(d, row, 2 * ch + 1, to, dst, words);
   const uint64_t c0 = d.cycle();
@@ -73,16 +70,14 @@ MvmRun mvm_busy(RtlDevice& d, uint32_t repeat) {
   d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * dp_word), dp);
   spec::QueuePush q{};
   q.start = li_word;
-  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::LOADIMC))),
-            q.encode_word());
+  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::LOADIMC))), q.encode_word());
   d.run_until_idle(10'000'000);
   q.start = dp_word;
   q.repeat = repeat;
   const uint64_t c0 = d.cycle();
   const auto t0 = Clock::now();
   const std::clock_t p0 = std::clock();
-  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::MVMEXE))),
-            q.encode_word());
+  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::MVMEXE))), q.encode_word());
   d.run_until_idle(100'000'000);
   return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count(),
           static_cast<double>(std::clock() - p0) / CLOCKS_PER_SEC};
@@ -92,8 +87,8 @@ void idle_and_dma(RtlDevice& dev) {
   auto t0 = Clock::now();
   dev.advance(idle);
   double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("idle:              %10.0f cycles/s (%lu cycles in %.3f s)\n", idle / s,
-              static_cast<unsigned long>(idle), s);
+  std::printf("idle:              %10.0f cycles/s (%lu cycles in %.3f s)\n", idle / s, static_cast<unsigned long>(idle),
+              s);
 
   const uint32_t n = 1u << 18;  // 1 MiB
   auto [cyc, wall] = copy(dev, P::mem_row, 0, spec::MemSel::L2, 0, spec::MemSel::L2, 0x200100, n);
@@ -117,20 +112,18 @@ void idle_and_dma(RtlDevice& dev) {
     dev.run_until_idle(100'000'000);
     const uint64_t c = dev.cycle() - c0;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n",
-                c / s, n + n / 2, static_cast<unsigned long>(c), double(n + n / 2) / c);
+    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n", c / s, n + n / 2,
+                static_cast<unsigned long>(c), double(n + n / 2) / c);
   }
 
   const uint32_t m = 1u << 14;
-  std::tie(cyc, wall) =
-      copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
   std::printf(
       "SysDMA DDR->L2:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle "
       "(contract: 1 / (ddr_latency %u + 2) = %.4f)\n",
       cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc, dev.ddr().latency(),
       1.0 / (dev.ddr().latency() + 2));
-  std::tie(cyc, wall) =
-      copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
   std::printf(
       "SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: "
       "1/4)\n",
@@ -160,8 +153,7 @@ int main(int argc, char** argv) {
     std::printf(
         "MVM busy (core 0): %10.0f cycles/s (%.0f per CPU second); M=64 K=1152 N=256 x %u runs: "
         "%lu cycles, ideal %.0f, ratio %.4f\n",
-        r.cycles / r.wall, r.cycles / r.cpu, runs, static_cast<unsigned long>(r.cycles), ideal,
-        r.cycles / ideal);
+        r.cycles / r.wall, r.cycles / r.cpu, runs, static_cast<unsigned long>(r.cycles), ideal, r.cycles / ideal);
   }
   return 0;
 }

@@ -13,8 +13,8 @@ DdrModel::DdrModel(uint64_t size_bytes, uint32_t latency_cycles) : size_(size_by
 
 void DdrModel::check(uint64_t addr, uint64_t n) const {
   if (addr > size_ || n > size_ - addr) {
-    throw std::out_of_range("DDR access [0x" + std::to_string(addr) + ", +" + std::to_string(n) +
-                            ") outside the " + std::to_string(size_) + "-byte DDR");
+    throw std::out_of_range("DDR access [0x" + std::to_string(addr) + ", +" + std::to_string(n) + ") outside the " +
+                            std::to_string(size_) + "-byte DDR");
   }
 }
 

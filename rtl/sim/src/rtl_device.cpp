@@ -26,15 +26,12 @@ std::string hex0x(uint64_t v) {
 
 std::unique_ptr<Model> make_model(unsigned cores, bool trace) {
   switch (cores) {
-    case 0:
-      return make_model_sys(trace);
+    case 0: return make_model_sys(trace);
 #ifdef AXCORE_RTL_HAVE_C1
-    case 1:
-      return make_model_c1(trace);
+    case 1: return make_model_c1(trace);
 #endif
 #ifdef AXCORE_RTL_HAVE_C4
-    case 4:
-      return make_model_c4(trace);
+    case 4: return make_model_c4(trace);
 #endif
     default:
       throw DeviceError("RtlDevice: no model for cores = " + std::to_string(cores) +
@@ -224,8 +221,8 @@ void RtlDevice::run_until_idle(uint64_t timeout_cycles) {
         const uint32_t st = read32(spec::tile_addr(0, spec::core_row(c), spec::core::CORE_STATUS.offset));
         if (st != 0) what += " core" + std::to_string(c) + " (CORE_STATUS " + hex0x(st) + ")";
       }
-      throw TimeoutError("RtlDevice: still busy after " + std::to_string(timeout_cycles) + " cycles:" +
-                         (what.empty() ? std::string(" (no channel reports work)") : what));
+      throw TimeoutError("RtlDevice: still busy after " + std::to_string(timeout_cycles) +
+                         " cycles:" + (what.empty() ? std::string(" (no channel reports work)") : what));
     }
     tick();
   }
@@ -234,17 +231,13 @@ void RtlDevice::run_until_idle(uint64_t timeout_cycles) {
 void RtlDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   try {
     ddr_.write(addr, bytes);
-  } catch (const std::out_of_range& e) {
-    throw DeviceError(std::string("RtlDevice::ddr_write: ") + e.what());
-  }
+  } catch (const std::out_of_range& e) { throw DeviceError(std::string("RtlDevice::ddr_write: ") + e.what()); }
 }
 
 void RtlDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   try {
     ddr_.read(addr, bytes);
-  } catch (const std::out_of_range& e) {
-    throw DeviceError(std::string("RtlDevice::ddr_read: ") + e.what());
-  }
+  } catch (const std::out_of_range& e) { throw DeviceError(std::string("RtlDevice::ddr_read: ") + e.what()); }
 }
 
 void RtlDevice::emit(trace::Record r) {

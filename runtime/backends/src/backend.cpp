@@ -56,8 +56,9 @@ std::unique_ptr<Device> make_fpga(const BackendConfig& cfg) {
     return std::make_unique<FakeBoardDevice>(make_device(dev, cfg), log);
   }
   if (cfg.board.empty())
-    throw RunError("fpga: name the board: --board uio=/dev/uioN,dma=/dev/udmabufN (or mem=PHYS:BYTES), or "
-                   "--board fake=LOGFILE");
+    throw RunError(
+        "fpga: name the board: --board uio=/dev/uioN,dma=/dev/udmabufN (or mem=PHYS:BYTES), or "
+        "--board fake=LOGFILE");
   return std::make_unique<FpgaDevice>(std::make_unique<UioBoard>(parse_uio_config(cfg.board)));
 }
 
@@ -102,9 +103,10 @@ std::unique_ptr<Device> make_device(std::string_view name, const BackendConfig& 
   auto it = factories().find(name);
   if (it == factories().end()) {
     if (name == "tlm" || name == "rtl")
-      throw UnavailableError("backend '" + std::string(name) + "' is not built in this tree (" +
-                             (name == "tlm" ? "sc_models/ has no axcore::tlm target" : "rtl/sim has no axcore::rtl target") +
-                             "); this build has:" + known());
+      throw UnavailableError(
+          "backend '" + std::string(name) + "' is not built in this tree (" +
+          (name == "tlm" ? "sc_models/ has no axcore::tlm target" : "rtl/sim has no axcore::rtl target") +
+          "); this build has:" + known());
     throw RunError("unknown backend '" + std::string(name) + "'; this build has:" + known());
   }
   return it->second(cfg);

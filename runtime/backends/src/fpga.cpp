@@ -84,14 +84,17 @@ UioConfig parse_uio_config(std::string_view s) {
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) throw DeviceError("fpga: '" + std::string(item) + "' is not KEY=VALUE");
     const std::string_view k = item.substr(0, eq), v = item.substr(eq + 1);
-    if (k == "uio") c.regs = std::string(v);
-    else if (k == "regs_bytes") c.regs_bytes = number(v, "regs_bytes");
+    if (k == "uio")
+      c.regs = std::string(v);
+    else if (k == "regs_bytes")
+      c.regs_bytes = number(v, "regs_bytes");
     else if (k == "dma") {
       c.dma = std::string(v);
       dma = true;
     } else if (k == "mem") {
       const size_t colon = v.find(':');
-      if (colon == std::string_view::npos) throw DeviceError("fpga: mem= wants PHYS:BYTES, got '" + std::string(v) + "'");
+      if (colon == std::string_view::npos)
+        throw DeviceError("fpga: mem= wants PHYS:BYTES, got '" + std::string(v) + "'");
       c.dma = "/dev/mem";
       c.dma_phys = number(v.substr(0, colon), "mem phys");
       c.dma_offset = c.dma_phys;
@@ -129,7 +132,8 @@ UioBoard::UioBoard(const UioConfig& cfg) : cfg_(cfg) {
     throw DeviceError("fpga: the bitstream implements spec hash " + hexs(hash) + ", this runtime spec hash " +
                       hexs(spec::kSpecHash));
   cores_ = read32(spec::tile_addr(0, P::shim_row, spec::shim::CONFIG.offset)) & 0xF;
-  if (cores_ < 1 || cores_ > P::max_cores) throw DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
+  if (cores_ < 1 || cores_ > P::max_cores)
+    throw DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
 }
 
 std::string UioBoard::describe() const {
@@ -139,13 +143,15 @@ std::string UioBoard::describe() const {
 
 uint32_t UioBoard::read32(uint64_t addr) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) + "-byte window");
+    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) +
+                      "-byte window");
   return regs_->words()[addr / 4];
 }
 
 void UioBoard::write32(uint64_t addr, uint32_t value) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) + "-byte window");
+    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) +
+                      "-byte window");
   std::atomic_thread_fence(std::memory_order_seq_cst);  // DMA data before the doorbell
   regs_->words()[addr / 4] = value;
 }

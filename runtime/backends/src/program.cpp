@@ -48,7 +48,8 @@ std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
     if (!p) {
       std::string known;
       for (const auto& q : b.params) known += " " + q.name + " (" + std::string(to_string(q.type)) + ")";
-      throw RunError("unknown parameter '" + name + "'; the bundle's parameters are:" + (known.empty() ? " (none)" : known));
+      throw RunError("unknown parameter '" + name +
+                     "'; the bundle's parameters are:" + (known.empty() ? " (none)" : known));
     }
     const char* first = text.data();
     const char* last = text.data() + text.size();
@@ -108,9 +109,12 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
   }
   for (const auto& buf : b.buffers) {
     std::vector<uint8_t> img;
-    if (buf.role == BufferRole::INPUT) img = to_device_image(buf, inputs.find(buf.name)->second);
-    else if (buf.role == BufferRole::CONSTANT) img = to_device_image(buf, constant_array(b, buf));
-    else continue;
+    if (buf.role == BufferRole::INPUT)
+      img = to_device_image(buf, inputs.find(buf.name)->second);
+    else if (buf.role == BufferRole::CONSTANT)
+      img = to_device_image(buf, constant_array(b, buf));
+    else
+      continue;
     dev.ddr_write(res.buffer_addr[buf.name], img);
     res.host_bytes_in += img.size();
   }
@@ -143,8 +147,7 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
       for (uint32_t ch = 0; ch < spec::param::dma_channels; ++ch)
         res.dma_bytes += uint64_t{dev.read32(spec::tile_addr(0, row, spec::shim::DMA_S2MM_BYTES.at(ch)))} +
                          dev.read32(spec::tile_addr(0, row, spec::shim::DMA_MM2S_BYTES.at(ch)));
-  } catch (const DeviceError&) {
-  }
+  } catch (const DeviceError&) {}
   return res;
 }
 

@@ -70,7 +70,8 @@ struct Ctx {
   std::array<size_t, 2> pair(const char* k, size_t def) const {
     auto v = ints(k, {static_cast<int64_t>(def), static_cast<int64_t>(def)});
     if (v.size() == 1) v.push_back(v[0]);
-    if (v.size() != 2 || v[0] < 0 || v[1] < 0) fail(std::string("attribute '") + k + "' must be 1 or 2 non-negative ints");
+    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
+      fail(std::string("attribute '") + k + "' must be 1 or 2 non-negative ints");
     return {static_cast<size_t>(v[0]), static_cast<size_t>(v[1])};
   }
   // out_dtype attribute, else the dtype of the buffer the output names, else float32.
@@ -125,7 +126,9 @@ void mvm_out(const Ctx& c, const ref::NDArray<int32_t>& acc, size_t first_epilog
   c.out(from_f18(ref::apply_epilogue(acc, e), d));
 }
 
-void binary(const Ctx& c, ref::BinaryOp op) { c.out(from_f18(ref::binary_f18(op, f18(c.in(0)), f18(c.in(1))), c.out_dtype())); }
+void binary(const Ctx& c, ref::BinaryOp op) {
+  c.out(from_f18(ref::binary_f18(op, f18(c.in(0)), f18(c.in(1))), c.out_dtype()));
+}
 
 ref::PoolType pool_type(const Ctx& c) {
   const std::string t = c.str("type", "max");
@@ -161,11 +164,15 @@ ref::NDArray<T> pad(const Ctx& c, const ref::NDArray<T>& x) {
   T value{};
   if (c.attr("value_bits")) {
     const uint32_t bits = static_cast<uint32_t>(c.i64("value_bits", 0));
-    if constexpr (sizeof(T) == 4) std::memcpy(&value, &bits, 4);
-    else c.fail("'value_bits' needs a 32-bit dtype");
+    if constexpr (sizeof(T) == 4)
+      std::memcpy(&value, &bits, 4);
+    else
+      c.fail("'value_bits' needs a 32-bit dtype");
   } else {
-    if constexpr (std::is_same_v<T, num::Float16>) value = num::f16_from_double(c.f64("value", 0));
-    else value = static_cast<T>(c.f64("value", 0));
+    if constexpr (std::is_same_v<T, num::Float16>)
+      value = num::f16_from_double(c.f64("value", 0));
+    else
+      value = static_cast<T>(c.f64("value", 0));
   }
   ref::Shape shape(x.rank());
   for (size_t a = 0; a < x.rank(); ++a) shape[a] = p[2 * a] + x.dim(a) + p[2 * a + 1];
@@ -224,14 +231,14 @@ const std::map<std::string, OpFn, std::less<>>& ops() {
       {"cast", [](const Ctx& c) { c.out(from_f18(f18(c.in(0)), c.out_dtype())); }},
       {"quantize",
        [](const Ctx& c) {
-         const F18 y = ref::binary_f18(ref::BinaryOp::Add, ref::binary_f18(ref::BinaryOp::Mul, f18(c.in(0)), f18(c.in(1))),
-                                       f18(c.in(2)));
+         const F18 y = ref::binary_f18(ref::BinaryOp::Add,
+                                       ref::binary_f18(ref::BinaryOp::Mul, f18(c.in(0)), f18(c.in(1))), f18(c.in(2)));
          c.out(ref::from_f18<int8_t>(y));
        }},
       {"dequantize",
        [](const Ctx& c) {
-         const F18 y = ref::binary_f18(ref::BinaryOp::Mul, ref::binary_f18(ref::BinaryOp::Sub, f18(c.in(0)), f18(c.in(1))),
-                                       f18(c.in(2)));
+         const F18 y = ref::binary_f18(ref::BinaryOp::Mul,
+                                       ref::binary_f18(ref::BinaryOp::Sub, f18(c.in(0)), f18(c.in(1))), f18(c.in(2)));
          c.out(from_f18(y, c.out_dtype()));
        }},
       {"softmax",
@@ -308,9 +315,7 @@ RunResult run_ref(const Bundle& b, const Arrays& inputs, const RunOptions& opt) 
     }
     try {
       it->second(c);
-    } catch (const RunError&) {
-      throw;
-    } catch (const std::exception& e) {
+    } catch (const RunError&) { throw; } catch (const std::exception& e) {
       c.fail(e.what());
     }
   }

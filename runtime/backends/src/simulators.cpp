@@ -29,8 +29,8 @@ void register_builtin_simulators() {
       for (unsigned n : {0u, 1u, 4u})
         if (axcore::rtl::RtlDevice::has_config(n)) built += (built.empty() ? "" : ", ") + std::to_string(n);
       throw UnavailableError("rtl: this build has no Verilated model with " + std::to_string(c.cores) +
-                     " cores; it has cores = " + built + " (0 = the shim/mem test top" +
-                     (c.cores == 4 ? "; the 4-core model is built with -DAXCORE_RTL_CORES4=ON)" : ")"));
+                             " cores; it has cores = " + built + " (0 = the shim/mem test top" +
+                             (c.cores == 4 ? "; the 4-core model is built with -DAXCORE_RTL_CORES4=ON)" : ")"));
     }
     axcore::rtl::RtlOptions o;
     o.cores = c.cores;

@@ -20,9 +20,7 @@ void run(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
   Bundle b;
   try {
     b = decode_bundle(bytes, opt);
-  } catch (const BundleError&) {
-    return;
-  }
+  } catch (const BundleError&) { return; }
   const std::vector<uint8_t> again = encode_bundle(b);
   const std::vector<uint8_t> twice = encode_bundle(decode_bundle(again, opt));
   require(again == twice);

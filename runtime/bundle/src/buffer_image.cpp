@@ -35,9 +35,12 @@ ref::Shape to_shape(std::span<const uint64_t> s) {
 // The pad element from its raw bits (the low bytes, little-endian).
 template <class T>
 T pad_value(uint32_t bits) {
-  if constexpr (std::is_same_v<T, num::Float16>) return num::Float16::from_bits(static_cast<uint16_t>(bits));
-  else if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(bits);
-  else return static_cast<T>(bits);
+  if constexpr (std::is_same_v<T, num::Float16>)
+    return num::Float16::from_bits(static_cast<uint16_t>(bits));
+  else if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<float>(bits);
+  else
+    return static_cast<T>(bits);
 }
 
 template <class F>
@@ -70,9 +73,8 @@ std::string mismatch(const BufferDesc& b, const ref::AnyArray& a) {
   const spec::Dtype d = dtype_of(a);
   const auto s = shape_of(a);
   if (d == b.dtype && s == b.shape) return "";
-  return std::string(to_string(b.role)) + " '" + b.name + "': expected " +
-         std::string(spec::to_string(b.dtype)) + " " + shape_text(b.shape) + ", got " +
-         std::string(spec::to_string(d)) + " " + shape_text(s);
+  return std::string(to_string(b.role)) + " '" + b.name + "': expected " + std::string(spec::to_string(b.dtype)) + " " +
+         shape_text(b.shape) + ", got " + std::string(spec::to_string(d)) + " " + shape_text(s);
 }
 
 std::vector<uint8_t> array_bytes(const ref::AnyArray& a) {

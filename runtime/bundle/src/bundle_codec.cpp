@@ -22,8 +22,8 @@ constexpr uint32_t kEntryBytes = 32;
 constexpr uint32_t kMaxSections = 64;
 
 enum class Section : uint32_t { META = 1, TXN = 2, COMMANDS = 3, CONSTANTS = 4, BUFFERS = 5, PARAMS = 6, GRAPH = 7 };
-constexpr std::array<std::string_view, 8> kSectionNames = {"?", "META", "TXN", "COMMANDS", "CONSTANTS",
-                                                           "BUFFERS", "PARAMS", "GRAPH"};
+constexpr std::array<std::string_view, 8> kSectionNames = {"?",         "META",    "TXN",    "COMMANDS",
+                                                           "CONSTANTS", "BUFFERS", "PARAMS", "GRAPH"};
 std::string_view name_of(uint32_t kind) { return kind < kSectionNames.size() ? kSectionNames[kind] : "?"; }
 
 std::string hex(uint64_t v) {
@@ -127,9 +127,12 @@ std::vector<uint8_t> enc_graph(const Bundle& b) {
       std::visit(
           [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, int64_t>) w.i64(x);
-            else if constexpr (std::is_same_v<T, double>) w.f64(x);
-            else if constexpr (std::is_same_v<T, std::string>) w.str(x);
+            if constexpr (std::is_same_v<T, int64_t>)
+              w.i64(x);
+            else if constexpr (std::is_same_v<T, double>)
+              w.f64(x);
+            else if constexpr (std::is_same_v<T, std::string>)
+              w.str(x);
             else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
               w.u32(static_cast<uint32_t>(x.size()));
               for (int64_t e : x) w.i64(e);
@@ -271,7 +274,7 @@ void dec_graph(ByteReader& r, Bundle& b) {
 }
 
 using Decoder = void (*)(ByteReader&, Bundle&);
-constexpr std::array<Decoder, 8> kDecoders = {nullptr,   dec_meta,    dec_txn,    dec_commands,
+constexpr std::array<Decoder, 8> kDecoders = {nullptr,       dec_meta,    dec_txn,    dec_commands,
                                               dec_constants, dec_buffers, dec_params, dec_graph};
 
 }  // namespace
@@ -322,21 +325,19 @@ std::vector<uint8_t> encode_bundle(const Bundle& b) {
 
 BundleHeaderInfo decode_bundle_header(std::span<const uint8_t> bytes) {
   if (bytes.size() < kHeaderBytes)
-    throw BundleError("bundle: truncated: " + std::to_string(bytes.size()) +
-                      " bytes, shorter than the 64-byte header");
+    throw BundleError("bundle: truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the 64-byte header");
   ByteReader r(bytes.first(kHeaderBytes), "header", 0);
   const uint32_t magic = r.u32();
   if (magic != kBundleMagic)
-    throw BundleError("bundle: not an axcore bundle: magic " + hex(magic) + ", expected " +
-                      hex(kBundleMagic) + " ('AXB1')");
+    throw BundleError("bundle: not an axcore bundle: magic " + hex(magic) + ", expected " + hex(kBundleMagic) +
+                      " ('AXB1')");
   BundleHeaderInfo h;
   h.version_major = r.u16();
   h.version_minor = r.u16();
   if (h.version_major != kBundleVersionMajor || h.version_minor > kBundleVersionMinor)
     throw BundleError("bundle: container version " + std::to_string(h.version_major) + "." +
-                      std::to_string(h.version_minor) + ", this runtime reads " +
-                      std::to_string(kBundleVersionMajor) + ".0 to " +
-                      std::to_string(kBundleVersionMajor) + "." + std::to_string(kBundleVersionMinor));
+                      std::to_string(h.version_minor) + ", this runtime reads " + std::to_string(kBundleVersionMajor) +
+                      ".0 to " + std::to_string(kBundleVersionMajor) + "." + std::to_string(kBundleVersionMinor));
   const uint32_t header_bytes = r.u32();
   if (header_bytes != kHeaderBytes)
     throw BundleError("bundle: header size " + std::to_string(header_bytes) + ", expected 64");
@@ -344,28 +345,25 @@ BundleHeaderInfo decode_bundle_header(std::span<const uint8_t> bytes) {
   h.spec_hash = r.u64();
   h.file_bytes = r.u64();
   if (h.file_bytes > bytes.size())
-    throw BundleError("bundle: truncated: the header gives " + std::to_string(h.file_bytes) +
-                      " bytes, the file has " + std::to_string(bytes.size()));
+    throw BundleError("bundle: truncated: the header gives " + std::to_string(h.file_bytes) + " bytes, the file has " +
+                      std::to_string(bytes.size()));
   if (h.file_bytes < bytes.size())
-    throw BundleError("bundle: oversized: " + std::to_string(bytes.size() - h.file_bytes) +
-                      " bytes after the " + std::to_string(h.file_bytes) + " the header gives");
+    throw BundleError("bundle: oversized: " + std::to_string(bytes.size() - h.file_bytes) + " bytes after the " +
+                      std::to_string(h.file_bytes) + " the header gives");
   if (h.sections > kMaxSections)
-    throw BundleError("bundle: " + std::to_string(h.sections) + " sections, at most " +
-                      std::to_string(kMaxSections));
+    throw BundleError("bundle: " + std::to_string(h.sections) + " sections, at most " + std::to_string(kMaxSections));
   return h;
 }
 
 Bundle decode_bundle(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
   const BundleHeaderInfo h = decode_bundle_header(bytes);
   if (h.spec_hash != spec::kSpecHash && !opt.allow_foreign_spec)
-    throw BundleError("bundle: built against spec hash " + hex(h.spec_hash) +
-                      ", this runtime implements spec hash " + hex(spec::kSpecHash) +
-                      " (recompile the program for this spec)");
+    throw BundleError("bundle: built against spec hash " + hex(h.spec_hash) + ", this runtime implements spec hash " +
+                      hex(spec::kSpecHash) + " (recompile the program for this spec)");
   const uint64_t table_end = kHeaderBytes + uint64_t{kEntryBytes} * h.sections;
   if (table_end > h.file_bytes)
-    throw BundleError("bundle: truncated: the table of " + std::to_string(h.sections) +
-                      " sections ends at byte " + std::to_string(table_end) + ", the file has " +
-                      std::to_string(h.file_bytes));
+    throw BundleError("bundle: truncated: the table of " + std::to_string(h.sections) + " sections ends at byte " +
+                      std::to_string(table_end) + ", the file has " + std::to_string(h.file_bytes));
   ByteReader t(bytes.subspan(kHeaderBytes, table_end - kHeaderBytes), "section table", kHeaderBytes);
   struct Entry {
     uint32_t kind;
@@ -401,9 +399,8 @@ Bundle decode_bundle(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
     const auto body = bytes.subspan(e.off, e.size);
     const std::string who = "section " + std::string(name_of(e.kind));
     if (opt.verify_checksums && trace::fnv1a64(body) != e.hash)
-      throw BundleError("bundle: " + who + " at byte " + std::to_string(e.off) +
-                        ": checksum " + hex(trace::fnv1a64(body)) + ", the table says " + hex(e.hash) +
-                        " (corrupted file)");
+      throw BundleError("bundle: " + who + " at byte " + std::to_string(e.off) + ": checksum " +
+                        hex(trace::fnv1a64(body)) + ", the table says " + hex(e.hash) + " (corrupted file)");
     ByteReader r(body, who, e.off);
     kDecoders[e.kind](r, b);
     r.finish();
@@ -426,9 +423,7 @@ Bundle load_bundle(const std::filesystem::path& path, const DecodeOptions& opt) 
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   try {
     return decode_bundle(bytes, opt);
-  } catch (const BundleError& e) {
-    throw BundleError(path.string() + ": " + e.what());
-  }
+  } catch (const BundleError& e) { throw BundleError(path.string() + ": " + e.what()); }
 }
 
 }  // namespace axcore::runtime

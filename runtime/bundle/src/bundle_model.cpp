@@ -24,8 +24,8 @@ std::string hex(uint64_t v) {
 bool good_name(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == ':' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == ':' || c == '-';
   });
 }
 
@@ -90,8 +90,7 @@ uint32_t dtype_bytes(spec::Dtype d) {
     case spec::Dtype::FLOAT32: return 4;
     default: break;
   }
-  fail("dtype " + std::to_string(static_cast<uint32_t>(d)) +
-       " is not a host dtype (int8, int32, float16, float32)");
+  fail("dtype " + std::to_string(static_cast<uint32_t>(d)) + " is not a host dtype (int8, int32, float16, float32)");
 }
 
 uint64_t layout_image_bytes(const BufferDesc& b) {
@@ -101,8 +100,7 @@ uint64_t layout_image_bytes(const BufferDesc& b) {
     const int64_t rank = static_cast<int64_t>(shape.size());
     const int64_t ax = b.layout.axis < 0 ? b.layout.axis + rank : b.layout.axis;
     if (rank == 0 || ax < 0 || ax >= rank)
-      fail(who + ": PWORDS axis " + std::to_string(b.layout.axis) + " is not an axis of shape " +
-           shape_text(b.shape));
+      fail(who + ": PWORDS axis " + std::to_string(b.layout.axis) + " is not an axis of shape " + shape_text(b.shape));
     shape[static_cast<size_t>(ax)] = (shape[static_cast<size_t>(ax)] + 63) / 64;
     shape.push_back(64);
   } else if (b.layout.kind != LayoutKind::DENSE) {
@@ -111,9 +109,7 @@ uint64_t layout_image_bytes(const BufferDesc& b) {
   return checked_numel(shape, who) * dtype_bytes(b.dtype);
 }
 
-uint64_t device_bytes(const BufferDesc& b) {
-  return b.layout.bytes ? b.layout.bytes : layout_image_bytes(b);
-}
+uint64_t device_bytes(const BufferDesc& b) { return b.layout.bytes ? b.layout.bytes : layout_image_bytes(b); }
 
 void validate(const Bundle& b) {
   uint32_t cores = spec::param::max_cores;
@@ -122,17 +118,14 @@ void validate(const Bundle& b) {
       const txn::Decoded d = txn::decode(b.txn);
       if (d.header.device.num_rows > spec::param::first_core_row)
         cores = d.header.device.num_rows - spec::param::first_core_row;
-    } catch (const txn::Error& e) {
-      fail(std::string("TXN section: ") + e.what());
-    }
+    } catch (const txn::Error& e) { fail(std::string("TXN section: ") + e.what()); }
   }
 
   std::set<std::string, std::less<>> names;
   std::set<uint32_t> args;
   for (const auto& buf : b.buffers) {
     const std::string who = "buffer '" + buf.name + "'";
-    if (!good_name(buf.name))
-      fail("buffer name '" + buf.name + "' is not 1..256 characters of [A-Za-z0-9_.:-]");
+    if (!good_name(buf.name)) fail("buffer name '" + buf.name + "' is not 1..256 characters of [A-Za-z0-9_.:-]");
     if (!names.insert(buf.name).second) fail("two buffers are named '" + buf.name + "'");
     if (static_cast<unsigned>(buf.role) >= kRoles.size())
       fail(who + ": unknown role " + std::to_string(static_cast<unsigned>(buf.role)));
@@ -161,23 +154,20 @@ void validate(const Bundle& b) {
       const uint64_t want = checked_numel(buf.shape, who) * dtype_bytes(buf.dtype);
       const uint64_t have = b.constants[*buf.constant].bytes.size();
       if (have != want)
-        fail(who + ": constant blob " + std::to_string(*buf.constant) + " has " +
-             std::to_string(have) + " bytes, shape " + shape_text(buf.shape) + " of " +
-             std::string(spec::to_string(buf.dtype)) + " needs " + std::to_string(want));
+        fail(who + ": constant blob " + std::to_string(*buf.constant) + " has " + std::to_string(have) +
+             " bytes, shape " + shape_text(buf.shape) + " of " + std::string(spec::to_string(buf.dtype)) + " needs " +
+             std::to_string(want));
     } else if (buf.constant) {
-      fail(who + ": only constant buffers carry a constant blob index (role " +
-           std::string(to_string(buf.role)) + ")");
+      fail(who + ": only constant buffers carry a constant blob index (role " + std::string(to_string(buf.role)) + ")");
     }
   }
 
   for (const auto& c : b.commands) {
     const std::string who = "command stream '" + c.name + "'";
-    if (c.core >= cores)
-      fail(who + ": core " + std::to_string(c.core) + ", the program has " + std::to_string(cores));
+    if (c.core >= cores) fail(who + ": core " + std::to_string(c.core) + ", the program has " + std::to_string(cores));
     if (uint64_t{c.word} + c.words.size() > spec::core::CMD_MEM.count)
-      fail(who + ": words [" + std::to_string(c.word) + ", " +
-           std::to_string(uint64_t{c.word} + c.words.size()) + ") run past command memory (" +
-           std::to_string(spec::core::CMD_MEM.count) + " words)");
+      fail(who + ": words [" + std::to_string(c.word) + ", " + std::to_string(uint64_t{c.word} + c.words.size()) +
+           ") run past command memory (" + std::to_string(spec::core::CMD_MEM.count) + " words)");
   }
 
   std::set<std::string, std::less<>> pnames;
@@ -193,8 +183,7 @@ void validate(const Bundle& b) {
       if (col >= spec::param::columns || row >= spec::param::first_core_row + cores || (t.addr & 3))
         fail(who + ": target " + hex(t.addr) + " is not an aligned register of the device");
       if (t.shift >= 32 || t.mask == 0)
-        fail(who + ": target " + hex(t.addr) + " has shift " + std::to_string(t.shift) +
-             " and mask " + hex(t.mask));
+        fail(who + ": target " + hex(t.addr) + " has shift " + std::to_string(t.shift) + " and mask " + hex(t.mask));
     }
   }
 
@@ -227,14 +216,13 @@ void validate(const Bundle& b) {
 
 std::string describe(const Bundle& b) {
   std::ostringstream o;
-  o << "bundle: spec " << hex(b.spec_hash) << (b.spec_hash == spec::kSpecHash ? " (this spec)" : " (foreign)")
-    << "\n";
+  o << "bundle: spec " << hex(b.spec_hash) << (b.spec_hash == spec::kSpecHash ? " (this spec)" : " (foreign)") << "\n";
   for (const auto& [k, v] : b.metadata) o << "  " << k << ": " << v << "\n";
   o << "  txn: " << b.txn.size() << " words\n";
   o << "  buffers: " << b.buffers.size() << "\n";
   for (const auto& buf : b.buffers) {
-    o << "    " << buf.name << " " << to_string(buf.role) << " " << spec::to_string(buf.dtype)
-      << shape_text(buf.shape) << " " << to_string(buf.layout.kind);
+    o << "    " << buf.name << " " << to_string(buf.role) << " " << spec::to_string(buf.dtype) << shape_text(buf.shape)
+      << " " << to_string(buf.layout.kind);
     if (buf.layout.kind == LayoutKind::PWORDS) o << "(axis " << buf.layout.axis << ")";
     o << " " << device_bytes(buf) << " B";
     if (buf.arg) o << " arg" << *buf.arg;
@@ -246,8 +234,7 @@ std::string describe(const Bundle& b) {
     o << "    " << i << " " << b.constants[i].name << " " << b.constants[i].bytes.size() << " B\n";
   o << "  command streams: " << b.commands.size() << "\n";
   for (const auto& c : b.commands)
-    o << "    " << c.name << " core " << c.core << " @word " << c.word << " " << c.words.size()
-      << " words\n";
+    o << "    " << c.name << " core " << c.core << " @word " << c.word << " " << c.words.size() << " words\n";
   o << "  params: " << b.params.size() << "\n";
   for (const auto& p : b.params)
     o << "    " << p.name << " " << to_string(p.type) << " default " << hex(p.default_bits) << " -> "

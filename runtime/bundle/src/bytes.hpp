@@ -79,16 +79,14 @@ class ByteReader {
     const uint64_t at = pos_;
     const uint32_t n = u32();
     if (min_bytes && n > left() / min_bytes)
-      fail(at, std::to_string(n) + " " + items + " need at least " +
-                   std::to_string(uint64_t{n} * min_bytes) + " bytes, " +
-                   std::to_string(left()) + " are left");
+      fail(at, std::to_string(n) + " " + items + " need at least " + std::to_string(uint64_t{n} * min_bytes) +
+                   " bytes, " + std::to_string(left()) + " are left");
     return n;
   }
   uint64_t left() const { return b_.size() - pos_; }
   uint64_t pos() const { return pos_; }
   void finish() {
-    if (left())
-      fail(pos_, std::to_string(left()) + " trailing bytes after its last entry");
+    if (left()) fail(pos_, std::to_string(left()) + " trailing bytes after its last entry");
   }
   [[noreturn]] void fail(uint64_t at, const std::string& msg) const {
     throw BundleError("bundle: " + what_ + " at byte " + std::to_string(base_ + at) + ": " + msg);

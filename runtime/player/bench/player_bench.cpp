@@ -32,8 +32,10 @@ std::vector<uint32_t> stream(size_t ops) {
   txn::Writer w(txn::Device::axcore(1));
   const uint32_t bd[16] = {};
   for (size_t i = 0; i < ops; ++i) {
-    if (i % 4 == 3) w.blockwrite(spec::tile_addr(0, 0, spec::shim::DMA_BD.at(i % 16)), bd);
-    else w.write32(spec::tile_addr(0, 2, spec::core::CMD_MEM.at(i % 1024)), static_cast<uint32_t>(i));
+    if (i % 4 == 3)
+      w.blockwrite(spec::tile_addr(0, 0, spec::shim::DMA_BD.at(i % 16)), bd);
+    else
+      w.write32(spec::tile_addr(0, 2, spec::core::CMD_MEM.at(i % 1024)), static_cast<uint32_t>(i));
   }
   return w.words();
 }

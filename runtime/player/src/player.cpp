@@ -42,11 +42,8 @@ class Session {
       ++n;
       try {
         std::visit([&](const auto& body) { apply(op, body, st); }, op.body);
-      } catch (const PlayError&) {
-        throw;
-      } catch (const DeviceError& e) {
-        throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) + ": " +
-                            e.what(),
+      } catch (const PlayError&) { throw; } catch (const DeviceError& e) {
+        throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) + ": " + e.what(),
                         op.pos);
       }
       ++st.ops;
@@ -110,8 +107,8 @@ class Session {
     }
     const ArgBinding& a = args_[p.arg_idx];
     if (p.arg_plus >= a.bytes && !(p.arg_plus == 0 && a.bytes == 0))
-      throw PlayError(at + ": offset " + hex(p.arg_plus) + " is past argument " + std::to_string(p.arg_idx) +
-                          " ('" + a.name + "', " + std::to_string(a.bytes) + " bytes)",
+      throw PlayError(at + ": offset " + hex(p.arg_plus) + " is past argument " + std::to_string(p.arg_idx) + " ('" +
+                          a.name + "', " + std::to_string(a.bytes) + " bytes)",
                       op.pos);
     const uint64_t v = a.addr + p.arg_plus;
     dev_.write32(p.regaddr, static_cast<uint32_t>(v));
@@ -149,8 +146,8 @@ class Session {
     if (!q.empty()) q.pop_front();
     const auto tok = spec::Token::decode_word(token);
     if (tok.error)
-      throw PlayError(at + ": " + task() + " ended with error " + std::string(spec::to_string(tok.code)) +
-                          " (token " + hex(token) + ")\n" + status_report(dev_),
+      throw PlayError(at + ": " + task() + " ended with error " + std::string(spec::to_string(tok.code)) + " (token " +
+                          hex(token) + ")\n" + status_report(dev_),
                       op.pos);
     st.token_words.push_back(token);
     ++st.tokens;
@@ -159,8 +156,7 @@ class Session {
   void apply(const txn::Op&, const txn::Preempt&, PlayStats& st) { ++st.noops; }
   template <class Other>
   void apply(const txn::Op& op, const Other&, PlayStats&) {
-    throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) +
-                        ": axcore has no " +
+    throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) + ": axcore has no " +
                         (op.opcode == txn::Opcode::LOADPDI ? "PDIs to load" : "firmware support for this op"),
                     op.pos);
   }
@@ -175,8 +171,7 @@ class Session {
 
 }  // namespace
 
-PlayStats play(Device& dev, std::span<const uint32_t> words, std::span<const ArgBinding> args,
-               const PlayOptions& opt) {
+PlayStats play(Device& dev, std::span<const uint32_t> words, std::span<const ArgBinding> args, const PlayOptions& opt) {
   txn::Decoded d;
   try {
     d = txn::decode(words);
@@ -185,9 +180,9 @@ PlayStats play(Device& dev, std::span<const uint32_t> words, std::span<const Arg
   }
   const txn::Device want = txn::Device::axcore(dev.cores());
   if (!d.header.device.same_device(want) || d.header.device.major != want.major)
-    throw PlayError("TXN stream is for another device: its header names " + device_text(d.header.device) +
-                        "; the " + std::string(dev.backend()) + " device is axcore with " +
-                        std::to_string(dev.cores()) + " core(s) (" + device_text(want) + ")",
+    throw PlayError("TXN stream is for another device: its header names " + device_text(d.header.device) + "; the " +
+                        std::string(dev.backend()) + " device is axcore with " + std::to_string(dev.cores()) +
+                        " core(s) (" + device_text(want) + ")",
                     0);
   PlayStats st;
   st.start_cycle = dev.cycle();

@@ -21,9 +21,7 @@ struct Reader {
     out += std::string(" ") + name + "=";
     try {
       out += hex8(dev.read32(addr));
-    } catch (const DeviceError&) {
-      out += "unreadable";
-    }
+    } catch (const DeviceError&) { out += "unreadable"; }
   }
   void error_block(unsigned row) {
     const auto at = [&](uint32_t off) { return spec::tile_addr(0, row, off); };
@@ -40,9 +38,7 @@ struct Reader {
                ", detail " + std::to_string(i.detail) + ")";
         out += " ERROR_ADDR=" + hex8(dev.read32(at(spec::shim::ERROR_ADDR.offset)));
       }
-    } catch (const DeviceError&) {
-      out += " ERROR_STATUS=unreadable";
-    }
+    } catch (const DeviceError&) { out += " ERROR_STATUS=unreadable"; }
   }
   void dma(unsigned row) {
     for (uint32_t ch = 0; ch < P::dma_channels; ++ch) {

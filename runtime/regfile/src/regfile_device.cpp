@@ -134,9 +134,12 @@ void RegFileDevice::write32(uint64_t addr, uint32_t value) {
     case spec::Access::W1C: regs_[addr] = stored(addr) & ~value; break;
     case spec::Access::RW: regs_[addr] = value & (r->memory ? 0xFFFFFFFFu : r->field_mask); break;
     case spec::Access::WO:
-      if (n == "DMA_S2MM_QUEUE") push({col, row, 0, idx}, value);
-      else if (n == "DMA_MM2S_QUEUE") push({col, row, 1, idx}, value);
-      else if (n == "Q_PUSH") push({col, row, 0, P::core_queue_channel_base + idx}, value);
+      if (n == "DMA_S2MM_QUEUE")
+        push({col, row, 0, idx}, value);
+      else if (n == "DMA_MM2S_QUEUE")
+        push({col, row, 1, idx}, value);
+      else if (n == "Q_PUSH")
+        push({col, row, 0, P::core_queue_channel_base + idx}, value);
       break;
   }
   // Self-clearing resets: drop the queued tasks of the channel / queue / device.
@@ -160,8 +163,7 @@ void RegFileDevice::push(ChanKey k, uint32_t word) {
   if (c.queue.size() >= P::queue_depth) {
     const auto [col, row, dir, ch] = k;
     const uint64_t es = spec::tile_addr(col, row, spec::shim::ERROR_STATUS.offset);
-    if (stored(es) == 0)
-      regs_[es + 4] = static_cast<uint32_t>(spec::ErrorCode::QUEUE_OVERFLOW) | dir << 5 | ch << 8;
+    if (stored(es) == 0) regs_[es + 4] = static_cast<uint32_t>(spec::ErrorCode::QUEUE_OVERFLOW) | dir << 5 | ch << 8;
     regs_[es] = stored(es) | 1u | 1u << 4;
     return;
   }
@@ -175,8 +177,7 @@ void RegFileDevice::finish(ChanKey k, uint32_t push, spec::ErrorCode code, uint3
   c.error = code != spec::ErrorCode::NONE;
   if (c.error) {
     const uint64_t es = spec::tile_addr(col, row, spec::shim::ERROR_STATUS.offset);
-    if (stored(es) == 0)
-      regs_[es + 4] = static_cast<uint32_t>(code) | dir << 5 | ch << 8 | (detail & 0xFFFF) << 16;
+    if (stored(es) == 0) regs_[es + 4] = static_cast<uint32_t>(code) | dir << 5 | ch << 8 | (detail & 0xFFFF) << 16;
     const bool range = code == spec::ErrorCode::ADDR_RANGE;
     regs_[es] = stored(es) | 1u | (ch < 8 ? 2u : 4u) | (range ? 8u : 0u);
   }
@@ -200,7 +201,7 @@ bool RegFileDevice::run_dma(ChanKey k, const Task& t) {
   const ref::DmaEngine eng = engine_of(row);
   const auto push = spec::QueuePush::decode_word(t.push);
   std::vector<spec::DmaBd> bds(eng.bds);
-  const spec::Reg& bdreg = row == P::shim_row ? spec::shim::DMA_BD
+  const spec::Reg& bdreg = row == P::shim_row  ? spec::shim::DMA_BD
                            : row == P::mem_row ? spec::mem::DMA_BD
                                                : spec::core::DMA_BD;
   for (uint32_t i = 0; i < eng.bds; ++i) {
@@ -242,7 +243,8 @@ bool RegFileDevice::run_dma(ChanKey k, const Task& t) {
         const auto words = ref::mm2s_read(bd, walk, {mem.bytes, mem.base});
         sink.fifo.insert(sink.fifo.end(), words.begin(), words.end());
         // DMA_MM2S_BYTES counts bytes read from memory: pad words are emitted, not read.
-        c.bytes += 4 * static_cast<uint64_t>(std::count_if(walk.begin(), walk.end(), [](const ref::DmaWord& w) { return !w.pad; }));
+        c.bytes += 4 * static_cast<uint64_t>(
+                           std::count_if(walk.begin(), walk.end(), [](const ref::DmaWord& w) { return !w.pad; }));
       } else {
         std::vector<uint32_t> words(sink.fifo.begin(), sink.fifo.begin() + static_cast<std::ptrdiff_t>(walk.size()));
         sink.fifo.erase(sink.fifo.begin(), sink.fifo.begin() + static_cast<std::ptrdiff_t>(walk.size()));
@@ -252,16 +254,16 @@ bool RegFileDevice::run_dma(ChanKey k, const Task& t) {
       dma_words_ += walk.size();
     }
     finish(k, t.push, spec::ErrorCode::NONE, 0, cycle_ + 2 + need);
-  } catch (const ref::RefError& e) {
-    finish(k, t.push, e.code(), bd_id, cycle_ + 2);
-  }
+  } catch (const ref::RefError& e) { finish(k, t.push, e.code(), bd_id, cycle_ + 2); }
   return true;
 }
 
 void RegFileDevice::deliver_tokens() {
   for (auto it = pending_tokens_.begin(); it != pending_tokens_.end() && it->first <= cycle_;) {
-    if (tokens_.size() < P::token_fifo_depth) tokens_.push_back(it->second);
-    else ++tokens_dropped_;
+    if (tokens_.size() < P::token_fifo_depth)
+      tokens_.push_back(it->second);
+    else
+      ++tokens_dropped_;
     it = pending_tokens_.erase(it);
   }
 }
@@ -303,7 +305,8 @@ void RegFileDevice::advance(uint64_t cycles) {
     uint64_t next = end;
     if (!pending_tokens_.empty()) next = std::min(next, std::max(pending_tokens_.begin()->first, cycle_ + 1));
     for (const auto& [k, c] : chans_)
-      if (!c.queue.empty() && c.queue.front().started) next = std::min(next, std::max(c.queue.front().ready_at, cycle_ + 1));
+      if (!c.queue.empty() && c.queue.front().started)
+        next = std::min(next, std::max(c.queue.front().ready_at, cycle_ + 1));
     cycle_ = next;
     step();
   }
@@ -339,15 +342,15 @@ void RegFileDevice::hang(unsigned col, unsigned row, unsigned dir, unsigned chan
 
 void RegFileDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR write [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) +
-                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
+    throw DeviceError("regfile: DDR write [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) + ") outside the " +
+                      std::to_string(ddr_.size()) + "-byte DDR");
   std::copy(bytes.begin(), bytes.end(), ddr_.begin() + static_cast<std::ptrdiff_t>(addr));
 }
 
 void RegFileDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR read [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) +
-                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
+    throw DeviceError("regfile: DDR read [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) + ") outside the " +
+                      std::to_string(ddr_.size()) + "-byte DDR");
   std::copy_n(ddr_.begin() + static_cast<std::ptrdiff_t>(addr), bytes.size(), bytes.begin());
 }
 

@@ -25,8 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 std::pair<std::string, std::string> split_eq(const std::string& s, const char* what) {
   const auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw runtime::RunError(std::string(what) + " '" + s + "' is not NAME=VALUE");
+  if (eq == std::string::npos || eq == 0) throw runtime::RunError(std::string(what) + " '" + s + "' is not NAME=VALUE");
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
@@ -80,9 +79,7 @@ int main(int argc, char** argv) {
       if (arrays.count(name)) throw Usage("input '" + name + "' given twice");
       try {
         arrays.emplace(name, ref::load_npy(file));
-      } catch (const std::exception& e) {
-        throw Usage("input '" + name + "': " + e.what());
-      }
+      } catch (const std::exception& e) { throw Usage("input '" + name + "': " + e.what()); }
     }
     for (const auto& s : params) {
       auto [name, value] = split_eq(s, "--param");
@@ -95,7 +92,8 @@ int main(int argc, char** argv) {
     runtime::BackendConfig cfg;
     cfg.board = board;
     cfg.fst = fst;
-    if (cores >= 0) cfg.cores = static_cast<unsigned>(cores);
+    if (cores >= 0)
+      cfg.cores = static_cast<unsigned>(cores);
     else if (!bundle.txn.empty()) {
       const auto h = txn::decode_header(bundle.txn);
       cfg.cores = h.device.num_rows > 2 ? h.device.num_rows - 2 : 0;
@@ -115,7 +113,8 @@ int main(int argc, char** argv) {
   const bool want_records = !trace_path.empty() || !timeline_path.empty();
   if (want_records) {
     if (!be->device()) {
-      std::cerr << "axrun: the " << backend << " backend writes no trace (--trace/--timeline need tlm, rtl or regfile)\n";
+      std::cerr << "axrun: the " << backend
+                << " backend writes no trace (--trace/--timeline need tlm, rtl or regfile)\n";
       return 2;
     }
     if (!trace_path.empty()) {
@@ -167,19 +166,20 @@ int main(int argc, char** argv) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 2;
   }
-  std::cout << "axrun: " << backend << " ran " << (bundle.metadata.count("name") ? bundle.metadata.at("name") : bundle_path)
-            << " in " << wall << " s\n";
+  std::cout << "axrun: " << backend << " ran "
+            << (bundle.metadata.count("name") ? bundle.metadata.at("name") : bundle_path) << " in " << wall << " s\n";
   if (be->device()) {
-    std::cout << "  cycles: " << res.cycles << " (" << static_cast<uint64_t>(static_cast<double>(res.cycles) / std::max(wall, 1e-9))
-              << " cycles/s)\n";
-    std::cout << "  TXN: " << res.play.ops << " ops, " << res.play.waits << " waits, " << res.play.patches << " patches\n";
+    std::cout << "  cycles: " << res.cycles << " ("
+              << static_cast<uint64_t>(static_cast<double>(res.cycles) / std::max(wall, 1e-9)) << " cycles/s)\n";
+    std::cout << "  TXN: " << res.play.ops << " ops, " << res.play.waits << " waits, " << res.play.patches
+              << " patches\n";
     for (const auto& u : res.units) {
       if (!u.counters.busy && !u.counters.stall_in && !u.counters.stall_out && !u.counters.tasks) continue;
       const double c = static_cast<double>(std::max<uint64_t>(res.cycles, 1));
       char line[160];
-      std::snprintf(line, sizeof line, "  %-16s busy %5.1f%%  stall in %5.1f%%  out %5.1f%%  tasks %u\n", u.name.c_str(),
-                    100.0 * u.counters.busy / c, 100.0 * u.counters.stall_in / c, 100.0 * u.counters.stall_out / c,
-                    u.counters.tasks);
+      std::snprintf(line, sizeof line, "  %-16s busy %5.1f%%  stall in %5.1f%%  out %5.1f%%  tasks %u\n",
+                    u.name.c_str(), 100.0 * u.counters.busy / c, 100.0 * u.counters.stall_in / c,
+                    100.0 * u.counters.stall_out / c, u.counters.tasks);
       std::cout << line;
     }
     std::cout << "  bytes moved: DMA " << res.dma_bytes << ", host in " << res.host_bytes_in << ", host out "

@@ -38,9 +38,7 @@ int main(int argc, char** argv) {
   auto load = [](const std::string& f) {
     try {
       return trace::read_trace_file(f);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(f + ": " + e.what());
-    }
+    } catch (const std::exception& e) { throw std::runtime_error(f + ": " + e.what()); }
   };
   try {
     if (cmp->parsed()) {

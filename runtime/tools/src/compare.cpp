@@ -107,14 +107,16 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
       const Key kk{dv.col, dv.row, dv.unit, dv.source};
       const size_t lx = sa.count(kk) ? sa.at(kk).size() : 0, ly = sb.count(kk) ? sb.at(kk).size() : 0;
       o << "  " << key_text(kk) << ": diverges at record " << dv.index;
-      if (lx != ly) o << "; tail: " << (lx > ly ? na : nb) << " has " << (lx > ly ? lx - ly : ly - lx) << " more records";
+      if (lx != ly)
+        o << "; tail: " << (lx > ly ? na : nb) << " has " << (lx > ly ? lx - ly : ly - lx) << " more records";
       o << "\n";
     }
     o << res.divergences.size() << " of " << res.units << " unit streams diverge\n";
   }
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.4f", res.cycle_ratio);
-  o << "cycles: " << na << " " << ca << ", " << nb << " " << cb << ", ratio " << na << "/" << nb << " " << ratio << "\n";
+  o << "cycles: " << na << " " << ca << ", " << nb << " " << cb << ", ratio " << na << "/" << nb << " " << ratio
+    << "\n";
   res.report = o.str();
   return res;
 }
@@ -133,8 +135,8 @@ void show_trace(std::ostream& out, const std::vector<trace::Record>& recs, const
   }
   if (opt.summary) {
     for (const auto& [k, n] : counts)
-      out << "(" << unsigned(std::get<0>(k)) << "," << unsigned(std::get<1>(k)) << ") " << trace::to_string(std::get<2>(k))
-          << " " << trace::to_string(std::get<3>(k)) << ": " << n << "\n";
+      out << "(" << unsigned(std::get<0>(k)) << "," << unsigned(std::get<1>(k)) << ") "
+          << trace::to_string(std::get<2>(k)) << " " << trace::to_string(std::get<3>(k)) << ": " << n << "\n";
   }
 }
 

@@ -28,7 +28,7 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs) {
     out << (first ? "" : ",\n") << ev;
     first = false;
   };
-  std::set<std::pair<unsigned, unsigned>> tracks;  // (pid, tid)
+  std::set<std::pair<unsigned, unsigned>> tracks;                     // (pid, tid)
   std::map<std::tuple<unsigned, unsigned, uint64_t>, uint64_t> open;  // (pid, tid, addr) -> start cycle
   for (const auto& r : recs) {
     const unsigned pid = unsigned(r.col) * 32 + r.row, tid = static_cast<unsigned>(r.unit);
@@ -51,8 +51,8 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs) {
              hex(r.data_hash) + "\"}}");
         break;
       case trace::Kind::TOKEN:
-        emit("{\"name\":\"token " + hex(r.token) + "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) +
-             "," + where + "}");
+        emit("{\"name\":\"token " + hex(r.token) +
+             "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) + "," + where + "}");
         break;
       case trace::Kind::REG_WRITE:
         emit("{\"name\":\"reg " + hex(r.addr) + "\",\"cat\":\"reg\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) +
@@ -61,8 +61,8 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs) {
     }
   }
   for (const auto& [k, start] : open)  // tasks that never finished: open-ended at the last record
-    emit("{\"name\":\"task " + hex(std::get<2>(k)) + " (unfinished)\",\"cat\":\"task\",\"ph\":\"B\",\"ts\":" + ts(start) +
-         ",\"pid\":" + std::to_string(std::get<0>(k)) + ",\"tid\":" + std::to_string(std::get<1>(k)) + "}");
+    emit("{\"name\":\"task " + hex(std::get<2>(k)) + " (unfinished)\",\"cat\":\"task\",\"ph\":\"B\",\"ts\":" +
+         ts(start) + ",\"pid\":" + std::to_string(std::get<0>(k)) + ",\"tid\":" + std::to_string(std::get<1>(k)) + "}");
   std::set<unsigned> pids;
   for (const auto& [pid, tid] : tracks) {
     if (pids.insert(pid).second)

@@ -14,7 +14,9 @@ namespace fe = axcore::compiler::frontend;
 
 const std::filesystem::path kModels = AXCORE_EXAMPLE_MODELS;
 
-fe::Model parse(const std::string& text) { return fe::parse_model(text, "model.yaml", std::filesystem::temp_directory_path()); }
+fe::Model parse(const std::string& text) {
+  return fe::parse_model(text, "model.yaml", std::filesystem::temp_directory_path());
+}
 
 // The error a model text raises: message and where.
 axcore::compiler::CompileError parse_error(const std::string& text) {
@@ -58,28 +60,34 @@ TEST_P(ExampleModelSmallL1, FitsAndMatchesItsReferenceOnFsim) {
   EXPECT_LE(uint64_t{c.program.l1_rows_used.at(0)} * 64, kL1);
   std::size_t streamed = 0;
   for (const auto& s : c.program.steps)
-    if (const auto* x = std::get_if<axcore::compiler::Transfer>(&s)) streamed += x->name.find("_l1") != std::string::npos;
+    if (const auto* x = std::get_if<axcore::compiler::Transfer>(&s))
+      streamed += x->name.find("_l1") != std::string::npos;
   EXPECT_EQ(streamed, GetParam() == "mlp" ? 2u : 0u) << axcore::compiler::explain(c.program);
-  std::printf("%s at %llu bytes of L1: %u rows (%u bytes) used\n", GetParam().c_str(), static_cast<unsigned long long>(kL1),
-              c.program.l1_rows_used.at(0), c.program.l1_rows_used.at(0) * 64);
+  std::printf("%s at %llu bytes of L1: %u rows (%u bytes) used\n", GetParam().c_str(),
+              static_cast<unsigned long long>(kL1), c.program.l1_rows_used.at(0), c.program.l1_rows_used.at(0) * 64);
   (void)expect_matches_reference(m.module, random_inputs(c.bundle, 42, -128, 127), t);
 }
-INSTANTIATE_TEST_SUITE_P(Examples, ExampleModelSmallL1, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleModelSmallL1,
+                         ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
 
 TEST(Frontend, LinearWhoseInputAndResultFillTheL1BudgetIsRefused) {
   const auto e = compile_error([&] {
-    (void)fe::parse_model("inputs:\n  - {name: x, shape: [256, 512], dtype: int8}\nconstants:\n"
-                          "  - {name: w, shape: [512, 512], dtype: int8, init: {seed: 1, low: -4, high: 4}}\n"
-                          "ops:\n  - {op: core.linear, input: x, weight: w, out: y}\noutputs: [y]\n",
-                          "model.yaml", ".", axcore::compiler::ops::Target{512 * 1024});
+    (void)fe::parse_model(
+        "inputs:\n  - {name: x, shape: [256, 512], dtype: int8}\nconstants:\n"
+        "  - {name: w, shape: [512, 512], dtype: int8, init: {seed: 1, low: -4, high: 4}}\n"
+        "ops:\n  - {op: core.linear, input: x, weight: w, out: y}\noutputs: [y]\n",
+        "model.yaml", ".", axcore::compiler::ops::Target{512 * 1024});
   });
   EXPECT_EQ(e.loc().line, 6u);
-  EXPECT_NE(e.message().find("core.linear: the input (131072 bytes) and the result (524288 bytes) leave less of the 524288-byte L1 budget"),
-            std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("core.linear: the input (131072 bytes) and the result (524288 bytes) leave less of the "
+                             "524288-byte L1 budget"),
+            std::string::npos)
+      << e.message();
 }
 
 TEST(Frontend, UnknownKeyPointsAtTheKey) {
-  const auto e = parse_error("inputs:\n  - {name: x, shape: [4, 64], dtype: int8, layout: nhwc}\nops: []\noutputs: [x]\n");
+  const auto e =
+      parse_error("inputs:\n  - {name: x, shape: [4, 64], dtype: int8, layout: nhwc}\nops: []\noutputs: [x]\n");
   EXPECT_EQ(e.loc().line, 2u);
   EXPECT_EQ(e.loc().column, 44u);
   EXPECT_NE(e.message().find("unknown key 'layout' in an input"), std::string::npos) << e.message();
@@ -88,7 +96,8 @@ TEST(Frontend, UnknownKeyPointsAtTheKey) {
 
 TEST(Frontend, UndefinedTensorNamesTheKnownOnes) {
   const auto e = parse_error(
-      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: relu, input: xx, out: y}\noutputs: [y]\n");
+      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: relu, input: xx, out: y}\noutputs: "
+      "[y]\n");
   EXPECT_EQ(e.loc().line, 4u);
   EXPECT_EQ(e.loc().column, 23u);  // the 'xx'
   EXPECT_NE(e.message().find("'xx' is not defined"), std::string::npos);
@@ -104,19 +113,24 @@ TEST(Frontend, PackedAxisMustBeAMultipleOf64) {
 
 TEST(Frontend, OperatorRefusalPointsAtTheOpLine) {
   const auto e = parse_error(
-      "inputs:\n  - {name: x, shape: [8, 8, 64], dtype: int8}\nconstants:\n  - {name: w, shape: [3, 3, 64], dtype: int8, init: {seed: 1}}\n"
+      "inputs:\n  - {name: x, shape: [8, 8, 64], dtype: int8}\nconstants:\n  - {name: w, shape: [3, 3, 64], dtype: "
+      "int8, init: {seed: 1}}\n"
       "ops:\n  - {op: core.dw_convolution_2d, input: x, weight: w, padding: [1, 1], out: y}\noutputs: [y]\n");
   EXPECT_EQ(e.loc().line, 6u);
   EXPECT_EQ(e.loc().column, 5u);
-  EXPECT_NE(e.message().find("core.dw_convolution_2d: argument 'padding': must be zero"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("core.dw_convolution_2d: argument 'padding': must be zero"), std::string::npos)
+      << e.message();
 }
 
 TEST(Frontend, WrongArgumentKindAndUnknownOperator) {
   auto e = parse_error(
-      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: quantize, input: x, scale: big, out: y}\noutputs: [y]\n");
+      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: quantize, input: x, scale: big, out: "
+      "y}\noutputs: [y]\n");
   EXPECT_EQ(e.loc().line, 4u);
   EXPECT_NE(e.message().find("'scale' must be a number, got 'big'"), std::string::npos) << e.message();
-  e = parse_error("inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: frobnicate, input: x, out: y}\noutputs: [y]\n");
+  e = parse_error(
+      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: frobnicate, input: x, out: y}\noutputs: "
+      "[y]\n");
   EXPECT_EQ(e.loc().line, 4u);
   EXPECT_EQ(e.loc().column, 10u);  // the operator's name
   EXPECT_NE(e.message().find("no operator 'frobnicate'"), std::string::npos);
@@ -126,7 +140,8 @@ TEST(Frontend, InvalidYamlAndDuplicateNames) {
   auto e = parse_error("inputs: [\n  {name: x\n");
   EXPECT_GT(e.loc().line, 0u);
   EXPECT_NE(e.message().find("not valid YAML"), std::string::npos);
-  e = parse_error("inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: relu, input: x, out: x}\noutputs: [x]\n");
+  e = parse_error(
+      "inputs:\n  - {name: x, shape: [4, 64], dtype: float32}\nops:\n  - {op: relu, input: x, out: x}\noutputs: [x]\n");
   EXPECT_EQ(e.loc().line, 4u);
   EXPECT_NE(e.message().find("'x' is defined twice"), std::string::npos);
 }
@@ -174,14 +189,18 @@ TEST(Frontend, NpyConstantAndPositionalArguments) {
   const RunOutputs r = expect_matches_reference(m.module, {{"x", x}});
   const auto& y = std::get<NDArray<float>>(r.device.outputs.at("y"));
   EXPECT_EQ(y({1, 5}), 64.0f + 5.0f + (5 * 0.5f - 3.0f));  // small integers and halves: exact in float18
-  auto e = compile_error([&] { (void)fe::parse_model("inputs: []\nconstants:\n  - {name: w, file: missing.npy}\nops: []\noutputs: [w]\n", "m.yaml", dir); });
+  auto e = compile_error([&] {
+    (void)fe::parse_model("inputs: []\nconstants:\n  - {name: w, file: missing.npy}\nops: []\noutputs: [w]\n", "m.yaml",
+                          dir);
+  });
   EXPECT_EQ(e.loc().line, 3u);
   EXPECT_NE(e.message().find("cannot load"), std::string::npos) << e.message();
 }
 
 TEST(Frontend, L1OverflowPointsAtTheOperatorThatDoesNotFit) {
   const fe::Model m = parse(
-      "inputs:\n  - {name: x, shape: [128, 4096], dtype: int8}\nops:\n  - {op: dpu_cast, input: x, dtype: float32, out: y}\noutputs: [y]\n");
+      "inputs:\n  - {name: x, shape: [128, 4096], dtype: int8}\nops:\n  - {op: dpu_cast, input: x, dtype: float32, "
+      "out: y}\noutputs: [y]\n");
   const auto e = compile_error([&] { (void)axcore::compiler::compile(m.module.ir().main()); });
   EXPECT_EQ(e.loc().file, "model.yaml");
   EXPECT_EQ(e.loc().line, 4u);

@@ -35,7 +35,8 @@ inline rt::Arrays random_inputs(const rt::Bundle& b, uint32_t seed, double lo = 
     axcore::ref::Shape sh(d.shape.begin(), d.shape.end());
     if (d.dtype == axcore::spec::Dtype::INT8) {
       NDArray<int8_t> a(sh);
-      for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, std::floor(lo + (hi - lo + 1) * next()))));
+      for (std::size_t i = 0; i < a.size(); ++i)
+        a.data()[i] = static_cast<int8_t>(std::max(-128.0, std::min(127.0, std::floor(lo + (hi - lo + 1) * next()))));
       in[d.name] = a;
     } else if (d.dtype == axcore::spec::Dtype::FLOAT16) {
       NDArray<axcore::num::Float16> a(sh);
@@ -65,7 +66,8 @@ struct RunOutputs {
 };
 
 // Compiles, runs on fsim and ref, and expects every output equal byte for byte.
-inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in, const axcore::compiler::TilingOptions& t = {}) {
+inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in,
+                                           const axcore::compiler::TilingOptions& t = {}) {
   axcore::compiler::register_fsim_backend();
   RunOutputs r;
   r.compiled = axcore::compiler::compile(m.ir().main(), {}, t);
@@ -90,7 +92,8 @@ inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays&
         uint32_t x = 0, y = 0;
         std::memcpy(&x, &a[i], lane);
         std::memcpy(&y, &b[i], lane);
-        ADD_FAILURE() << name << ": element " << i / lane << " differs: device 0x" << std::hex << x << ", reference 0x" << y;
+        ADD_FAILURE() << name << ": element " << i / lane << " differs: device 0x" << std::hex << x << ", reference 0x"
+                      << y;
         break;
       }
     }
@@ -102,9 +105,7 @@ inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays&
 inline axcore::compiler::CompileError compile_error(const std::function<void()>& f) {
   try {
     f();
-  } catch (const axcore::compiler::CompileError& e) {
-    return e;
-  }
+  } catch (const axcore::compiler::CompileError& e) { return e; }
   ADD_FAILURE() << "no CompileError";
   return axcore::compiler::CompileError({}, "");
 }

@@ -30,10 +30,12 @@ std::vector<int64_t> packed(std::vector<int64_t> s) {
   return s;
 }
 // A constant with a logical shape.
-A::BufferHandle weight(const std::string& name, const std::vector<int64_t>& logical, uint32_t seed, double lo = -8, double hi = 8) {
+A::BufferHandle weight(const std::string& name, const std::vector<int64_t>& logical, uint32_t seed, double lo = -8,
+                       double hi = 8) {
   return A::alloc_constant(values(count(logical), seed, lo, hi, true), "int8x64", A::DDR, packed(logical), name);
 }
-A::BufferHandle floats(const std::string& name, const std::vector<int64_t>& logical, uint32_t seed, double lo = -2, double hi = 2) {
+A::BufferHandle floats(const std::string& name, const std::vector<int64_t>& logical, uint32_t seed, double lo = -2,
+                       double hi = 2) {
   return A::alloc_constant(values(count(logical), seed, lo, hi, false), "float32x64", A::DDR, packed(logical), name);
 }
 A::BufferHandle input(A::Func& f, const std::string& name, const std::vector<int64_t>& logical, const std::string& dt) {
@@ -58,44 +60,65 @@ TEST(OpsFsim, FullInt8AndFloat) {
 }
 
 TEST(OpsFsim, PermuteAndTransposeKeepThePackedAxis) {
-  check([](A::Func& f) { A::output(invoke("permute", {input(f, "x", {4, 3, 2, 128}, "int8x64"), std::vector<int64_t>{2, 0, 1, 3}})); });
-  check([](A::Func& f) { A::output(invoke("transpose", {input(f, "x", {5, 3, 64}, "float32x64"), int64_t{0}, int64_t{1}})); });
+  check([](A::Func& f) {
+    A::output(invoke("permute", {input(f, "x", {4, 3, 2, 128}, "int8x64"), std::vector<int64_t>{2, 0, 1, 3}}));
+  });
+  check([](A::Func& f) {
+    A::output(invoke("transpose", {input(f, "x", {5, 3, 64}, "float32x64"), int64_t{0}, int64_t{1}}));
+  });
 }
 
 TEST(OpsFsim, SliceAlongAnAxisAndAlongThePackedAxis) {
   check([](A::Func& f) {
-    A::output(invoke("slice_tensor", {input(f, "x", {9, 128}, "float32x64")}, {{"dim", int64_t{0}}, {"start", int64_t{1}}, {"end", int64_t{8}}, {"step", int64_t{3}}}));
+    A::output(invoke("slice_tensor", {input(f, "x", {9, 128}, "float32x64")},
+                     {{"dim", int64_t{0}}, {"start", int64_t{1}}, {"end", int64_t{8}}, {"step", int64_t{3}}}));
   });
   check([](A::Func& f) {
-    A::output(invoke("slice_tensor", {input(f, "x", {2, 256}, "int8x64")}, {{"dim", int64_t{-1}}, {"start", int64_t{64}}, {"end", int64_t{192}}}));
+    A::output(invoke("slice_tensor", {input(f, "x", {2, 256}, "int8x64")},
+                     {{"dim", int64_t{-1}}, {"start", int64_t{64}}, {"end", int64_t{192}}}));
   });
 }
 
 TEST(OpsFsim, ReshapeIsAViewThenConcat) {
   check([](A::Func& f) {
     auto v = invoke("reshape", {input(f, "x", {4, 2, 128}, "int8x64"), std::vector<int64_t>{8, -1}});
-    A::output(invoke("concat", {std::vector<ops::Tensor>{v, input(f, "y", {3, 128}, "int8x64")}}, {{"dim", int64_t{0}}}));
+    A::output(
+        invoke("concat", {std::vector<ops::Tensor>{v, input(f, "y", {3, 128}, "int8x64")}}, {{"dim", int64_t{0}}}));
   });
   check([](A::Func& f) {
-    A::output(invoke("concat", {std::vector<ops::Tensor>{input(f, "x", {3, 64}, "float32x64"), input(f, "y", {3, 128}, "float32x64")}},
-                     {{"dim", int64_t{1}}}));
+    A::output(
+        invoke("concat",
+               {std::vector<ops::Tensor>{input(f, "x", {3, 64}, "float32x64"), input(f, "y", {3, 128}, "float32x64")}},
+               {{"dim", int64_t{1}}}));
   });
 }
 
 TEST(OpsFsim, DpuCastRoundsThroughFloat18AndSaturates) {
-  check([](A::Func& f) { A::output(invoke("dpu_cast", {input(f, "x", {6, 128}, "float32x64"), S("int8")})); }, 3, -300, 300);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("dpu_cast", {input(f, "x", {6, 128}, "float32x64"), S("int8")}));
+      },
+      3, -300, 300);
   check([](A::Func& f) { A::output(invoke("dpu_cast", {input(f, "x", {6, 64}, "int8x64"), S("float16")})); });
 }
 
 TEST(OpsFsim, QuantizeAndDequantize) {
-  check([](A::Func& f) { A::output(invoke("quantize", {input(f, "x", {4, 128}, "float32x64"), 0.37, 3.0})); }, 5, -40, 40);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("quantize", {input(f, "x", {4, 128}, "float32x64"), 0.37, 3.0}));
+      },
+      5, -40, 40);
   check([](A::Func& f) { A::output(invoke("dequantize", {input(f, "q", {4, 128}, "int8x64"), 0.05, -2.0})); });
 }
 
 TEST(OpsFsim, BinaryOpsWithPerChannelBroadcastAndScalars) {
   for (const char* op : {"add", "sub", "mul", "prelu"}) {
-    check([&](A::Func& f) { A::output(invoke(op, {input(f, "x", {3, 4, 128}, "float32x64"), floats("c", {128}, 9)})); });
-    check([&](A::Func& f) { A::output(invoke(op, {input(f, "x", {5, 64}, "int8x64"), input(f, "y", {5, 64}, "float32x64")})); });
+    check([&](A::Func& f) {
+      A::output(invoke(op, {input(f, "x", {3, 4, 128}, "float32x64"), floats("c", {128}, 9)}));
+    });
+    check([&](A::Func& f) {
+      A::output(invoke(op, {input(f, "x", {5, 64}, "int8x64"), input(f, "y", {5, 64}, "float32x64")}));
+    });
     check([&](A::Func& f) { A::output(invoke(op, {input(f, "x", {2, 64}, "float32x64")}, {{"value", 0.75}})); });
   }
 }
@@ -105,24 +128,29 @@ TEST(OpsFsim, Relu) {
 }
 
 TEST(OpsFsim, LoadImcThenMatmul) {
-  check([](A::Func& f) {
-    auto imc = invoke("load_imc", {weight("w", {128, 192}, 4)});
-    A::output(invoke("matmul", {input(f, "x", {5, 128}, "int8x64"), imc}));
-  }, 2, -128, 127);
+  check(
+      [](A::Func& f) {
+        auto imc = invoke("load_imc", {weight("w", {128, 192}, 4)});
+        A::output(invoke("matmul", {input(f, "x", {5, 128}, "int8x64"), imc}));
+      },
+      2, -128, 127);
 }
 
 TEST(OpsFsim, LinearWithScaleBiasRelu) {
-  check([](A::Func& f) {
-    A::output(invoke("core.linear", {input(f, "x", {6, 256}, "int8x64"), weight("w", {256, 128}, 5)},
-                     {{"bias", floats("b", {128}, 6, -500, 500)}, {"scale", 0.125}, {"activation", S("relu")}}));
-  }, 3, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("core.linear", {input(f, "x", {6, 256}, "int8x64"), weight("w", {256, 128}, 5)},
+                         {{"bias", floats("b", {128}, 6, -500, 500)}, {"scale", 0.125}, {"activation", S("relu")}}));
+      },
+      3, -128, 127);
 }
 
 TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
   // K = 4096 is 64 tiles per output block: two blocks per residency, three blocks in two chunks.
   const auto r = [] {
     A::Module m = module_of([](A::Func& f) {
-      A::output(invoke("core.linear", {input(f, "x", {2, 4096}, "int8x64"), weight("w", {4096, 192}, 7, -2, 2)}, {{"bias", floats("b", {192}, 8)}}));
+      A::output(invoke("core.linear", {input(f, "x", {2, 4096}, "int8x64"), weight("w", {4096, 192}, 7, -2, 2)},
+                       {{"bias", floats("b", {192}, 8)}}));
     });
     return m;
   }();
@@ -153,7 +181,8 @@ TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
 TEST(OpsFsim, LinearAgreesWithRefLinearDirectly) {
   // The same numbers computed here with common/ref, not through the recorded graph.
   A::Module m = module_of([](A::Func& f) {
-    A::output(invoke("core.linear", {input(f, "x", {3, 128}, "int8x64"), weight("w", {128, 64}, 11)}, {{"bias", floats("b", {64}, 12)}}, "y"));
+    A::output(invoke("core.linear", {input(f, "x", {3, 128}, "int8x64"), weight("w", {128, 64}, 11)},
+                     {{"bias", floats("b", {64}, 12)}}, "y"));
   });
   const auto r = axcore::compiler::compile(m.ir().main());
   const auto in = random_inputs(r.bundle, 5, -128, 127);
@@ -176,29 +205,43 @@ TEST(OpsFsim, ConvolutionPaddedStridedDilated) {
   struct P {
     int64_t h, w, ci, co, k, s, p, d;
   };
-  for (const P& p : {P{8, 8, 64, 128, 3, 1, 1, 1}, P{9, 7, 64, 64, 3, 2, 0, 2}, P{6, 6, 128, 64, 3, 1, 1, 1}, P{7, 7, 64, 64, 2, 2, 1, 1}}) {
-    check([&](A::Func& f) {
-      A::output(invoke("core.convolution", {input(f, "x", {p.h, p.w, p.ci}, "int8x64"), weight("w", {p.k, p.k, p.ci, p.co}, 13)},
-                       {{"bias", floats("b", {p.co}, 14, -100, 100)}, {"stride", std::vector<int64_t>{p.s}},
-                        {"padding", std::vector<int64_t>{p.p}}, {"dilation", std::vector<int64_t>{p.d}}, {"activation", S("relu")}}));
-    }, 6, -128, 127);
+  for (const P& p : {P{8, 8, 64, 128, 3, 1, 1, 1}, P{9, 7, 64, 64, 3, 2, 0, 2}, P{6, 6, 128, 64, 3, 1, 1, 1},
+                     P{7, 7, 64, 64, 2, 2, 1, 1}}) {
+    check(
+        [&](A::Func& f) {
+          A::output(invoke("core.convolution",
+                           {input(f, "x", {p.h, p.w, p.ci}, "int8x64"), weight("w", {p.k, p.k, p.ci, p.co}, 13)},
+                           {{"bias", floats("b", {p.co}, 14, -100, 100)},
+                            {"stride", std::vector<int64_t>{p.s}},
+                            {"padding", std::vector<int64_t>{p.p}},
+                            {"dilation", std::vector<int64_t>{p.d}},
+                            {"activation", S("relu")}}));
+        },
+        6, -128, 127);
   }
 }
 
 TEST(OpsFsim, DepthwiseConvolution2dAnd1d) {
-  check([](A::Func& f) {
-    A::output(invoke("dw_convolution_2d", {input(f, "x", {10, 18, 128}, "int8x64"), weight("w", {3, 3, 128}, 15, -100, 100)},
-                     {{"stride", std::vector<int64_t>{1, 2}}}));
-  }, 7, -128, 127);
-  check([](A::Func& f) {
-    A::output(invoke("dw_convolution_1d", {input(f, "x", {20, 64}, "int8x64"), weight("w", {5, 64}, 16, -100, 100)},
-                     {{"dilation", std::vector<int64_t>{2}}}));
-  }, 8, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("dw_convolution_2d",
+                         {input(f, "x", {10, 18, 128}, "int8x64"), weight("w", {3, 3, 128}, 15, -100, 100)},
+                         {{"stride", std::vector<int64_t>{1, 2}}}));
+      },
+      7, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("dw_convolution_1d", {input(f, "x", {20, 64}, "int8x64"), weight("w", {5, 64}, 16, -100, 100)},
+                         {{"dilation", std::vector<int64_t>{2}}}));
+      },
+      8, -128, 127);
 }
 
 TEST(OpsFsim, PoolsMaxMinSumAverageCeilModeDivisor) {
   const std::vector<std::function<void(A::Func&)>> cases = {
-      [](A::Func& f) { A::output(invoke("dwpu_pool", {input(f, "x", {8, 8, 128}, "int8x64"), S("MAX"), std::vector<int64_t>{2, 2}})); },
+      [](A::Func& f) {
+        A::output(invoke("dwpu_pool", {input(f, "x", {8, 8, 128}, "int8x64"), S("MAX"), std::vector<int64_t>{2, 2}}));
+      },
       [](A::Func& f) {
         A::output(invoke("dwpu_pool", {input(f, "x", {7, 9, 64}, "int8x64"), S("AVERAGE"), std::vector<int64_t>{3, 3}},
                          {{"stride", std::vector<int64_t>{2, 2}}, {"ceil_mode", true}}));
@@ -207,7 +250,10 @@ TEST(OpsFsim, PoolsMaxMinSumAverageCeilModeDivisor) {
         A::output(invoke("dwpu_pool", {input(f, "x", {6, 6, 64}, "int8x64"), S("AVERAGE"), std::vector<int64_t>{2, 3}},
                          {{"stride", std::vector<int64_t>{1, 1}}, {"divisor_override", int64_t{4}}}));
       },
-      [](A::Func& f) { A::output(invoke("dwpu_pool", {input(f, "x", {5, 5, 64}, "int8x64"), S("SUM"), std::vector<int64_t>{3, 3}}, {{"stride", std::vector<int64_t>{1}}})); },
+      [](A::Func& f) {
+        A::output(invoke("dwpu_pool", {input(f, "x", {5, 5, 64}, "int8x64"), S("SUM"), std::vector<int64_t>{3, 3}},
+                         {{"stride", std::vector<int64_t>{1}}}));
+      },
       [](A::Func& f) {
         A::output(invoke("dwpu_pool", {input(f, "x", {11, 128}, "int8x64"), S("MIN"), std::vector<int64_t>{3}},
                          {{"stride", std::vector<int64_t>{2}}, {"ceil_mode", true}}));
@@ -222,25 +268,36 @@ TEST(OpsFsim, SoftmaxRows) {
 }
 
 TEST(OpsFsim, LayerNormRows) {
-  check([](A::Func& f) {
-    A::output(invoke("layer_norm", {input(f, "x", {4, 128}, "float32x64"), floats("g", {128}, 17, 0.5, 1.5), floats("b", {128}, 18)}));
-  }, 12, -3, 5);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("layer_norm", {input(f, "x", {4, 128}, "float32x64"), floats("g", {128}, 17, 0.5, 1.5),
+                                        floats("b", {128}, 18)}));
+      },
+      12, -3, 5);
 }
 
 TEST(OpsFsim, AtenLinearAndConvolutionTakePyTorchLayouts) {
-  check([](A::Func& f) {
-    A::output(invoke("aten.linear", {input(f, "x", {4, 128}, "int8x64"), weight("w", {64, 128}, 19)}, {{"bias", floats("b", {64}, 20)}}));
-  }, 13, -128, 127);
-  check([](A::Func& f) {
-    A::output(invoke("aten.convolution", {input(f, "x", {6, 6, 64}, "int8x64"), weight("w", {64, 3, 3, 64}, 21)}, {{"padding", std::vector<int64_t>{1}}}));
-  }, 14, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("aten.linear", {input(f, "x", {4, 128}, "int8x64"), weight("w", {64, 128}, 19)},
+                         {{"bias", floats("b", {64}, 20)}}));
+      },
+      13, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("aten.convolution", {input(f, "x", {6, 6, 64}, "int8x64"), weight("w", {64, 3, 3, 64}, 21)},
+                         {{"padding", std::vector<int64_t>{1}}}));
+      },
+      14, -128, 127);
 }
 
 TEST(OpsFsim, AtenMaxPoolAndElementwiseForward) {
-  check([](A::Func& f) {
-    auto p = invoke("aten.max_pool2d", {input(f, "x", {8, 8, 64}, "int8x64"), std::vector<int64_t>{2, 2}});
-    A::output(invoke("aten.add_tensor", {p, floats("c", {64}, 22)}));
-  }, 15, -128, 127);
+  check(
+      [](A::Func& f) {
+        auto p = invoke("aten.max_pool2d", {input(f, "x", {8, 8, 64}, "int8x64"), std::vector<int64_t>{2, 2}});
+        A::output(invoke("aten.add_tensor", {p, floats("c", {64}, 22)}));
+      },
+      15, -128, 127);
 }
 
 }  // namespace

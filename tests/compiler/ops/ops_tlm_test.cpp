@@ -17,14 +17,15 @@ using namespace axtest;
 namespace fs = std::filesystem;
 
 // Runs the compiled module on tlm and checks the outputs; returns the timeline JSON when asked.
-std::string expect_tlm_matches_reference(const std::string& name, const axcore::compiler::CompileResult& r, uint32_t seed, double lo,
-                                         double hi, bool timeline = false) {
+std::string expect_tlm_matches_reference(const std::string& name, const axcore::compiler::CompileResult& r,
+                                         uint32_t seed, double lo, double hi, bool timeline = false) {
   const fs::path dir = fs::temp_directory_path() / ("axcore_ops_tlm_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "out");
   rt::save_bundle(dir / "m.axb", r.bundle);
   const auto in = random_inputs(r.bundle, seed, lo, hi);
-  std::string cmd = std::string(AXRUN) + " " + (dir / "m.axb").string() + " --backend tlm -q --output-dir " + (dir / "out").string();
+  std::string cmd =
+      std::string(AXRUN) + " " + (dir / "m.axb").string() + " --backend tlm -q --output-dir " + (dir / "out").string();
   for (const auto& [k, v] : in) {
     const auto file = dir / (k + ".npy");
     axcore::ref::save_npy(file.string(), v);
@@ -38,7 +39,8 @@ std::string expect_tlm_matches_reference(const std::string& name, const axcore::
   const auto want = rt::make_backend("ref")->run(r.bundle, in, {});
   for (const auto& [k, v] : want.outputs) {
     const auto got = axcore::ref::load_npy((dir / "out" / (k + ".npy")).string());
-    EXPECT_EQ(rt::array_bytes(got), rt::array_bytes(v)) << name << ": output " << k << " differs from the reference on tlm";
+    EXPECT_EQ(rt::array_bytes(got), rt::array_bytes(v))
+        << name << ": output " << k << " differs from the reference on tlm";
   }
   std::string tl;
   if (timeline) {
@@ -62,7 +64,8 @@ A::BufferHandle cst(const std::string& n, std::vector<int64_t> s, const std::str
   std::size_t c = 1;
   for (auto d : s) c *= static_cast<std::size_t>(d);
   std::vector<double> vals(c);
-  for (std::size_t i = 0; i < c; ++i) vals[i] = dt == "int8x64" ? static_cast<double>(static_cast<int>(i * 7 % 9) - 4) : v * static_cast<double>(i % 13);
+  for (std::size_t i = 0; i < c; ++i)
+    vals[i] = dt == "int8x64" ? static_cast<double>(static_cast<int>(i * 7 % 9) - 4) : v * static_cast<double>(i % 13);
   s.back() /= 64;
   return A::alloc_constant(vals, dt, A::DDR, s, n);
 }
@@ -78,10 +81,12 @@ INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "
 class ModelOnTlmSmallL1 : public ::testing::TestWithParam<std::string> {};
 TEST_P(ModelOnTlmSmallL1, MatchesReference) {
   const axcore::compiler::ops::Target target{256 * 1024};
-  const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"), target);
+  const auto m =
+      axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"), target);
   axcore::compiler::TilingOptions t;
   t.l1_bytes = target.l1_bytes;
-  (void)expect_tlm_matches_reference(GetParam() + "_l1_256k", axcore::compiler::compile(m.module.ir().main(), {}, t), 42, -128, 127);
+  (void)expect_tlm_matches_reference(GetParam() + "_l1_256k", axcore::compiler::compile(m.module.ir().main(), {}, t),
+                                     42, -128, 127);
 }
 INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlmSmallL1, ::testing::Values("mlp", "cnn", "vit_patch_embed"));
 
@@ -111,35 +116,49 @@ TEST(OpsTlm, MlpMatmulsKeepTheMvmBusy) {
 }
 
 TEST(OpsTlm, ElementwiseAndMovement) {
-  expect_tlm_matches_reference("elementwise", module_of([](A::Func& f) {
-    auto x = in(f, "x", {4, 128}, "float32x64");
-    auto a = ops::invoke("add", {x, cst("c", {128}, "float32x64", 0.25)});
-    auto q = ops::invoke("quantize", {a, 0.5, 1.0});
-    auto t = ops::invoke("transpose", {ops::invoke("reshape", {q, std::vector<int64_t>{2, 2, 128}}), int64_t{0}, int64_t{1}});
-    A::output(ops::invoke("concat", {std::vector<ops::Tensor>{ops::invoke("copy", {t}), ops::invoke("slice_tensor", {t}, {{"end", int64_t{1}}})}}));
-  }), 1, -60, 60);
+  expect_tlm_matches_reference(
+      "elementwise", module_of([](A::Func& f) {
+        auto x = in(f, "x", {4, 128}, "float32x64");
+        auto a = ops::invoke("add", {x, cst("c", {128}, "float32x64", 0.25)});
+        auto q = ops::invoke("quantize", {a, 0.5, 1.0});
+        auto t = ops::invoke("transpose",
+                             {ops::invoke("reshape", {q, std::vector<int64_t>{2, 2, 128}}), int64_t{0}, int64_t{1}});
+        A::output(
+            ops::invoke("concat", {std::vector<ops::Tensor>{ops::invoke("copy", {t}),
+                                                            ops::invoke("slice_tensor", {t}, {{"end", int64_t{1}}})}}));
+      }),
+      1, -60, 60);
 }
 
 TEST(OpsTlm, DepthwiseAndPools) {
-  expect_tlm_matches_reference("depthwise", module_of([](A::Func& f) {
-    auto x = in(f, "x", {9, 9, 128}, "int8x64");
-    A::output(ops::invoke("dw_convolution_2d", {x, cst("w", {3, 3, 128}, "int8x64", 0)}, {{"stride", std::vector<int64_t>{2}}}));
-    A::output(ops::invoke("dwpu_pool", {x, std::string("AVERAGE"), std::vector<int64_t>{3, 3}}, {{"stride", std::vector<int64_t>{2}}, {"ceil_mode", true}}));
-  }), 2, -128, 127);
+  expect_tlm_matches_reference(
+      "depthwise", module_of([](A::Func& f) {
+        auto x = in(f, "x", {9, 9, 128}, "int8x64");
+        A::output(ops::invoke("dw_convolution_2d", {x, cst("w", {3, 3, 128}, "int8x64", 0)},
+                              {{"stride", std::vector<int64_t>{2}}}));
+        A::output(ops::invoke("dwpu_pool", {x, std::string("AVERAGE"), std::vector<int64_t>{3, 3}},
+                              {{"stride", std::vector<int64_t>{2}}, {"ceil_mode", true}}));
+      }),
+      2, -128, 127);
 }
 
 TEST(OpsTlm, LinearSplitAcrossResidencies) {
-  expect_tlm_matches_reference("linear_split", module_of([](A::Func& f) {
-    A::output(ops::invoke("core.linear", {in(f, "x", {3, 4096}, "int8x64"), cst("w", {4096, 192}, "int8x64", 0)},
-                          {{"bias", cst("b", {192}, "float32x64", 0.5)}, {"activation", std::string("relu")}}));
-  }), 3, -128, 127);
+  expect_tlm_matches_reference(
+      "linear_split", module_of([](A::Func& f) {
+        A::output(ops::invoke("core.linear", {in(f, "x", {3, 4096}, "int8x64"), cst("w", {4096, 192}, "int8x64", 0)},
+                              {{"bias", cst("b", {192}, "float32x64", 0.5)}, {"activation", std::string("relu")}}));
+      }),
+      3, -128, 127);
 }
 
 TEST(OpsTlm, LinearSplitAlongK) {
-  expect_tlm_matches_reference("linear_split_k", module_of([](A::Func& f) {
-    A::output(ops::invoke("core.linear", {in(f, "x", {2, 64 * 130}, "int8x64"), cst("w", {64 * 130, 64}, "int8x64", 0)},
-                          {{"bias", cst("b", {64}, "float32x64", 0.5)}}));
-  }), 4, -128, 127);
+  expect_tlm_matches_reference(
+      "linear_split_k", module_of([](A::Func& f) {
+        A::output(ops::invoke("core.linear",
+                              {in(f, "x", {2, 64 * 130}, "int8x64"), cst("w", {64 * 130, 64}, "int8x64", 0)},
+                              {{"bias", cst("b", {64}, "float32x64", 0.5)}}));
+      }),
+      4, -128, 127);
 }
 
 }  // namespace

@@ -11,7 +11,9 @@ std::vector<int64_t> packed(std::vector<int64_t> s) {
   s.back() /= 64;
   return s;
 }
-ops::Tensor in(A::Func& f, const std::string& n, const std::vector<int64_t>& s, const std::string& dt) { return f.input(n, packed(s), dt, A::DDR); }
+ops::Tensor in(A::Func& f, const std::string& n, const std::vector<int64_t>& s, const std::string& dt) {
+  return f.input(n, packed(s), dt, A::DDR);
+}
 ops::Tensor cst(const std::string& n, const std::vector<int64_t>& s, const std::string& dt) {
   std::size_t c = 1;
   for (auto d : s) c *= static_cast<std::size_t>(d);
@@ -26,9 +28,12 @@ void refused(const std::function<void(A::Func&, uint32_t&)>& body, const std::ve
   const auto e = compile_error([&] { (void)module_of([&](A::Func& f) { body(f, line); }); });
   EXPECT_EQ(e.loc().line, line) << e.what();
   EXPECT_NE(e.loc().file.find("ops_validate_test.cpp"), std::string::npos) << e.loc().str();
-  for (const auto& fr : fragments) EXPECT_NE(std::string(e.what()).find(fr), std::string::npos) << "missing '" << fr << "' in: " << e.what();
+  for (const auto& fr : fragments)
+    EXPECT_NE(std::string(e.what()).find(fr), std::string::npos) << "missing '" << fr << "' in: " << e.what();
 }
 
+// Line-sensitive: each refusal stays on the line its __LINE__ names, so the formatter leaves these alone.
+// clang-format off
 TEST(OpsValidate, LinearLimits) {
   refused([](A::Func&, uint32_t& l) { l = __LINE__; invoke("atomic.load_imc", {cst("w", {64 * 129, 64}, "int8x64")}); },
           {"atomic.load_imc: argument 'weight'", "129 IMC tiles", "holds 128 (imc_tiles)"});
@@ -144,4 +149,5 @@ TEST(OpsValidate, RegistryListsEveryLevel) {
   EXPECT_EQ(ops::find_op("copy")->name, "atomic.copy");
 }
 
+// clang-format on
 }  // namespace

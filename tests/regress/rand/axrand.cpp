@@ -13,14 +13,14 @@
 //                                                  seeded random DIR/NAME.npy for every input buffer
 //                                                  (int8/int32 over their range, floats in [-4, 4))
 #include <cstdlib>
-#include <functional>
-#include <type_traits>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <type_traits>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "axcore/regress/compare.hpp"
 #include "axcore/regress/process.hpp"
@@ -40,8 +40,9 @@ nlohmann::json load_json(const std::string& file) {
 }
 
 // The datapath reducer: greedy, smallest edit first, until no candidate still fails.
-rand::DatapathProgram reduce_datapath(rand::DatapathProgram p, const std::function<bool(const rand::DatapathProgram&)>& fails,
-                                      unsigned& tried, bool quiet) {
+rand::DatapathProgram reduce_datapath(rand::DatapathProgram p,
+                                      const std::function<bool(const rand::DatapathProgram&)>& fails, unsigned& tried,
+                                      bool quiet) {
   for (bool progress = true; progress;) {
     progress = false;
     for (const auto& q : rand::shrink_candidates(p)) {
@@ -100,8 +101,10 @@ int main(int argc, char** argv) {
       unsigned n = 0;
       auto fails = [&](const auto& q) {
         const auto dir = work / std::to_string(n++);
-        if constexpr (std::is_same_v<std::decay_t<decltype(q)>, rand::Program>) rand::write_program(q, dir);
-        else rand::write_datapath_program(q, dir);
+        if constexpr (std::is_same_v<std::decay_t<decltype(q)>, rand::Program>)
+          rand::write_program(q, dir);
+        else
+          rand::write_datapath_program(q, dir);
         std::string cmd = check;
         for (std::size_t at; (at = cmd.find("{dir}")) != std::string::npos;) cmd.replace(at, 5, dir.string());
         const auto r = regress::run_process({"sh", "-c", cmd}, dir / "check.log", std::chrono::minutes(10));

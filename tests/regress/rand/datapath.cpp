@@ -1,8 +1,8 @@
 #include "datapath.hpp"
 
+#include <fmt/format.h>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/script.hpp>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <climits>
@@ -141,8 +141,12 @@ void make_dpu(const DatapathProgram& p, Made& out) {
     auto s0 = A::decl_stream("float32x64");
     auto s1 = A::decl_stream("float32x64");
     auto so = A::decl_stream("float32x64");
-    A::IFD(0, [&] { for (auto i : A::serial(rows)) s0.push(inp(i, 0)); });
-    A::IFD(1, [&] { for (auto j : A::serial(nc)) s1.push(consts(j)); });
+    A::IFD(0, [&] {
+      for (auto i : A::serial(rows)) s0.push(inp(i, 0));
+    });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(nc)) s1.push(consts(j));
+    });
     A::DPU([&] {
       auto c = A::array("float18x64", nc, "c");
       auto acc = A::array("float18x64", 1, "acc");
@@ -159,7 +163,9 @@ void make_dpu(const DatapathProgram& p, Made& out) {
         so.push(A::cast(acc[0], "float32x64"));
       }
     });
-    A::ODR([&] { for (auto i : A::serial(rows)) y(i, 0) = so.pop(); });
+    A::ODR([&] {
+      for (auto i : A::serial(rows)) y(i, 0) = so.pop();
+    });
   });
   A::output(y);
 
@@ -256,7 +262,8 @@ DatapathProgram datapath_from_json(const nlohmann::json& j) {
       p.m = field(j, "m").get<int64_t>();
       p.k_blocks = field(j, "k_blocks").get<int64_t>();
       p.n_blocks = field(j, "n_blocks").get<int64_t>();
-      if (p.m < 1 || p.k_blocks < 1 || p.n_blocks < 1) throw std::runtime_error("m, k_blocks and n_blocks must be >= 1");
+      if (p.m < 1 || p.k_blocks < 1 || p.n_blocks < 1)
+        throw std::runtime_error("m, k_blocks and n_blocks must be >= 1");
       return p;
     }
     p.rows = field(j, "rows").get<int64_t>();
@@ -267,7 +274,8 @@ DatapathProgram datapath_from_json(const nlohmann::json& j) {
       throw std::runtime_error("reduce must be '', add, max or min (got '" + p.reduce + "')");
     for (const auto& s : field(j, "steps")) {
       DpuStep d{field(s, "op").get<std::string>(), field(s, "c").get<uint32_t>(), field(s, "c2").get<uint32_t>()};
-      if (std::find(kOps.begin(), kOps.end(), d.op) == kOps.end()) throw std::runtime_error("unknown DPU op '" + d.op + "'");
+      if (std::find(kOps.begin(), kOps.end(), d.op) == kOps.end())
+        throw std::runtime_error("unknown DPU op '" + d.op + "'");
       if (d.c >= p.consts || d.c2 >= p.consts) throw std::runtime_error("a step names a constant past 'consts'");
       p.steps.push_back(d);
     }
@@ -301,7 +309,9 @@ std::string summary(const DatapathProgram& p) {
     return fmt::format("matmul seed {}: x ({}, {}) int8 @ W ({}, {}) int8 -> int32, {} IMC tiles\n", p.seed, p.m,
                        p.k_blocks * kLanes, p.k_blocks * kLanes, p.n_blocks * kLanes, p.k_blocks * p.n_blocks);
   std::string ops;
-  for (const auto& s : p.steps) ops += (ops.empty() ? "" : " ") + s.op + (s.op == "fma" ? fmt::format("(c{},c{})", s.c, s.c2) : fmt::format("(c{})", s.c));
+  for (const auto& s : p.steps)
+    ops += (ops.empty() ? "" : " ") + s.op +
+           (s.op == "fma" ? fmt::format("(c{},c{})", s.c, s.c2) : fmt::format("(c{})", s.c));
   return fmt::format("dpu seed {}: {} rows, {} constants, {}{}\n", p.seed, p.rows, p.consts, ops,
                      p.reduce.empty() ? "" : ", " + p.reduce + "_reduce");
 }
@@ -311,8 +321,10 @@ void write_datapath_program(const DatapathProgram& p, const std::filesystem::pat
   fs::create_directories(dir / "inputs");
   fs::create_directories(dir / "expected");
   Made made;
-  if (p.kind == DpKind::MATMUL) make_matmul(p, made);
-  else make_dpu(p, made);
+  if (p.kind == DpKind::MATMUL)
+    make_matmul(p, made);
+  else
+    make_dpu(p, made);
   const auto r = compiler::compile(made.mod.ir().main(), {p.cores, made.mod.ir().name, "axrand"});
   auto bundle = r.bundle;
   bundle.metadata["source"] = "random " + std::string(to_string(p.kind)) + " program, seed " + std::to_string(p.seed);
@@ -323,7 +335,8 @@ void write_datapath_program(const DatapathProgram& p, const std::filesystem::pat
   std::ofstream(dir / "coverage.json") << nlohmann::json(coverage_points(p)).dump() << "\n";
 }
 
-std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed, const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed,
+                                                const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::vector<std::filesystem::path> files;
   Rng r(seed * 0x9E3779B97F4A7C15ull + 17);

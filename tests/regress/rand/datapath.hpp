@@ -25,8 +25,8 @@ namespace axcore::rand {
 enum class DpKind { MATMUL, DPU };
 
 struct DpuStep {
-  std::string op;   // add sub mul min max prelu fma
-  uint32_t c = 0;   // constant index (fma: c and c2 are the multiplier and addend)
+  std::string op;  // add sub mul min max prelu fma
+  uint32_t c = 0;  // constant index (fma: c and c2 are the multiplier and addend)
   uint32_t c2 = 0;
 };
 
@@ -49,7 +49,7 @@ const char* to_string(DpKind k);
 
 nlohmann::json to_json(const DatapathProgram& p);
 DatapathProgram datapath_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the field
-bool is_datapath_json(const nlohmann::json& j);                // has "kind": matmul / dpu
+bool is_datapath_json(const nlohmann::json& j);               // has "kind": matmul / dpu
 
 std::vector<std::string> coverage_points(const DatapathProgram& p);
 std::string summary(const DatapathProgram& p);
@@ -60,7 +60,8 @@ void write_datapath_program(const DatapathProgram& p, const std::filesystem::pat
 
 // Seeded random inputs for any bundle: DIR/NAME.npy for every INPUT buffer in its logical shape
 // and dtype (int8 / int32 uniform over their range, float16 / float32 uniform in [-4, 4) rounded).
-std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed, const std::filesystem::path& dir);
+std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed,
+                                                const std::filesystem::path& dir);
 
 // Smaller variants of a failing program, smallest edit first (for the reducer).
 std::vector<DatapathProgram> shrink_candidates(const DatapathProgram& p);

@@ -12,8 +12,8 @@
 namespace axcore::rand {
 namespace {
 
-constexpr uint64_t kMaxStream = 4000;    // words per run of a hop (fits every engine's size field)
-constexpr uint64_t kL2Half = 2u << 20;   // bytes: the two alternating L2 regions
+constexpr uint64_t kMaxStream = 4000;     // words per run of a hop (fits every engine's size field)
+constexpr uint64_t kL2Half = 2u << 20;    // bytes: the two alternating L2 regions
 constexpr uint64_t kL1Half = 512u << 10;  // bytes: the two alternating L1 regions
 
 struct Limits {
@@ -35,14 +35,14 @@ bool reaches(const Hop& h, const Place& p, bool is_src) {
   switch (h.engine) {
     case Engine::SYS: return p.mem != spec::MemSel::DDR || p.arg == (is_src ? 0u : 1u);
     case Engine::MEM: return p.mem == spec::MemSel::L2 || p.mem == spec::MemSel::L1;
-    case Engine::CORE:
-      return p.mem == spec::MemSel::L2 || (p.mem == spec::MemSel::L1 && p.core == h.core);
+    case Engine::CORE: return p.mem == spec::MemSel::L2 || (p.mem == spec::MemSel::L1 && p.core == h.core);
   }
   return false;
 }
 
 bool same_memory(const Place& a, const Place& b) {
-  return a.mem == b.mem && (a.mem != spec::MemSel::L1 || a.core == b.core) && (a.mem != spec::MemSel::DDR || a.arg == b.arg);
+  return a.mem == b.mem && (a.mem != spec::MemSel::L1 || a.core == b.core) &&
+         (a.mem != spec::MemSel::DDR || a.arg == b.arg);
 }
 
 std::string place_str(const Place& p) {
@@ -139,13 +139,15 @@ uint64_t Walk::stream_words() const {
 
 int64_t Walk::min_addr(uint32_t repeat) const {
   int64_t v = static_cast<int64_t>(offset);
-  for (std::size_t k = 0; k < sizes.size(); ++k) v += std::min<int64_t>(0, int64_t{strides[k]} * (std::max(sizes[k], 1u) - 1));
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    v += std::min<int64_t>(0, int64_t{strides[k]} * (std::max(sizes[k], 1u) - 1));
   return v + std::min<int64_t>(0, int64_t{iter_stride} * repeat);
 }
 
 int64_t Walk::max_addr(uint32_t repeat) const {
   int64_t v = static_cast<int64_t>(offset);
-  for (std::size_t k = 0; k < sizes.size(); ++k) v += std::max<int64_t>(0, int64_t{strides[k]} * (std::max(sizes[k], 1u) - 1));
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    v += std::max<int64_t>(0, int64_t{strides[k]} * (std::max(sizes[k], 1u) - 1));
   return v + std::max<int64_t>(0, int64_t{iter_stride} * repeat);
 }
 
@@ -169,19 +171,24 @@ bool normalize(Program& p, std::string* why) {
   if (p.cores < 1 || p.cores > spec::param::max_cores) return fail("cores outside 1..4");
   if (p.hops.empty()) return fail("no hops");
   if (p.x_words < 1 || p.x_words > 65536) return fail("x_words outside 1..65536");
-  if (p.hops.front().src.mem != spec::MemSel::DDR || p.hops.front().src.arg != 0) return fail("the first hop must read x");
-  if (p.hops.back().dst.mem != spec::MemSel::DDR || p.hops.back().dst.arg != 1) return fail("the last hop must write y");
+  if (p.hops.front().src.mem != spec::MemSel::DDR || p.hops.front().src.arg != 0)
+    return fail("the first hop must read x");
+  if (p.hops.back().dst.mem != spec::MemSel::DDR || p.hops.back().dst.arg != 1)
+    return fail("the last hop must write y");
   uint64_t n = p.x_words;
   std::vector<uint32_t> next_bd(3, 0);
   for (std::size_t i = 0; i < p.hops.size(); ++i) {
     Hop& h = p.hops[i];
     if (i > 0) h.src = p.hops[i - 1].dst;
-    if (h.engine == Engine::CORE && h.core >= p.cores) return fail(fmt::format("hop {}: core {} of {}", i, h.core, p.cores));
+    if (h.engine == Engine::CORE && h.core >= p.cores)
+      return fail(fmt::format("hop {}: core {} of {}", i, h.core, p.cores));
     for (Place* pl : {&h.src, &h.dst}) {
-      if (pl->mem == spec::MemSel::L1 && pl->core >= p.cores) return fail(fmt::format("hop {}: L1 of core {}", i, pl->core));
+      if (pl->mem == spec::MemSel::L1 && pl->core >= p.cores)
+        return fail(fmt::format("hop {}: L1 of core {}", i, pl->core));
     }
     if (!reaches(h, h.src, true) || !reaches(h, h.dst, false)) {
-      return fail(fmt::format("hop {}: {} cannot move {} -> {}", i, to_string(h.engine), place_str(h.src), place_str(h.dst)));
+      return fail(
+          fmt::format("hop {}: {} cannot move {} -> {}", i, to_string(h.engine), place_str(h.src), place_str(h.dst)));
     }
     if (i + 1 < p.hops.size() && h.dst.mem == spec::MemSel::DDR) return fail(fmt::format("hop {} writes DDR early", i));
     h.channel %= spec::param::dma_channels;
@@ -270,7 +277,8 @@ Program generate(uint64_t seed, uint32_t cores) {
         }
         if (lim.pads && chance(40)) {
           for (unsigned k = 0; k < dims; ++k) {
-            w.pad.emplace_back(static_cast<uint32_t>(pick(0, k == 0 ? 3 : 1)), static_cast<uint32_t>(pick(0, k == 0 ? 3 : 1)));
+            w.pad.emplace_back(static_cast<uint32_t>(pick(0, k == 0 ? 3 : 1)),
+                               static_cast<uint32_t>(pick(0, k == 0 ? 3 : 1)));
           }
         }
         if (h.repeat > 0 && chance(50)) w.iter_stride = static_cast<int32_t>(pick(0, 64));
@@ -322,10 +330,14 @@ Program program_from_json(const nlohmann::json& j) {
     auto place = [](const nlohmann::json& q) {
       Place pl;
       const auto m = q.at("mem").get<std::string>();
-      if (m == "DDR") pl.mem = spec::MemSel::DDR;
-      else if (m == "L2") pl.mem = spec::MemSel::L2;
-      else if (m == "L1") pl.mem = spec::MemSel::L1;
-      else throw std::runtime_error("mem '" + m + "' is not DDR, L2 or L1");
+      if (m == "DDR")
+        pl.mem = spec::MemSel::DDR;
+      else if (m == "L2")
+        pl.mem = spec::MemSel::L2;
+      else if (m == "L1")
+        pl.mem = spec::MemSel::L1;
+      else
+        throw std::runtime_error("mem '" + m + "' is not DDR, L2 or L1");
       pl.core = q.at("core").get<uint32_t>();
       pl.arg = q.at("arg").get<uint32_t>();
       pl.base = q.at("base").get<uint64_t>();
@@ -338,16 +350,21 @@ Program program_from_json(const nlohmann::json& j) {
       w.strides = q.at("strides").get<std::vector<int32_t>>();
       w.iter_stride = q.at("iter_stride").get<int32_t>();
       if (q.contains("pad")) w.pad = q["pad"].get<std::vector<std::pair<uint32_t, uint32_t>>>();
-      if (w.sizes.size() != w.strides.size() || w.sizes.empty()) throw std::runtime_error("sizes and strides differ in rank");
+      if (w.sizes.size() != w.strides.size() || w.sizes.empty())
+        throw std::runtime_error("sizes and strides differ in rank");
       return w;
     };
     for (const auto& q : j.at("hops")) {
       Hop h;
       const auto e = q.at("engine").get<std::string>();
-      if (e == "sys") h.engine = Engine::SYS;
-      else if (e == "mem") h.engine = Engine::MEM;
-      else if (e == "core") h.engine = Engine::CORE;
-      else throw std::runtime_error("engine '" + e + "' is not sys, mem or core");
+      if (e == "sys")
+        h.engine = Engine::SYS;
+      else if (e == "mem")
+        h.engine = Engine::MEM;
+      else if (e == "core")
+        h.engine = Engine::CORE;
+      else
+        throw std::runtime_error("engine '" + e + "' is not sys, mem or core");
       h.core = q.at("core").get<uint32_t>();
       h.channel = q.at("channel").get<uint32_t>();
       h.src = place(q.at("src"));
@@ -361,9 +378,7 @@ Program program_from_json(const nlohmann::json& j) {
     std::string why;
     if (!normalize(p, &why)) throw std::runtime_error("not a legal program: " + why);
     return p;
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("program JSON: ") + e.what());
-  }
+  } catch (const nlohmann::json::exception& e) { throw std::runtime_error(std::string("program JSON: ") + e.what()); }
 }
 
 std::vector<std::string> coverage_points(const Program& p) {
@@ -397,8 +412,8 @@ std::vector<std::string> coverage_points(const Program& p) {
 
 std::string summary(const Program& p) {
   std::ostringstream o;
-  o << fmt::format("seed {} cores {}: x {} words -> y {} words, {} hops, {} BDs\n", p.seed, p.cores, p.x_words, p.y_words,
-                   p.hops.size(), p.descriptors());
+  o << fmt::format("seed {} cores {}: x {} words -> y {} words, {} hops, {} BDs\n", p.seed, p.cores, p.x_words,
+                   p.y_words, p.hops.size(), p.descriptors());
   for (const auto& h : p.hops) {
     bool pad = false;
     for (const auto& r : h.reads) pad |= !r.pad.empty();

@@ -32,10 +32,10 @@ struct Walk {
   std::vector<uint32_t> sizes;
   std::vector<int32_t> strides;
   std::vector<std::pair<uint32_t, uint32_t>> pad;  // per dim (before, after); empty = none
-  int32_t iter_stride = 0;                        // words per repeat run
-  uint64_t words() const;                         // data words per run
-  uint64_t stream_words() const;                  // padded words per run
-  int64_t min_addr(uint32_t repeat) const;        // over all runs
+  int32_t iter_stride = 0;                         // words per repeat run
+  uint64_t words() const;                          // data words per run
+  uint64_t stream_words() const;                   // padded words per run
+  int64_t min_addr(uint32_t repeat) const;         // over all runs
   int64_t max_addr(uint32_t repeat) const;
 };
 
@@ -50,7 +50,7 @@ struct Hop {
   uint32_t pad_value = 0;
   std::vector<uint32_t> mm2s_bds;  // BD ids of the chain
   uint32_t s2mm_bd = 0;
-  uint64_t stream_words() const;   // words per run
+  uint64_t stream_words() const;  // words per run
 };
 
 struct Program {

@@ -67,6 +67,4 @@ TEST(RegressProcess, MissingProgramIs127AndSignalsAreReported) {
   EXPECT_THROW(run_process({}, log, std::chrono::seconds(1)), std::invalid_argument);
 }
 
-TEST(RegressProcess, ShellJoinQuotes) {
-  EXPECT_EQ(shell_join({"a", "b c", "it's", "x=1"}), "a 'b c' 'it'\\''s' x=1");
-}
+TEST(RegressProcess, ShellJoinQuotes) { EXPECT_EQ(shell_join({"a", "b c", "it's", "x=1"}), "a 'b c' 'it'\\''s' x=1"); }

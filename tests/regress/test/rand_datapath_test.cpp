@@ -29,7 +29,8 @@ fs::path scratch(const std::string& name) {
 void expect_ref_matches(const fs::path& dir) {
   const auto bundle = runtime::load_bundle(dir / "program.axb");
   runtime::Arrays in;
-  for (const auto& e : fs::directory_iterator(dir / "inputs")) in[e.path().stem().string()] = ref::load_npy(e.path().string());
+  for (const auto& e : fs::directory_iterator(dir / "inputs"))
+    in[e.path().stem().string()] = ref::load_npy(e.path().string());
   const auto res = runtime::make_backend("fsim")->run(bundle, in, {});
   std::size_t n = 0;
   for (const auto& e : fs::directory_iterator(dir / "expected")) {
@@ -57,7 +58,8 @@ TEST(RegressRandDatapath, GeneratedProgramsAreDeterministicAndVaried) {
       if (kind == DpKind::MATMUL) kblocks.insert(p.k_blocks), nblocks.insert(p.n_blocks);
     }
   }
-  for (const char* op : {"add", "sub", "mul", "min", "max", "prelu", "fma"}) EXPECT_TRUE(points.count(std::string("dpu.op.") + op)) << op;
+  for (const char* op : {"add", "sub", "mul", "min", "max", "prelu", "fma"})
+    EXPECT_TRUE(points.count(std::string("dpu.op.") + op)) << op;
   for (const char* r : {"add", "max", "min"}) EXPECT_TRUE(points.count(std::string("dpu.reduce.") + r)) << r;
   EXPECT_GE(kblocks.size(), 5u);
   EXPECT_GE(nblocks.size(), 3u);
@@ -67,9 +69,7 @@ TEST(RegressRandDatapath, MalformedProgramsNameTheirField) {
   auto msg = [](nlohmann::json j) {
     try {
       datapath_from_json(j);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
+    } catch (const std::runtime_error& e) { return std::string(e.what()); }
     return std::string("(accepted)");
   };
   auto p = to_json(generate_datapath(3, 1, DpKind::DPU));

@@ -118,8 +118,8 @@ TEST(RegressRand, ReducerShrinksAnInjectedFailureToAHandfulOfBds) {
     // keep a source large enough for itself).
     EXPECT_LE(small.descriptors(), 6u) << "seed " << seed << "\n" << summary(small);
     EXPECT_LE(small.hops.size(), 3u);
-    std::printf("seed %llu: %zu BDs reduced to %zu (%u tried)\n", static_cast<unsigned long long>(seed),
-                st.bds_before, st.bds_after, st.tried);
+    std::printf("seed %llu: %zu BDs reduced to %zu (%u tried)\n", static_cast<unsigned long long>(seed), st.bds_before,
+                st.bds_after, st.tried);
     EXPECT_LT(st.bds_after, st.bds_before);
     ++reduced;
   }

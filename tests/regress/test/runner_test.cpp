@@ -75,7 +75,7 @@ TEST(RegressRunner, ResumeKeepsPassedJobsAndRerunsTheRest) {
   EXPECT_TRUE(results[0].reused);
   EXPECT_EQ(results[0].message, "from before");
   EXPECT_FALSE(fs::exists(opt.out_dir / "jobs" / "ok@c1"));  // not run again
-  EXPECT_FALSE(results[2].reused);                          // failed before: runs again
+  EXPECT_FALSE(results[2].reused);                           // failed before: runs again
   EXPECT_EQ(results[2].status, Status::FAIL);
 }
 

@@ -11,9 +11,7 @@ namespace {
 std::string error_of(const std::string& yaml) {
   try {
     parse_suite(yaml, "s.yaml");
-  } catch (const SuiteError& e) {
-    return e.what();
-  }
+  } catch (const SuiteError& e) { return e.what(); }
   return "";
 }
 
@@ -67,7 +65,8 @@ TEST(RegressSuite, ErrorsNameFileLineAndColumn) {
             "backends, cores, mode, tolerance, timeout, tags, seed, count)");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x], backends: [gpu]}\n"),
             "s.yaml:3:39: unknown backend 'gpu' (known: ref, tlm, rtl, fpga, regfile)");
-  EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x], cores: 9}\n"), "s.yaml:3:36: cores 9 is outside 1..4");
+  EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x], cores: 9}\n"),
+            "s.yaml:3:36: cores 9 is outside 1..4");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a}\n"),
             "s.yaml:3:5: test 'a' needs exactly one of model, bundle, random, command");
   EXPECT_EQ(error_of("suite: x\ntests:\n  - {name: a, command: [x]}\n  - {name: a, command: [y]}\n"),

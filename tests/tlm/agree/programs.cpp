@@ -49,7 +49,8 @@ void hop(runtime::Device& d, uint32_t row, uint32_t ch, uint32_t mm2s_bd, uint32
 }
 
 void check_token(const spec::Token& t, const char* what) {
-  if (t.error) throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
+  if (t.error)
+    throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
 }
 
 // L1 of core 0 through the host debug port (both backends: one register write per word).
@@ -132,7 +133,8 @@ std::string unit_name(trace::Unit u) {
 
 std::string Task::name() const {
   const char* tile = row == kShim ? "shim" : row == kMem ? "mem" : "core";
-  std::string n = std::string(tile) + (row >= spec::param::first_core_row ? std::to_string(row - spec::param::first_core_row) : "");
+  std::string n =
+      std::string(tile) + (row >= spec::param::first_core_row ? std::to_string(row - spec::param::first_core_row) : "");
   return n + "." + unit_name(unit);
 }
 
@@ -200,7 +202,8 @@ Comparison compare(const Run& a, const Run& b) {
     t += line;
   }
   c.span_ratio = b.span() ? static_cast<double>(a.span()) / static_cast<double>(b.span()) : 0;
-  std::snprintf(line, sizeof line, "  span %llu vs %llu cycles: ratio %.4f; worst task %.4f; CPU %.4f s vs %.4f s (%.0fx)\n",
+  std::snprintf(line, sizeof line,
+                "  span %llu vs %llu cycles: ratio %.4f; worst task %.4f; CPU %.4f s vs %.4f s (%.0fx)\n",
                 static_cast<unsigned long long>(a.span()), static_cast<unsigned long long>(b.span()), c.span_ratio,
                 c.worst_task_ratio, a.cpu_s, b.cpu_s, a.cpu_s > 0 ? b.cpu_s / a.cpu_s : 0.0);
   c.table = t + line;
@@ -312,8 +315,10 @@ Program dma_engines_share_l2(uint32_t words) {
     uint32_t v = 0x9e3779b9;
     for (uint64_t base : {uint64_t{0x0}, uint64_t{0x200000}})
       for (uint32_t r = 0; r < words / 16; ++r) {
-        d.write32(stim::addr(kMem, spec::mem::DBG_MEM_ADDR.offset), static_cast<uint32_t>(base + uint64_t{r} * 64 * spec::param::l2_banks));
-        for (unsigned w = 0; w < 16; ++w) d.write32(stim::addr(kMem, spec::mem::DBG_MEM_DATA.offset), v = v * 1664525u + 1013904223u);
+        d.write32(stim::addr(kMem, spec::mem::DBG_MEM_ADDR.offset),
+                  static_cast<uint32_t>(base + uint64_t{r} * 64 * spec::param::l2_banks));
+        for (unsigned w = 0; w < 16; ++w)
+          d.write32(stim::addr(kMem, spec::mem::DBG_MEM_DATA.offset), v = v * 1664525u + 1013904223u);
       }
     // MemDMA L2 -> L2 and CoreDMA L2 -> L1, all four L2 walks in bank 0; SysDMA DDR -> L2 bank 0.
     stim::write_bd(d, kMem, 0, bank0_bd(0x0, words));
@@ -418,7 +423,8 @@ Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
     stim::write_bd(d, kShim, 2, b);
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L2, kL2W, ww));
     // MemDMA: L2 -> L1 of core 0 (x rows, weight rows).
-    spec::DmaBd c = stim::linear_bd(MemSel::L2, kL2X, xw), e = stim::linear_bd(MemSel::L1, uint64_t{rtlcore::kX0} * 64, xw);
+    spec::DmaBd c = stim::linear_bd(MemSel::L2, kL2X, xw),
+                e = stim::linear_bd(MemSel::L1, uint64_t{rtlcore::kX0} * 64, xw);
     c.use_next = e.use_next = 1, c.next_bd = 1, e.next_bd = 3;
     stim::write_bd(d, kMem, 0, c);
     stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, kL2W, ww));
@@ -517,8 +523,8 @@ Program soft_reset() {
     d.advance(5000);  // about 150 of the 2048 words
     d.write32(stim::addr(kShim, spec::shim::CTRL.offset), 1);
     d.advance(100);
-    for (uint32_t off : {spec::shim::DMA_S2MM_STATUS.at(0), spec::shim::DMA_MM2S_STATUS.at(0), spec::shim::ERROR_STATUS.offset,
-                         spec::shim::TOKEN_POP.offset, spec::shim::CTRL.offset})
+    for (uint32_t off : {spec::shim::DMA_S2MM_STATUS.at(0), spec::shim::DMA_MM2S_STATUS.at(0),
+                         spec::shim::ERROR_STATUS.offset, spec::shim::TOKEN_POP.offset, spec::shim::CTRL.offset})
       seen->read(d, kShim, off);
     seen->add(d.read32(stim::addr(kShim, spec::shim::STATUS.offset)) & 1u);  // busy
     // The engine works again after the reset.
@@ -552,10 +558,10 @@ Program dma_pause() {
     const uint32_t b0 = d.read32(bytes);
     d.advance(2000);
     const uint32_t b1 = d.read32(bytes);
-    seen->add(b0 == b1 ? 1u : 0u);                                 // nothing moved while paused
-    seen->add(b0 > 0 && b0 < 4 * 4096 ? 1u : 0u);                  // stopped mid-copy
-    seen->add(d.read32(ctrl));                                     // pause bit reads back
-    d.write32(ctrl, 0);  // resume
+    seen->add(b0 == b1 ? 1u : 0u);                 // nothing moved while paused
+    seen->add(b0 > 0 && b0 < 4 * 4096 ? 1u : 0u);  // stopped mid-copy
+    seen->add(d.read32(ctrl));                     // pause bit reads back
+    d.write32(ctrl, 0);                            // resume
     check_token(stim::wait_dma_token(d, kMem, false, 0), "paused copy");
     seen->read(d, kMem, spec::mem::DMA_MM2S_BYTES.at(0));
   };
@@ -593,7 +599,8 @@ Program perf_counters() {
   p.readback = [](runtime::Device& d) {
     Regs r;
     for (uint32_t u = 0; u < spec::param::perf_units; ++u)
-      for (const spec::Reg* reg : {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
+      for (const spec::Reg* reg :
+           {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
         r.read(d, kCore0, reg->at(u));
     return r.bytes;
   };
@@ -609,7 +616,8 @@ std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb) 
   ref::Imc imc;
   ref::run_loadimc(mm.load(), l1, imc);
   stim::reference_datapath(matmul_datapath(mm), l1, &imc);
-  return {l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64, l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64 + std::ptrdiff_t(mm.out_bytes())};
+  return {l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64,
+          l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64 + std::ptrdiff_t(mm.out_bytes())};
 }
 
 }  // namespace axcore::agree

@@ -28,13 +28,13 @@ struct Task {
 
 struct Run {
   std::string backend;
-  uint64_t t0 = 0, t1 = 0;        // device cycles: start and end of the timed part
-  double wall_s = 0;              // wall-clock of the timed part
-  double cpu_s = 0;               // process CPU time of the timed part (fair on a loaded machine)
-  std::vector<Task> tasks;        // tasks that started in the timed part, in TASK_DONE order
-  std::vector<uint8_t> out;       // what the program reads back from DDR
+  uint64_t t0 = 0, t1 = 0;   // device cycles: start and end of the timed part
+  double wall_s = 0;         // wall-clock of the timed part
+  double cpu_s = 0;          // process CPU time of the timed part (fair on a loaded machine)
+  std::vector<Task> tasks;   // tasks that started in the timed part, in TASK_DONE order
+  std::vector<uint8_t> out;  // what the program reads back from DDR
   std::vector<trace::Record> records;
-  uint64_t span() const;          // first TASK_START .. last TASK_DONE of the timed tasks
+  uint64_t span() const;  // first TASK_START .. last TASK_DONE of the timed tasks
 };
 
 // A program: `setup` (untimed) then `timed`; `out` is filled by `readback` after both.
@@ -55,25 +55,26 @@ struct Comparison {
 Comparison compare(const Run& tlm, const Run& rtl);
 
 // ---- the benchmark programs (docs/tlm.md lists what each exercises) -----------------------
-Program dma_ddr_l2_ddr(uint32_t words);      // SysDMA DDR -> L2 -> DDR, linear
-Program dma_walks();                         // DDR -> L2 (SysDMA), L2 -> L1 (MemDMA 3-D walk with
-                                             // padding, iteration, repeat), L1 -> L2 (CoreDMA chain
-                                             // of 3 strided BDs), L2 -> DDR (SysDMA)
+Program dma_ddr_l2_ddr(uint32_t words);        // SysDMA DDR -> L2 -> DDR, linear
+Program dma_walks();                           // DDR -> L2 (SysDMA), L2 -> L1 (MemDMA 3-D walk with
+                                               // padding, iteration, repeat), L1 -> L2 (CoreDMA chain
+                                               // of 3 strided BDs), L2 -> DDR (SysDMA)
 Program dma_l2_bank_conflict(uint32_t words);  // MemDMA L2 -> L2 with source and destination in one bank
-Program dma_two_pairs(uint32_t words);       // two MemDMA pairs at once, L2 -> L2
-Program dma_engines_share_l2(uint32_t words);  // SysDMA, MemDMA and CoreDMA at once on L2 bank 0 (round-robin across engines)
+Program dma_two_pairs(uint32_t words);         // two MemDMA pairs at once, L2 -> L2
+Program dma_engines_share_l2(
+    uint32_t words);  // SysDMA, MemDMA and CoreDMA at once on L2 bank 0 (round-robin across engines)
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
 
 // Error paths and control (readback = the registers software looks at, so both backends must
 // give the same bytes):
-Program deadlock();            // IFD0 yields 3 elements, the MVM pops 4: the watchdog fires
-Program bd_out_of_range();     // an MM2S BD past the end of L2: ADDR_RANGE error token
-Program soft_reset();          // CTRL.soft_reset in the middle of a DDR read; then a new copy works
-Program dma_pause();           // MM2S paused mid-copy (no words move), resumed, completes
+Program deadlock();              // IFD0 yields 3 elements, the MVM pops 4: the watchdog fires
+Program bd_out_of_range();       // an MM2S BD past the end of L2: ADDR_RANGE error token
+Program soft_reset();            // CTRL.soft_reset in the middle of a DDR read; then a new copy works
+Program dma_pause();             // MM2S paused mid-copy (no words move), resumed, completes
 Program barrier_after_matmul();  // LoadIMC + matmul, then a 1-core barrier: it starts when both queues are idle
-Program perf_counters();       // LoadIMC + matmul; readback = PERF_BUSY/STALL_IN/STALL_OUT/TASKS of every unit
+Program perf_counters();         // LoadIMC + matmul; readback = PERF_BUSY/STALL_IN/STALL_OUT/TASKS of every unit
 
 // The common/ref result of whole_core's output (the bytes its readback returns).
 std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb);

@@ -48,13 +48,13 @@ struct BufferNode {
   DType dtype;
   Scope scope = Scope::DDR;
   BufferRole role = BufferRole::Local;
-  bool is_var = false;          // A.var (registers): accessed without an index
-  int core = -1;                // A.alloc_imc(core=) / A.AICore
-  std::vector<double> data;     // Constant: the values, C order over shape x lanes
-  Buffer alias_of;              // a reshaped view of another buffer (same storage)
+  bool is_var = false;       // A.var (registers): accessed without an index
+  int core = -1;             // A.alloc_imc(core=) / A.AICore
+  std::vector<double> data;  // Constant: the values, C order over shape x lanes
+  Buffer alias_of;           // a reshaped view of another buffer (same storage)
   // Model-level metadata for emission: the logical shape and the packed axis of an I/O buffer.
   std::vector<int64_t> logical_shape;
-  bool output = false;          // named by A.output
+  bool output = false;  // named by A.output
   SourceLoc loc;
   int64_t elements() const;
   const BufferNode* root() const { return alias_of ? alias_of->root() : this; }
@@ -74,9 +74,23 @@ struct VarNode {
 using Var = std::shared_ptr<VarNode>;
 
 enum class ExprKind : uint8_t {
-  Int, Float, VarRef,                        // immediates and loop variables
-  Add, Sub, Mul, FloorDiv, Mod, Min, Max,  // arithmetic (index or vector)
-  Lt, Le, Gt, Ge, Eq, Ne, And,             // predicates (index)
+  Int,
+  Float,
+  VarRef,  // immediates and loop variables
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  Mod,
+  Min,
+  Max,  // arithmetic (index or vector)
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,         // predicates (index)
   Load,        // buf[indices]; an index may be a Ramp (a slice)
   Ramp,        // base, step(int), lanes(int)
   Pop,         // stream.pop()
@@ -123,16 +137,20 @@ std::string to_string(Unit u);
 enum class DpKind : uint8_t { MVMEXE, DWPU };
 
 enum class StmtKind : uint8_t {
-  Seq, For, Datapath, Block,
-  Push,      // stream.push(value)
-  Store,     // buf[indices] = value (buffers and registers)
-  Drop,      // A.drop(stream.pop())
-  If,        // A.If / Then / Else (body = then, else_body)
-  Reset,     // A.reset_accumulator(acc)
-  Accum,     // acc += A.mvm_1x1(...)
-  Sync,      // A.sync(waits, signals)
-  Barrier,   // A.barrier(cores)
-  DeclStream, DeclReg,
+  Seq,
+  For,
+  Datapath,
+  Block,
+  Push,     // stream.push(value)
+  Store,    // buf[indices] = value (buffers and registers)
+  Drop,     // A.drop(stream.pop())
+  If,       // A.If / Then / Else (body = then, else_body)
+  Reset,    // A.reset_accumulator(acc)
+  Accum,    // acc += A.mvm_1x1(...)
+  Sync,     // A.sync(waits, signals)
+  Barrier,  // A.barrier(cores)
+  DeclStream,
+  DeclReg,
   OpMarker,  // a boundary between operators (name, for traces and the graph)
 };
 

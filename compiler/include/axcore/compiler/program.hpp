@@ -23,13 +23,13 @@ struct L1Region {
 // A DMA copy: a whole DDR buffer to or from its L1 region, or an A.SysDMA / A.CoreDMA block
 // (written by hand or inserted by the tiling pass). SysDMA runs on the shim, CoreDMA on its core.
 struct Transfer {
-  const BufferNode* buffer = nullptr;  // the DDR-side buffer (its root); null for an L1-to-L1 copy
+  const BufferNode* buffer = nullptr;       // the DDR-side buffer (its root); null for an L1-to-L1 copy
   const BufferNode* s2mm_buffer = nullptr;  // a DDR-to-DDR copy: the buffer the S2MM side writes
   bool to_l1 = true;
   L1Region l1;
   tap::BdTask mm2s, s2mm;  // BD ids assigned by lower() (no two in-flight copies share a BD)
   uint64_t words = 0;
-  std::string id;  // "" = default sync (waited right after launch)
+  std::string id;                           // "" = default sync (waited right after launch)
   bool ddr_mm2s = false, ddr_s2mm = false;  // which side is patched with the DDR buffer's address
   tap::Engine engine = tap::Engine::kSysDma;
   uint32_t core = 0;     // CoreDMA: the core tile of the engine
@@ -46,7 +46,7 @@ struct Task {
   std::string name;             // "dp3.mvmexe (linear0)"
   std::string id;
   // What the task does, for `axc explain` and the performance model.
-  uint64_t mvm_tile_ops = 0;   // MVM tile-ops (64x64 MACs each)
+  uint64_t mvm_tile_ops = 0;  // MVM tile-ops (64x64 MACs each)
   uint64_t ifd0_elems = 0, ifd1_elems = 0, odr_elems = 0, dpu_instr_per_iter = 0, dpu_iterations = 0;
   uint64_t predicted_cycles = 0;
 };
@@ -65,7 +65,7 @@ struct Program {
   std::vector<Step> steps;
   std::map<const BufferNode*, L1Region> l1;  // placement of every buffer a unit touches (roots)
   uint32_t cores = 1;
-  std::vector<uint32_t> l1_rows_used;  // per core: the most rows in use at once
+  std::vector<uint32_t> l1_rows_used;         // per core: the most rows in use at once
   uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget it was placed against
   std::map<std::string, std::string> notes;
 };

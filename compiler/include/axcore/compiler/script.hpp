@@ -12,9 +12,9 @@
 //   with A.DPU(): ... / with A.init(): ...  A::DPU([&] { ... A::init([&] { ... }); });
 //   with A.ODR(): out[i, 0] = s.pop()       A::ODR([&] { out(i, 0) = s.pop(); });
 //   with A.If(c): with A.Then(): ... Else   A::If(c, [&] { ... }, [&] { ... });
-//   w_imc[kb, nb] = w[kb*64 : kb*64+64, nb] A::LoadIMC([&] { w_imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb); });
-//   acc += A.mvm_1x1(x, w_imc[kb, nb])      acc += A::mvm_1x1(x, w_imc(kb, nb));
-//   x = A.var("float18x64")                 auto x = A::var("float18x64", "x");  x = ...;
+//   w_imc[kb, nb] = w[kb*64 : kb*64+64, nb] A::LoadIMC([&] { w_imc(kb, nb) = w(A::slice(kb * 64, kb * 64 + 64), nb);
+//   }); acc += A.mvm_1x1(x, w_imc[kb, nb])      acc += A::mvm_1x1(x, w_imc(kb, nb)); x = A.var("float18x64") auto x =
+//   A::var("float18x64", "x");  x = ...;
 //
 // As in the guide, C++ code around the builder runs at build time; a C++ helper that returns a
 // Value is the guide's build-time helper (§4.1): only the expression it returns enters the IR.
@@ -44,7 +44,7 @@ inline constexpr DpKind DP_MVMEXE = DpKind::MVMEXE, DP_DWPU = DpKind::DWPU;
 class Value {
  public:
   Value() = default;
-  Value(Expr e) : e_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
+  Value(Expr e) : e_(std::move(e)) {}    // NOLINT(google-explicit-constructor)
   Value(int v, Loc l = Loc::current());  // NOLINT: integer immediates read naturally
   Value(int64_t v, Loc l = Loc::current());
   const Expr& expr() const { return e_; }
@@ -69,8 +69,8 @@ Value operator&&(const Value& a, const Value& b);
 // An index: a Value or a slice (A::slice / A::Ramp). Records where it was written.
 struct Ix {
   Ix() = default;
-  Ix(Value v, Loc l = Loc::current());  // NOLINT
-  Ix(int v, Loc l = Loc::current());    // NOLINT
+  Ix(Value v, Loc l = Loc::current());    // NOLINT
+  Ix(int v, Loc l = Loc::current());      // NOLINT
   Ix(int64_t v, Loc l = Loc::current());  // NOLINT
   Value v;
   SourceLoc loc;
@@ -81,7 +81,8 @@ class BufferHandle;
 // buf(i, j): reads as a Value, assigning stores (an ODR store, a LoadIMC store, a DMA copy).
 class Element {
  public:
-  Element(Buffer b, std::vector<Expr> idx, SourceLoc loc) : b_(std::move(b)), idx_(std::move(idx)), loc_(std::move(loc)) {}
+  Element(Buffer b, std::vector<Expr> idx, SourceLoc loc)
+      : b_(std::move(b)), idx_(std::move(idx)), loc_(std::move(loc)) {}
   operator Value() const;  // NOLINT
   Value value() const { return Value(*this); }
   void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
@@ -118,7 +119,7 @@ class Reg {
   Reg() = default;
   explicit Reg(Buffer b) : b_(std::move(b)) {}
   // A.var: read and write without an index.
-  operator Value() const;  // NOLINT
+  operator Value() const;          // NOLINT
   void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
   void operator=(const Reg& r) { *this = Value(r); }
   // A.array: reg[i].
@@ -245,8 +246,10 @@ class Loops {
   void open();
   void close();
   Vars vars() const {
-    if constexpr (Scalar) return vars_[0];
-    else return vars_;
+    if constexpr (Scalar)
+      return vars_[0];
+    else
+      return vars_;
   }
   LoopKind kind_;
   std::array<int64_t, N> starts_, extents_;
@@ -270,7 +273,8 @@ void close_loop();
 
 template <std::size_t N, bool Scalar>
 void Loops<N, Scalar>::open() {
-  for (std::size_t k = 0; k < N; ++k) vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_, k == 0 ? tiles_ : std::nullopt);
+  for (std::size_t k = 0; k < N; ++k)
+    vars_[k] = detail::open_loop(kind_, starts_[k], extents_[k], loc_, k == 0 ? tiles_ : std::nullopt);
   open_ = true;
 }
 template <std::size_t N, bool Scalar>
@@ -320,8 +324,7 @@ void when(const Value& cond, const Body& body, Loc l = Loc::current());
 void drop(const Value& popped, Loc l = Loc::current());
 
 // ---- sync ---------------------------------------------------------------------------------------
-void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals = {},
-          Loc l = Loc::current());
+void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals = {}, Loc l = Loc::current());
 void waits(const std::string& id, Loc l = Loc::current());
 void signals(const std::string& id, Loc l = Loc::current());
 void barrier(const std::vector<int>& cores, Loc l = Loc::current());
@@ -337,7 +340,7 @@ Value int32(int64_t v, Loc l = Loc::current());
 Value float32(double v, Loc l = Loc::current());
 Value Ramp(const Value& base, int64_t step, int64_t lanes, Loc l = Loc::current());
 Value slice(const Value& start, const Value& stop, Loc l = Loc::current());  // buf[a:b]
-Value all(std::initializer_list<Value> conds, Loc l = Loc::current());      // tir.all
+Value all(std::initializer_list<Value> conds, Loc l = Loc::current());       // tir.all
 Value Min(const Value& a, const Value& b, Loc l = Loc::current());
 Value Max(const Value& a, const Value& b, Loc l = Loc::current());
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l = Loc::current());

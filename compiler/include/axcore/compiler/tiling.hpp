@@ -19,15 +19,15 @@
 namespace axcore::compiler {
 
 struct TilingOptions {
-  uint64_t l1_bytes = spec::param::l1_bytes;     // the L1 budget of the kernel's buffers
+  uint64_t l1_bytes = spec::param::l1_bytes;    // the L1 budget of the kernel's buffers
   uint32_t imc_tiles = spec::param::imc_tiles;  // one IMC residency (split_k)
-  uint32_t cores = 1;  // > 1: loops around one datapath are partitioned over the cores instead
+  uint32_t cores = 1;                           // > 1: loops around one datapath are partitioned over the cores instead
 };
 
 struct TileChoice {
-  int64_t tile = 0;       // iterations per tile (the last tile may be shorter: extent - base)
+  int64_t tile = 0;  // iterations per tile (the last tile may be shorter: extent - base)
   int64_t num_tiles = 0;
-  uint64_t bytes = 0;     // the L1 bytes the choice needs
+  uint64_t bytes = 0;  // the L1 bytes the choice needs
 };
 
 // The factor A.tiles picks (§11.2): num_tiles= fixes it (tile = ceil(extent / num_tiles)), else

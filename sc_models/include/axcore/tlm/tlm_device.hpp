@@ -17,7 +17,7 @@
 namespace axcore::tlm {
 
 struct TlmOptions {
-  unsigned cores = 1;               // 1 .. spec::param::max_cores
+  unsigned cores = 1;                // 1 .. spec::param::max_cores
   uint64_t ddr_bytes = 64ull << 20;  // DDR model size (addresses beyond it are refused)
 };
 

@@ -44,8 +44,8 @@ bool bits_equal(const T& a, const T& b) {
 
 }  // namespace
 
-OutputComparison compare_outputs(const std::filesystem::path& reference, const std::filesystem::path& other,
-                                 Mode mode, double atol, double rtol) {
+OutputComparison compare_outputs(const std::filesystem::path& reference, const std::filesystem::path& other, Mode mode,
+                                 double atol, double rtol) {
   OutputComparison r;
   const auto a = npy_files(reference), b = npy_files(other);
   if (a.empty()) {
@@ -83,7 +83,8 @@ OutputComparison compare_outputs(const std::filesystem::path& reference, const s
           using A = std::decay_t<decltype(xa)>;
           const auto& ya = std::get<A>(y);
           if (xa.shape() != ya.shape()) {
-            r.message = fmt::format("{}: shape {} vs reference {}", f, ref::shape_str(ya.shape()), ref::shape_str(xa.shape()));
+            r.message =
+                fmt::format("{}: shape {} vs reference {}", f, ref::shape_str(ya.shape()), ref::shape_str(xa.shape()));
             ok = false;
             return;
           }

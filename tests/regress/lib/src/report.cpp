@@ -26,8 +26,10 @@ std::string xml_escape(const std::string& s) {
       case '\'': o += "&apos;"; break;
       default:
         // XML 1.0 forbids most control characters; logs may carry them.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') o += '?';
-        else o += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          o += '?';
+        else
+          o += c;
     }
   }
   return o;
@@ -44,9 +46,9 @@ std::string results_json(const std::vector<JobResult>& results, const ReportInfo
                   {"seconds", info.summary.seconds}};
   j["jobs"] = json::array();
   for (const auto& r : results) {
-    json jr{{"id", r.id},         {"test", r.test},       {"kind", to_string(r.kind)}, {"cores", r.cores},
-            {"seed", r.seed},     {"tags", r.tags},       {"status", to_string(r.status)},
-            {"message", r.message}, {"seconds", r.seconds}, {"reused", r.reused}};
+    json jr{{"id", r.id},           {"test", r.test},    {"kind", to_string(r.kind)},     {"cores", r.cores},
+            {"seed", r.seed},       {"tags", r.tags},    {"status", to_string(r.status)}, {"message", r.message},
+            {"seconds", r.seconds}, {"reused", r.reused}};
     if (r.tlm_rtl_ratio) jr["tlm_rtl_ratio"] = *r.tlm_rtl_ratio;
     if (!r.coverage.empty()) jr["coverage"] = r.coverage;
     jr["steps"] = json::array();
@@ -101,9 +103,7 @@ std::vector<JobResult> parse_results_json(const std::string& text) {
       }
       out.push_back(std::move(r));
     }
-  } catch (const json::exception& e) {
-    throw std::runtime_error(std::string("results.json: ") + e.what());
-  }
+  } catch (const json::exception& e) { throw std::runtime_error(std::string("results.json: ") + e.what()); }
   return out;
 }
 
@@ -113,9 +113,10 @@ std::string junit_xml(const std::vector<JobResult>& results, const ReportInfo& i
   o << fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
                    xml_escape(info.suite), results.size(), info.summary.failed, info.summary.skipped,
                    info.summary.seconds);
-  o << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\" timestamp=\"{}\">\n",
-                   xml_escape(info.suite), results.size(), info.summary.failed, info.summary.skipped,
-                   info.summary.seconds, xml_escape(info.started));
+  o << fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\" timestamp=\"{}\">\n",
+      xml_escape(info.suite), results.size(), info.summary.failed, info.summary.skipped, info.summary.seconds,
+      xml_escape(info.started));
   for (const auto& r : results) {
     o << fmt::format("    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3f}\">", xml_escape(info.suite),
                      xml_escape(r.test), xml_escape(r.id), r.seconds);
@@ -166,8 +167,8 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
   for (const auto& c : cols) o << "<th>" << xml_escape(c) << "</th>";
   o << "<th>TLM/RTL cycles</th><th>wall-clock</th></tr></thead><tbody>\n";
   for (const auto& r : results) {
-    o << fmt::format("<tr><td>{}{}</td><td class=\"{}\">{}</td>", xml_escape(r.id), r.reused ? " <small>(resumed)</small>" : "",
-                     to_string(r.status), to_string(r.status));
+    o << fmt::format("<tr><td>{}{}</td><td class=\"{}\">{}</td>", xml_escape(r.id),
+                     r.reused ? " <small>(resumed)</small>" : "", to_string(r.status), to_string(r.status));
     for (const auto& c : cols) {
       const auto* s = r.step(c);
       if (!s) {
@@ -195,8 +196,8 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
     o << fmt::format("<h2>Functional coverage</h2>\n<p>{} points over {} random programs</p>\n", cov.size(), with_cov);
     o << "<table id=\"coverage\"><thead><tr><th>point</th><th>programs</th><th>share</th></tr></thead><tbody>\n";
     for (const auto& [point, n] : cov) {
-      o << fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}%</td></tr>\n", xml_escape(point), n,
-                       100.0 * n / with_cov);
+      o << fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}%</td></tr>\n",
+                       xml_escape(point), n, 100.0 * n / with_cov);
     }
     o << "</tbody></table>\n";
   }

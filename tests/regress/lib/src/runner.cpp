@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -54,9 +54,12 @@ Summary summarize(const std::vector<JobResult>& results, double seconds) {
   Summary s;
   s.seconds = seconds;
   for (const auto& r : results) {
-    if (r.status == Status::PASS) ++s.passed;
-    else if (r.status == Status::SKIP) ++s.skipped;
-    else ++s.failed;
+    if (r.status == Status::PASS)
+      ++s.passed;
+    else if (r.status == Status::SKIP)
+      ++s.skipped;
+    else
+      ++s.failed;
   }
   return s;
 }
@@ -75,7 +78,8 @@ fs::path find_one(const fs::path& build, const std::string& name, std::initializ
 struct Clock {
   std::chrono::steady_clock::time_point end;
   std::chrono::duration<double> left() const {
-    return std::max(std::chrono::duration<double>(0.05), std::chrono::duration<double>(end - std::chrono::steady_clock::now()));
+    return std::max(std::chrono::duration<double>(0.05),
+                    std::chrono::duration<double>(end - std::chrono::steady_clock::now()));
   }
 };
 
@@ -136,8 +140,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   if (t.kind == Kind::MODEL) {
     bundle = dir / "program.axb";
     r.steps.push_back(step_process("compile",
-                                   {opt.tools.axc.string(), "compile", t.source.string(), "-o", bundle.string(), "--cores",
-                                    std::to_string(job.cores)},
+                                   {opt.tools.axc.string(), "compile", t.source.string(), "-o", bundle.string(),
+                                    "--cores", std::to_string(job.cores)},
                                    opt.out_dir, dir, clock));
     if (r.steps.back().status != Status::PASS) return;
   }
@@ -154,8 +158,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     // The generator writes the program, its inputs and the expected outputs (common/ref's DMA model).
     std::vector<std::string> argv{opt.tools.axrand.string(), "--out", dir.string()};
     if (t.source.empty()) {
-      argv.insert(argv.end(), {"--seed", std::to_string(job.seed), "--cores", std::to_string(job.cores), "--kind",
-                               t.random_kind});
+      argv.insert(argv.end(),
+                  {"--seed", std::to_string(job.seed), "--cores", std::to_string(job.cores), "--kind", t.random_kind});
     } else {
       argv.insert(argv.end(), {"--program", t.source.string()});
     }
@@ -164,9 +168,7 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     if (std::ifstream cov(dir / "coverage.json"); cov) {
       try {
         r.coverage = nlohmann::json::parse(cov).get<std::vector<std::string>>();
-      } catch (const nlohmann::json::exception&) {
-        r.steps.back().message = "coverage.json unreadable";
-      }
+      } catch (const nlohmann::json::exception&) { r.steps.back().message = "coverage.json unreadable"; }
     }
     bundle = dir / "program.axb";
     for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
@@ -174,13 +176,20 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   }
   for (const auto& b : t.backends) {
     if (b == "ref" && t.kind == Kind::RANDOM) continue;  // the generator's expected outputs are the golden
-    std::vector<std::string> argv{opt.tools.axrun.string(), bundle.string(), "--backend", b, "--output-dir",
-                                  (dir / b).string(), "--cores", std::to_string(job.cores), "-q"};
+    std::vector<std::string> argv{opt.tools.axrun.string(),
+                                  bundle.string(),
+                                  "--backend",
+                                  b,
+                                  "--output-dir",
+                                  (dir / b).string(),
+                                  "--cores",
+                                  std::to_string(job.cores),
+                                  "-q"};
     for (const auto& [name, file] : inputs) argv.insert(argv.end(), {"--input", name + "=" + file.string()});
     const bool timed = b != "ref";
     if (timed) {
-      argv.insert(argv.end(), {"--trace", (dir / (b + ".trace")).string(), "--timeline",
-                               (dir / (b + ".timeline.json")).string()});
+      argv.insert(argv.end(),
+                  {"--trace", (dir / (b + ".trace")).string(), "--timeline", (dir / (b + ".timeline.json")).string()});
     }
     argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
     auto s = step_process(b, argv, opt.out_dir, dir, clock);
@@ -209,14 +218,15 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   // Outputs against the golden: the generator's expected outputs, the ref backend, or the first backend.
   if (golden.empty()) {
     golden = std::find(t.backends.begin(), t.backends.end(), "ref") != t.backends.end() ? std::string("ref")
-                                                                                         : t.backends.front();
+                                                                                        : t.backends.front();
     const auto* g = r.step(golden);
     if (!g || g->status != Status::PASS) golden.clear();
   }
   if (t.mode != Mode::TRACE_EQUIVALENT && !golden.empty()) {
     for (auto& s : r.steps) {
       if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate" ||
-          s.name == "inputs") continue;
+          s.name == "inputs")
+        continue;
       const auto c = compare_outputs(dir / golden, dir / s.name, t.mode, t.atol, t.rtol);
       if (!c.equal) {
         s.status = Status::FAIL;
@@ -237,17 +247,26 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
       }
     }
     if (bad) {
-      std::vector<std::string> run{opt.tools.axrun.string(), "{dir}/program.axb", "--backend", bad->name,
-                                   "--output-dir", "{dir}/out", "--cores", std::to_string(job.cores), "-q"};
-      for (const auto& [name, file] : inputs) run.insert(run.end(), {"--input", name + "={dir}/inputs/" + file.filename().string()});
-      const std::string check =
-          shell_join(run) + " && " + shell_join({opt.tools.axrand.string(), "--compare", "{dir}/expected", "{dir}/out"});
+      std::vector<std::string> run{opt.tools.axrun.string(),
+                                   "{dir}/program.axb",
+                                   "--backend",
+                                   bad->name,
+                                   "--output-dir",
+                                   "{dir}/out",
+                                   "--cores",
+                                   std::to_string(job.cores),
+                                   "-q"};
+      for (const auto& [name, file] : inputs)
+        run.insert(run.end(), {"--input", name + "={dir}/inputs/" + file.filename().string()});
+      const std::string check = shell_join(run) + " && " +
+                                shell_join({opt.tools.axrand.string(), "--compare", "{dir}/expected", "{dir}/out"});
       auto s = step_process("reduce",
                             {opt.tools.axrand.string(), "--reduce", (dir / "program.json").string(), "--check", check,
                              "--save", (dir / "reduced.json").string()},
                             opt.out_dir, dir, clock);
-      s.message = s.status == Status::PASS ? "reduced program: " + fs::relative(dir / "reduced.json", opt.out_dir).string()
-                                           : "reduction failed: " + s.message;
+      s.message = s.status == Status::PASS
+                      ? "reduced program: " + fs::relative(dir / "reduced.json", opt.out_dir).string()
+                      : "reduction failed: " + s.message;
       if (s.status != Status::TIMEOUT) s.status = Status::SKIP;  // informative; the job failed already
       r.steps.push_back(std::move(s));
     }
@@ -256,10 +275,10 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   const auto* rt = r.step("rtl");
   if (tl && rt && tl->status != Status::TIMEOUT && rt->status != Status::TIMEOUT && !tl->trace.empty() &&
       !rt->trace.empty()) {
-    auto s = step_process("tlm~rtl",
-                          {opt.tools.axtrace.string(), "compare", (opt.out_dir / tl->trace).string(),
-                           (opt.out_dir / rt->trace).string()},
-                          opt.out_dir, dir, clock);
+    auto s = step_process(
+        "tlm~rtl",
+        {opt.tools.axtrace.string(), "compare", (opt.out_dir / tl->trace).string(), (opt.out_dir / rt->trace).string()},
+        opt.out_dir, dir, clock);
     if (s.status == Status::FAIL) s.message = "traces diverge (see " + s.log + ")";
     r.steps.push_back(std::move(s));
     if (rt->cycles > 0) r.tlm_rtl_ratio = static_cast<double>(tl->cycles) / static_cast<double>(rt->cycles);

@@ -23,9 +23,7 @@ struct Ctx {
   T as(const YAML::Node& n, const char* what) const {
     try {
       return n.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(n, fmt::format("{} has the wrong type", what));
-    }
+    } catch (const YAML::Exception&) { fail(n, fmt::format("{} has the wrong type", what)); }
   }
   std::vector<std::string> strings(const YAML::Node& n, const char* what) const {
     if (n.IsScalar()) return {as<std::string>(n, what)};
@@ -141,13 +139,15 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     apply_common(c, d, defaults);
   }
   const auto tests = root["tests"];
-  if (!tests || !tests.IsSequence() || tests.size() == 0) c.fail(tests ? tests : root, "'tests' must be a non-empty list");
+  if (!tests || !tests.IsSequence() || tests.size() == 0)
+    c.fail(tests ? tests : root, "'tests' must be a non-empty list");
 
   std::set<std::string> names;
   for (const auto& n : tests) {
     if (!n.IsMap()) c.fail(n, "a test is a map");
-    check_keys(c, n, {"name", "doc", "model", "bundle", "random", "command", "inputs", "backends", "cores", "mode",
-                      "tolerance", "timeout", "tags", "seed", "count"},
+    check_keys(c, n,
+               {"name", "doc", "model", "bundle", "random", "command", "inputs", "backends", "cores", "mode",
+                "tolerance", "timeout", "tags", "seed", "count"},
                "a test");
     TestSpec t = defaults;
     t.line = n.Mark().line + 1;
@@ -158,8 +158,16 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     }
     if (!names.insert(t.name).second) c.fail(n["name"], fmt::format("test '{}' is declared twice", t.name));
     int kinds = 0;
-    if (auto m = n["model"]) { t.kind = Kind::MODEL; t.source = dir / c.as<std::string>(m, "model"); ++kinds; }
-    if (auto b = n["bundle"]) { t.kind = Kind::BUNDLE; t.source = dir / c.as<std::string>(b, "bundle"); ++kinds; }
+    if (auto m = n["model"]) {
+      t.kind = Kind::MODEL;
+      t.source = dir / c.as<std::string>(m, "model");
+      ++kinds;
+    }
+    if (auto b = n["bundle"]) {
+      t.kind = Kind::BUNDLE;
+      t.source = dir / c.as<std::string>(b, "bundle");
+      ++kinds;
+    }
     if (auto r = n["random"]) {
       t.kind = Kind::RANDOM;
       if (!r.IsMap()) c.fail(r, "random must be a map {seed: .., count: ..}");

@@ -18,7 +18,7 @@ struct Float16 {
 
 Float16 f16_from_double(double v);  // one rounding, RNE, subnormals kept
 Float16 f16_from_float(float v);
-double to_double(Float16 v);        // exact
-float to_float(Float16 v);          // exact
+double to_double(Float16 v);  // exact
+float to_float(Float16 v);    // exact
 
 }  // namespace axcore::num

@@ -72,12 +72,12 @@ class Float18 {
 // double, so from_double(x) is the correctly rounded float18 of x for any of them.
 Float18 f18_from_double(double v);
 Float18 f18_from_float(float v);
-Float18 f18_from_int32(int32_t v);                 // RNE (|v| > 2^11 may round)
-Float18 f18_from_int8(int8_t v);                   // exact
-Float18 f18_from_f16(Float16 v);                   // exact (binary16 subnormals are float18 normals)
+Float18 f18_from_int32(int32_t v);  // RNE (|v| > 2^11 may round)
+Float18 f18_from_int8(int8_t v);    // exact
+Float18 f18_from_f16(Float16 v);    // exact (binary16 subnormals are float18 normals)
 constexpr Float18 f18_from_bits(uint32_t b) { return Float18::from_bits(b); }
-double to_double(Float18 v);                       // exact; subnormal encodings read as +-0
-float to_float(Float18 v);                         // exact (float32 holds every float18)
+double to_double(Float18 v);  // exact; subnormal encodings read as +-0
+float to_float(Float18 v);    // exact (float32 holds every float18)
 // Rounds to nearest integer, ties to even, then saturates to [INT32_MIN, INT32_MAX].
 // +-inf saturate; NaN gives 0.
 int32_t to_int32(Float18 v);

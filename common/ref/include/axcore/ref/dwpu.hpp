@@ -25,8 +25,8 @@ void validate_dwpu(const spec::DwpuDesc& d);
 uint64_t dwpu_outputs(const spec::DwpuDesc& d);
 std::vector<num::PwordI8> dwpu_load_weights(const spec::DwpuDesc& d, std::span<const uint8_t> l1);
 // One output from its taps (in pop order) and the loaded weights.
-num::PwordI32 dwpu_output(const spec::DwpuDesc& d, const std::vector<num::PwordI8>& weights,
-                          int64_t group, std::span<const Element> taps);
+num::PwordI32 dwpu_output(const spec::DwpuDesc& d, const std::vector<num::PwordI8>& weights, int64_t group,
+                          std::span<const Element> taps);
 void run_dwpu(const spec::DwpuDesc& d, std::span<const uint8_t> l1, const PopFn& pop, const PushFn& push);
 
 }  // namespace axcore::ref

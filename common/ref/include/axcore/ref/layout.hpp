@@ -42,8 +42,8 @@ NDArray<T> unpack_pwords(const NDArray<T>& p, int axis, std::size_t n) {
   const std::size_t rank = p.rank() - 1;
   const std::size_t ax = norm_axis(axis, rank);
   if (n > p.dim(ax) * kPwordLanes) {
-    throw std::invalid_argument("unpack_pwords: extent " + std::to_string(n) + " exceeds " +
-                                std::to_string(p.dim(ax)) + " blocks of 64");
+    throw std::invalid_argument("unpack_pwords: extent " + std::to_string(n) + " exceeds " + std::to_string(p.dim(ax)) +
+                                " blocks of 64");
   }
   Shape shape(p.shape().begin(), p.shape().end() - 1);
   shape[ax] = n;

@@ -27,7 +27,8 @@ class NDArray {
   explicit NDArray(Shape shape, T fill = T{}) : shape_(std::move(shape)), data_(shape_numel(shape_), fill) {}
   NDArray(Shape shape, std::vector<T> data) : shape_(std::move(shape)), data_(std::move(data)) {
     if (data_.size() != shape_numel(shape_)) {
-      throw std::invalid_argument("NDArray: " + std::to_string(data_.size()) + " values for shape " + shape_str(shape_));
+      throw std::invalid_argument("NDArray: " + std::to_string(data_.size()) + " values for shape " +
+                                  shape_str(shape_));
     }
   }
 
@@ -41,7 +42,8 @@ class NDArray {
   // Flat offset of an index, bounds checked (std::out_of_range).
   std::size_t offset(std::span<const std::size_t> idx) const {
     if (idx.size() != shape_.size()) {
-      throw std::out_of_range("NDArray: index of rank " + std::to_string(idx.size()) + " for shape " + shape_str(shape_));
+      throw std::out_of_range("NDArray: index of rank " + std::to_string(idx.size()) + " for shape " +
+                              shape_str(shape_));
     }
     std::size_t off = 0;
     for (std::size_t k = 0; k < idx.size(); ++k) {
@@ -55,7 +57,9 @@ class NDArray {
   }
   T& at(std::span<const std::size_t> idx) { return data_[offset(idx)]; }
   const T& at(std::span<const std::size_t> idx) const { return data_[offset(idx)]; }
-  T& operator()(std::initializer_list<std::size_t> idx) { return at(std::span<const std::size_t>(idx.begin(), idx.size())); }
+  T& operator()(std::initializer_list<std::size_t> idx) {
+    return at(std::span<const std::size_t>(idx.begin(), idx.size()));
+  }
   const T& operator()(std::initializer_list<std::size_t> idx) const {
     return at(std::span<const std::size_t>(idx.begin(), idx.size()));
   }

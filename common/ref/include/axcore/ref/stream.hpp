@@ -31,7 +31,9 @@ class VectorSource {
     if (next_ >= elems_.size()) throw std::out_of_range("VectorSource: stream ran dry");
     return elems_[next_++];
   }
-  PopFn fn() { return [this] { return pop(); }; }
+  PopFn fn() {
+    return [this] { return pop(); };
+  }
   std::size_t remaining() const { return elems_.size() - next_; }
 
  private:
@@ -41,7 +43,9 @@ class VectorSource {
 
 class VectorSink {
  public:
-  PushFn fn() { return [this](const Element& e) { elems.push_back(e); }; }
+  PushFn fn() {
+    return [this](const Element& e) { elems.push_back(e); };
+  }
   std::vector<Element> elems;
 };
 

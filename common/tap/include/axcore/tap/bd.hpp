@@ -70,12 +70,10 @@ struct DecodeOptions {
 };
 
 // One BD as a walk, run `run` of its task (the iteration offset of that run added).
-TensorAccessPattern decode_bd(const spec::DmaBd& bd, const DecodeOptions& options,
-                              uint32_t run = 0);
+TensorAccessPattern decode_bd(const spec::DmaBd& bd, const DecodeOptions& options, uint32_t run = 0);
 // The walks a task runs, in order: one pattern when the task is one BD whose iteration is a
 // plain strided dimension, otherwise one per (run, BD). `table` is indexed by BD id.
-std::vector<TensorAccessPattern> decode_chain(std::span<const spec::DmaBd> table,
-                                              uint32_t start_bd, uint32_t repeat,
+std::vector<TensorAccessPattern> decode_chain(std::span<const spec::DmaBd> table, uint32_t start_bd, uint32_t repeat,
                                               const DecodeOptions& options);
 std::vector<TensorAccessPattern> decode_task(const BdTask& task, const DecodeOptions& options);
 // The concatenated element walk of those patterns (what the task streams).

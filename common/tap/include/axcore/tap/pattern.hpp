@@ -25,8 +25,7 @@ namespace axcore::tap {
 // `start:stop:step`; an unset bound takes NumPy's default (0, the size, 1).
 struct Slice {
   Slice() = default;
-  Slice(std::optional<SymInt> start_, std::optional<SymInt> stop_,
-        std::optional<SymInt> step_ = std::nullopt)
+  Slice(std::optional<SymInt> start_, std::optional<SymInt> stop_, std::optional<SymInt> step_ = std::nullopt)
       : start(std::move(start_)), stop(std::move(stop_)), step(std::move(step_)) {}
   std::optional<SymInt> start, stop, step;
 };
@@ -143,12 +142,11 @@ class TensorAccessPattern {
 
  private:
   struct Raw {};
-  TensorAccessPattern(Raw, std::vector<SymInt> tensor_dims, SymInt offset,
-                      std::vector<SymInt> sizes, std::vector<SymInt> strides,
-                      std::optional<std::vector<PadPair>> padding, std::vector<Guard> guards);
+  TensorAccessPattern(Raw, std::vector<SymInt> tensor_dims, SymInt offset, std::vector<SymInt> sizes,
+                      std::vector<SymInt> strides, std::optional<std::vector<PadPair>> padding,
+                      std::vector<Guard> guards);
   // A reshaped copy, validated like a freshly constructed one; refused for a padded pattern.
-  TensorAccessPattern with(SymInt offset, std::vector<SymInt> sizes,
-                           std::vector<SymInt> strides) const {
+  TensorAccessPattern with(SymInt offset, std::vector<SymInt> sizes, std::vector<SymInt> strides) const {
     return with(std::move(offset), std::move(sizes), std::move(strides), guards_);
   }
   TensorAccessPattern with(SymInt offset, std::vector<SymInt> sizes, std::vector<SymInt> strides,

@@ -14,7 +14,7 @@
 namespace axcore::tap {
 
 struct VisualizeOptions {
-  std::optional<bool> show_arrows;  // default: only for tensors of at most 256 elements
+  std::optional<bool> show_arrows;   // default: only for tensors of at most 256 elements
   std::optional<std::string> title;  // default: the pattern's repr
   bool plot_access_count = false;
   int cell_px = 24;
@@ -22,11 +22,10 @@ struct VisualizeOptions {
 
 // The picture as SVG text; visualize() writes it to `file_path`.
 std::string visualize_svg(const TensorAccessPattern& p, const VisualizeOptions& options = {});
-void visualize(const TensorAccessPattern& p, const std::string& file_path,
-               const VisualizeOptions& options = {});
+void visualize(const TensorAccessPattern& p, const std::string& file_path, const VisualizeOptions& options = {});
 
 struct AnimateOptions {
-  int frame_dims = 1;  // one frame per index of this many outermost dimensions
+  int frame_dims = 1;                // one frame per index of this many outermost dimensions
   std::optional<std::string> title;  // default: "TensorAccessPattern Animation"
   bool animate_access_count = false;
   double frame_seconds = 0.5;
@@ -35,12 +34,10 @@ struct AnimateOptions {
 
 // The frames as separate SVG documents: an empty first frame, then one per index of the
 // outer frame_dims dimensions (the walk of p[index]).
-std::vector<std::string> animate_frames(const TensorAccessPattern& p,
-                                        const AnimateOptions& options = {});
+std::vector<std::string> animate_frames(const TensorAccessPattern& p, const AnimateOptions& options = {});
 // One SVG that shows those frames in turn (SMIL, looping).
 std::string animate_svg(const TensorAccessPattern& p, const AnimateOptions& options = {});
-void animate(const TensorAccessPattern& p, const std::string& file_path,
-             const AnimateOptions& options = {});
+void animate(const TensorAccessPattern& p, const std::string& file_path, const AnimateOptions& options = {});
 // Writes `<prefix>_000.svg`, `<prefix>_001.svg`, ...; returns the paths.
 std::vector<std::string> write_frames(const TensorAccessPattern& p, const std::string& prefix,
                                       const AnimateOptions& options = {});

@@ -56,16 +56,7 @@ struct Task {
   bool operator==(const Task&) const = default;
 };
 
-enum class EventKind : uint8_t {
-  PUSH,
-  WAIT,
-  WRITE,
-  LOADPDI,
-  PREEMPT,
-  SCRATCHPAD,
-  UPDATE_REG,
-  CUSTOM
-};
+enum class EventKind : uint8_t { PUSH, WAIT, WRITE, LOADPDI, PREEMPT, SCRATCHPAD, UPDATE_REG, CUSTOM };
 std::string_view to_string(EventKind k);
 
 struct Event {

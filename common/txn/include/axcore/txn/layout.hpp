@@ -16,15 +16,7 @@
 namespace axcore::txn {
 
 struct RegRole {
-  enum class Kind : uint8_t {
-    OTHER,
-    BD_WORD,
-    DMA_CTRL,
-    DMA_QUEUE,
-    TASK_CTRL,
-    TASK_QUEUE,
-    TASK_MEMORY
-  };
+  enum class Kind : uint8_t { OTHER, BD_WORD, DMA_CTRL, DMA_QUEUE, TASK_CTRL, TASK_QUEUE, TASK_MEMORY };
   Kind kind = Kind::OTHER;
   Dir dir = Dir::S2MM;
   uint32_t channel = 0;       // DMA channel; task queues: their TCT channel
@@ -75,14 +67,12 @@ class Layout {
   // Empty when this tile's BDs do not address host memory.
   virtual std::span<const uint32_t> patch_words(TileKind kind) const = 0;
   virtual PushWord decode_push(TileKind kind, uint32_t value) const = 0;
-  virtual BdContent decode_bd(TileKind kind, std::span<const uint32_t> words,
-                              const Patch* patch) const = 0;
+  virtual BdContent decode_bd(TileKind kind, std::span<const uint32_t> words, const Patch* patch) const = 0;
   // A single-BD push whose runs continue each other is one longer transfer (may zero `repeat`).
   virtual void fold_repeat(TileKind kind, Transfer& t, uint32_t& repeat) const = 0;
   // Name of the task queue behind a TCT channel ("MVMEXE"); empty for DMA channels.
   virtual std::string_view queue_name(TileKind kind, Dir dir, uint32_t channel) const = 0;
-  virtual TaskRead read_task(TileKind kind, uint32_t queue, uint32_t start,
-                             const TileState& state) const = 0;
+  virtual TaskRead read_task(TileKind kind, uint32_t queue, uint32_t start, const TileState& state) const = 0;
 };
 
 // The layout of a TXN devGen: 3 = AIE2 (npu1), 4 = AIE2p (npu2), spec::kTxnDevGen = axcore.

@@ -83,8 +83,8 @@ struct CustomOp {
   bool operator==(const CustomOp& o) const;
 };
 
-using OpBody = std::variant<Write32, MaskWrite32, MaskPoll32, BlockWrite, Tct, DdrPatch, LoadPdi,
-                            Preempt, CreateScratchpad, UpdateReg, Noop, CustomOp>;
+using OpBody = std::variant<Write32, MaskWrite32, MaskPoll32, BlockWrite, Tct, DdrPatch, LoadPdi, Preempt,
+                            CreateScratchpad, UpdateReg, Noop, CustomOp>;
 
 struct Op {
   Opcode opcode = Opcode::NOOP;

@@ -38,8 +38,6 @@ std::optional<Opcode> opcode_of(uint32_t word0);
 std::string_view to_string(Opcode op);
 // Whether the decoder knows the op's word layout (the format leaves some opcodes without one).
 bool has_layout(Opcode op);
-constexpr bool is_custom(Opcode op) {
-  return static_cast<uint8_t>(op) >= 0x80;
-}
+constexpr bool is_custom(Opcode op) { return static_cast<uint8_t>(op) >= 0x80; }
 
 }  // namespace axcore::txn

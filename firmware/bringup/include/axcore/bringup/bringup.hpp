@@ -39,8 +39,18 @@ std::vector<std::string> step_names();
 // One fault per step (all_faults() in step order); the kernel faults flip bit 0 of lane 3 of the
 // kernel's output as the host reads it.
 enum class Fault {
-  NONE, SPEC_HASH, RESET_VALUE, SCRATCH_BIT, STUCK_DDR_BIT, DMA_DROP, TOKEN_TAG,
-  COPY_BIT, MVM_BIT, DPU_BIT, DWPU_BIT, PERF_TIMER,
+  NONE,
+  SPEC_HASH,
+  RESET_VALUE,
+  SCRATCH_BIT,
+  STUCK_DDR_BIT,
+  DMA_DROP,
+  TOKEN_TAG,
+  COPY_BIT,
+  MVM_BIT,
+  DPU_BIT,
+  DWPU_BIT,
+  PERF_TIMER,
   NO_DWPU  // not a fault: the device refuses DWPU datapaths (DESC_UNITS), as a build without the unit
 };
 Fault parse_fault(const std::string& s);  // throws std::invalid_argument listing the names

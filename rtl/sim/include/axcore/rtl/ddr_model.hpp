@@ -26,7 +26,7 @@ class DdrModel {
 
   // ---- AXI side, one call per cycle from the harness ----
   struct Beat {
-    uint64_t due = 0;   // cycle the response is presented
+    uint64_t due = 0;  // cycle the response is presented
     uint8_t id = 0;
     uint32_t data = 0;  // read data
   };

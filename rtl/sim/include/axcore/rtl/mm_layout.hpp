@@ -4,9 +4,9 @@
 // Header-only (spec and num): the Verilated testbenches include it without linking axcore::rtl.
 #pragma once
 
+#include <algorithm>
 #include <axcore/num/pword.hpp>
 #include <axcore/spec.hpp>
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>

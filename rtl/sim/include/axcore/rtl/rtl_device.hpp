@@ -17,10 +17,10 @@
 namespace axcore::rtl {
 
 struct RtlOptions {
-  unsigned cores = 1;             // 0 (system test top), 1 or 4
-  uint32_t ddr_latency_cycles;    // default: spec::param::ddr_latency_cycles
-  std::string fst_path;           // non-empty: dump an FST waveform there
-  int fst_depth = 99;             // hierarchy levels traced
+  unsigned cores = 1;           // 0 (system test top), 1 or 4
+  uint32_t ddr_latency_cycles;  // default: spec::param::ddr_latency_cycles
+  std::string fst_path;         // non-empty: dump an FST waveform there
+  int fst_depth = 99;           // hierarchy levels traced
   RtlOptions();
 };
 
@@ -53,7 +53,7 @@ class RtlDevice final : public runtime::Device {
   void set_trace_sink(runtime::TraceSink sink) override { sink_ = std::move(sink); }
 
   // ---- harness extras (tests, benchmarks) ----
-  bool busy() const;                  // STATUS.busy as the top's port shows it this cycle
+  bool busy() const;  // STATUS.busy as the top's port shows it this cycle
   const DdrModel& ddr() const { return ddr_; }
   uint64_t records() const { return seq_; }
 

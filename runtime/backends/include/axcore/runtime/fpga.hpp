@@ -28,8 +28,8 @@ class Board {
   virtual std::string describe() const = 0;
   virtual uint32_t read32(uint64_t addr) = 0;
   virtual void write32(uint64_t addr, uint32_t value) = 0;
-  virtual std::span<uint8_t> dma_memory() = 0;  // host mapping of the DMA buffer
-  virtual uint64_t dma_phys() const = 0;         // its device address
+  virtual std::span<uint8_t> dma_memory() = 0;                   // host mapping of the DMA buffer
+  virtual uint64_t dma_phys() const = 0;                         // its device address
   virtual void flush(uint64_t offset, uint64_t bytes) = 0;       // host writes -> device
   virtual void invalidate(uint64_t offset, uint64_t bytes) = 0;  // device writes -> host
   virtual void wait_cycles(uint64_t cycles) = 0;                 // let the device run
@@ -54,12 +54,12 @@ class Mapping {
 };
 
 struct UioConfig {
-  std::filesystem::path regs;           // /dev/uio0 (or any file to map, in tests)
-  uint64_t regs_bytes = 0;              // 0: /sys/class/uio/uioN/maps/map0/size
-  std::filesystem::path dma;            // /dev/udmabuf0, or /dev/mem with dma_phys set
-  uint64_t dma_phys = 0;                // 0: /sys/class/u-dma-buf/<name>/phys_addr
-  uint64_t dma_bytes = 0;               // 0: /sys/class/u-dma-buf/<name>/size
-  uint64_t dma_offset = 0;              // mmap offset into `dma` (the physical address for /dev/mem)
+  std::filesystem::path regs;  // /dev/uio0 (or any file to map, in tests)
+  uint64_t regs_bytes = 0;     // 0: /sys/class/uio/uioN/maps/map0/size
+  std::filesystem::path dma;   // /dev/udmabuf0, or /dev/mem with dma_phys set
+  uint64_t dma_phys = 0;       // 0: /sys/class/u-dma-buf/<name>/phys_addr
+  uint64_t dma_bytes = 0;      // 0: /sys/class/u-dma-buf/<name>/size
+  uint64_t dma_offset = 0;     // mmap offset into `dma` (the physical address for /dev/mem)
 };
 // Parses "uio=/dev/uio0,dma=/dev/udmabuf0" or "uio=/dev/uio0,mem=0x70000000:0x10000000"
 // (reserved-memory region at 0x70000000, 256 MiB). Throws DeviceError saying what it expected.

@@ -50,7 +50,8 @@ struct RunResult {
   uint64_t dma_bytes = 0;       // bytes DMA channels moved (sum of DMA_*_BYTES), where counted
   uint64_t host_bytes_in = 0;   // bytes written into DDR before the run (inputs + constants)
   uint64_t host_bytes_out = 0;  // bytes read back
-  std::map<std::string, uint64_t, std::less<>> buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
+  std::map<std::string, uint64_t, std::less<>>
+      buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
 };
 
 // Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected).

@@ -48,7 +48,7 @@ class Device {
 
   // ---- identity --------------------------------------------------------------------------
   virtual std::string_view backend() const = 0;  // "ref", "tlm", "rtl", "fpga"
-  virtual unsigned cores() const = 0;             // core tiles (rows 2 .. 2 + cores - 1, col 0)
+  virtual unsigned cores() const = 0;            // core tiles (rows 2 .. 2 + cores - 1, col 0)
 
   // ---- registers (addr = col << 25 | row << 20 | offset, 4-byte aligned) ------------------
   virtual uint32_t read32(uint64_t addr) = 0;
@@ -68,17 +68,16 @@ class Device {
     for (;;) {
       if ((read32(addr) & mask) == (value & mask)) return;
       if (cycle() - start >= timeout_cycles)
-        throw TimeoutError("poll32: register 0x" + hex(addr) + " did not reach 0x" +
-                           hex(value & mask) + " under mask 0x" + hex(mask) + " within " +
-                           std::to_string(timeout_cycles) + " cycles (last 0x" +
-                           hex(read32(addr) & mask) + ")");
+        throw TimeoutError("poll32: register 0x" + hex(addr) + " did not reach 0x" + hex(value & mask) +
+                           " under mask 0x" + hex(mask) + " within " + std::to_string(timeout_cycles) +
+                           " cycles (last 0x" + hex(read32(addr) & mask) + ")");
       advance(poll_interval_cycles);
     }
   }
 
   // ---- time ------------------------------------------------------------------------------
-  virtual uint64_t cycle() const = 0;          // device cycles since reset
-  virtual void advance(uint64_t cycles) = 0;   // let the device run
+  virtual uint64_t cycle() const = 0;         // device cycles since reset
+  virtual void advance(uint64_t cycles) = 0;  // let the device run
   // Runs until no unit is busy and no task is queued; throws TimeoutError naming what was busy.
   virtual void run_until_idle(uint64_t timeout_cycles) = 0;
 
@@ -99,8 +98,7 @@ class Device {
   // Waits for the completion token of (col, row, dir, channel) (TXN TCT semantics: dir 0 = S2MM;
   // channel 8 + q for core queue q). Tokens of other tasks popped while waiting are kept and
   // returned by later waits, so waits may come in any order. Returns the token word.
-  uint32_t wait_token(unsigned col, unsigned row, unsigned dir, unsigned channel,
-                      uint64_t timeout_cycles);
+  uint32_t wait_token(unsigned col, unsigned row, unsigned dir, unsigned channel, uint64_t timeout_cycles);
   // Tokens popped but not yet claimed by a wait.
   const std::vector<uint32_t>& stashed_tokens() const { return stash_; }
 

@@ -35,10 +35,9 @@ inline uint32_t Device::wait_token(unsigned col, unsigned row, unsigned dir, uns
       continue;  // drain before advancing the clock
     }
     if (cycle() - start >= timeout_cycles)
-      throw TimeoutError("wait_token: no token from tile (" + std::to_string(col) + ", " +
-                         std::to_string(row) + ") dir " + std::to_string(dir) + " channel " +
-                         std::to_string(channel) + " within " + std::to_string(timeout_cycles) +
-                         " cycles");
+      throw TimeoutError("wait_token: no token from tile (" + std::to_string(col) + ", " + std::to_string(row) +
+                         ") dir " + std::to_string(dir) + " channel " + std::to_string(channel) + " within " +
+                         std::to_string(timeout_cycles) + " cycles");
     advance(poll_interval_cycles);
   }
 }

@@ -55,8 +55,8 @@ struct PlayOptions {
 };
 
 struct PlayStats {
-  uint64_t ops = 0, writes = 0, block_words = 0, mask_writes = 0, polls = 0, patches = 0, waits = 0,
-           tokens = 0, noops = 0;
+  uint64_t ops = 0, writes = 0, block_words = 0, mask_writes = 0, polls = 0, patches = 0, waits = 0, tokens = 0,
+           noops = 0;
   uint64_t start_cycle = 0, end_cycle = 0;
   std::vector<uint32_t> token_words;  // in the order the waits claimed them
 };

@@ -22,24 +22,24 @@ using StreamKey = std::tuple<uint8_t, uint8_t, trace::Unit, int64_t>;
 StreamKey stream_key(const trace::Record& r);
 
 struct CompareOptions {
-  size_t context = 3;             // matching records shown before a divergence
+  size_t context = 3;  // matching records shown before a divergence
   std::string names[2] = {"A", "B"};
 };
 
 struct UnitDivergence {
   uint8_t col = 0, row = 0;
   trace::Unit unit = trace::Unit::HOST;
-  size_t index = 0;  // position within the unit's stream of the first differing record
+  size_t index = 0;                       // position within the unit's stream of the first differing record
   bool a_ended = false, b_ended = false;  // one stream ran out (tail)
-  int64_t source = -1;  // TOKEN streams: the issuer (token col << 11 | row << 6 | dir << 5 | channel)
+  int64_t source = -1;                    // TOKEN streams: the issuer (token col << 11 | row << 6 | dir << 5 | channel)
 };
 
 struct CompareResult {
   bool equivalent = false;
-  size_t units = 0, matched = 0;  // unit streams seen, records that matched
+  size_t units = 0, matched = 0;            // unit streams seen, records that matched
   std::vector<UnitDivergence> divergences;  // sorted: the first (by A's seq) first
-  double cycle_ratio = 0;  // last cycle of A / last cycle of B (0 when B is empty)
-  std::string report;      // the human report axtrace prints
+  double cycle_ratio = 0;                   // last cycle of A / last cycle of B (0 when B is empty)
+  std::string report;                       // the human report axtrace prints
 };
 
 CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vector<trace::Record>& b,
@@ -47,8 +47,8 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
 
 // One line per record (trace::format), filtered; then a per-(tile, unit, kind) count summary.
 struct ShowOptions {
-  int row = -1;          // -1: all
-  std::string unit;      // "" : all
+  int row = -1;      // -1: all
+  std::string unit;  // "" : all
   size_t limit = SIZE_MAX;
   bool summary = false;
 };

@@ -14,17 +14,24 @@ namespace axcore::ref {
 
 template <class T>
 constexpr spec::Dtype dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return spec::Dtype::FLOAT32;
-  else if constexpr (std::is_same_v<T, num::Float16>) return spec::Dtype::FLOAT16;
-  else if constexpr (std::is_same_v<T, int8_t>) return spec::Dtype::INT8;
-  else if constexpr (std::is_same_v<T, int32_t>) return spec::Dtype::INT32;
-  else static_assert(sizeof(T) == 0, "element type must be float, Float16, int8_t or int32_t");
+  if constexpr (std::is_same_v<T, float>)
+    return spec::Dtype::FLOAT32;
+  else if constexpr (std::is_same_v<T, num::Float16>)
+    return spec::Dtype::FLOAT16;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return spec::Dtype::INT8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return spec::Dtype::INT32;
+  else
+    static_assert(sizeof(T) == 0, "element type must be float, Float16, int8_t or int32_t");
 }
 
 template <class T>
 double value_of(T v) {
-  if constexpr (std::is_same_v<T, num::Float16>) return num::to_double(v);
-  else return static_cast<double>(v);
+  if constexpr (std::is_same_v<T, num::Float16>)
+    return num::to_double(v);
+  else
+    return static_cast<double>(v);
 }
 
 // The DPU POP cast of one element: T -> float18 (one rounding).
@@ -37,10 +44,14 @@ num::Float18 to_f18(T v) {
 template <class T>
 T from_f18(num::Float18 v) {
   const uint32_t raw = num::encode_lane(dtype_of<T>(), num::to_double(v));
-  if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(raw);
-  else if constexpr (std::is_same_v<T, num::Float16>) return num::Float16{static_cast<uint16_t>(raw)};
-  else if constexpr (std::is_same_v<T, int8_t>) return static_cast<int8_t>(static_cast<uint8_t>(raw));
-  else return static_cast<int32_t>(raw);
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<float>(raw);
+  else if constexpr (std::is_same_v<T, num::Float16>)
+    return num::Float16{static_cast<uint16_t>(raw)};
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return static_cast<int8_t>(static_cast<uint8_t>(raw));
+  else
+    return static_cast<int32_t>(raw);
 }
 
 template <class T>

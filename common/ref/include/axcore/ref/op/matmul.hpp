@@ -32,7 +32,7 @@ NDArray<Out> linear(const NDArray<int8_t>& x, const NDArray<int8_t>& w, const Ep
 
 struct Conv2dParams {
   std::array<std::size_t, 2> stride{1, 1};
-  std::array<std::size_t, 2> padding{0, 0};   // zeros (the IFD pad value 0)
+  std::array<std::size_t, 2> padding{0, 0};  // zeros (the IFD pad value 0)
   std::array<std::size_t, 2> dilation{1, 1};
 };
 
@@ -41,8 +41,7 @@ struct Conv2dParams {
 NDArray<int32_t> conv2d_int32(const NDArray<int8_t>& x, const NDArray<int8_t>& w, const Conv2dParams& p);
 
 template <class Out = float>
-NDArray<Out> conv2d(const NDArray<int8_t>& x, const NDArray<int8_t>& w, const Conv2dParams& p,
-                    const Epilogue& e = {}) {
+NDArray<Out> conv2d(const NDArray<int8_t>& x, const NDArray<int8_t>& w, const Conv2dParams& p, const Epilogue& e = {}) {
   return from_f18<Out>(apply_epilogue(conv2d_int32(x, w, p), e));
 }
 

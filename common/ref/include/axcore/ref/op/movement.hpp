@@ -15,7 +15,8 @@ namespace axcore::ref {
 template <class T>
 NDArray<T> permute(const NDArray<T>& a, const std::vector<std::size_t>& dims) {
   if (dims.size() != a.rank()) {
-    throw std::invalid_argument("permute: " + std::to_string(dims.size()) + " dims for rank " + std::to_string(a.rank()));
+    throw std::invalid_argument("permute: " + std::to_string(dims.size()) + " dims for rank " +
+                                std::to_string(a.rank()));
   }
   std::vector<bool> seen(a.rank(), false);
   Shape shape(a.rank());

@@ -30,7 +30,7 @@
 namespace axcore::ref {
 
 struct SoftmaxLuts {
-  std::vector<num::PwordF18> exp_tables;    // exp over [exp_lo, 0]
+  std::vector<num::PwordF18> exp_tables;  // exp over [exp_lo, 0]
   num::Float18 exp_lo;
   std::vector<num::PwordF18> recip_tables;  // 1/x over [1, row length]
 };

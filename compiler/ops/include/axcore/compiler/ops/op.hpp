@@ -30,15 +30,15 @@ enum class ArgKind : uint8_t { Tensor, Tensors, Int, Float, Ints, String, Bool }
 std::string to_string(ArgKind k);
 
 using Tensor = A::BufferHandle;
-using ArgValue = std::variant<std::monostate, Tensor, std::vector<Tensor>, int64_t, double, std::vector<int64_t>,
-                              std::string, bool>;
+using ArgValue =
+    std::variant<std::monostate, Tensor, std::vector<Tensor>, int64_t, double, std::vector<int64_t>, std::string, bool>;
 
 struct ArgSpec {
   std::string name;
   ArgKind kind = ArgKind::Tensor;
   bool required = false;
-  ArgValue def;      // the default when not required (monostate: absent)
-  std::string doc;   // what it is, and its limits
+  ArgValue def;     // the default when not required (monostate: absent)
+  std::string doc;  // what it is, and its limits
 };
 
 // What an operator produces: the packed shape (lanes in the dtype), the dtype, the scope.
@@ -54,7 +54,8 @@ struct OpDef;
 // its result gets.
 class Call {
  public:
-  Call(const OpDef& op, SourceLoc loc, std::string out_name) : op_(&op), loc_(std::move(loc)), out_(std::move(out_name)) {}
+  Call(const OpDef& op, SourceLoc loc, std::string out_name)
+      : op_(&op), loc_(std::move(loc)), out_(std::move(out_name)) {}
   const OpDef& op() const { return *op_; }
   const SourceLoc& loc() const { return loc_; }
   const std::string& out_name() const { return out_; }

@@ -29,7 +29,7 @@ struct StepResult {
   Status status = Status::SKIP;
   uint64_t cycles = 0;  // simulated cycles (tlm/rtl/fpga), from the last trace record
   double seconds = 0;
-  std::string message;  // why it failed, or a short figure
+  std::string message;               // why it failed, or a short figure
   std::string log, trace, timeline;  // paths relative to the output directory ("" when absent)
   int exit_code = -1;                // of the step's process (-1: none, killed or timed out)
 };

@@ -26,19 +26,19 @@ const char* to_string(Mode m);
 struct TestSpec {
   std::string name;
   Kind kind = Kind::COMMAND;
-  std::filesystem::path source;                // model YAML, bundle, or RANDOM's saved program JSON (absolute)
+  std::filesystem::path source;                         // model YAML, bundle, or RANDOM's saved program JSON (absolute)
   std::map<std::string, std::filesystem::path> inputs;  // bundle/model input name -> .npy
-  uint64_t seed = 1;                           // input data seed; first program seed of RANDOM
-  unsigned count = 1;                          // RANDOM: programs (seeds seed .. seed+count-1)
-  std::string random_kind = "dma";             // RANDOM: dma, matmul or dpu (axrand --kind)
-  std::vector<std::string> command;            // COMMAND: argv with {out} {cores} {seed} {suite_dir}
-  std::vector<std::string> backends;           // ref, tlm, rtl, fpga (COMMAND: ignored)
-  std::vector<unsigned> cores;                 // configurations
+  uint64_t seed = 1;                                    // input data seed; first program seed of RANDOM
+  unsigned count = 1;                                   // RANDOM: programs (seeds seed .. seed+count-1)
+  std::string random_kind = "dma";                      // RANDOM: dma, matmul or dpu (axrand --kind)
+  std::vector<std::string> command;                     // COMMAND: argv with {out} {cores} {seed} {suite_dir}
+  std::vector<std::string> backends;                    // ref, tlm, rtl, fpga (COMMAND: ignored)
+  std::vector<unsigned> cores;                          // configurations
   Mode mode = Mode::BIT_EXACT;
-  double atol = 0, rtol = 0;                   // TOLERANCE
-  double timeout_s = 600;                      // per job
+  double atol = 0, rtol = 0;  // TOLERANCE
+  double timeout_s = 600;     // per job
   std::vector<std::string> tags;
-  int line = 0;                                // where it was declared
+  int line = 0;  // where it was declared
 };
 
 struct Suite {
