@@ -1,5 +1,4 @@
 // Emits axcore/spec.hpp: constants, enums, typed encode/decode for every struct and register.
-#include <fstream>
 #include <sstream>
 
 #include "model.hpp"
@@ -267,9 +266,7 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   o << ">;\n\n";
   o << "}  // namespace axcore::spec\n";
 
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << o.str();
+  write_if_changed(path, o.str());
 }
 
 }  // namespace axcore::specgen

@@ -1,5 +1,4 @@
 // Emits the Markdown tables of docs/spec (in the build tree, so they never drift from the YAML).
-#include <fstream>
 #include <sstream>
 
 #include "model.hpp"
@@ -40,11 +39,7 @@ std::string bits(const Field& f) {
                       : "[" + std::to_string(f.lsb + f.width - 1) + ":" + std::to_string(f.lsb) + "]";
 }
 
-void write(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << text;
-}
+void write(const std::string& path, const std::string& text) { write_if_changed(path, text); }
 
 }  // namespace
 

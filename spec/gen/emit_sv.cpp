@@ -1,6 +1,5 @@
 // Emits axcore_pkg.sv: parameters, enums and packed structs that match spec.hpp bit for bit.
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -124,9 +123,7 @@ void emit_sv(const Spec& spec, const std::string& path) {
       if (!r.fields.empty()) emit_packed(o, spec, lower(t.name) + "_" + lower(r.name) + "_t", 1, r.fields, r.doc);
   }
   o << "endpackage\n// verilator lint_on UNUSEDPARAM\n";
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << o.str();
+  write_if_changed(path, o.str());
 }
 
 }  // namespace axcore::specgen

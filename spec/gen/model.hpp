@@ -127,5 +127,7 @@ std::string lower(const std::string& s);
 void emit_cpp(const Spec& spec, const std::string& path);
 void emit_sv(const Spec& spec, const std::string& path);
 void emit_docs(const Spec& spec, const std::string& dir);
+// Writes `text` to `path` unless the file already holds exactly that text (mtime kept then).
+void write_if_changed(const std::string& path, const std::string& text);
 
 }  // namespace axcore::specgen
