@@ -165,3 +165,26 @@ function(axcore_fuzz_target name)
     add_dependencies(${name} axcore_spec_gen)
   endif()
 endfunction()
+
+# axcore_fuzz_tests(PREFIX FUZZER binary CORPUS dir MAX_LEN n)
+# The tests of one libFuzzer binary: PREFIX_smoke (20 000 runs, seed 1, default tier, label unit),
+# PREFIX_slow (60 s, label slow), both behind PREFIX_built (the binary exists). New inputs go to
+# build-tree work directories, never into the checked-in CORPUS. Nothing when FUZZER is empty.
+function(axcore_fuzz_tests prefix)
+  cmake_parse_arguments(A "" "FUZZER;CORPUS;MAX_LEN" "" ${ARGN})
+  if(A_UNPARSED_ARGUMENTS OR NOT A_CORPUS OR NOT A_MAX_LEN)
+    message(FATAL_ERROR "axcore_fuzz_tests(${prefix}): give FUZZER, CORPUS and MAX_LEN (unknown: ${A_UNPARSED_ARGUMENTS})")
+  endif()
+  if(NOT A_FUZZER)
+    return()
+  endif()
+  set(work ${CMAKE_CURRENT_BINARY_DIR}/${prefix}_work)
+  file(MAKE_DIRECTORY ${work} ${work}_slow)
+  axcore_test_command(${prefix}_smoke
+    COMMAND ${A_FUZZER} -runs=20000 -seed=1 -max_len=${A_MAX_LEN} ${work} ${A_CORPUS} LABELS unit TIMEOUT 120)
+  axcore_test_command(${prefix}_slow
+    COMMAND ${A_FUZZER} -max_total_time=60 -max_len=${A_MAX_LEN} ${work}_slow ${A_CORPUS} LABELS slow TIMEOUT 300)
+  add_test(NAME ${prefix}_built COMMAND ${CMAKE_COMMAND} -E sha256sum ${A_FUZZER})
+  set_tests_properties(${prefix}_built PROPERTIES FIXTURES_SETUP ${prefix}_fuzzer LABELS "unit;slow")
+  set_tests_properties(${prefix}_smoke ${prefix}_slow PROPERTIES FIXTURES_REQUIRED ${prefix}_fuzzer)
+endfunction()
