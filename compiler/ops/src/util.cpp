@@ -13,8 +13,7 @@ namespace {
 thread_local SourceLoc g_call_loc;
 }
 const SourceLoc& call_loc() { return g_call_loc; }
-CallScope::CallScope(const SourceLoc& loc) : saved_(g_call_loc) { g_call_loc = loc; }
-CallScope::~CallScope() { g_call_loc = saved_; }
+CallScope::CallScope(const SourceLoc& loc) : ScopedValue(g_call_loc, loc) {}
 
 }  // namespace axcore::compiler::ops::detail
 
@@ -23,8 +22,7 @@ namespace {
 thread_local Target g_target;
 }
 const Target& target() { return g_target; }
-TargetScope::TargetScope(const Target& t) : saved_(g_target) { g_target = t; }
-TargetScope::~TargetScope() { g_target = saved_; }
+TargetScope::TargetScope(const Target& t) : ScopedValue(g_target, t) {}
 }  // namespace axcore::compiler::ops
 
 namespace axcore::compiler::ops::detail {

@@ -17,15 +17,9 @@ std::string fresh(const std::string& stem);
 // The location of the operator call being expanded: buffers the library allocates for it carry
 // it, so placement errors (L1 full, ...) point at the user's call or YAML line.
 const SourceLoc& call_loc();
-class CallScope {
+class CallScope : ScopedValue<SourceLoc> {  // sets call_loc() for its lifetime
  public:
   explicit CallScope(const SourceLoc& loc);
-  ~CallScope();
-  CallScope(const CallScope&) = delete;
-  CallScope& operator=(const CallScope&) = delete;
-
- private:
-  SourceLoc saved_;
 };
 std::string shape_str(const std::vector<int64_t>& s);
 

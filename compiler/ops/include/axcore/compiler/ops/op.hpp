@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "axcore/compiler/scoped_value.hpp"
 #include "axcore/compiler/script.hpp"
 
 namespace axcore::compiler::ops {
@@ -109,15 +110,9 @@ struct Target {
   uint64_t l1_bytes = spec::param::l1_bytes;
 };
 const Target& target();
-class TargetScope {  // sets target() for its lifetime
+class TargetScope : ScopedValue<Target> {  // sets target() for its lifetime
  public:
   explicit TargetScope(const Target& t);
-  ~TargetScope();
-  TargetScope(const TargetScope&) = delete;
-  TargetScope& operator=(const TargetScope&) = delete;
-
- private:
-  Target saved_;
 };
 
 // The registry of every operator, in listing order.
