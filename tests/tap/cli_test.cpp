@@ -150,6 +150,27 @@ TEST(TapCli, Pictures) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TapCli, NumPyIndexing) {
+  expect_prints({"full((16, 16)).tile((4, 4))[-1]"},
+                "TensorAccessPattern([16, 16], offset=192, sizes=[4, 4, 4], strides=[4, 16, 1])");
+  expect_prints({"full((16, 16)).tile((4, 4))[-1] == full((16, 16)).tile((4, 4))[3]"}, "True");
+  expect_prints({"full((16,))[-4:]"}, "TensorAccessPattern([16], offset=12, sizes=[4], strides=[1])");
+  expect_prints({"full((16,))[:20].sizes"}, "(16,)");
+  expect_prints({"full((16,))[:-1].sizes"}, "(15,)");
+  expect_prints({"full((16,))[-20:4].sizes"}, "(4,)");
+  expect_prints({"full((16, 16))[-16, -1].offset"}, "15");
+  expect_prints({"--order", "full((8,))[-6:-2:3]"}, "[-1, -1, 0, -1, -1, 1, -1, -1]");
+  expect_prints({"full((M,))[-1].bind(M=8)"}, "TensorAccessPattern([8], offset=7, sizes=[1], strides=[1])");
+  expect_fails({"full((16,))[-17]"}, "ValueError: index -17 is out of bounds for axis 0 with size 16");
+  expect_fails({"full((16,))[20:]"}, "ValueError: slice 20:16 of axis 0 (size 16) is empty");
+  expect_fails({"full((16,))[-4:-8]"}, "ValueError: slice -4:-8 of axis 0 (size 16) is empty");
+  expect_fails({"full((16,))[::-1]"}, "ValueError: slice step must be positive, got -1");
+  // A staged index does not wrap: it must be in range when bound.
+  expect_fails({"full((16,))[i].bind(i=-1)"}, "ValueError: index i is out of bounds for axis 0 with size 16");
+  // -p substitutes the value while parsing: a concrete int, which wraps.
+  expect_prints({"-p", "a=-4", "full((16,))[a:]"}, "TensorAccessPattern([16], offset=12, sizes=[4], strides=[1])");
+}
+
 TEST(TapCli, Errors) {
   expect_fails({"full((16, 16)).split(1, 3)"}, "ValueError: dimension 1 of size 16 is not divisible by 3");
   expect_fails({"full((16, 16))[16]"}, "ValueError: index 16 is out of bounds for axis 0 with size 16");

@@ -189,13 +189,57 @@ TEST(TapErrors, Operations) {
       },
       "too many indices for pattern: pattern is 2-dimensional, but 3 were indexed");
   expect_error<ValueError>([&] { p[16]; }, "index 16 is out of bounds for axis 0 with size 16");
-  expect_error<ValueError>([&] { p.at({0, -1}); }, "index -1 is out of bounds for axis 1 with size 16");
+  expect_error<ValueError>([&] { p.at({0, -17}); }, "index -17 is out of bounds for axis 1 with size 16");
   expect_error<ValueError>([&] { p[Slice{{}, {}, 0}]; }, "slice step cannot be zero");
   expect_error<ValueError>([&] { p[Slice{{}, {}, -1}]; }, "slice step must be positive, got -1");
   expect_error<ValueError>([&] { p[Slice{4, 4, {}}]; }, "slice 4:4 of axis 0 (size 16) is empty");
-  expect_error<ValueError>([&] { p[Slice{-2, {}, {}}]; }, "slice start -2 is out of bounds for axis 0 with size 16");
-  expect_error<ValueError>([&] { p[Slice{{}, 17, {}}]; }, "slice stop 17 is out of bounds for axis 0 with size 16");
   expect_error<TypeError>([&] { p[Slice{{}, {}, SymInt::param("k")}]; }, "slice steps must be compile-time ints");
+}
+
+// NumPy's rules: an integer index in [-n, n), negative counting from the end; slice bounds
+// wrapped by +n, then clipped to [0, n] (Python's slice.indices); an empty result is an error.
+TEST(TapIndexing, NegativeIndicesCountFromTheEnd) {
+  P p = P::full({16, 16});
+  P tiles = p.tile({4, 4});
+  EXPECT_EQ(S(tiles[-1]), "TensorAccessPattern([16, 16], offset=192, sizes=[4, 4, 4], strides=[4, 16, 1])");
+  EXPECT_EQ(tiles[-1], tiles[3]);
+  EXPECT_EQ(S(tiles.at({-1, -2})), S(tiles.at({3, 2})));
+  EXPECT_EQ(S(p.at({0, -1})), "TensorAccessPattern([16, 16], offset=15, sizes=[1], strides=[1])");
+  EXPECT_EQ(S(p[-16]), S(p[0]));  // -n is the first
+  EXPECT_EQ(S(p.at({Slice{}, -3})), S(p.at({Slice{}, 13})));
+  expect_error<ValueError>([&] { p[-17]; }, "index -17 is out of bounds for axis 0 with size 16");
+  expect_error<ValueError>([&] { p[16]; }, "index 16 is out of bounds for axis 0 with size 16");
+  expect_error<ValueError>([&] { tiles.at({0, 0, 0, -5}); }, "index -5 is out of bounds for axis 3 with size 4");
+  expect_error<ValueError>([&] { tiles.at({0, 4}); }, "index 4 is out of bounds for axis 1 with size 4");
+}
+
+TEST(TapIndexing, SliceBoundsWrapAndClip) {
+  P p = P::full({16});
+  EXPECT_EQ(S(p[Slice{-4, {}}]), "TensorAccessPattern([16], offset=12, sizes=[4], strides=[1])");
+  EXPECT_EQ(S(p[Slice{{}, -1}]), "TensorAccessPattern([16], offset=0, sizes=[15], strides=[1])");
+  EXPECT_EQ(S(p[Slice{-4, -1}]), S(p[Slice{12, 15}]));
+  EXPECT_EQ(S(p[Slice{-16, -15}]), S(p[Slice{0, 1}]));
+  EXPECT_EQ(S(p[Slice{1, -1, 4}]), "TensorAccessPattern([16], offset=1, sizes=[4], strides=[4])");  // 1 5 9 13
+  // Clipping: a stop past the end is the end, a start before the start is the start.
+  EXPECT_EQ(S(p[Slice{{}, 20}]), S(p));
+  EXPECT_EQ(show(p[Slice{{}, 20}].sizes()), "[16]");
+  EXPECT_EQ(S(p[Slice{-20, 4}]), S(p[Slice{0, 4}]));
+  EXPECT_EQ(S(p[Slice{-100, 100, 3}]), S(p[Slice{0, 16, 3}]));
+  EXPECT_EQ(S(p[Slice{15, 99}]), S(p[Slice{15, 16}]));
+  P grid = P::full({8, 8});
+  EXPECT_EQ(S(grid.at({Slice{-2, {}}, Slice{{}, 100, 2}})),
+            "TensorAccessPattern([8, 8], offset=48, sizes=[2, 4], strides=[8, 2])");
+  // Empty after wrapping and clipping: the bounds as written in the message.
+  expect_error<ValueError>([&] { p[Slice{20, {}}]; }, "slice 20:16 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { p[Slice{16, 30}]; }, "slice 16:30 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { p[Slice{-4, -8}]; }, "slice -4:-8 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { p[Slice{{}, -20}]; }, "slice 0:-20 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { p[Slice{{}, -16}]; }, "slice 0:-16 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { p[Slice{5, -11}]; }, "slice 5:-11 of axis 0 (size 16) is empty");
+  expect_error<ValueError>([&] { grid.at({0, Slice{9, {}}}); }, "slice 9:8 of axis 1 (size 8) is empty");
+  // Steps stay positive.
+  expect_error<ValueError>([&] { p[Slice{-1, {}, -1}]; }, "slice step must be positive, got -1");
+  expect_error<ValueError>([&] { p[Slice{{}, 20, 0}]; }, "slice step cannot be zero");
 }
 
 TEST(TapErrors, PaddingAndStreams) {

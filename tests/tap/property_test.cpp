@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "random_patterns.hpp"
 
@@ -131,6 +133,113 @@ TEST(TapProperty, TileIndexSliceRepeatAsDefined) {
     P part = p.partition(parts);
     ASSERT_EQ(brute_walk(part), brute_walk(p.split(0, floordiv(n, parts)))) << p << " partition";
   }
+}
+
+// range(*slice(start, stop, step).indices(n)) for step > 0, written out from Python's rules
+// (CPython's PySlice_AdjustIndices), independently of the library: a missing bound is the
+// dimension's start or end, a negative one counts from the end, then each clips to [0, n].
+std::vector<int64_t> python_slice(int64_t n, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  auto adjust = [n](std::optional<int64_t> bound, int64_t missing) {
+    if (!bound) return missing;
+    int64_t v = *bound;
+    if (v < 0) {
+      v += n;
+      if (v < 0) v = 0;
+    } else if (v >= n) {
+      v = n;
+    }
+    return v;
+  };
+  std::vector<int64_t> out;
+  for (int64_t k = adjust(start, 0); k < adjust(stop, n); k += step) out.push_back(k);
+  return out;
+}
+
+std::optional<SymInt> sym(std::optional<int64_t> v) {
+  if (v) return SymInt(*v);
+  return std::nullopt;
+}
+
+// The walk of `p` with dimension `dim` restricted to the positions `along` (its digit k becomes
+// along[k]), or dropped (its digit fixed to along[0]) when `drop`.
+std::vector<int64_t> restricted_walk(const std::vector<int64_t>& wp, std::vector<int64_t> ps, std::size_t dim,
+                                     const std::vector<int64_t>& along, bool drop) {
+  std::vector<int64_t> rs = ps;
+  rs[dim] = drop ? 1 : static_cast<int64_t>(along.size());
+  int64_t total = 1;
+  for (int64_t x : rs) total *= x;
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < total; ++k) {
+    std::vector<int64_t> d = digits(k, rs);
+    d[dim] = along[static_cast<std::size_t>(d[dim])];
+    out.push_back(wp[static_cast<std::size_t>(row_major(d, ps))]);
+  }
+  return out;
+}
+
+// NumPy indexing of a random dimension of a random pattern: for n, start, stop in [-2n, 2n]
+// (sometimes missing) and a step in [1, 2n], the walk is the brute-force walk of the positions
+// Python's slice gives, or the empty-slice error; an integer index in [-2n, 2n] selects position
+// i mod n when -n <= i < n, else the out-of-bounds error.
+TEST(TapProperty, IndexingFollowsPythonSlices) {
+  Rng rng(8);
+  int sliced = 0, clipped = 0, empty = 0, indexed = 0, negative = 0, out_of_range = 0;
+  for (int c = 0; c < kCases; ++c) {
+    P p = random_pattern(rng, 512);
+    std::vector<int64_t> wp = brute_walk(p), ps = ints(p.sizes());
+    auto dim = static_cast<std::size_t>(pick(rng, 0, p.rank() - 1));
+    int64_t n = ps[dim];
+    auto bound = [&]() -> std::optional<int64_t> {
+      if (pick(rng, 0, 5) == 0) return std::nullopt;
+      return pick(rng, -2 * n, 2 * n);
+    };
+    std::optional<int64_t> start = bound(), stop = bound();
+    int64_t step = pick(rng, 1, 2 * n);
+    std::vector<Index> idx(dim, Index(Slice{}));
+    idx.emplace_back(Slice{sym(start), sym(stop), pick(rng, 0, 3) || step != 1 ? sym(step) : std::nullopt});
+    std::vector<int64_t> along = python_slice(n, start, stop, step);
+    std::string where = p.str() + " axis " + std::to_string(dim) + " slice " + (start ? std::to_string(*start) : "") +
+                        ":" + (stop ? std::to_string(*stop) : "") + ":" + std::to_string(step);
+    if (along.empty()) {
+      ++empty;
+      std::string message = "slice " + std::to_string(start.value_or(0)) + ":" + std::to_string(stop.value_or(n)) +
+                            " of axis " + std::to_string(dim) + " (size " + std::to_string(n) + ") is empty";
+      try {
+        P q = p.at(idx);
+        ADD_FAILURE() << where << " should be empty, got " << q;
+      } catch (const ValueError& e) { ASSERT_EQ(e.what(), message) << where; }
+    } else {
+      ++sliced;
+      bool clips = (start && (*start < -n || *start > n)) || (stop && (*stop < -n || *stop > n));
+      clipped += clips;
+      P q = p.at(idx);
+      ASSERT_EQ(brute_walk(q), restricted_walk(wp, ps, dim, along, false)) << where << " gave " << q;
+      ASSERT_EQ(q.sizes()[dim].value(), static_cast<int64_t>(along.size())) << where;
+    }
+    int64_t i = pick(rng, -2 * n, 2 * n);
+    idx.back() = SymInt(i);
+    if (i < -n || i >= n) {
+      ++out_of_range;
+      std::string message = "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(dim) +
+                            " with size " + std::to_string(n);
+      try {
+        P q = p.at(idx);
+        ADD_FAILURE() << p << " index " << i << " of axis " << dim << " should be refused, got " << q;
+      } catch (const ValueError& e) { ASSERT_EQ(e.what(), message); }
+    } else {
+      ++indexed;
+      negative += i < 0;
+      ASSERT_EQ(brute_walk(p.at(idx)), restricted_walk(wp, ps, dim, {i < 0 ? i + n : i}, true))
+          << p << " index " << i << " of axis " << dim;
+    }
+  }
+  // Every rule is drawn often.
+  EXPECT_GT(sliced, kCases / 4);
+  EXPECT_GT(clipped, kCases / 10);
+  EXPECT_GT(empty, kCases / 10);
+  EXPECT_GT(negative, kCases / 10);
+  EXPECT_GT(out_of_range, kCases / 10);
+  EXPECT_GT(indexed, kCases / 4);
 }
 
 // A bijective walk: a random reordering of a whole tensor.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <regex>
+#include <set>
 
 #include "axcore/tap/bd.hpp"
 #include "axcore/tap/pattern.hpp"
@@ -144,9 +145,19 @@ TEST(TapSymbolic, MessageTemplate) {
 using Value = std::function<SymInt(const char*)>;
 using Pipeline = std::function<P(const Value&)>;
 
-void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindings>& cases) {
+// The concrete build reached a staged index or slice bound with a negative value. NumPy would
+// wrap it; a staged one cannot (its sign is unknown until bound), so the staged rule refuses it:
+// the bound pattern's first failing guard is that index's or bound's range check.
+struct NegativeStagedIndex {
+  std::string name;
+};
+
+// `indices` names the parameters used as an index or slice bound: for those, a negative value
+// is compared with the staged rule, not with NumPy's wrap of the same int.
+void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindings>& cases,
+                                 const std::set<std::string>& indices) {
   P staged = build([](const char* name) { return SymInt::param(name); });
-  int passed = 0, refused = 0;
+  int passed = 0, refused = 0, negative = 0;
   for (const Bindings& b : cases) {
     std::string label;
     for (const auto& [k, v] : b) label += k + "=" + std::to_string(v) + " ";
@@ -154,10 +165,28 @@ void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindin
     bool concrete_fails = false;
     std::string concrete_message;
     try {
-      concrete = build([&b](const char* name) { return SymInt(b.at(name)); });
+      // Arguments are evaluated where the chain uses them (C++17 sequences `a.f` before `f`'s
+      // arguments), so the throw happens exactly where the staged index is checked.
+      concrete = build([&b, &indices](const char* name) {
+        if (indices.count(name) && b.at(name) < 0) throw NegativeStagedIndex{name};
+        return SymInt(b.at(name));
+      });
     } catch (const ValueError& e) {
       concrete_fails = true;
       concrete_message = e.what();
+    } catch (const NegativeStagedIndex& e) {
+      ++negative;
+      try {
+        P bound = staged.bind(b);
+        ADD_FAILURE() << label << "a negative staged " << e.name << " bound to " << bound;
+      } catch (const GuardError& g) {
+        std::string m = g.what();
+        bool names_it = false;
+        for (const char* kind : {"index ", "slice start ", "slice stop "})
+          names_it |= m.rfind(kind + e.name + " is out of bounds for axis ", 0) == 0;
+        EXPECT_TRUE(names_it) << label << "guard: " << m;
+      }
+      continue;
     }
     try {
       P bound = staged.bind(b);
@@ -175,9 +204,10 @@ void expect_bind_equals_concrete(const Pipeline& build, const std::vector<Bindin
       ++refused;
     }
   }
-  // The grid exercises both outcomes.
+  // The grid exercises both outcomes (and the staged rule, where it draws negative indices).
   EXPECT_GT(passed, 0);
   EXPECT_GT(refused, 0);
+  if (!indices.empty()) { EXPECT_GT(negative, 0); }
 }
 
 std::vector<Bindings> grid(const std::vector<std::string>& names, const std::vector<int64_t>& values) {
@@ -195,25 +225,94 @@ std::vector<Bindings> grid(const std::vector<std::string>& names, const std::vec
   return out;
 }
 
+// Non-negative index values: binding equals the concrete build of the same ints, whose NumPy
+// rules agree there (the grid's bounds never pass the size, so no concrete bound clips). A
+// negative index value: the staged rule (NegativeStagedIndex) refuses it at bind time.
 TEST(TapSymbolic, BindingEqualsBuildingConcretely) {
   std::vector<int64_t> values{-1, 0, 1, 2, 3, 4, 6, 8, 12, 16};
   expect_bind_equals_concrete(
       [](const Value& v) {
         return P::full({v("M"), 8}).tile({v("m"), 4}).at({v("i"), 1});
       },
-      grid({"M", "m", "i"}, values));
+      grid({"M", "m", "i"}, values), {"i"});
   expect_bind_equals_concrete(
       [](const Value& v) {
         return P::full({16, 16}).at({Slice{v("a"), v("b")}, Slice{{}, {}, 2}}).repeat(v("r"));
       },
-      grid({"a", "b", "r"}, values));
+      grid({"a", "b", "r"}, values), {"a", "b"});
   expect_bind_equals_concrete([](const Value& v) { return P::full({v("N")}).partition(v("k"))[v("j")].split(0, 2); },
-                              grid({"N", "k", "j"}, values));
+                              grid({"N", "k", "j"}, values), {"j"});
   expect_bind_equals_concrete(
       [](const Value& v) {
         return P({v("D"), 8}, v("o"), {2, v("s")}, {v("t"), 1}).permute({1, 0});
       },
-      grid({"D", "o", "s", "t"}, {-1, 0, 1, 2, 4, 8}));
+      grid({"D", "o", "s", "t"}, {-1, 0, 1, 2, 4, 8}), {});
+}
+
+TEST(TapSymbolic, StagedIndicesDoNotWrap) {
+  P chunks = P::full({8 * 256}).partition(8);
+  EXPECT_EQ(chunks[-1], chunks[7]);  // a concrete index wraps
+  P tap = chunks[V("i")];            // a staged one must be in [0, 8)
+  EXPECT_EQ(tap.bind({{"i", 7}}), chunks[7]);
+  expect_error<GuardError>([&] { tap.bind({{"i", -1}}); }, "index i is out of bounds for axis 0 with size 8");
+  P p = P::full({16});
+  EXPECT_EQ((p[Slice{{}, 20}]), p);  // a concrete bound clips
+  P sl = p[Slice{V("a"), V("b")}];
+  EXPECT_EQ(sl.bind({{"a", 12}, {"b", 16}}), (p[Slice{-4, {}}]));
+  expect_error<GuardError>(
+      [&] {
+        sl.bind({{"a", -4}, {"b", 16}});
+      },
+      "slice start a is out of bounds for axis 0 with size 16");
+  expect_error<GuardError>(
+      [&] {
+        sl.bind({{"a", 0}, {"b", -1}});
+      },
+      "slice stop b is out of bounds for axis 0 with size 16");
+  expect_error<GuardError>(
+      [&] {
+        sl.bind({{"a", 0}, {"b", 20}});
+      },
+      "slice stop b is out of bounds for axis 0 with size 16");
+  expect_error<GuardError>([&] { sl.bind({{"a", 9}, {"b", 9}}); }, "slice a:b of axis 0 (size 16) is empty");
+}
+
+TEST(TapSymbolic, ConcreteIndexOverAStagedSize) {
+  // The index's sign is known, so it wraps: tiles[-1] is the last row of tiles for every M.
+  SymInt M = V("M");
+  P last = P::full({M, 64}).tile({16, 16})[-1];
+  EXPECT_EQ(last.str(),
+            "TensorAccessPattern([M, 64], offset=1024 * (M // 16) - 1024, sizes=[4, 16, 16], strides=[16, 64, 1])");
+  for (int64_t m : {16, 48, 128}) {
+    P concrete = P::full({m, 64}).tile({16, 16});
+    EXPECT_EQ(last.bind({{"M", m}}), concrete[-1]) << m;
+    EXPECT_EQ(last.bind({{"M", m}}), concrete[m / 16 - 1]) << m;
+  }
+  expect_error<GuardError>(
+      [&] {
+        P::full({M, 64}).tile({16, 16})[-2].bind({{"M", 16}});
+      },
+      "index -2 is out of bounds for axis 0 with size M // 16");
+  expect_error<ValueError>(
+      [] {
+        P::full({16, 64}).tile({16, 16})[-2];
+      },
+      "index -2 is out of bounds for axis 0 with size 1");
+  // A concrete bound over a staged size wraps but cannot clip (a min/max of a staged value is
+  // not affine): it must land in [0, n], a guard.
+  SymInt N = V("N");
+  P tail = P::full({N})[Slice{-4, {}}];
+  EXPECT_EQ(tail.bind({{"N", 16}}), (P::full({16})[Slice{12, {}}]));
+  expect_error<GuardError>([&] { tail.bind({{"N", 2}}); }, "slice start -4 is out of bounds for axis 0 with size N");
+  P head = P::full({N})[Slice{{}, 20}];
+  EXPECT_EQ(head.bind({{"N", 32}}), (P::full({32})[Slice{{}, 20}]));
+  expect_error<GuardError>([&] { head.bind({{"N", 16}}); }, "slice stop 20 is out of bounds for axis 0 with size N");
+  EXPECT_EQ((P::full({N})[Slice{{}, -1}].bind({{"N", 16}})), (P::full({16})[Slice{{}, 15}]));
+  expect_error<GuardError>(
+      [&] {
+        P::full({N})[Slice{20, {}}].bind({{"N", 16}});
+      },
+      "slice 20:N of axis 0 (size N) is empty");
 }
 
 }  // namespace

@@ -8,6 +8,27 @@
 
 namespace axcore::tap {
 
+namespace {
+
+// A concrete negative index or bound counts from the end (NumPy); a staged one keeps its value:
+// its sign is unknown until it is bound, so it cannot wrap, and its guards require it in range.
+SymInt wrapped(const SymInt& v, const SymInt& n) { return v.is_concrete() && v.value() < 0 ? v + n : v; }
+
+// A slice bound as Python's slice.indices resolves it for a positive step: wrapped, then clipped
+// to [0, n]. Clipping needs both values concrete; otherwise the wrapped bound must already lie in
+// [0, n] (a start only needs >= 0: past n it makes the slice empty, which the caller checks).
+SymInt slice_bound(const SymInt& written, const SymInt& n, bool is_stop, const std::string& axis_of,
+                   std::vector<Guard>& guards) {
+  SymInt v = wrapped(written, n);
+  if (v.is_concrete() && n.is_concrete()) return std::clamp(v.value(), int64_t{0}, n.value());
+  std::string message = std::string(is_stop ? "slice stop " : "slice start ") + written.str() + axis_of;
+  require(ge(v, 0), message, guards);
+  if (is_stop) require(le(v, n), message, guards);
+  return v;
+}
+
+}  // namespace
+
 TensorAccessPattern TensorAccessPattern::at(const std::vector<Index>& index) const {
   if (static_cast<int>(index.size()) > rank()) {
     throw ValueError("too many indices for pattern: pattern is " + std::to_string(rank()) + "-dimensional, but " +
@@ -24,9 +45,10 @@ TensorAccessPattern TensorAccessPattern::at(const std::vector<Index>& index) con
       sizes.push_back(n);
       strides.push_back(s);
     } else if (const auto* i = std::get_if<SymInt>(&index[d])) {
-      require(ge(*i, 0), "index " + i->str() + axis_of, guards);
-      require(lt(*i, n), "index " + i->str() + axis_of, guards);
-      offset = offset + *i * s;
+      SymInt at = wrapped(*i, n);  // in [-n, n) for a concrete index, [0, n) for a staged one
+      require(ge(at, 0), "index " + i->str() + axis_of, guards);
+      require(lt(at, n), "index " + i->str() + axis_of, guards);
+      offset = offset + at * s;
     } else {
       const Slice& sl = std::get<Slice>(index[d]);
       int64_t step = 1;
@@ -36,14 +58,12 @@ TensorAccessPattern TensorAccessPattern::at(const std::vector<Index>& index) con
         if (step == 0) throw ValueError("slice step cannot be zero");
         if (step < 0) throw ValueError("slice step must be positive, got " + std::to_string(step));
       }
-      SymInt start = sl.start.value_or(SymInt(0));
-      SymInt stop = sl.stop.value_or(n);
-      require(ge(start, 0), "slice start " + start.str() + axis_of, guards);
-      require(ge(stop, 0), "slice stop " + stop.str() + axis_of, guards);
-      require(le(stop, n), "slice stop " + stop.str() + axis_of, guards);
+      SymInt written_start = sl.start.value_or(SymInt(0)), written_stop = sl.stop.value_or(n);
+      SymInt start = slice_bound(written_start, n, false, axis_of, guards);
+      SymInt stop = slice_bound(written_stop, n, true, axis_of, guards);
       require(lt(start, stop),
-              "slice " + start.str() + ":" + stop.str() + " of axis " + std::to_string(d) + " (size " + n.str() +
-                  ") is empty",
+              "slice " + written_start.str() + ":" + written_stop.str() + " of axis " + std::to_string(d) + " (size " +
+                  n.str() + ") is empty",
               guards);
       sizes.push_back(floordiv(stop - start + (step - 1), step));
       strides.push_back(s * step);

@@ -61,8 +61,11 @@ class TensorAccessPattern {
   // The checks on staged values, in the order the operations made them.
   const std::vector<Guard>& guards() const { return guards_; }
 
-  // Indexing with NumPy semantics on the leading dimensions. Unlike NumPy, negative indices and
-  // bounds are refused (a dispatch-time index could not wrap the same way).
+  // Indexing with NumPy semantics on the leading dimensions: an integer index in [-n, n) (negative
+  // counts from the end), slice bounds wrapped and clipped to [0, n] as Python's slice.indices
+  // does, a positive step; an empty slice is an error. A dispatch-time index or bound cannot wrap
+  // (its sign is unknown until bound): it must lie in range, a guard checked by bind(). Over a
+  // dispatch-time size a concrete bound wraps but cannot clip, so it must lie in range too.
   TensorAccessPattern operator[](const Index& index) const { return at({index}); }
   TensorAccessPattern at(const std::vector<Index>& index) const;
 
