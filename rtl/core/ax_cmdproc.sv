@@ -355,7 +355,7 @@ module ax_cmdproc
   error_code_e [NQ-1:0] chk_code, run_code;
   logic [NQ-1:0][31:0]  run_addr;
   always_comb begin
-    chk_code = {ERROR_CODE_NONE, ERROR_CODE_DESC_UNITS, li_code, dp_code};
+    for (int unsigned q = 0; q < NQ; q++) chk_code[q] = ERROR_CODE_NONE;  // queues without a check below
     chk_code[QCTRL] = bar_code;
     chk_code[QDW]   = dw_code;
     chk_code[QLI]   = li_code;
