@@ -166,9 +166,8 @@ Dp epilogue(const Matmul& mm) {
   dp.mvm = mm.mvm();
   dp.ifd1 = linear_walk(Dtype::FLOAT32, kB0, 2 * mm.nb, Dtype::FLOAT32);
   Matmul o = mm;
-  o.out = Dtype::INT8;
+  o.out = o.odr_from = Dtype::INT8;
   dp.odr = o.odr();
-  dp.odr.cast_from = Dtype::INT8;
   auto& d = dp.dpu.desc;
   d.in0_dtype = Dtype::INT32;
   d.in1_dtype = Dtype::FLOAT32;

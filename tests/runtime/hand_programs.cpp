@@ -4,6 +4,7 @@
 
 #include "axcore/num/pword.hpp"
 #include "axcore/ref/dpu.hpp"
+#include "axcore/rtl/mm_layout.hpp"
 #include "axcore/runtime/buffer_image.hpp"
 #include "axcore/tap/bd.hpp"
 #include "axcore/txn/axcore_builder.hpp"
@@ -210,43 +211,20 @@ HandProgram matmul(bool dpu_epilogue) {
     wait_channel(t, Tile::shim(), 1);
   }
 
-  // LoadIMC: tile (nb, kb) = rows kb*64 .. of w's N-block nb (w dense (K, N), N = 64 per block).
-  spec::LoadimcDesc li;
-  li.magic = spec::magic::loadimc;
-  li.matrix_id = 1;
-  li.d0_size = KB;
-  li.d1_size = NB;
-  li.base_row = kWRow;
-  li.row_stride = 1;
-  li.d0_astride = 64;
-  li.d1_astride = static_cast<int32_t>(64 * KB);
-  li.d0_tstride = 1;
-  li.d1_tstride = static_cast<int32_t>(KB);
+  // The shared matmul layout (mm_layout.hpp) at this program's rows, ODR to int8 (popping the
+  // DPU's int8 with the epilogue). Its weight tile (nb, kb) is the 64 L1 rows from
+  // kWRow + (nb*KB + kb)*64: with one N-block those are w (K, N)'s own rows, as w lies dense.
+  static_assert(NB == 1, "w (K, N) lies dense in L1: the layout's weight tiles are its rows for N = 64 only");
+  rtlcore::Matmul mm{M, KB, NB};
+  mm.out = spec::Dtype::INT8;
+  mm.x_row = kXRow;
+  mm.w_row = kWRow;
+  mm.y_row = kYRow;
+  mm.odr_from = dpu_epilogue ? spec::Dtype::INT8 : spec::Dtype::INT32;
+  const spec::LoadimcDesc li = mm.load();
+  const spec::Walk ifd0 = mm.ifd(), odr = mm.odr();
+  const spec::MvmDesc mvm = mm.mvm();
   constexpr uint32_t kLoadWord = 0x10, kDpWord = 0x100;
-  // IFD0: for m, nb, kb: x row m*KB + kb. MVM: K_BLOCKS = KB, tile = nb*KB + kb. ODR: to int8.
-  spec::Walk ifd0 = walk(kXRow, spec::Dtype::INT8);
-  ifd0.ndims = 3;
-  ifd0.d0_size = KB;
-  ifd0.d0_stride = 1;
-  ifd0.d1_size = NB;
-  ifd0.d1_stride = 0;
-  ifd0.d2_size = M;
-  ifd0.d2_stride = static_cast<int32_t>(KB);
-  spec::MvmDesc mvm;
-  mvm.k_blocks = KB;
-  mvm.matrix_id = 1;
-  mvm.ndims = 2;
-  mvm.k_stride = 1;
-  mvm.o0_size = NB;
-  mvm.o0_tstride = static_cast<int32_t>(KB);
-  mvm.o1_size = M;
-  spec::Walk odr = walk(kYRow, spec::Dtype::INT8);
-  odr.cast_from = dpu_epilogue ? spec::Dtype::INT8 : spec::Dtype::INT32;
-  odr.ndims = 2;
-  odr.d0_size = NB;
-  odr.d0_stride = 1;
-  odr.d1_size = M;
-  odr.d1_stride = static_cast<int32_t>(NB);
   spec::DpHeader h;
   h.id = 31;
   spec::DpuDesc dpu;

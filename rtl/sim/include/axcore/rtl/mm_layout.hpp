@@ -1,6 +1,7 @@
-// The matmul layout the MVM and core-tile tests, the TLM/RTL agreement programs and the RTL
-// bench share: x rows, weight tiles and outputs in L1, and the LoadIMC / IFD0 / MVM / ODR
-// descriptors of C = A . B for M rows, KB K-blocks, NB N-blocks (tile (nb, kb) = nb * KB + kb).
+// The matmul layout the MVM and core-tile tests, the TLM/RTL agreement programs, the RTL bench
+// and the runtime's hand-built matmul share: x rows, weight tiles and outputs in L1, and the
+// LoadIMC / IFD0 / MVM / ODR descriptors of C = A . B for M rows, KB K-blocks, NB N-blocks
+// (tile (nb, kb) = nb * KB + kb, its 64 weight rows at w_row + (nb * KB + kb) * 64).
 // Header-only (spec and num): the Verilated testbenches include it without linking axcore::rtl.
 #pragma once
 
@@ -22,6 +23,10 @@ struct Matmul {
   uint32_t m, kb, nb;
   uint8_t matrix_id = 1, run_id = 1;
   Dtype out = Dtype::INT32;
+  // First L1 rows of x, the weight tiles and y (the shared layout unless a program places its own),
+  // and the dtype the ODR pops (the accumulators; a DPU epilogue's output dtype when one runs).
+  uint32_t x_row = kX0, w_row = kW0, y_row = kY0;
+  Dtype odr_from = Dtype::INT32;
 
   spec::LoadimcDesc load() const {
     spec::LoadimcDesc d{};
@@ -29,7 +34,7 @@ struct Matmul {
     d.matrix_id = matrix_id;
     d.d0_size = kb;
     d.d1_size = nb;
-    d.base_row = kW0;
+    d.base_row = w_row;
     d.row_stride = 1;
     d.d0_astride = 64;
     d.d1_astride = static_cast<int32_t>(64 * kb);
@@ -41,7 +46,7 @@ struct Matmul {
   spec::Walk ifd() const {
     spec::Walk w{};
     w.dtype = w.cast_from = Dtype::INT8;
-    w.base_row = kX0;
+    w.base_row = x_row;
     w.ndims = 3;
     w.d0_size = kb;
     w.d0_stride = 1;
@@ -67,9 +72,9 @@ struct Matmul {
   spec::Walk odr() const {
     spec::Walk w{};
     const auto r = static_cast<int32_t>(axcore::num::element_rows(out));
-    w.cast_from = Dtype::INT32;
+    w.cast_from = odr_from;
     w.dtype = out;
-    w.base_row = kY0;
+    w.base_row = y_row;
     w.ndims = 2;
     w.d0_size = nb;
     w.d0_stride = r;
