@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "axcore/compiler/scoped_value.hpp"
 #include "lower_datapath.hpp"
 
 namespace axcore::compiler {
@@ -441,10 +442,8 @@ class Lowering {
             place_descriptor(t, s->loc);
             used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
           } else if (s->unit == Unit::AICore) {
-            const uint32_t saved = core_;
-            core_ = core_at(*s, core_);
+            const ScopedValue<uint32_t> on_core(core_, core_at(*s, core_));  // restored on a throw too
             walk(s->body, outer);
-            core_ = saved;
           } else if (s->unit == Unit::SysDMA || s->unit == Unit::CoreDMA) {
             const auto touched = stage(s);
             used_by(touched, dma_block(*s));
