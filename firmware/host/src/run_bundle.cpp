@@ -1,7 +1,5 @@
 #include "axfw/host/run_bundle.hpp"
 
-#include "axcore/runtime/buffer_image.hpp"
-
 namespace axcore::fw {
 
 FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
@@ -13,38 +11,17 @@ FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::B
   FirmwareInTheLoop fitl(dev);
   // Buffers below the mailbox, which sits at the top of DDR.
   const auto at = place_buffers(b, fitl.mailbox_offset());
-  std::vector<Binding> args;
-  for (const auto& buf : b.buffers) {
-    if (!buf.arg) continue;
-    if (args.size() <= *buf.arg) args.resize(*buf.arg + 1, {0, 0});
-    args[*buf.arg] = {dev.ddr_base() + at.at(buf.name), device_bytes(buf)};
-  }
-  for (const auto& buf : b.buffers) {
-    std::vector<uint8_t> img;
-    if (buf.role == BufferRole::INPUT)
-      img = to_device_image(buf, inputs.find(buf.name)->second);
-    else if (buf.role == BufferRole::CONSTANT)
-      img = to_device_image(buf, constant_array(b, buf));
-    else
-      continue;
-    dev.ddr_write(at.at(buf.name), img);
-  }
-  for (const auto& c : b.commands)
-    dev.block_write(spec::tile_addr(0, spec::core_row(c.core), spec::core::CMD_MEM.at(c.word)), c.words);
-  for (const auto& p : b.params)
-    for (const auto& t : p.targets) dev.mask_write32(t.addr, bits.at(p.name) << t.shift, t.mask);
+  std::vector<Binding> args;  // the mailbox's form of the runtime's argument bindings
+  for (const auto& a : bind_arguments(b, dev.ddr_base(), at)) args.push_back({a.addr, a.bytes});
+  write_buffer_images(dev, b, inputs, at);
+  load_commands_and_params(dev, b, bits);
   FirmwareRunResult r;
   r.completion = fitl.run(b.txn, args);
   r.status = fitl.client().status();
   if (r.completion.status != AXFW_OK)
     throw MailboxError("firmware: " + r.completion.describe() + "\n  status: " + r.status.describe());
   dev.run_until_idle(idle_timeout_cycles);
-  for (const auto& buf : b.buffers) {
-    if (buf.role != BufferRole::OUTPUT) continue;
-    std::vector<uint8_t> img(device_bytes(buf));
-    dev.ddr_read(at.at(buf.name), img);
-    r.outputs.emplace(buf.name, from_device_image(buf, img));
-  }
+  read_outputs(dev, b, at, r.outputs);
   return r;
 }
 

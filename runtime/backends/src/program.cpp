@@ -93,20 +93,18 @@ std::map<std::string, uint64_t, std::less<>> place_buffers(const Bundle& b, uint
   return at;
 }
 
-RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
-  check_inputs(b, inputs);
-  const auto bits = param_bits(b, opt.params);
-  if (b.txn.empty()) throw RunError("the bundle has no TXN stream; only the ref backend can run it");
-  RunResult res;
-  res.buffer_addr = place_buffers(b, dev.ddr_size());
-
-  // Arguments, by index (gaps stay unbound: a patch of one is an error naming it).
+std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const BufferAddrs& at) {
   std::vector<ArgBinding> args;
   for (const auto& buf : b.buffers) {
     if (!buf.arg) continue;
     if (args.size() <= *buf.arg) args.resize(*buf.arg + 1, {"(unbound)", 0, 0});
-    args[*buf.arg] = {buf.name, dev.ddr_base() + res.buffer_addr[buf.name], device_bytes(buf)};
+    args[*buf.arg] = {buf.name, ddr_base + at.at(buf.name), device_bytes(buf)};
   }
+  return args;
+}
+
+uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at) {
+  uint64_t bytes = 0;
   for (const auto& buf : b.buffers) {
     std::vector<uint8_t> img;
     if (buf.role == BufferRole::INPUT)
@@ -115,25 +113,46 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
       img = to_device_image(buf, constant_array(b, buf));
     else
       continue;
-    dev.ddr_write(res.buffer_addr[buf.name], img);
-    res.host_bytes_in += img.size();
+    dev.ddr_write(at.at(buf.name), img);
+    bytes += img.size();
   }
-  const uint64_t start = dev.cycle();
+  return bytes;
+}
+
+void load_commands_and_params(Device& dev, const Bundle& b, const std::map<std::string, uint32_t, std::less<>>& bits) {
   for (const auto& c : b.commands)
     dev.block_write(spec::tile_addr(0, spec::core_row(c.core), spec::core::CMD_MEM.at(c.word)), c.words);
   for (const auto& p : b.params)
     for (const auto& t : p.targets) dev.mask_write32(t.addr, bits.at(p.name) << t.shift, t.mask);
-  res.play = play(dev, b.txn, args, opt.play);
-  dev.run_until_idle(opt.idle_timeout_cycles);
-  res.cycles = dev.cycle() - start;
+}
 
+uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out) {
+  uint64_t bytes = 0;
   for (const auto& buf : b.buffers) {
     if (buf.role != BufferRole::OUTPUT) continue;
     std::vector<uint8_t> img(device_bytes(buf));
-    dev.ddr_read(res.buffer_addr[buf.name], img);
-    res.host_bytes_out += img.size();
-    res.outputs.emplace(buf.name, from_device_image(buf, img));
+    dev.ddr_read(at.at(buf.name), img);
+    bytes += img.size();
+    out.emplace(buf.name, from_device_image(buf, img));
   }
+  return bytes;
+}
+
+RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
+  check_inputs(b, inputs);
+  const auto bits = param_bits(b, opt.params);
+  if (b.txn.empty()) throw RunError("the bundle has no TXN stream; only the ref backend can run it");
+  RunResult res;
+  res.buffer_addr = place_buffers(b, dev.ddr_size());
+  // Arguments, by index (gaps stay unbound: a patch of one is an error naming it).
+  const auto args = bind_arguments(b, dev.ddr_base(), res.buffer_addr);
+  res.host_bytes_in = write_buffer_images(dev, b, inputs, res.buffer_addr);
+  const uint64_t start = dev.cycle();
+  load_commands_and_params(dev, b, bits);
+  res.play = play(dev, b.txn, args, opt.play);
+  dev.run_until_idle(opt.idle_timeout_cycles);
+  res.cycles = dev.cycle() - start;
+  res.host_bytes_out = read_outputs(dev, b, res.buffer_addr, res.outputs);
   // Counters where the device has them (a backend that cannot read one just reports less).
   try {
     for (unsigned c = 0; c < dev.cores(); ++c)

@@ -64,6 +64,20 @@ std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
 // DDR placement: buffers in table order from `base`, each at its alignment.
 std::map<std::string, uint64_t, std::less<>> place_buffers(const Bundle& b, uint64_t ddr_size, uint64_t base = 0x10000);
 
+// The steps of a run, for hosts that play the TXN their own way (the firmware-in-the-loop runner):
+using BufferAddrs = std::map<std::string, uint64_t, std::less<>>;  // DDR offset of each buffer
+// The TXN's arguments by index: each argument buffer's device address (ddr_base + offset) and size;
+// an index no buffer takes stays "(unbound)" (a patch of it is the player's error).
+std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const BufferAddrs& at);
+// Writes every INPUT (from `inputs`, checked by check_inputs) and CONSTANT buffer's device image at
+// its offset; returns the bytes written.
+uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at);
+// Loads each command stream into its core's command memory and writes every parameter's bits to
+// its targets.
+void load_commands_and_params(Device& dev, const Bundle& b, const std::map<std::string, uint32_t, std::less<>>& bits);
+// Reads every OUTPUT buffer back into `out`; returns the bytes read.
+uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out);
+
 RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt = {});
 
 }  // namespace axcore::runtime
