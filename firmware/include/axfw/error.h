@@ -1,3 +1,4 @@
+/* NOLINTBEGIN -- a C header: typedef and C casts are its language (.clang-tidy) */
 /* Firmware status codes: what a completion (and the status page's last error) reports. */
 #ifndef AXFW_ERROR_H
 #define AXFW_ERROR_H
@@ -42,3 +43,4 @@ const char* axfw_status_name(uint32_t code);
 }
 #endif
 #endif /* AXFW_ERROR_H */
+/* NOLINTEND */

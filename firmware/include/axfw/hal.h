@@ -1,3 +1,4 @@
+/* NOLINTBEGIN -- a C header: typedef and C casts are its language (.clang-tidy) */
 /* Hardware abstraction layer: the only code that touches device registers and DDR. Everything
  * above it (TXN player, mailbox, status page) works in terms of these calls. */
 #ifndef AXFW_HAL_H
@@ -64,3 +65,4 @@ static inline uint32_t axfw_field(uint32_t word, uint32_t lsb, uint32_t width) {
 }
 #endif
 #endif /* AXFW_HAL_H */
+/* NOLINTEND */

@@ -1,3 +1,4 @@
+/* NOLINTBEGIN -- a C header: typedef and C casts are its language (.clang-tidy) */
 /* The host mailbox in DDR, as both sides see it (32-bit little-endian words from `base`):
  *   control block   AXFW_MB_CTRL_WORDS words (magic, version, ring sizes, indices)
  *   submissions     sub_entries x AXFW_SUB_WORDS   (host produces, firmware consumes)
@@ -86,3 +87,4 @@ enum axfw_state { AXFW_STATE_BOOT = 0, AXFW_STATE_READY = 1, AXFW_STATE_BUSY = 2
 #define AXFW_MB_BYTES(sub, cmp) (AXFW_MB_STATUS_OFFSET(sub, cmp) + 4u * AXFW_STATUS_WORDS)
 
 #endif /* AXFW_MAILBOX_H */
+/* NOLINTEND */

@@ -1,3 +1,4 @@
+/* NOLINTBEGIN -- a C header: typedef and C casts are its language (.clang-tidy) */
 /* The platform port: how the firmware reaches the device's registers, its DDR and its clock.
  * One implementation per target (board MMIO, Linux UIO, the host bridge to a runtime Device).
  * Only the HAL (hal.c) calls it. Addresses: registers col << 25 | row << 20 | offset; DDR in
@@ -26,3 +27,4 @@ typedef struct axfw_port {
 }
 #endif
 #endif /* AXFW_PORT_H */
+/* NOLINTEND */

@@ -1,3 +1,4 @@
+/* NOLINTBEGIN -- a C header: typedef and C casts are its language (.clang-tidy) */
 /* The freestanding TXN player: the runtime player's semantics (runtime/player) over a stream that
  * sits in DDR, with the buffer bindings in a DDR table. The stream is checked whole (header,
  * device, every op's opcode and length, op count) before the first op touches the device. */
@@ -40,3 +41,4 @@ uint32_t axfw_play(axfw_hal* h, const axfw_play_args* a, axfw_play_stats* st, ax
 }
 #endif
 #endif /* AXFW_TXN_PLAYER_H */
+/* NOLINTEND */

@@ -4,16 +4,17 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <stdexcept>
 #include <string>
+
+#include "axcore/compiler/source_location.hpp"
 
 namespace axcore::compiler {
 
 struct SourceLoc {
   std::string file;
   uint32_t line = 0, column = 0;
-  static SourceLoc from(const std::source_location& l) {
+  static SourceLoc from(const source_location& l) {
     return {l.file_name(), static_cast<uint32_t>(l.line()), static_cast<uint32_t>(l.column())};
   }
   bool known() const { return line != 0; }

@@ -24,7 +24,6 @@
 #include <array>
 #include <functional>
 #include <initializer_list>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -32,7 +31,7 @@
 
 namespace axcore::compiler::A {
 
-using Loc = std::source_location;
+using Loc = source_location;  // std::source_location (source_location.hpp)
 using Body = std::function<void()>;
 
 inline constexpr Scope DDR = Scope::DDR, L2 = Scope::L2, L1 = Scope::L1, DDR_WEAK = Scope::DDR_WEAK,
@@ -85,8 +84,8 @@ class Element {
       : b_(std::move(b)), idx_(std::move(idx)), loc_(std::move(loc)) {}
   operator Value() const;  // NOLINT
   Value value() const { return Value(*this); }
-  void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
-  void operator=(const Element& e) { *this = e.value(); }
+  void operator=(const Value& v);                          // NOLINT(misc-unconventional-assign-operator)
+  void operator=(const Element& e) { *this = e.value(); }  // NOLINT(bugprone-unhandled-self-assignment): an IR store
 
  private:
   Buffer b_;
@@ -119,9 +118,9 @@ class Reg {
   Reg() = default;
   explicit Reg(Buffer b) : b_(std::move(b)) {}
   // A.var: read and write without an index.
-  operator Value() const;          // NOLINT
-  void operator=(const Value& v);  // NOLINT(misc-unconventional-assign-operator)
-  void operator=(const Reg& r) { *this = Value(r); }
+  operator Value() const;                             // NOLINT
+  void operator=(const Value& v);                     // NOLINT(misc-unconventional-assign-operator)
+  void operator=(const Reg& r) { *this = Value(r); }  // NOLINT(bugprone-unhandled-self-assignment): an IR store
   // A.array: reg[i].
   Element operator[](Ix i) const;
   const Buffer& node() const { return b_; }
