@@ -6,17 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "axcore/trace/record.hpp"
+
 namespace spec_test {
 namespace {
-
-uint64_t fnv1a64(const std::string& bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 // A reset value: an integer, a param name, or one of the spec's own keywords.
 uint32_t reset_of(const YAML::Node& n, const YamlView& v) {
@@ -98,7 +91,8 @@ YamlView read_yaml(const std::string& path) {
   const std::string text = read_file(path);
   const YAML::Node root = YAML::Load(text);
   YamlView v;
-  v.hash = fnv1a64(text);
+  // The spec hash, computed apart from the generator: FNV-1a 64 of the file (common/trace has it).
+  v.hash = axcore::trace::fnv1a64({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   const YAML::Node head = root["spec"];
   v.version = head["version"].as<uint32_t>();
   v.txn_dev_gen = head["txn_dev_gen"].as<uint32_t>();
