@@ -39,8 +39,6 @@ std::string bits(const Field& f) {
                       : "[" + std::to_string(f.lsb + f.width - 1) + ":" + std::to_string(f.lsb) + "]";
 }
 
-void write(const std::string& path, const std::string& text) { write_if_changed(path, text); }
-
 }  // namespace
 
 void emit_docs(const Spec& spec, const std::string& dir) {
@@ -57,7 +55,7 @@ void emit_docs(const Spec& spec, const std::string& dir) {
         << e.doc << "\n\n| value | name | meaning |\n|---|---|---|\n";
       for (const auto& v : e.values) o << "| " << v.value << " | `" << v.name << "` | " << cell(v.doc) << " |\n";
     }
-    write(dir + "/params.md", o.str());
+    write_if_changed(dir + "/params.md", o.str());
   }
   {
     std::ostringstream o;
@@ -80,7 +78,7 @@ void emit_docs(const Spec& spec, const std::string& dir) {
     o << "\nMagic numbers:";
     for (const auto& [n, v] : spec.magic) o << " `" << n << "` = " << hex(v) << ";";
     o << "\n";
-    write(dir + "/formats.md", o.str());
+    write_if_changed(dir + "/formats.md", o.str());
   }
   {
     std::ostringstream o;
@@ -108,7 +106,7 @@ void emit_docs(const Spec& spec, const std::string& dir) {
           o << "| " << bits(f) << " | `" << f.name << "` | " << f.reset << " | " << cell(f.doc) << " |\n";
       }
     }
-    write(dir + "/registers.md", o.str());
+    write_if_changed(dir + "/registers.md", o.str());
   }
 }
 
