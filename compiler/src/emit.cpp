@@ -69,13 +69,13 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
                                               : runtime::BufferRole::SCRATCH;
     d.dtype = b.dtype.spec();
     std::vector<int64_t> shape = logical_shape(named);
-    if (named.alias_of) {  // a view carries its root's metadata: its shape is its packed shape's
+    if (named.alias_of && named.logical_shape.empty()) {  // a view: its packed shape's, unless the front end set it
       shape = named.shape.empty() ? std::vector<int64_t>{1} : named.shape;
       shape.back() *= named.dtype.lanes;
     }
     for (int64_t x : shape) d.shape.push_back(static_cast<uint64_t>(x));
     d.layout.kind = runtime::LayoutKind::PWORDS;
-    d.layout.axis = -1;
+    d.layout.axis = named.packed_axis;
     d.layout.bytes = static_cast<uint64_t>(b.elements()) * b.dtype.bytes();
     d.arg = static_cast<uint32_t>(out.buffers.size());
     if (b.role == BufferRole::Constant && !b.output) {

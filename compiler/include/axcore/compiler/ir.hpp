@@ -54,6 +54,7 @@ struct BufferNode {
   Buffer alias_of;           // a reshaped view of another buffer (same storage)
   // Model-level metadata for emission: the logical shape and the packed axis of an I/O buffer.
   std::vector<int64_t> logical_shape;
+  int32_t packed_axis = -1;  // the logical axis its lanes pack (an NCHW model's C: 1); set with logical_shape
   bool output = false;  // named by A.output
   SourceLoc loc;
   int64_t elements() const;
