@@ -55,7 +55,7 @@ struct BufferNode {
   // Model-level metadata for emission: the logical shape and the packed axis of an I/O buffer.
   std::vector<int64_t> logical_shape;
   int32_t packed_axis = -1;  // the logical axis its lanes pack (an NCHW model's C: 1); set with logical_shape
-  bool output = false;  // named by A.output
+  bool output = false;       // named by A.output
   SourceLoc loc;
   int64_t elements() const;
   const BufferNode* root() const { return alias_of ? alias_of->root() : this; }
