@@ -197,6 +197,22 @@ TEST(TxnAie2, MaskedWriteOutsideTheDmaRegisters) {
                                                     "   1 write (0,2) 0x1f004 <- 0x00000007"}));
 }
 
+TEST(TxnAie2, OnlyAWrite32ToAQueueRegisterIsAPush) {
+  // The seed pushes on write32 only: a maskwrite32 or a blockwrite reaching a queue register
+  // updates its state and is neither a push nor a write event.
+  Writer w(Device::aie2());
+  put_bd(w, bd_addr(kShimBd, 0), ShimBd{.length = 16, .addr = 0x4000}.words());
+  w.maskwrite32(shim_queue(true, 0), push_word(0), 0xF);
+  w.blockwrite(shim_queue(false, 1) - 4, std::array<uint32_t, 2>{0x2, push_word(0)});  // ctrl, then queue
+  w.write32(shim_queue(true, 1), push_word(0));
+  EXPECT_EQ(explained(w),
+            (std::vector<std::string>{"   0 push (0,0) MM2S ch1 ctrl=0x0: len=16 @0x4000 dims=[linear] outer=1"}));
+  // A maskwrite32 to an unwritten BD's queue is no push, so it is not the unwritten-BD error either.
+  Writer m(Device::aie2());
+  m.maskwrite32(tile(0, 1) | mem_queue(false, 2), push_word(9), 0xFFFFFFFF);
+  EXPECT_TRUE(trace(m.words()).events.empty());
+}
+
 TEST(TxnAie2, RepeatFold) {
   Writer w(Device::aie2());
   // A linear BD re-run repeat + 1 = 4 times, its iteration (wrap + 1 = 4) advancing by its length.

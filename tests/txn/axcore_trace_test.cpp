@@ -234,6 +234,24 @@ TEST(TxnAxcore, CoreQueuePushRunsItsDescriptor) {
   EXPECT_EQ(t.events[0].task->words.size(), 55u);
 }
 
+TEST(TxnAxcore, OnlyAWrite32ToAQueueRegisterIsAPush) {
+  // A maskwrite32 or a blockwrite word reaching a core task queue or a DMA queue is state only.
+  AxcoreBuilder b;
+  b.write_descriptor(0, 64, mvm_datapath(7));
+  b.write_bd(Tile::shim(), 0, linear_bd(8, spec::MemSel::DDR, 0x100));
+  Writer& w = b.writer();
+  const uint32_t core = spec::tile_addr(0, spec::core_row(0), 0), shim = spec::tile_addr(0, 0, 0);
+  w.maskwrite32(core | spec::core::Q_PUSH.at(0), push(64, true).encode_word(), 0xFFFFFFFF);
+  w.blockwrite(core | spec::core::Q_PUSH.at(0), std::array<uint32_t, 1>{push(64).encode_word()});
+  w.maskwrite32(shim | spec::shim::DMA_MM2S_QUEUE.at(0), push(0).encode_word(), 0xFFFF);
+  w.blockwrite(shim | spec::shim::DMA_MM2S_CTRL.at(0), std::array<uint32_t, 2>{0, push(0).encode_word()});
+  EXPECT_TRUE(trace(b.words()).events.empty());
+  b.push_task(0, spec::Queue::MVMEXE, push(64));
+  const Trace t = trace(b.words());
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].kind, EventKind::PUSH);
+}
+
 TEST(TxnAxcore, DescriptorPlacementDoesNotMatterButItsContentDoes) {
   AxcoreBuilder a, b, c;
   a.write_descriptor(0, 64, mvm_datapath(7)).push_task(0, spec::Queue::MVMEXE, push(64, true));

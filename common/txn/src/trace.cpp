@@ -62,8 +62,12 @@ class Replay {
 
   [[noreturn]] void fail(const std::string& msg) const { throw TraceError(msg, pos_); }
 
+  // How a register write reached the tile: only a write32 to a queue register is a push (the
+  // seed's tracer); a maskwrite32 or a blockwrite word there updates the register state only.
+  enum class Via : uint8_t { WRITE32, MASKWRITE, BLOCKWRITE };
+
   // Every register write lands here; `mask` is all ones except for a masked write.
-  void store(uint64_t addr, uint32_t value, uint32_t mask) {
+  void store(uint64_t addr, uint32_t value, uint32_t mask, Via via) {
     uint32_t& reg = regs_[addr];
     reg = (reg & ~mask) | (value & mask);
     if (!patches_.empty()) patches_.erase(addr);  // a newer write replaces the patched value
@@ -78,8 +82,12 @@ class Replay {
         e.mask = mask;
         break;
       }
-      case RegRole::Kind::DMA_QUEUE: push(at, role, reg); break;
-      case RegRole::Kind::TASK_QUEUE: task_push(at, role, reg); break;
+      case RegRole::Kind::DMA_QUEUE:
+        if (via == Via::WRITE32) push(at, role, reg);
+        break;
+      case RegRole::Kind::TASK_QUEUE:
+        if (via == Via::WRITE32) task_push(at, role, reg);
+        break;
       default: break;  // BD words, control registers, command memory: state only
     }
   }
@@ -151,10 +159,11 @@ class Replay {
     e.task = std::move(r.task);
   }
 
-  void on(const Write32& b) { store(b.addr, b.value, 0xFFFFFFFF); }
-  void on(const MaskWrite32& b) { store(b.addr, b.value, b.mask); }
+  void on(const Write32& b) { store(b.addr, b.value, 0xFFFFFFFF, Via::WRITE32); }
+  void on(const MaskWrite32& b) { store(b.addr, b.value, b.mask, Via::MASKWRITE); }
   void on(const BlockWrite& b) {
-    for (std::size_t i = 0; i < b.data.size(); ++i) store(uint64_t{b.addr} + 4 * i, b.data[i], 0xFFFFFFFF);
+    for (std::size_t i = 0; i < b.data.size(); ++i)
+      store(uint64_t{b.addr} + 4 * i, b.data[i], 0xFFFFFFFF, Via::BLOCKWRITE);
   }
   void on(const MaskPoll32&) {}  // waits for state another op produces
   void on(const Noop&) {}

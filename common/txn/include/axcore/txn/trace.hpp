@@ -1,7 +1,8 @@
 // Replays a TXN stream into the register state it programs and reduces it to events (event.hpp):
-// push (a queue write, resolved to the BD chain or descriptor it runs), wait (TCT), write (any
-// other register write), and loadpdi / preempt / scratchpad / update_reg / custom ops verbatim.
-// Polls and noops are not events.
+// push (a write32 to a queue register, resolved to the BD chain or descriptor it runs), wait (TCT),
+// write (any register write outside the DMA BD, channel and queue registers), and loadpdi /
+// preempt / scratchpad / update_reg / custom ops verbatim. A maskwrite32 or blockwrite reaching a
+// queue register only updates its state, as the seed's tracer has it. Polls and noops are not events.
 #pragma once
 
 #include <cstdint>
