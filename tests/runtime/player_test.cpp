@@ -215,6 +215,42 @@ TEST(RuntimePlayer, UnsupportedOpsAndBadRegistersAreErrorsNamingTheWord) {
   EXPECT_THAT(play_error([&] { play(dev, truncated, {}); }), HasSubstr("TXN stream: TXN header gives"));
 }
 
+TEST(RuntimePlayer, OnlyAWrite32PushesAMaskOrBlockWriteToAQueueIsRefused) {
+  // The tracer shows no push for a maskwrite32 / blockwrite reaching a queue register, the device
+  // would start a task: the player refuses the op before it touches the device.
+  const uint64_t q_push = spec::tile_addr(0, spec::core_row(0), spec::core::Q_PUSH.at(0));
+  const uint64_t mm2s_ctrl = spec::tile_addr(0, 0, spec::shim::DMA_MM2S_CTRL.at(1));
+  const uint64_t scratch = spec::tile_addr(0, 0, spec::shim::SCRATCH.offset);
+  {
+    RegFileDevice dev;
+    txn::Writer w(txn::Device::axcore(1));
+    w.write32(scratch, 1).maskwrite32(q_push, token_push(0, 1).encode_word(), 0xFFFFFFFF);
+    EXPECT_EQ(play_error([&] { play(dev, w.words(), {}); }),
+              "maskwrite32 at word 10 writes 0x200404, the queue register of (0,2) MVMEXE queue: only a write32 "
+              "pushes a task (the TXN trace shows no push here); write the push word with write32");
+    ASSERT_EQ(dev.log().size(), 1u);  // the scratch write only
+    EXPECT_EQ(dev.log()[0].addr, scratch);
+  }
+  {
+    RegFileDevice dev;
+    txn::Writer w(txn::Device::axcore(1));
+    const uint32_t ctrl_and_queue[] = {0, token_push(0, 1).encode_word()};
+    w.blockwrite(static_cast<uint32_t>(mm2s_ctrl), ctrl_and_queue);
+    EXPECT_THAT(play_error([&] { play(dev, w.words(), {}); }),
+                HasSubstr("blockwrite at word 4 writes 0x102c, the queue register of (0,0) MM2S ch1: only a write32"));
+    EXPECT_TRUE(dev.log().empty());
+  }
+}
+
+TEST(RuntimePlayer, AnOpcodeTheDecoderDoesNotHandleIsUnknown) {
+  RegFileDevice dev;
+  txn::Writer w(txn::Device::axcore(1));
+  w.noop();
+  auto words = w.words();
+  words[4] = 2;  // blockset: TXN names it but gives it no word layout
+  EXPECT_EQ(play_error([&] { play(dev, words, {}); }), "TXN stream: unknown TXN opcode 0x2 at word 4");
+}
+
 TEST(RuntimePlayer, PollTimeoutNamesTheRegister) {
   RegFileDevice dev;
   txn::Writer w(txn::Device::axcore(1));

@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -61,30 +62,42 @@ class Session {
     return s + (dir ? "MM2S" : "S2MM") + " ch" + std::to_string(ch);
   }
 
-  void note_write(uint64_t addr, uint32_t value, uint32_t pos) {
+  // The queue channel a register address pushes to, if it is a DMA or task queue register.
+  std::optional<ChanKey> queue_of(uint64_t addr) const {
     const uint32_t row = static_cast<uint32_t>((addr >> P::addr_row_shift) & 0x1F);
     const uint32_t col = static_cast<uint32_t>(addr >> P::addr_col_shift);
     const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
     const txn::RegRole r = layout_.classify(header_.tile_kind(row), off);
-    if (r.kind == txn::RegRole::Kind::DMA_QUEUE)
-      pushes_[{col, row, r.dir == txn::Dir::MM2S ? 1u : 0u, r.channel}].push_back({pos, value});
-    else if (r.kind == txn::RegRole::Kind::TASK_QUEUE)
-      pushes_[{col, row, 0u, r.channel}].push_back({pos, value});
+    if (r.kind == txn::RegRole::Kind::DMA_QUEUE) return ChanKey{col, row, r.dir == txn::Dir::MM2S ? 1u : 0u, r.channel};
+    if (r.kind == txn::RegRole::Kind::TASK_QUEUE) return ChanKey{col, row, 0u, r.channel};
+    return std::nullopt;
+  }
+
+  // Only a write32 pushes (the TXN tracer's rule, txn/trace.hpp). A maskwrite32 or blockwrite
+  // reaching a queue register would start a task on the device that the stream's trace does not
+  // show, so it is refused before the op touches the device.
+  void refuse_queue_write(const txn::Op& op, uint64_t addr) const {
+    if (const auto q = queue_of(addr))
+      throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) + " writes " +
+                          hex(addr) + ", the queue register of " + channel_name(*q) +
+                          ": only a write32 pushes a task (the TXN trace shows no push here); write the push word "
+                          "with write32",
+                      op.pos);
   }
 
   void apply(const txn::Op& op, const txn::Write32& w, PlayStats& st) {
     dev_.write32(w.addr, w.value);
-    note_write(w.addr, w.value, op.pos);
+    if (const auto q = queue_of(w.addr)) pushes_[*q].push_back({op.pos, w.value});
     ++st.writes;
   }
   void apply(const txn::Op& op, const txn::MaskWrite32& w, PlayStats& st) {
+    refuse_queue_write(op, w.addr);
     dev_.mask_write32(w.addr, w.value, w.mask);
-    note_write(w.addr, w.value & w.mask, op.pos);
     ++st.mask_writes;
   }
   void apply(const txn::Op& op, const txn::BlockWrite& w, PlayStats& st) {
+    for (size_t i = 0; i < w.data.size(); ++i) refuse_queue_write(op, uint64_t{w.addr} + 4 * i);
     dev_.block_write(w.addr, w.data);
-    for (size_t i = 0; i < w.data.size(); ++i) note_write(uint64_t{w.addr} + 4 * i, w.data[i], op.pos);
     st.block_words += w.data.size();
   }
   void apply(const txn::Op& op, const txn::MaskPoll32& p, PlayStats& st) {

@@ -1,5 +1,7 @@
 // The TXN player (issue 8): plays every op of a TXN stream against a Device.
-//   write32 / blockwrite / maskwrite32   -> write32 / block_write / mask_write32
+//   write32 / blockwrite / maskwrite32   -> write32 / block_write / mask_write32; only a write32
+//                                           pushes, so a blockwrite or maskwrite32 reaching a queue
+//                                           register is a PlayError (the TXN trace shows no push)
 //   maskpoll32 (and maskpoll_busy)       -> poll32 with `poll_timeout_cycles`
 //   ddr_patch                            -> the bound argument's device address + arg_plus, written
 //                                           as the 64-bit value (regaddr <- lo, regaddr + 4 <- hi)
