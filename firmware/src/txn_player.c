@@ -149,6 +149,35 @@ static uint32_t tct(player* p, uint32_t pos, axfw_play_stats* st) {
   return AXFW_OK;
 }
 
+/* Whether `addr` is a DMA queue register or a core task queue (Q_PUSH) register. */
+static int in_regs(uint32_t off, uint32_t base, uint32_t count, uint32_t stride) {
+  return off >= base && off < base + count * stride && (off - base) % stride == 0u;
+}
+static int is_queue_register(uint64_t addr) {
+  const uint32_t row = (uint32_t)(addr >> AXC_ADDR_ROW_SHIFT) & 0x1Fu;
+  const uint32_t off = (uint32_t)addr & ((1u << AXC_ADDR_OFFSET_BITS) - 1u);
+  if (addr >> 32) return 0; /* above the register window: as the tracer, no tile register */
+  if (row == AXC_SHIM_ROW)
+    return in_regs(off, AXC_SHIM_DMA_S2MM_QUEUE_OFFSET, AXC_SHIM_DMA_S2MM_QUEUE_COUNT,
+                   AXC_SHIM_DMA_S2MM_QUEUE_STRIDE) ||
+           in_regs(off, AXC_SHIM_DMA_MM2S_QUEUE_OFFSET, AXC_SHIM_DMA_MM2S_QUEUE_COUNT, AXC_SHIM_DMA_MM2S_QUEUE_STRIDE);
+  if (row == AXC_MEM_ROW)
+    return in_regs(off, AXC_MEM_DMA_S2MM_QUEUE_OFFSET, AXC_MEM_DMA_S2MM_QUEUE_COUNT, AXC_MEM_DMA_S2MM_QUEUE_STRIDE) ||
+           in_regs(off, AXC_MEM_DMA_MM2S_QUEUE_OFFSET, AXC_MEM_DMA_MM2S_QUEUE_COUNT, AXC_MEM_DMA_MM2S_QUEUE_STRIDE);
+  return in_regs(off, AXC_CORE_DMA_S2MM_QUEUE_OFFSET, AXC_CORE_DMA_S2MM_QUEUE_COUNT, AXC_CORE_DMA_S2MM_QUEUE_STRIDE) ||
+         in_regs(off, AXC_CORE_DMA_MM2S_QUEUE_OFFSET, AXC_CORE_DMA_MM2S_QUEUE_COUNT, AXC_CORE_DMA_MM2S_QUEUE_STRIDE) ||
+         in_regs(off, AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT, AXC_CORE_Q_PUSH_STRIDE);
+}
+
+/* Only a write32 pushes (the runtime player's and the TXN tracer's rule): a maskwrite32 or a
+ * blockwrite reaching a queue register is refused before the op touches the device. */
+static uint32_t refuse_queue_write(player* p, uint32_t pos, uint64_t addr, uint32_t words) {
+  for (uint32_t i = 0; i < words; ++i)
+    if (is_queue_register(addr + 4u * i))
+      return fail(p, AXFW_ERR_TXN_UNSUPPORTED, pos, word_at(p, pos) & 0xFFu, addr + 4u * i);
+  return AXFW_OK;
+}
+
 static uint32_t play_op(player* p, uint32_t pos, axfw_play_stats* st) {
   const uint32_t opc = word_at(p, pos) & 0xFFu;
   switch (opc) {
@@ -159,6 +188,7 @@ static uint32_t play_op(player* p, uint32_t pos, axfw_play_stats* st) {
     case OP_MASKWRITE: {
       const uint64_t a = addr64(p, pos);
       const uint32_t v = word_at(p, pos + 4), m = word_at(p, pos + 5);
+      if (refuse_queue_write(p, pos, a, 1u) != AXFW_OK) return p->err->code;
       axfw_hal_write32(p->h, a, (axfw_hal_read32(p->h, a) & ~m) | (v & m));
       ++st->mask_writes;
       return AXFW_OK;
@@ -175,6 +205,7 @@ static uint32_t play_op(player* p, uint32_t pos, axfw_play_stats* st) {
     }
     case OP_BLOCKWRITE: {
       const uint32_t addr = word_at(p, pos + 2), n = word_at(p, pos + 3) / 4u - 4u;
+      if (refuse_queue_write(p, pos, addr, n) != AXFW_OK) return p->err->code;
       for (uint32_t i = 0; i < n; ++i) axfw_hal_write32(p->h, (uint64_t)addr + 4u * i, word_at(p, pos + 4 + i));
       st->block_words += n;
       return AXFW_OK;

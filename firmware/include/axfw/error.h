@@ -16,7 +16,8 @@ enum axfw_status {
   AXFW_ERR_TXN_OPCODE = 3,      /* unknown opcode, or one without a word layout */
   AXFW_ERR_TXN_LENGTH = 4,      /* an op's size word is wrong, or the op runs past the stream */
   AXFW_ERR_TXN_COUNT = 5,       /* header op count != ops in the stream */
-  AXFW_ERR_TXN_UNSUPPORTED = 6, /* loadpdi, scratchpads, update_reg, read_regs, ... */
+  AXFW_ERR_TXN_UNSUPPORTED = 6, /* loadpdi, scratchpads, update_reg, read_regs, ...; a maskwrite32 or
+                                   blockwrite reaching a queue register (only a write32 pushes) */
   AXFW_ERR_PATCH_UNBOUND = 7,   /* DDR_PATCH names an argument the submission does not bind */
   AXFW_ERR_PATCH_RANGE = 8,     /* DDR_PATCH offset past its buffer */
   AXFW_ERR_POLL_TIMEOUT = 9,    /* MASKPOLL did not match within the poll timeout */

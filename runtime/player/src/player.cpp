@@ -64,6 +64,7 @@ class Session {
 
   // The queue channel a register address pushes to, if it is a DMA or task queue register.
   std::optional<ChanKey> queue_of(uint64_t addr) const {
+    if (addr >> 32) return std::nullopt;  // above the register window: as the tracer, no tile register
     const uint32_t row = static_cast<uint32_t>((addr >> P::addr_row_shift) & 0x1F);
     const uint32_t col = static_cast<uint32_t>(addr >> P::addr_col_shift);
     const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
