@@ -1,6 +1,21 @@
 #include "axcore/compiler/diag.hpp"
 
+#include <optional>
+
 namespace axcore::compiler {
+
+namespace {
+thread_local std::optional<SourceLoc> g_front_end_loc;
+}  // namespace
+
+const SourceLoc* front_end_location() { return g_front_end_loc ? &*g_front_end_loc : nullptr; }
+
+void set_front_end_location(const SourceLoc* loc) {
+  if (loc)
+    g_front_end_loc = *loc;
+  else
+    g_front_end_loc.reset();
+}
 
 std::string SourceLoc::str() const {
   if (!known()) return "<unknown>";

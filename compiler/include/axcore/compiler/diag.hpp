@@ -11,10 +11,18 @@
 
 namespace axcore::compiler {
 
+struct SourceLoc;
+// A front end that is not C++ (the Python package, python/) builds through the same builder: it
+// says where the statement it is building was written, and while that is set every location the
+// builder would take from its C++ caller is that one instead. Per thread; nullptr when unset.
+const SourceLoc* front_end_location();
+void set_front_end_location(const SourceLoc* loc);  // copies *loc; nullptr unsets
+
 struct SourceLoc {
   std::string file;
   uint32_t line = 0, column = 0;
   static SourceLoc from(const source_location& l) {
+    if (const SourceLoc* f = front_end_location()) return *f;
     return {l.file_name(), static_cast<uint32_t>(l.line()), static_cast<uint32_t>(l.column())};
   }
   bool known() const { return line != 0; }
