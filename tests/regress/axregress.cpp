@@ -1,7 +1,9 @@
 // axregress SUITE.yaml [-j N] [--tags a,b] [--resume] [--out DIR] [--build DIR] [--list]
-// Runs a regression suite across backends and configurations; writes results.json, junit.xml and
-// report.html into --out; the closing line is "N passed, N failed" (", N skipped"). Exit code 0 when
-// nothing failed, 1 when a job failed, 2 on a bad suite or command line.
+//                      [--launcher local|slurm] [--retries N] [--sbatch-arg ARG]...
+// Runs a regression suite across backends and configurations, on this machine or as Slurm jobs;
+// writes results.json, junit.xml and report.html into --out; the closing line is "N passed, N
+// failed" (", N skipped"). Exit code 0 when nothing failed, 1 when a job failed, 2 on a bad suite or
+// command line, 130 when interrupted (Slurm: its jobs cancelled first).
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "axcore/regress/launcher.hpp"
 #include "axcore/regress/report.hpp"
 #include "axcore/regress/runner.hpp"
 #include "axcore/regress/suite.hpp"
@@ -35,6 +38,19 @@ int main(int argc, char** argv) {
   app.add_flag("--list", list, "print the jobs and exit");
   app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
   app.add_flag("--table", table, "print a table of jobs x steps (status, cycles, TLM/RTL ratio) at the end");
+  std::string launcher_arg, run_job_list, shared_token;
+  unsigned retries = 0;
+  std::vector<std::string> sbatch_args;
+  double poll = 1.0;
+  app.add_option("--launcher", launcher_arg, "where jobs run: local (default) or slurm (the suite's launcher: key)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  auto* retries_opt =
+      app.add_option("--retries", retries, "slurm: resubmit a job lost to a node failure up to N times (default 2)");
+  app.add_option("--sbatch-arg", sbatch_args, "slurm: extra sbatch argument (repeatable), e.g. --partition=farm")
+      ->allow_extra_args(false);
+  app.add_option("--poll", poll, "slurm: seconds between squeue polls")->check(CLI::Range(0.05, 60.0));
+  app.add_option("--run-job-list", run_job_list, "internal: run one job of this manifest (a Slurm array task)");
+  app.add_option("--shared-token", shared_token, "internal: the controller's shared file system token");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -45,6 +61,19 @@ int main(int argc, char** argv) {
       tags.push_back(tags_arg.substr(p, q - p));
       if (q == std::string::npos) break;
       p = q + 1;
+    }
+    const fs::path self = fs::canonical("/proc/self/exe");
+    // <build>/tests/regress/axregress -> <build>
+    const fs::path build_root =
+        fs::absolute(build_dir.empty() ? self.parent_path().parent_path().parent_path() : fs::path(build_dir));
+    if (!run_job_list.empty()) {  // a Slurm array task: Slurm's --time is the deadline, ours a backstop
+      auto s = suite;
+      for (auto& t : s.tests) t.timeout_s = 60.0 * slurm_minutes(t.timeout_s) + 120;
+      RunOptions o;
+      o.out_dir = fs::absolute(out_dir);
+      o.suite_dir = s.file.parent_path();
+      o.tools = find_tools(build_root);
+      return run_listed_job(s, run_job_list, o, shared_token);
     }
     const auto job_list = expand(suite, tags);
     if (list) {
@@ -61,19 +90,32 @@ int main(int argc, char** argv) {
     opt.jobs = jobs;
     opt.resume = resume;
     opt.progress_tty = !no_tty && ::isatty(STDOUT_FILENO);
-    const fs::path self = fs::canonical("/proc/self/exe");
-    // <build>/tests/regress/axregress -> <build>
-    opt.tools = find_tools(build_dir.empty() ? self.parent_path().parent_path().parent_path() : fs::path(build_dir));
+    opt.tools = find_tools(build_root);
+    const auto launcher = parse_launcher(launcher_arg.empty() ? suite.launcher.kind : launcher_arg);
     fs::create_directories(opt.out_dir);
     const auto previous = resume ? read_previous_results(opt.out_dir) : std::vector<JobResult>{};
 
     char started[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    std::cout << fmt::format("axregress: suite {} — {} jobs on {} workers → {}\n", suite.name, job_list.size(), jobs,
-                             opt.out_dir.string());
+    std::cout << fmt::format("axregress: suite {} — {} jobs on {} {} → {}\n", suite.name, job_list.size(), jobs,
+                             launcher == LauncherKind::SLURM ? "Slurm tasks at once" : "workers", opt.out_dir.string());
     const auto t0 = std::chrono::steady_clock::now();
-    const auto results = run_suite(job_list, opt, previous);
+    LaunchResult launched;
+    if (launcher == LauncherKind::SLURM) {
+      SlurmOptions so;
+      so.retries = *retries_opt ? retries : suite.launcher.retries;
+      so.sbatch_args = suite.launcher.sbatch_args;
+      so.sbatch_args.insert(so.sbatch_args.end(), sbatch_args.begin(), sbatch_args.end());
+      so.poll_seconds = poll;
+      so.self = self;
+      so.suite_file = suite.file;
+      so.build_dir = build_root;
+      launched = launch_slurm(job_list, opt, previous, so);
+    } else {
+      launched = launch_local(job_list, opt, previous);
+    }
+    const auto& results = launched.results;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ReportInfo info{suite.name, started, jobs, summarize(results, secs)};
     const auto html = write_reports(opt.out_dir, results, info);
@@ -87,6 +129,7 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("throughput: {:.1f} jobs/min ({:.1f} s)\n",
                              secs > 0 ? 60.0 * static_cast<double>(results.size()) / secs : 0.0, secs);
     std::cout << info.summary.closing_line() << "\n";
+    if (launched.interrupted) return 130;
     return info.summary.failed ? 1 : 0;
   } catch (const SuiteError& e) {
     std::cerr << "axregress: " << e.what() << "\n";

@@ -336,24 +336,29 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
   return r;
 }
 
-std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
-                                 const std::vector<JobResult>& previous) {
-  std::vector<JobResult> results(jobs.size());
-  std::vector<char> done(jobs.size(), 0);
+std::vector<std::size_t> take_resumed(const std::vector<Job>& jobs, const std::vector<JobResult>& previous, bool resume,
+                                      std::vector<JobResult>& results) {
+  results.resize(jobs.size());
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (opt.resume) {
+    if (resume) {
       auto it = std::find_if(previous.begin(), previous.end(),
                              [&](const JobResult& p) { return p.id == jobs[i].id && p.status == Status::PASS; });
       if (it != previous.end()) {
         results[i] = *it;
         results[i].reused = true;
-        done[i] = 1;
         continue;
       }
     }
     todo.push_back(i);
   }
+  return todo;
+}
+
+std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
+                                 const std::vector<JobResult>& previous) {
+  std::vector<JobResult> results(jobs.size());
+  const auto todo = take_resumed(jobs, previous, opt.resume, results);
   std::atomic<std::size_t> next{0};
   std::atomic<unsigned> finished{static_cast<unsigned>(jobs.size() - todo.size())};
   std::mutex mu;

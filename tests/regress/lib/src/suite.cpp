@@ -93,6 +93,24 @@ void apply_common(const Ctx& c, const YAML::Node& m, TestSpec& t) {
   if (auto n = m["seed"]) t.seed = c.as<uint64_t>(n, "seed");
 }
 
+void parse_launcher_config(const Ctx& c, const YAML::Node& n, LauncherConfig& l) {
+  const YAML::Node kind = n.IsMap() ? n["kind"] : n;
+  if (n.IsMap()) {
+    check_keys(c, n, {"kind", "retries", "sbatch"}, "launcher");
+    if (n["retries"]) {
+      const auto v = c.as<long>(n["retries"], "launcher.retries");
+      if (v < 0 || v > 100) c.fail(n["retries"], "launcher.retries must be in 0..100");
+      l.retries = static_cast<unsigned>(v);
+    }
+    if (n["sbatch"]) l.sbatch_args = c.strings(n["sbatch"], "launcher.sbatch");
+  }
+  if (kind) {
+    l.kind = c.as<std::string>(kind, "launcher");
+    if (l.kind != "local" && l.kind != "slurm")
+      c.fail(kind, fmt::format("launcher '{}' is not one of local, slurm", l.kind));
+  }
+}
+
 }  // namespace
 
 const char* to_string(Kind k) {
@@ -123,12 +141,14 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     throw SuiteError(fmt::format("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw SuiteError(file.string() + ":1:1: a suite is a map with 'suite' and 'tests'");
-  check_keys(c, root, {"suite", "doc", "defaults", "tests"}, "the suite");
+  check_keys(c, root, {"suite", "doc", "defaults", "tests", "launcher"}, "the suite");
   Suite s;
   s.file = std::filesystem::absolute(file);
   const auto dir = s.file.parent_path();
   if (!root["suite"]) c.fail(root, "missing 'suite' (the suite's name)");
   s.name = c.as<std::string>(root["suite"], "suite");
+
+  if (auto l = root["launcher"]) parse_launcher_config(c, l, s.launcher);
 
   TestSpec defaults;
   defaults.backends = {"ref", "tlm", "rtl"};

@@ -70,6 +70,11 @@ Summary summarize(const std::vector<JobResult>& results, double seconds);
 // Runs one job (used by run_suite; public for tests).
 JobResult run_job(const Job& job, const RunOptions& opt);
 
+// --resume: copies the jobs that passed in `previous` into `results` (sized like `jobs`, marked
+// reused) and returns the indices of the jobs still to run (all of them without `resume`).
+std::vector<std::size_t> take_resumed(const std::vector<Job>& jobs, const std::vector<JobResult>& previous, bool resume,
+                                      std::vector<JobResult>& results);
+
 // Runs every job; `previous` (from results.json) feeds --resume. Results are in job order.
 std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
                                  const std::vector<JobResult>& previous = {});

@@ -41,10 +41,19 @@ struct TestSpec {
   int line = 0;  // where it was declared
 };
 
+// `launcher:` of a suite: `launcher: slurm` or `launcher: {kind: slurm, retries: 2, sbatch: [--partition=x]}`;
+// axregress's --launcher / --retries / --sbatch-arg override it.
+struct LauncherConfig {
+  std::string kind = "local";  // local | slurm
+  unsigned retries = 2;        // Slurm: resubmissions of a job lost to a node failure
+  std::vector<std::string> sbatch_args;
+};
+
 struct Suite {
   std::string name;
   std::filesystem::path file;
   std::vector<TestSpec> tests;
+  LauncherConfig launcher;
 };
 
 Suite load_suite(const std::filesystem::path& file);
