@@ -1,9 +1,12 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
-//   axc compile MODEL.yaml|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
-//   axc ops                 the operator library, with every operator's arguments
-//   axc explain BUNDLE.axb  what the bundle holds and what its TXN stream does
-//   axc examples            the builder kernels EXAMPLE can name
-// Exit codes: 0 ok, 1 compile error (message with the source location), 2 usage.
+//   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn]
+//   [--explain] [--cores N] [--l1-bytes B] axc ops                 the operator
+//   library, with every operator's arguments axc import MODEL.onnx   the ONNX
+//   node -> operator mapping and the layout decisions axc explain BUNDLE.axb
+//   what the bundle holds and what its TXN stream does axc examples the builder
+//   kernels EXAMPLE can name
+// Exit codes: 0 ok, 1 compile error (message with the source location), 2
+// usage.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/frontend/model.hpp>
@@ -12,40 +15,78 @@
 #include <iostream>
 
 #include "catalog.hpp"
+#ifdef AXCORE_HAVE_ONNX
+#include <axcore/compiler/onnx/import.hpp>
+#endif
 
 namespace ax = axcore::compiler;
 
 namespace {
-bool is_model(const std::string& s) {
+bool is_model(const std::string &s) {
   const auto dot = s.rfind('.');
-  return dot != std::string::npos && (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
+  return dot != std::string::npos &&
+         (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
 }
-}  // namespace
+bool is_onnx(const std::string &s) {
+  return s.size() > 5 && s.substr(s.size() - 5) == ".onnx";
+}
 
-int main(int argc, char** argv) {
+// An .onnx model: the importer's module (axc compile), or its mapping (axc
+// import).
+axcore::compiler::A::Module onnx_module(const std::string &path,
+                                        std::string *report) {
+#ifdef AXCORE_HAVE_ONNX
+  auto m = axcore::compiler::onnx::import_model(
+      path, axcore::compiler::ops::target());
+  if (report)
+    *report = axcore::compiler::onnx::describe(m);
+  return m.module;
+#else
+  (void)report;
+  throw std::runtime_error("this axc was built without ONNX import (" + path +
+                           "): install libonnx-dev libprotobuf-dev "
+                           "(scripts/setup-deps) and reconfigure");
+#endif
+}
+} // namespace
+
+int main(int argc, char **argv) {
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
-  auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
+  auto *c = app.add_subcommand(
+      "compile", "compile a YAML model or an example kernel to a bundle");
   std::string name, out, bundle_path;
   bool dump_ir = false, dump_txn = false, show = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
-  c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
+  c->add_option("model", name,
+                "MODEL.yaml, or an example kernel name (axc examples)")
+      ->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
-  c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
+  c->add_option("--cores", cores, "cores of the target device")
+      ->check(CLI::Range(1u, 4u));
   c->add_option("--l1-bytes", l1_bytes,
-                "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
-      ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
-  auto* ls = app.add_subcommand("examples", "list the example kernels");
-  auto* ops = app.add_subcommand("ops", "list the operators and their arguments");
-  auto* ex = app.add_subcommand("explain", "describe a bundle: buffers, graph, TXN stream");
+                "L1 bytes per core to compile for (default the spec's; e.g. "
+                "262144 for firmware/fpga/small.yaml)")
+      ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes},
+                         uint64_t{axcore::spec::param::l1_bytes}));
+  auto *ls = app.add_subcommand("examples", "list the example kernels");
+  auto *ops =
+      app.add_subcommand("ops", "list the operators and their arguments");
+  auto *ex = app.add_subcommand(
+      "explain", "describe a bundle: buffers, graph, TXN stream");
+  auto *im = app.add_subcommand(
+      "import", "print an ONNX model's node -> operator mapping and layouts");
+  std::string onnx_path;
+  im->add_option("model", onnx_path, "MODEL.onnx")->required();
   ex->add_option("bundle", bundle_path, ".axb")->required();
   CLI11_PARSE(app, argc, argv);
   if (ls->parsed()) {
-    for (const auto& e : axcore::examples::catalog()) std::cout << e.name << "  " << e.doc << "\n";
+    for (const auto &e : axcore::examples::catalog())
+      std::cout << e.name << "  " << e.doc << "\n";
     return 0;
   }
   if (ops->parsed()) {
@@ -57,9 +98,20 @@ int main(int argc, char** argv) {
       const auto b = axcore::runtime::load_bundle(bundle_path);
       std::cout << axcore::runtime::describe(b) << axcore::txn::explain(b.txn);
       return 0;
-    } catch (const std::exception& err) {
+    } catch (const std::exception &err) {
       std::cerr << "axc: " << err.what() << "\n";
       return 2;
+    }
+  }
+  if (im->parsed()) {
+    try {
+      std::string report;
+      (void)onnx_module(onnx_path, &report);
+      std::cout << report;
+      return 0;
+    } catch (const std::exception &err) {
+      std::cerr << err.what() << "\n";
+      return 1;
     }
   }
   try {
@@ -71,29 +123,40 @@ int main(int argc, char** argv) {
       mod = m.module;
       label = m.name;
       source = name;
+    } else if (is_onnx(name)) {
+      mod = onnx_module(name, nullptr);
+      label = std::filesystem::path(name).stem().string();
+      source = name;
     } else {
-      const auto* e = axcore::examples::find_example(name);
+      const auto *e = axcore::examples::find_example(name);
       if (!e) {
-        std::cerr << "axc: '" << name << "' is neither a .yaml model nor an example kernel (axc examples lists them)\n";
+        std::cerr << "axc: '" << name
+                  << "' is neither a .yaml / .onnx model nor an example kernel "
+                     "(axc examples lists them)\n";
         return 2;
       }
       mod = e->make();
     }
-    if (dump_ir) std::cout << ax::dump(mod.ir());
+    if (dump_ir)
+      std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
     const auto r = ax::compile(mod.ir().main(), {cores, label, source}, tiling);
-    if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
-    if (show) std::cout << ax::explain(r.program);
-    if (dump_txn) std::cout << axcore::txn::explain(r.bundle.txn);
+    if (dump_ir)
+      std::cout << "# after passes\n" << r.ir_lowered();
+    if (show)
+      std::cout << ax::explain(r.program);
+    if (dump_txn)
+      std::cout << axcore::txn::explain(r.bundle.txn);
     axcore::runtime::save_bundle(out, r.bundle);
-    std::cout << "axc: " << label << " -> " << out << " (" << axcore::runtime::encode_bundle(r.bundle).size()
+    std::cout << "axc: " << label << " -> " << out << " ("
+              << axcore::runtime::encode_bundle(r.bundle).size()
               << " bytes, compiled in " << r.total_ms << " ms)\n";
     return 0;
-  } catch (const ax::CompileError& err) {
+  } catch (const ax::CompileError &err) {
     std::cerr << err.what() << "\n";
     return 1;
-  } catch (const std::exception& err) {
+  } catch (const std::exception &err) {
     std::cerr << "axc: " << err.what() << "\n";
     return 1;
   }
