@@ -1,18 +1,25 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
-//   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn]
-//   [--explain] [--cores N] [--l1-bytes B] axc ops                 the operator
-//   library, with every operator's arguments axc import MODEL.onnx   the ONNX
-//   node -> operator mapping and the layout decisions axc explain BUNDLE.axb
-//   what the bundle holds and what its TXN stream does axc examples the builder
-//   kernels EXAMPLE can name
-// Exit codes: 0 ok, 1 compile error (message with the source location), 2
-// usage.
+//   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
+//   axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]   an AxScript program (the Python package)
+//   axc ops                 the operator library, with every operator's arguments
+//   axc import MODEL.onnx   the ONNX node -> operator mapping and the layout decisions
+//   axc explain BUNDLE.axb  what the bundle holds and what its TXN stream does
+//   axc examples            the builder kernels EXAMPLE can name
+// Exit codes: 0 ok, 1 compile error (message with the source location), 2 usage.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/txn/compare.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>
 
 #include "catalog.hpp"
 #ifdef AXCORE_HAVE_ONNX
@@ -22,71 +29,88 @@
 namespace ax = axcore::compiler;
 
 namespace {
-bool is_model(const std::string &s) {
-  const auto dot = s.rfind('.');
-  return dot != std::string::npos &&
-         (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
-}
-bool is_onnx(const std::string &s) {
-  return s.size() > 5 && s.substr(s.size() - 5) == ".onnx";
+// `axc compile PROGRAM.py ...` is the Python package's (python/, docs/python.md): this process
+// becomes `python3 -m axcore.axc compile ...`, with the package of this build (<build>/python, next
+// to <build>/compiler; AXCORE_PYTHON_DIR overrides) on PYTHONPATH. Returns only when it is not such
+// a call, or when the interpreter cannot be started (exit code 2).
+int compile_python(int argc, char** argv) {
+  if (argc < 3 || std::string_view(argv[1]) != "compile") return -1;
+  bool py = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    py = py || (a.size() > 3 && a.substr(a.size() - 3) == ".py");
+  }
+  if (!py) return -1;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = std::getenv("AXCORE_PYTHON_DIR")
+                     ? fs::path(std::getenv("AXCORE_PYTHON_DIR"))
+                     : fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "python";
+  if (!fs::exists(dir / "axcore" / "__init__.py")) {
+    std::cerr << "axc: the axcore Python package is not built at " << dir.string()
+              << " (build the target axcore_python, or set AXCORE_PYTHON_DIR)\n";
+    return 2;
+  }
+  const std::string python = fs::exists(dir / "bin" / "python3") ? (dir / "bin" / "python3").string() : "python3";
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = dir.string() + (old && *old ? ":" + std::string(old) : std::string());
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<char*> args{const_cast<char*>(python.c_str()), const_cast<char*>("-m"), const_cast<char*>("axcore.axc")};
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  std::cerr << "axc: cannot start " << python << ": " << std::strerror(errno) << "\n";
+  return 2;
 }
 
-// An .onnx model: the importer's module (axc compile), or its mapping (axc
-// import).
-axcore::compiler::A::Module onnx_module(const std::string &path,
-                                        std::string *report) {
+bool is_model(const std::string& s) {
+  const auto dot = s.rfind('.');
+  return dot != std::string::npos && (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
+}
+bool is_onnx(const std::string& s) { return s.size() > 5 && s.substr(s.size() - 5) == ".onnx"; }
+
+// An .onnx model: the importer's module (axc compile), or its mapping (axc import).
+axcore::compiler::A::Module onnx_module(const std::string& path, std::string* report) {
 #ifdef AXCORE_HAVE_ONNX
-  auto m = axcore::compiler::onnx::import_model(
-      path, axcore::compiler::ops::target());
-  if (report)
-    *report = axcore::compiler::onnx::describe(m);
+  auto m = axcore::compiler::onnx::import_model(path, axcore::compiler::ops::target());
+  if (report) *report = axcore::compiler::onnx::describe(m);
   return m.module;
 #else
   (void)report;
   throw std::runtime_error("this axc was built without ONNX import (" + path +
-                           "): install libonnx-dev libprotobuf-dev "
-                           "(scripts/setup-deps) and reconfigure");
+                           "): install libonnx-dev libprotobuf-dev (scripts/setup-deps) and reconfigure");
 #endif
 }
-} // namespace
+}  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
+  if (const int rc = compile_python(argc, argv); rc >= 0) return rc;
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
-  auto *c = app.add_subcommand(
-      "compile", "compile a YAML model or an example kernel to a bundle");
+  auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
   std::string name, out, bundle_path;
   bool dump_ir = false, dump_txn = false, show = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
-  c->add_option("model", name,
-                "MODEL.yaml, or an example kernel name (axc examples)")
-      ->required();
+  c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
-  c->add_option("--cores", cores, "cores of the target device")
-      ->check(CLI::Range(1u, 4u));
+  c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
   c->add_option("--l1-bytes", l1_bytes,
-                "L1 bytes per core to compile for (default the spec's; e.g. "
-                "262144 for firmware/fpga/small.yaml)")
-      ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes},
-                         uint64_t{axcore::spec::param::l1_bytes}));
-  auto *ls = app.add_subcommand("examples", "list the example kernels");
-  auto *ops =
-      app.add_subcommand("ops", "list the operators and their arguments");
-  auto *ex = app.add_subcommand(
-      "explain", "describe a bundle: buffers, graph, TXN stream");
-  auto *im = app.add_subcommand(
-      "import", "print an ONNX model's node -> operator mapping and layouts");
+                "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
+      ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
+  auto* ls = app.add_subcommand("examples", "list the example kernels");
+  auto* ops = app.add_subcommand("ops", "list the operators and their arguments");
+  auto* ex = app.add_subcommand("explain", "describe a bundle: buffers, graph, TXN stream");
+  auto* im = app.add_subcommand("import", "print an ONNX model's node -> operator mapping and layouts");
   std::string onnx_path;
   im->add_option("model", onnx_path, "MODEL.onnx")->required();
   ex->add_option("bundle", bundle_path, ".axb")->required();
   CLI11_PARSE(app, argc, argv);
   if (ls->parsed()) {
-    for (const auto &e : axcore::examples::catalog())
-      std::cout << e.name << "  " << e.doc << "\n";
+    for (const auto& e : axcore::examples::catalog()) std::cout << e.name << "  " << e.doc << "\n";
     return 0;
   }
   if (ops->parsed()) {
@@ -96,9 +120,9 @@ int main(int argc, char **argv) {
   if (ex->parsed()) {
     try {
       const auto b = axcore::runtime::load_bundle(bundle_path);
-      std::cout << axcore::runtime::describe(b) << axcore::txn::explain(b.txn);
+      std::cout << axcore::runtime::describe(b) << axcore::runtime::explain_txn(b);
       return 0;
-    } catch (const std::exception &err) {
+    } catch (const std::exception& err) {
       std::cerr << "axc: " << err.what() << "\n";
       return 2;
     }
@@ -109,7 +133,7 @@ int main(int argc, char **argv) {
       (void)onnx_module(onnx_path, &report);
       std::cout << report;
       return 0;
-    } catch (const std::exception &err) {
+    } catch (const std::exception& err) {
       std::cerr << err.what() << "\n";
       return 1;
     }
@@ -128,35 +152,29 @@ int main(int argc, char **argv) {
       label = std::filesystem::path(name).stem().string();
       source = name;
     } else {
-      const auto *e = axcore::examples::find_example(name);
+      const auto* e = axcore::examples::find_example(name);
       if (!e) {
         std::cerr << "axc: '" << name
-                  << "' is neither a .yaml / .onnx model nor an example kernel "
-                     "(axc examples lists them)\n";
+                  << "' is neither a .yaml / .onnx model nor an example kernel (axc examples lists them)\n";
         return 2;
       }
       mod = e->make();
     }
-    if (dump_ir)
-      std::cout << ax::dump(mod.ir());
+    if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
     const auto r = ax::compile(mod.ir().main(), {cores, label, source}, tiling);
-    if (dump_ir)
-      std::cout << "# after passes\n" << r.ir_lowered();
-    if (show)
-      std::cout << ax::explain(r.program);
-    if (dump_txn)
-      std::cout << axcore::txn::explain(r.bundle.txn);
+    if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
+    if (show) std::cout << ax::explain(r.program);
+    if (dump_txn) std::cout << axcore::runtime::explain_txn(r.bundle);
     axcore::runtime::save_bundle(out, r.bundle);
-    std::cout << "axc: " << label << " -> " << out << " ("
-              << axcore::runtime::encode_bundle(r.bundle).size()
+    std::cout << "axc: " << label << " -> " << out << " (" << axcore::runtime::encode_bundle(r.bundle).size()
               << " bytes, compiled in " << r.total_ms << " ms)\n";
     return 0;
-  } catch (const ax::CompileError &err) {
+  } catch (const ax::CompileError& err) {
     std::cerr << err.what() << "\n";
     return 1;
-  } catch (const std::exception &err) {
+  } catch (const std::exception& err) {
     std::cerr << "axc: " << err.what() << "\n";
     return 1;
   }
