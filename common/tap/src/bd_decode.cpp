@@ -1,8 +1,8 @@
 // dma_bd -> walk: what a DMA model runs for a BD, as element patterns over a known tensor.
-#include <cstdio>
 #include <set>
 
 #include "axcore/tap/bd.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::tap {
 
@@ -140,9 +140,7 @@ std::vector<int64_t> task_walk(const std::vector<TensorAccessPattern>& patterns)
 
 std::string describe(const spec::DmaBd& bd, uint32_t id) {
   uint64_t addr = (uint64_t{bd.addr_hi} << 32) | bd.addr_lo;
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(addr));
-  std::string out = "bd " + s(id) + ": len=" + s(bd.length) + " addr=" + hex;
+  std::string out = "bd " + s(id) + ": len=" + s(bd.length) + " addr=" + text::hex(addr);
   const uint32_t sizes[] = {bd.d0_size, bd.d1_size, bd.d2_size, bd.d3_size};
   const int32_t strides[] = {bd.d0_stride, bd.d1_stride, bd.d2_stride, bd.d3_stride};
   const uint32_t before[] = {bd.d0_pad_before, bd.d1_pad_before, bd.d2_pad_before, bd.d3_pad_before};

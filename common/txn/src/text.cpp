@@ -1,21 +1,6 @@
 #include "axcore/txn/text.hpp"
 
-#include <cstdio>
-
 namespace axcore::txn {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string hex_width(uint64_t v, int width) {
-  char buf[32];
-  const int digits = width > 2 ? width - 2 : 1;
-  std::snprintf(buf, sizeof buf, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string signed_hex(int64_t v) {
   if (v < 0) return "-" + hex(0 - static_cast<uint64_t>(v));

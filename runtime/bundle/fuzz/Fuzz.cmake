@@ -7,4 +7,5 @@ axcore_fuzz_target(axbundle_fuzz SPEC
   SOURCES src/bundle_model.cpp src/bundle_codec.cpp ${CMAKE_SOURCE_DIR}/common/trace/src/record.cpp ${_txn_src}
           fuzz/bundle_fuzz.cpp
   INCLUDES include ${CMAKE_SOURCE_DIR}/common/txn/include ${CMAKE_SOURCE_DIR}/common/trace/include
+           ${CMAKE_SOURCE_DIR}/common/text/include
   VARIABLE AXCORE_BUNDLE_FUZZER)

@@ -5,9 +5,9 @@
 //   sections at 8-byte aligned offsets after the table, in any order, not overlapping.
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "axcore/runtime/bundle.hpp"
+#include "axcore/text/hex.hpp"
 #include "axcore/trace/record.hpp"
 #include "bytes.hpp"
 
@@ -26,11 +26,7 @@ constexpr std::array<std::string_view, 8> kSectionNames = {"?",         "META", 
                                                            "CONSTANTS", "BUFFERS", "PARAMS", "GRAPH"};
 std::string_view name_of(uint32_t kind) { return kind < kSectionNames.size() ? kSectionNames[kind] : "?"; }
 
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
 
 enum AttrTag : uint8_t { INT = 0, FLOAT = 1, STRING = 2, INTS = 3, FLOATS = 4 };
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "axcore/runtime/bundle.hpp"
+#include "axcore/text/hex.hpp"
 #include "axcore/txn/decode.hpp"
 #include "axcore/txn/error.hpp"
 
@@ -15,11 +16,7 @@ constexpr uint64_t kMaxRank = 8;
 
 [[noreturn]] void fail(const std::string& msg) { throw BundleError("bundle: " + msg); }
 
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
 
 bool good_name(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "axcore/text/hex.hpp"
 #include "axcore/txn/decode.hpp"
 #include "axcore/txn/layout.hpp"
 
@@ -14,11 +15,7 @@ namespace {
 
 namespace P = spec::param;
 
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
 
 std::string device_text(const txn::Device& d) {
   std::ostringstream o;

@@ -1,18 +1,14 @@
 #include <axcore/spec.hpp>
-#include <cstdio>
 
 #include "axcore/runtime/player.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::runtime {
 namespace {
 
 namespace P = spec::param;
 
-std::string hex8(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
+std::string hex8(uint32_t v) { return text::hex_width(v, 10); }
 
 struct Reader {
   Device& dev;
