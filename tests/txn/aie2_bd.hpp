@@ -1,4 +1,4 @@
-// Test-side AIE2 BD packing, written from the bit tables of shared/design/AIE2-TXN.md and not
+// Test-side AIE2 BD packing, written from the bit tables of docs/txn.md (the AIE2 / AIE2p layouts) and not
 // from the library, so that the tracer's decoding is checked against an independent encoding.
 #pragma once
 

@@ -1,4 +1,4 @@
-// AIE2 / AIE2p (npu1 / npu2) shim, memtile and core DMA layouts, from shared/design/AIE2-TXN.md
+// AIE2 / AIE2p (npu1 / npu2) shim, memtile and core DMA layouts, as docs/txn.md describes them
 // (aie-rt register definitions as mlir-aie uses them).
 #include <algorithm>
 #include <array>
