@@ -1,4 +1,4 @@
-// The seed's validation helpers (taplib/utils.py), shared by the pattern's source files.
+// The seed's validation helpers (mlir-aie's taplib/utils.py), shared by the pattern's source files.
 #pragma once
 
 #include <string>

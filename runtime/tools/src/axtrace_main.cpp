@@ -1,4 +1,4 @@
-// axtrace — canonical transaction traces (ARCHITECTURE §5).
+// axtrace — canonical transaction traces (docs/architecture.md §5).
 //   axtrace compare A B [-k N]        per (tile, unit), strict order, cycles ignored (ratio shown);
 //                                     exit 0 equivalent, 1 divergent, 2 bad input
 //   axtrace show FILE [--row R] [--unit U] [--limit N] [--summary]

@@ -1,4 +1,4 @@
-// The canonical transaction record (ARCHITECTURE §5): every timed backend (TLM, RTL, FPGA) emits
+// The canonical transaction record (docs/architecture.md §5): every timed backend (TLM, RTL, FPGA) emits
 // one record per committed transaction, in commit order. Traces from two backends are compared per
 // (tile, unit) in strict order with cycles ignored, so everything here except `cycle` and `seq`
 // must be identical between backends for the same program.

@@ -1,4 +1,4 @@
-// The compiler's way to write an axcore TXN program (ARCHITECTURE §4): BDs and their DDR_PATCHes,
+// The compiler's way to write an axcore TXN program (docs/architecture.md §4): BDs and their DDR_PATCHes,
 // descriptors into a core's command memory, queue pushes with tokens, TCT waits. Register
 // offsets come from spec/; every index is range-checked (std::out_of_range).
 #pragma once

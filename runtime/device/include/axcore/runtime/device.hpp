@@ -1,4 +1,4 @@
-// The one interface every backend implements (ARCHITECTURE §1, issue 8): a 32-bit register
+// The one interface every backend implements (docs/architecture.md §1, issue 8): a 32-bit register
 // window addressed `col << 25 | row << 20 | offset`, a byte-addressed DDR the host also sees, a
 // cycle clock, and the canonical trace. The TXN player, the firmware MMIO bridge, the regression
 // runner and the bring-up scripts all talk to a device through this and nothing else.

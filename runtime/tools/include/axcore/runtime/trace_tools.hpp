@@ -1,4 +1,4 @@
-// Canonical-trace tools (ARCHITECTURE §5): compare two traces per (tile, unit) in strict order with
+// Canonical-trace tools (docs/architecture.md §5): compare two traces per (tile, unit) in strict order with
 // cycles ignored (their ratio reported), list a trace, and export a Chrome/Perfetto timeline.
 // The token unit's records form one stream per issuing channel or queue (the interleaving of
 // concurrent tasks' tokens is timing, not behaviour); record fields a kind does not define are
