@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "axcore/text/hex.hpp"
+
 namespace axcore::trace {
 namespace {
 
@@ -62,8 +64,8 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
 std::string format(const Record& r) {
   std::ostringstream o;
   o << r.seq << ' ' << r.cycle << ' ' << unsigned(r.col) << ' ' << unsigned(r.row) << ' ' << to_string(r.unit) << ' '
-    << to_string(r.kind) << " 0x" << std::hex << r.addr << std::dec << ' ' << r.bytes << " 0x" << std::hex
-    << r.data_hash << " 0x" << r.token;
+    << to_string(r.kind) << ' ' << text::hex(r.addr) << ' ' << r.bytes << ' ' << text::hex(r.data_hash) << ' '
+    << text::hex(r.token);
   return o.str();
 }
 
