@@ -30,7 +30,24 @@ function(axcore_executable name)
   add_executable(${name} ${A_SOURCES} ${A_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${A_LIBS} axcore_warnings axcore_sanitize)
   install(TARGETS ${name} RUNTIME DESTINATION bin)
+  axcore_link_into_bin(${name})
 endfunction()
+
+# <build>/bin/: a symlink to every tool (executables named ax*, wherever their folder builds them),
+# and <build>/env.sh putting it first on PATH, so the docs' bare `axrun`, `axc`, ... work after
+# `. build/release/env.sh`.
+function(axcore_link_into_bin name)
+  if(NOT name MATCHES "^ax")
+    return()
+  endif()
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/bin
+    COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_FILE:${name}> ${CMAKE_BINARY_DIR}/bin/${name}
+    VERBATIM)
+endfunction()
+file(WRITE ${CMAKE_BINARY_DIR}/env.sh
+     "# . ${CMAKE_BINARY_DIR}/env.sh — the axcore tools of this build first on PATH (bin/ holds them all)\n"
+     "export PATH=\"${CMAKE_BINARY_DIR}/bin:$PATH\"\n")
 
 # axcore_gtest(NAME SOURCES... LIBS ... LABELS ... [TIMEOUT s])
 # One GoogleTest executable registered with CTest. Labels: unit, rtl, tlm, e2e, slow.

@@ -43,6 +43,19 @@ std::vector<uint8_t> constant_bytes(const BufferNode& b, const std::vector<int64
 
 uint64_t bd_addr(const spec::DmaBd& bd) { return (static_cast<uint64_t>(bd.addr_hi) << 32) | bd.addr_lo; }
 
+// metadata "steps": one line "INDEX NAME" per launch (its pushes carry tag INDEX & 0x7F), so the
+// runtime's timeline names task spans as `axc compile --explain` does.
+std::string step_names(const Program& p) {
+  std::string out;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const std::string* name = nullptr;
+    if (const auto* t = std::get_if<Transfer>(&p.steps[i])) name = &t->name;
+    if (const auto* k = std::get_if<Task>(&p.steps[i])) name = &k->name;
+    if (name && !name->empty()) out += std::to_string(i) + " " + *name + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<int64_t> logical_shape(const BufferNode& b) {
@@ -158,6 +171,7 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   out.metadata["compiler"] = "axc";
   out.metadata["compiler_version"] = "0.1.0";
   if (!opt.source.empty()) out.metadata["source"] = opt.source;
+  if (auto names = step_names(p); !names.empty()) out.metadata["steps"] = std::move(names);
   return out;
 }
 

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   if (ex->parsed()) {
     try {
       const auto b = axcore::runtime::load_bundle(bundle_path);
-      std::cout << axcore::runtime::describe(b) << axcore::txn::explain(b.txn);
+      std::cout << axcore::runtime::describe(b) << axcore::runtime::explain_txn(b);
       return 0;
     } catch (const std::exception& err) {
       std::cerr << "axc: " << err.what() << "\n";
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     const auto r = ax::compile(mod.ir().main(), {cores, label, source}, tiling);
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
-    if (dump_txn) std::cout << axcore::txn::explain(r.bundle.txn);
+    if (dump_txn) std::cout << axcore::runtime::explain_txn(r.bundle);
     axcore::runtime::save_bundle(out, r.bundle);
     std::cout << "axc: " << label << " -> " << out << " (" << axcore::runtime::encode_bundle(r.bundle).size()
               << " bytes, compiled in " << r.total_ms << " ms)\n";

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "axcore/bringup/bringup.hpp"
@@ -27,7 +28,10 @@ TEST(FirmwareBringup, EveryStepPassesOnAHealthyDevice) {
   for (const auto& s : r) {
     const bool kernel = s.name == "copy" || s.name == "mvm" || s.name == "dpu" || s.name == "dwpu";
     // The register-level device completes core tasks without running them: never a kernel PASS.
-    EXPECT_EQ(s.status, kernel ? bringup::Status::SKIP : bringup::Status::PASS) << s.name << ": " << s.detail;
+    // The performance step may be WARN (below half of the spec's peak): its figure, not a failure.
+    const bool perf_ok = s.name == "performance" && s.status == bringup::Status::WARN;
+    if (!perf_ok)
+      EXPECT_EQ(s.status, kernel ? bringup::Status::SKIP : bringup::Status::PASS) << s.name << ": " << s.detail;
     if (kernel) { EXPECT_NE(s.detail.find("without running them"), std::string::npos) << s.detail; }
   }
   EXPECT_NE(log.find("[1/11] identity ... PASS"), std::string::npos) << log;
@@ -55,6 +59,40 @@ std::string run_cli(const std::string& args, int* rc) {
   const int st = pclose(p);
   *rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return out;
+}
+
+// A bandwidth far below the spec's peak is WARN, with the figure; near the peak it is PASS.
+TEST(FirmwareBringup, SlowPerformanceIsWarnNotPass) {
+  EXPECT_EQ(bringup::performance_status(0.03), bringup::Status::WARN);
+  EXPECT_EQ(bringup::performance_status(0.49), bringup::Status::WARN);
+  EXPECT_EQ(bringup::performance_status(0.9), bringup::Status::PASS);
+  EXPECT_STREQ(bringup::to_string(bringup::Status::WARN), "WARN");
+}
+
+// The CLI writes the log it prints to --log as well (streamed as each step ends), and its closing
+// line names the warnings.
+TEST(FirmwareBringup, TheLogFileHoldsWhatTheTerminalShows) {
+  const std::string log = ::testing::TempDir() + "bringup_cli.log";
+  int rc = -1;
+  const std::string out = run_cli("--target regfile --mem-words 64 --log " + log, &rc);
+  EXPECT_EQ(rc, 0) << out;
+  std::ifstream in(log);
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_NE(file.str().find("[1/11] identity ... PASS"), std::string::npos) << file.str();
+  EXPECT_NE(file.str().find("bring-up PASSED"), std::string::npos) << file.str();
+  EXPECT_NE(out.find(file.str()), std::string::npos) << "terminal:\n" << out << "\nlog:\n" << file.str();
+  EXPECT_NE(out.find("log: " + log), std::string::npos) << out;
+  if (file.str().find("] performance ... WARN") != std::string::npos)
+    EXPECT_NE(file.str().find("; WARN: performance)"), std::string::npos) << file.str();
+}
+
+// A backend this build lacks names the binary, so a user sees which tree it came from.
+TEST(FirmwareBringup, AnUnbuiltBackendNamesTheTree) {
+  int rc = -1;
+  const std::string out = run_cli("--target nosuchbackend", &rc);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("(this axbringup: "), std::string::npos) << out;
 }
 
 struct Case {

@@ -135,9 +135,10 @@ int main(int argc, char** argv) {
   auto describe = [&](const Key& key, const Record* ra, const Record* rb, const std::string& what) {
     std::string m = fmt::format("DIVERGENCE at tile ({}, {}) unit {} after {} matching records: {}\n", std::get<0>(key),
                                 std::get<1>(key), axcore::trace::to_string(std::get<2>(key)), compared, what);
-    for (const auto& r : matched[key]) m += "  = " + axcore::trace::format(r) + "\n";
-    if (ra) m += fmt::format("  {} (cycle {}): {}\n", side[0].backend, ra->cycle, axcore::trace::format(*ra));
-    if (rb) m += fmt::format("  {} (cycle {}): {}\n", side[1].backend, rb->cycle, axcore::trace::format(*rb));
+    for (const auto& r : matched[key]) m += "  = " + axcore::runtime::describe_record(r) + "\n";
+    if (ra) m += fmt::format("  {}: {}\n", side[0].backend, axcore::runtime::describe_record(*ra));
+    if (rb) m += fmt::format("  {}: {}\n", side[1].backend, axcore::runtime::describe_record(*rb));
+    if (ra && rb) m += "  differs in " + axcore::runtime::record_difference(*ra, *rb) + "\n";
     return m;
   };
   auto take = [&](int s, Record r) {
@@ -221,6 +222,8 @@ int main(int argc, char** argv) {
       }
     }
   }
+  for (int s = 0; s < 2; ++s)  // the named pipes are plumbing, not results: --out keeps the logs and outputs
+    fs::remove(fs::path(out) / fmt::format("{}.{}.pipe", s == 0 ? "a" : "b", side[s].backend));
   std::cout << fmt::format("axcosim: {} vs {}: {} + {} records read, {} compared, {:.2f} s\n", side[0].backend,
                            side[1].backend, side[0].records, side[1].records, compared, secs);
   if (divergence) {

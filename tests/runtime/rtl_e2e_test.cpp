@@ -130,7 +130,7 @@ TEST(RuntimeRtlE2E, ACorruptedWordIsTheFirstDivergence) {
   }
   ASSERT_NE(want, nullptr);
   EXPECT_EQ(d.index, idx);
-  EXPECT_THAT(r.report, HasSubstr("  A: " + trace::format(*want) + "\n"));
+  EXPECT_THAT(r.report, HasSubstr("  A: " + describe_record(*want) + "\n"));
 }
 
 }  // namespace

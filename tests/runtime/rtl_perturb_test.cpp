@@ -113,8 +113,8 @@ TEST(RuntimeRtlPerturb, ACorruptedOutputWordIsTheFirstDivergence) {
   EXPECT_EQ(cmp.rc, 1) << cmp.out;
   EXPECT_THAT(cmp.out,
               HasSubstr("first divergence in (0,2) dma.s2mm0 at record " + std::to_string(index) + " of that unit:"));
-  EXPECT_THAT(cmp.out, HasSubstr("  " + ref_trace.string() + ": " + trace::format(*expect) + "\n"));
-  EXPECT_THAT(cmp.out, HasSubstr("  " + bad_trace.string() + ": " + trace::format(*perturbed) + "\n"));
+  EXPECT_THAT(cmp.out, HasSubstr("  " + ref_trace.string() + ": " + describe_record(*expect) + "\n"));
+  EXPECT_THAT(cmp.out, HasSubstr("  " + bad_trace.string() + ": " + describe_record(*perturbed) + "\n"));
   EXPECT_THAT(cmp.out, HasSubstr("1 of "));  // that stream only
   std::printf("%s", cmp.out.c_str());
 }

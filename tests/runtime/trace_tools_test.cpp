@@ -63,8 +63,8 @@ TEST(RuntimeTraceCompare, ReportsThePerturbedRecordAsTheFirstDivergence) {
   EXPECT_EQ(r.divergences[0].index, 3u);
   EXPECT_THAT(r.report,
               HasSubstr("first divergence in (0,2) mvm.odr at record 3 of that unit:\n  last 2 matching:\n    " +
-                        trace::format(a[3]) + "\n    " + trace::format(a[5]) + "\n  A: " + trace::format(a[7]) +
-                        "\n  B: " + trace::format(b[7]) + "\n"));
+                        describe_record(a[3]) + "\n    " + describe_record(a[5]) + "\n  A: " + describe_record(a[7]) +
+                        "\n  B: " + describe_record(b[7]) + "\n  differs in data_hash: "));
   EXPECT_THAT(r.report, HasSubstr("2 of 4 unit streams diverge"));
 }
 

@@ -40,7 +40,13 @@ std::string explain(std::span<const uint32_t> words, bool raw) {
     for (const Op& op : d.ops) out += "\n" + to_string(op);
     return out;
   }
-  const Trace t = trace(words);
+  return explain(words, std::span<const Preset>{});
+}
+
+std::string explain(std::span<const uint32_t> words, std::span<const Preset> preset) {
+  const Decoded d = decode(words);
+  const Trace t = trace(d, layout_for(d.header), preset);
+  std::string out;
   char index[32];
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     std::snprintf(index, sizeof index, "%4zu ", i);

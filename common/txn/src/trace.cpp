@@ -24,6 +24,12 @@ class Replay {
  public:
   Replay(const Header& header, const Layout& layout, Trace& out) : header_(header), layout_(layout), out_(out) {}
 
+  // Host-written state before the stream (no event): command memory, parameter targets.
+  void preset(const Preset& p) {
+    uint32_t& reg = regs_[p.addr];
+    reg = (reg & ~p.mask) | (p.value & p.mask);
+  }
+
   void run(const Op& op) {
     pos_ = op.pos;
     std::visit([this](const auto& body) { on(body); }, op.body);
@@ -217,15 +223,18 @@ const Layout& layout_for(const Header& header) {
                    0);
 }
 
-Trace trace(const Decoded& d, const Layout& layout) {
+Trace trace(const Decoded& d, const Layout& layout, std::span<const Preset> preset) {
   Trace t;
   t.header = d.header;
   t.layout = &layout;
   t.events.reserve(d.ops.size());
   Replay replay(t.header, layout, t);
+  for (const Preset& p : preset) replay.preset(p);
   for (const Op& op : d.ops) replay.run(op);
   return t;
 }
+
+Trace trace(const Decoded& d, const Layout& layout) { return trace(d, layout, {}); }
 
 Trace trace(std::span<const uint32_t> words, const Layout& layout) { return trace(decode(words), layout); }
 

@@ -1,6 +1,8 @@
 // The operator registry, argument binding, and the invoke driver (validate -> infer_output ->
 // allocate -> implementation -> reference).
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "util.hpp"
 
@@ -85,6 +87,39 @@ const std::vector<OpDef>& registry() {
   return r;
 }
 
+namespace {
+// " (did you mean 'atomic.relu'?)" for the candidate nearest to a misspelt name (edit distance at
+// most a third of its length, at least 1; names compared with and without their level prefix),
+// else "". Used for unknown operators and arguments.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  auto bare = [](const std::string& s) { return s.substr(s.find('.') == std::string::npos ? 0 : s.find('.') + 1); };
+  const std::string* best = nullptr;
+  size_t best_d = std::max<size_t>(1, bare(name).size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const size_t d = std::min(distance(name, c), distance(bare(name), bare(c)));
+    if (d < best_d) {
+      best_d = d;
+      best = &c;
+    }
+  }
+  return best ? " (did you mean '" + *best + "'?)" : "";
+}
+}  // namespace
+
 const OpDef* find_op(const std::string& name) {
   for (const auto& op : registry())
     if (op.name == name) return &op;
@@ -167,7 +202,9 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
     if (!known) {
       std::string list;
       for (const auto& a : op.args) list += (list.empty() ? "" : ", ") + a.name;
-      fail(loc, op.name + " has no argument '" + name + "'", "its arguments are: " + list);
+      std::vector<std::string> names;
+      for (const auto& a : op.args) names.push_back(a.name);
+      fail(loc, op.name + " has no argument '" + name + "'" + did_you_mean(name, names), "its arguments are: " + list);
     }
     if (c.args().count(name)) fail(loc, op.name + ": argument '" + name + "' is given twice (by position and by name)");
     c.args()[name] = v;
@@ -209,7 +246,11 @@ Tensor invoke(const std::string& name, const std::vector<ArgValue>& positional,
               const std::map<std::string, ArgValue>& named, const std::string& out_name, A::Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   const OpDef* op = find_op(name);
-  if (!op) fail(loc, "no operator '" + name + "'", "axc ops lists them");
+  if (!op) {
+    std::vector<std::string> names;
+    for (const auto& o : registry()) names.push_back(o.name);
+    fail(loc, "no operator '" + name + "'" + did_you_mean(name, names), "axc ops lists them");
+  }
   return invoke_at(*op, positional, named, out_name, loc);
 }
 

@@ -22,6 +22,10 @@ struct StepFail : std::runtime_error {
   std::string check;
 };
 // The device lacks what the step needs: the reason, reported as SKIP.
+// The step ran and its figure is below what the spec promises (not a failure): WARN.
+struct StepWarn : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 struct StepSkip : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -250,6 +250,9 @@ std::string performance(Device& d, const Options&) {
     << " B/cycle (" << bpc * S::param::clock_mhz / 1000.0 << " GB/s at " << S::param::clock_mhz << " MHz), spec "
     << spec_bpc << " B/cycle: " << std::setprecision(0) << 100.0 * bpc / spec_bpc
     << "% of peak (includes host token polling)";
+  if (performance_status(bpc / spec_bpc) == Status::WARN)
+    throw StepWarn(o.str() + "; below " + std::to_string(static_cast<int>(100 * kWarnBelowPeak)) +
+                   "% of the spec's peak: check the AXI port width and the DDR latency (docs/bringup.md)");
   return o.str();
 }
 
@@ -277,18 +280,33 @@ std::vector<std::string> step_names() {
   return v;
 }
 
-const char* to_string(Status s) { return s == Status::PASS ? "PASS" : s == Status::SKIP ? "SKIP" : "FAIL"; }
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::PASS: return "PASS";
+    case Status::SKIP: return "SKIP";
+    case Status::WARN: return "WARN";
+    case Status::FAIL: break;
+  }
+  return "FAIL";
+}
+
+Status performance_status(double fraction_of_peak) {
+  return fraction_of_peak < kWarnBelowPeak ? Status::WARN : Status::PASS;
+}
 
 std::vector<StepResult> run(Device& dev, const Options& opt, std::ostream& log) {
   std::vector<StepResult> out;
   const size_t n = std::size(kSteps);
-  log << "bring-up on " << dev.backend() << " (" << dev.cores() << " core(s)), seed " << opt.seed << "\n";
+  log << "bring-up on " << dev.backend() << " (" << dev.cores() << " core(s)), seed " << opt.seed << "\n" << std::flush;
   for (size_t i = 0; i < n; ++i) {
     StepResult r{kSteps[i].name, Status::FAIL, "", ""};
     const uint64_t c0 = dev.cycle();
     try {
       r.detail = kSteps[i].fn(dev, opt);
       r.status = Status::PASS;
+    } catch (const StepWarn& e) {
+      r.detail = e.what();
+      r.status = Status::WARN;
     } catch (const StepSkip& e) {
       r.detail = e.what();
       r.status = Status::SKIP;
@@ -302,6 +320,7 @@ std::vector<StepResult> run(Device& dev, const Options& opt, std::ostream& log) 
     log << "[" << i + 1 << "/" << n << "] " << r.name << " ... " << to_string(r.status) << " (" << dev.cycle() - c0
         << " cycles)\n      " << r.detail << "\n";
     if (r.failed()) log << "      check: " << r.check << "\n";
+    log << std::flush;  // streamed: a step that hangs leaves the ones before it on the terminal and in the log
     out.push_back(r);
     if (r.failed()) break;
   }

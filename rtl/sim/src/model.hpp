@@ -51,6 +51,8 @@ class ModelOf final : public Model {
   void open_fst(const std::string& path, int depth) override {
     fst_ = std::make_unique<VerilatedFstC>();
     top_->trace(fst_.get(), depth);
+    fst_->set_time_unit("1ps");  // RtlDevice::dump passes picoseconds (half cycles at clock_mhz)
+    fst_->set_time_resolution("1ps");
     fst_->open(path.c_str());
   }
   void dump(uint64_t time) override {

@@ -65,6 +65,8 @@ RtlDevice::RtlDevice(const RtlOptions& opt)
       ddr_(uint64_t{1} << P::ddr_addr_bits, opt.ddr_latency_cycles),
       model_(make_model(opt.cores, !opt.fst_path.empty())),
       open_(std::make_unique<Open[]>(kRows * kUnits)) {
+  fst_from_ = opt.fst_from;
+  fst_to_ = opt.fst_to;
   if (!opt.fst_path.empty()) model_->open_fst(opt.fst_path, opt.fst_depth);
   Pins& p = model_->pins;
   *p.s_awvalid = *p.s_wvalid = *p.s_arvalid = 0;
@@ -75,7 +77,17 @@ RtlDevice::RtlDevice(const RtlOptions& opt)
   *p.rst_n = 0;
   for (unsigned i = 0; i < kResetCycles; ++i) tick();
   *p.rst_n = 1;
-  cycle_ = 0;
+  cycle_ = 0;  // device cycle 0 is the first after reset; the FST keeps counting (dump())
+  in_reset_ = false;
+}
+
+// FST time in picoseconds (the model's resolution, model.hpp): half cycles at spec clock_mhz.
+// The reset ticks take the first kResetCycles cycles, so device cycle c is at (c + kResetCycles)
+// periods; the top's cycle_o signal shows c itself. Outside [fst_from, fst_to] nothing is dumped.
+void RtlDevice::dump(unsigned half) {
+  if (!in_reset_ && (cycle_ < fst_from_ || cycle_ > fst_to_)) return;
+  const uint64_t halves = 2 * (cycle_ + (in_reset_ ? 0 : kResetCycles)) + half;
+  model_->dump(static_cast<uint64_t>(static_cast<double>(halves) * 500000.0 / P::clock_mhz + 0.5));
 }
 
 RtlDevice::~RtlDevice() {
@@ -99,7 +111,7 @@ void RtlDevice::tick() {
   // Settle with the clock low, then sample this cycle's AXI master handshakes.
   *p.clk = 0;
   model_->eval();
-  model_->dump(2 * cycle_);
+  dump(0);
   const bool r_taken = r && *p.m_rready;
   const bool b_taken = b && *p.m_bready;
   try {
@@ -114,7 +126,7 @@ void RtlDevice::tick() {
   set_trace_target(this);
   *p.clk = 1;
   model_->eval();
-  model_->dump(2 * cycle_ + 1);
+  dump(1);
   ++cycle_;
   if (model_->got_error()) {
     throw DeviceError("RtlDevice: an RTL assertion failed in cycle " + std::to_string(cycle_ - 1) +

@@ -138,6 +138,14 @@ uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Array
   return bytes;
 }
 
+std::string dma_channel_name(uint32_t row, bool mm2s, uint32_t channel) {
+  const std::string engine = row == spec::param::shim_row ? "sysdma"
+                             : row == spec::param::mem_row
+                                 ? "memdma"
+                                 : "core" + std::to_string(row - spec::param::first_core_row) + ".dma";
+  return engine + (mm2s ? ".mm2s" : ".s2mm") + std::to_string(channel);
+}
+
 RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
   check_inputs(b, inputs);
   const auto bits = param_bits(b, opt.params);
@@ -164,8 +172,12 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
       }
     for (unsigned row = 0; row < spec::core_row(dev.cores()); ++row)
       for (uint32_t ch = 0; ch < spec::param::dma_channels; ++ch)
-        res.dma_bytes += uint64_t{dev.read32(spec::tile_addr(0, row, spec::shim::DMA_S2MM_BYTES.at(ch)))} +
-                         dev.read32(spec::tile_addr(0, row, spec::shim::DMA_MM2S_BYTES.at(ch)));
+        for (const bool mm2s : {false, true}) {
+          const auto reg = mm2s ? spec::shim::DMA_MM2S_BYTES.at(ch) : spec::shim::DMA_S2MM_BYTES.at(ch);
+          const uint64_t bytes = dev.read32(spec::tile_addr(0, row, reg));
+          res.dma.push_back({dma_channel_name(row, mm2s, ch), row, ch, mm2s, bytes});
+          res.dma_bytes += bytes;
+        }
   } catch (const DeviceError&) {}
   return res;
 }

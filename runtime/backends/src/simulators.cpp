@@ -35,6 +35,9 @@ void register_builtin_simulators() {
     axcore::rtl::RtlOptions o;
     o.cores = c.cores;
     o.fst_path = c.fst;
+    o.fst_depth = c.fst_depth;
+    o.fst_from = c.fst_from;
+    o.fst_to = c.fst_to;
     return std::unique_ptr<Device>(std::make_unique<axcore::rtl::RtlDevice>(o));
   });
 #endif

@@ -214,7 +214,18 @@ void validate(const Bundle& b) {
 std::string describe(const Bundle& b) {
   std::ostringstream o;
   o << "bundle: spec " << hex(b.spec_hash) << (b.spec_hash == spec::kSpecHash ? " (this spec)" : " (foreign)") << "\n";
-  for (const auto& [k, v] : b.metadata) o << "  " << k << ": " << v << "\n";
+  for (const auto& [k, v] : b.metadata) {  // a multi-line value (the compiler's "steps") one line each
+    if (v.find('\n') == std::string::npos) {
+      o << "  " << k << ": " << v << "\n";
+      continue;
+    }
+    o << "  " << k << ":\n";
+    for (size_t at = 0; at < v.size();) {
+      const size_t nl = std::min(v.find('\n', at), v.size());
+      o << "    " << v.substr(at, nl - at) << "\n";
+      at = nl + 1;
+    }
+  }
   o << "  txn: " << b.txn.size() << " words\n";
   o << "  buffers: " << b.buffers.size() << "\n";
   for (const auto& buf : b.buffers) {

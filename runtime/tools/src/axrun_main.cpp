@@ -1,12 +1,14 @@
 // axrun — run a program bundle on a backend.
 //   axrun BUNDLE --backend ref|tlm|rtl|fpga|regfile --input NAME=FILE.npy ... --output-dir DIR
-//         [--trace FILE] [--timeline FILE] [--fst FILE] [--param NAME=VALUE ...]
+//         [--expect DIR] [--trace FILE] [--timeline FILE] [--stats-json FILE]
+//         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
-//         [--describe] [--quiet]
-// Prints progress on long runs (ops, cycles, rate) to stderr, and at the end the cycles, per-unit
-// utilization and bytes moved. Exit codes: 0 success, 1 the run failed on the device (timeout,
-// error token, ...), 2 bad usage, bundle or inputs (messages say what was expected), 3 the backend
-// or its configuration (e.g. the 4-core RTL model) is not in this build.
+//         [--progress-interval SECONDS] [--describe] [--quiet]
+// Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
+// and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle and the
+// roofline line. Exit codes: 0 success, 1 the run failed on the device (timeout, error token, ...)
+// or an output differs from --expect, 2 bad usage, bundle or inputs (messages say what was
+// expected), 3 the backend or its configuration (e.g. the 4-core RTL model) is not in this build.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
@@ -15,8 +17,10 @@
 
 #include "axcore/ref/npy.hpp"
 #include "axcore/runtime/backend.hpp"
+#include "axcore/runtime/run_stats.hpp"
 #include "axcore/runtime/trace_tools.hpp"
 #include "axcore/txn/decode.hpp"
+#include "axrun_parts.hpp"
 
 namespace {
 
@@ -33,28 +37,57 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+uint64_t count_waits(const std::vector<uint32_t>& words) {
+  if (words.empty()) return 0;
+  uint64_t n = 0;
+  for (const auto& op : txn::decode(words).ops) n += std::holds_alternative<txn::Tct>(op.body);
+  return n;
+}
+
+void print_units(const runtime::RunResult& res, uint64_t cycles) {
+  const double c = static_cast<double>(std::max<uint64_t>(cycles, 1));
+  for (const auto& u : res.units) {
+    if (!u.counters.busy && !u.counters.stall_in && !u.counters.stall_out && !u.counters.tasks) continue;
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-16s busy %5.1f%%  stall in %5.1f%%  out %5.1f%%  tasks %u\n", u.name.c_str(),
+                  100.0 * u.counters.busy / c, 100.0 * u.counters.stall_in / c, 100.0 * u.counters.stall_out / c,
+                  u.counters.tasks);
+    std::cout << line;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"axrun: run an .axb program bundle on a backend"};
-  std::string bundle_path, backend = "ref", out_dir, trace_path, timeline_path, fst, board;
+  std::string bundle_path, backend = "ref", out_dir, trace_path, timeline_path, stats_path, expect_dir, board;
+  runtime::BackendConfig cfg;
   std::vector<std::string> inputs, params;
   int cores = -1;
   uint64_t token_timeout = 0, idle_timeout = 0;
+  double progress_interval = 1.0;
   bool describe = false, quiet = false;
   app.add_option("BUNDLE", bundle_path, ".axb bundle")->required();
   app.add_option("--backend", backend, "ref, tlm, rtl, fpga or regfile");
   app.add_option("--input", inputs, "NAME=FILE.npy, one per input buffer");
   app.add_option("--output-dir", out_dir, "where NAME.npy of every output is written");
+  app.add_option("--expect", expect_dir, "folder of NAME.npy the outputs must equal bit for bit (exit 1 if not)");
   app.add_option("--trace", trace_path, "canonical trace file (timed backends)");
   app.add_option("--timeline", timeline_path, "Chrome/Perfetto trace-event JSON (timed backends)");
-  app.add_option("--fst", fst, "FST waveform (rtl)");
+  app.add_option("--stats-json", stats_path, "cycles, MACs, DDR bytes, DPU instructions, roofline, MVM utilization");
+  app.add_option("--fst", cfg.fst, "FST waveform (rtl; GTKWave or Surfer open it)");
+  app.add_option("--fst-depth", cfg.fst_depth, "hierarchy levels the FST traces (default all)")
+      ->check(CLI::Range(1, 99));
+  app.add_option("--fst-from", cfg.fst_from, "first device cycle the FST dumps (default: reset)");
+  app.add_option("--fst-to", cfg.fst_to, "last device cycle the FST dumps (default: the end)");
   app.add_option("--param", params, "NAME=VALUE runtime parameter");
   app.add_option("--board", board, "fpga: uio=/dev/uioN,dma=/dev/udmabufN | uio=..,mem=PHYS:BYTES | fake=LOG");
   app.add_option("--cores", cores, "device cores (default: the TXN header's)");
   app.add_option("--token-timeout", token_timeout,
                  "cycles a TCT waits for its token before the watchdog reports the task (default 50M)");
   app.add_option("--idle-timeout", idle_timeout, "cycles the device may stay busy after the TXN (default 10M)");
+  app.add_option("--progress-interval", progress_interval, "seconds between progress lines on stderr (default 1)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--describe", describe, "print the bundle's contents and exit");
   app.add_flag("-q,--quiet", quiet, "no progress output");
   try {
@@ -74,6 +107,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (out_dir.empty()) throw Usage("--output-dir is required");
+    if (!cfg.fst.empty() && backend != "rtl") throw Usage("--fst needs --backend rtl (the waveform is the RTL's)");
     for (const auto& s : inputs) {
       auto [name, file] = split_eq(s, "--input");
       if (arrays.count(name)) throw Usage("input '" + name + "' given twice");
@@ -87,11 +121,16 @@ int main(int argc, char** argv) {
     }
     if (token_timeout) opt.play.token_timeout_cycles = token_timeout;
     if (idle_timeout) opt.idle_timeout_cycles = idle_timeout;
-    runtime::check_inputs(bundle, arrays);
+    try {
+      runtime::check_inputs(bundle, arrays);
+    } catch (const runtime::RunError& e) {
+      const std::string m = e.what();
+      if (m.rfind("missing input", 0) != 0) throw;
+      throw Usage(m + "\n  seeded random inputs for every input of this bundle: axrand --inputs-for " + bundle_path +
+                  " --seed 1 --out DIR, then --input NAME=DIR/NAME.npy");
+    }
     runtime::param_bits(bundle, opt.params);
-    runtime::BackendConfig cfg;
     cfg.board = board;
-    cfg.fst = fst;
     if (cores >= 0)
       cfg.cores = static_cast<unsigned>(cores);
     else if (!bundle.txn.empty()) {
@@ -110,49 +149,60 @@ int main(int argc, char** argv) {
   std::ofstream trace_file;
   std::unique_ptr<trace::Writer> writer;
   std::vector<trace::Record> records;
-  const bool want_records = !trace_path.empty() || !timeline_path.empty();
-  if (want_records) {
-    if (!be->device()) {
-      std::cerr << "axrun: the " << backend
-                << " backend writes no trace (--trace/--timeline need tlm, rtl or regfile)\n";
+  axrun::Activity activity;
+  std::unique_ptr<axrun::Progress> progress;
+  if ((!trace_path.empty() || !timeline_path.empty()) && !be->device()) {
+    std::cerr << "axrun: the " << backend << " backend writes no trace (--trace/--timeline need tlm, rtl or regfile)\n";
+    return 2;
+  }
+  if (!trace_path.empty()) {
+    trace_file.open(trace_path);
+    if (!trace_file) {
+      std::cerr << "axrun: cannot write " << trace_path << "\n";
       return 2;
     }
-    if (!trace_path.empty()) {
-      trace_file.open(trace_path);
-      if (!trace_file) {
-        std::cerr << "axrun: cannot write " << trace_path << "\n";
-        return 2;
-      }
-      writer = std::make_unique<trace::Writer>(trace_file);
-    }
+    writer = std::make_unique<trace::Writer>(trace_file);
+  }
+  if (!quiet && be->device())
+    progress = std::make_unique<axrun::Progress>(std::cerr, count_waits(bundle.txn), progress_interval);
+  if (be->device()) {
+    // Always on: the summary's DMA busy figures, the cycle count and progress come from the trace.
     be->device()->set_trace_sink([&](const trace::Record& r) {
+      activity.add(r);
+      if (progress) progress->update_cycle(r.cycle);
       if (writer) writer->write(r);
       if (!timeline_path.empty()) records.push_back(r);
     });
   }
-  const auto t0 = Clock::now();
-  if (!quiet) {
-    opt.play.progress_every_ops = 100000;
-    opt.play.progress = [&, last = Clock::now()](const runtime::PlayProgress& p) mutable {
-      const auto now = Clock::now();
-      if (now - last < std::chrono::seconds(1)) return;
-      last = now;
-      const double s = std::chrono::duration<double>(now - t0).count();
-      std::cerr << "[axrun] " << p.waits << " waits, cycle " << p.cycle << ", "
-                << static_cast<uint64_t>(static_cast<double>(p.cycle) / s) << " cycles/s\n";
+  if (progress) {
+    opt.play.progress_every_ops = 64;
+    opt.play.progress = [&](const runtime::PlayProgress& p) {
+      progress->update_waits(p.waits);
+      progress->update_cycle(p.cycle);
     };
   }
+  const auto t0 = Clock::now();
   runtime::RunResult res;
   try {
     res = be->run(bundle, arrays, opt);
   } catch (const runtime::RunError& e) {
+    if (progress) progress->stop();
     std::cerr << "axrun: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
+    if (progress) progress->stop();
     std::cerr << "axrun: the run failed on " << backend << ": " << e.what() << "\n";
     return 1;
   }
+  if (progress) progress->stop();
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  // One cycle count for every tool: the cycle of the device's last trace record (what axtrace
+  // compare and axregress report); the host's polling after it is not the program's time.
+  const uint64_t cycles = activity.any ? activity.last_cycle : res.cycles;
+  const auto work = runtime::count_work(bundle);
+  runtime::RunResult counted = res;
+  counted.cycles = cycles;
+  const auto stats = runtime::run_stats(work, counted);
   try {
     std::filesystem::create_directories(out_dir);
     for (const auto& [name, arr] : res.outputs)
@@ -160,7 +210,16 @@ int main(int argc, char** argv) {
     if (!timeline_path.empty()) {
       std::ofstream t(timeline_path);
       if (!t) throw std::runtime_error("cannot write " + timeline_path);
-      runtime::write_timeline(t, records);
+      auto topt = runtime::timeline_options(bundle.metadata.count("steps") ? bundle.metadata.at("steps") : "");
+      topt.task_units = [&](unsigned row, uint64_t word) {
+        return runtime::task_units(bundle, row - spec::param::first_core_row, static_cast<uint32_t>(word));
+      };
+      runtime::write_timeline(t, records, topt);
+    }
+    if (!stats_path.empty()) {
+      std::ofstream s(stats_path);
+      if (!s) throw std::runtime_error("cannot write " + stats_path);
+      s << runtime::stats_json(stats);
     }
   } catch (const std::exception& e) {
     std::cerr << "axrun: " << e.what() << "\n";
@@ -169,24 +228,28 @@ int main(int argc, char** argv) {
   std::cout << "axrun: " << backend << " ran "
             << (bundle.metadata.count("name") ? bundle.metadata.at("name") : bundle_path) << " in " << wall << " s\n";
   if (be->device()) {
-    std::cout << "  cycles: " << res.cycles << " ("
-              << static_cast<uint64_t>(static_cast<double>(res.cycles) / std::max(wall, 1e-9)) << " cycles/s)\n";
+    std::cout << "  cycles: " << axrun::grouped(cycles) << " ("
+              << axrun::grouped(static_cast<uint64_t>(static_cast<double>(cycles) / std::max(wall, 1e-9)))
+              << " cycles/s; the device's last trace record, as axtrace compare counts)\n";
     std::cout << "  TXN: " << res.play.ops << " ops, " << res.play.waits << " waits, " << res.play.patches
               << " patches\n";
-    for (const auto& u : res.units) {
-      if (!u.counters.busy && !u.counters.stall_in && !u.counters.stall_out && !u.counters.tasks) continue;
-      const double c = static_cast<double>(std::max<uint64_t>(res.cycles, 1));
-      char line[160];
-      std::snprintf(line, sizeof line, "  %-16s busy %5.1f%%  stall in %5.1f%%  out %5.1f%%  tasks %u\n",
-                    u.name.c_str(), 100.0 * u.counters.busy / c, 100.0 * u.counters.stall_in / c,
-                    100.0 * u.counters.stall_out / c, u.counters.tasks);
-      std::cout << line;
-    }
-    std::cout << "  bytes moved: DMA " << res.dma_bytes << ", host in " << res.host_bytes_in << ", host out "
-              << res.host_bytes_out << "\n";
+    print_units(res, cycles);
+    axrun::print_dma_rows(std::cout, res, activity, cycles);
+    std::cout << "  bytes moved: DMA " << axrun::grouped(res.dma_bytes) << ", host in "
+              << axrun::grouped(res.host_bytes_in) << ", host out " << axrun::grouped(res.host_bytes_out) << "\n";
+    std::cout << "  " << runtime::stats_line(work, stats) << "\n";
+    for (const auto& m : stats.mismatches) std::cout << "  warning: " << m << "\n";
     if (writer) std::cout << "  trace: " << writer->count() << " records -> " << trace_path << "\n";
   }
   for (const auto& [name, arr] : res.outputs)
     std::cout << "  output " << name << " -> " << (std::filesystem::path(out_dir) / (name + ".npy")).string() << "\n";
+  if (!expect_dir.empty()) {
+    const std::string diff = axrun::expect_outputs(expect_dir, res.outputs);
+    if (!diff.empty()) {
+      std::cerr << "axrun: the outputs differ from " << expect_dir << ": " << diff << "\n";
+      return 1;
+    }
+    std::cout << "  outputs equal " << expect_dir << "\n";
+  }
   return 0;
 }

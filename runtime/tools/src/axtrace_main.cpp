@@ -2,11 +2,13 @@
 //   axtrace compare A B [-k N]        per (tile, unit), strict order, cycles ignored (ratio shown);
 //                                     exit 0 equivalent, 1 divergent, 2 bad input
 //   axtrace show FILE [--row R] [--unit U] [--limit N] [--summary]
-//   axtrace timeline FILE -o OUT.json  Chrome/Perfetto trace-event JSON
+//   axtrace timeline FILE -o OUT.json [--bundle B.axb]  Chrome/Perfetto trace-event JSON (spans named
+//                                     as the compiler named its launches when the bundle is given)
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 
+#include "axcore/runtime/bundle.hpp"
 #include "axcore/runtime/trace_tools.hpp"
 
 int main(int argc, char** argv) {
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   auto* tl = app.add_subcommand("timeline", "write a Chrome/Perfetto trace-event JSON timeline");
   tl->add_option("FILE", file, "trace")->required();
   tl->add_option("-o,--output", out, "JSON file")->required();
+  std::string names_from;
+  tl->add_option("--bundle", names_from, "the run's .axb: spans named as the compiler named its launches");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,7 +60,15 @@ int main(int argc, char** argv) {
     }
     std::ofstream o(out);
     if (!o) throw std::runtime_error("cannot write " + out);
-    runtime::write_timeline(o, load(file));
+    runtime::TimelineOptions topt;
+    if (!names_from.empty()) {
+      const auto named = runtime::load_bundle(names_from);
+      if (named.metadata.count("steps")) topt = runtime::timeline_options(named.metadata.at("steps"));
+      topt.task_units = [named](unsigned row, uint64_t word) {
+        return runtime::task_units(named, row - spec::param::first_core_row, static_cast<uint32_t>(word));
+      };
+    }
+    runtime::write_timeline(o, load(file), topt);
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "axtrace: " << e.what() << "\n";

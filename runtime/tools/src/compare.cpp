@@ -100,9 +100,10 @@ CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vec
     o << "first divergence in " << key_text(k) << " at record " << d.index << " of that unit:\n";
     const size_t from = d.index > opt.context ? d.index - opt.context : 0;
     if (from < d.index) o << "  last " << (d.index - from) << " matching:\n";
-    for (size_t i = from; i < d.index; ++i) o << "    " << trace::format(*x[i]) << "\n";
-    o << "  " << na << ": " << (d.a_ended ? "(no more records)" : trace::format(*x[d.index])) << "\n";
-    o << "  " << nb << ": " << (d.b_ended ? "(no more records)" : trace::format(*y[d.index])) << "\n";
+    for (size_t i = from; i < d.index; ++i) o << "    " << describe_record(*x[i]) << "\n";
+    o << "  " << na << ": " << (d.a_ended ? "(no more records)" : describe_record(*x[d.index])) << "\n";
+    o << "  " << nb << ": " << (d.b_ended ? "(no more records)" : describe_record(*y[d.index])) << "\n";
+    if (!d.a_ended && !d.b_ended) o << "  differs in " << record_difference(*x[d.index], *y[d.index]) << "\n";
     for (const auto& dv : res.divergences) {
       const Key kk{dv.col, dv.row, dv.unit, dv.source};
       const size_t lx = sa.count(kk) ? sa.at(kk).size() : 0, ly = sb.count(kk) ? sb.at(kk).size() : 0;

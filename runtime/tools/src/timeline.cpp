@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "axcore/runtime/trace_tools.hpp"
 
@@ -18,37 +19,116 @@ std::string hex(uint64_t v) {
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    o += c;
+  }
+  return o + "\"";
+}
+
+bool is_dma(trace::Unit u) { return u >= trace::Unit::DMA_MM2S0 && u <= trace::Unit::DMA_S2MM3; }
+
+std::string tile_name(unsigned col, unsigned row) {
+  const std::string at = " (" + std::to_string(col) + "," + std::to_string(row) + ")";
+  if (row == spec::param::shim_row) return "shim" + at;
+  if (row == spec::param::mem_row) return "mem tile" + at;
+  return "core" + std::to_string(row - spec::param::first_core_row) + at;
+}
+
+// The name of a task span: the compiler's name of the launch whose pushes carry the record's tag
+// (the k-th task of this unit with that tag is the k-th launch with it), else what it runs.
+class Namer {
+ public:
+  explicit Namer(const TimelineOptions& opt) {
+    for (const auto& [i, name] : opt.steps) by_tag_[i & 0x7F].push_back(i);
+    steps_ = &opt.steps;
+  }
+  std::pair<std::string, int64_t> name(unsigned pid, const trace::Record& start) {
+    const uint32_t tag = start.token >> 24 & 0x7F;
+    const auto it = by_tag_.find(tag);
+    if (it != by_tag_.end()) {
+      const size_t k = used_[{pid, static_cast<unsigned>(start.unit), tag}]++;
+      if (k < it->second.size()) return {steps_->at(it->second[k]), it->second[k]};
+    }
+    if (is_dma(start.unit)) return {"BD " + std::to_string(start.addr), -1};
+    return {"descriptor at word " + std::to_string(start.addr), -1};
+  }
+
+ private:
+  const std::map<uint32_t, std::string>* steps_;
+  std::map<uint32_t, std::vector<uint32_t>> by_tag_;
+  std::map<std::tuple<unsigned, unsigned, uint32_t>, size_t> used_;
+};
 
 }  // namespace
 
-void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs) {
+TimelineOptions timeline_options(const std::string& steps) {
+  TimelineOptions o;
+  for (size_t at = 0; at < steps.size();) {
+    const size_t nl = std::min(steps.find('\n', at), steps.size());
+    const std::string line = steps.substr(at, nl - at);
+    at = nl + 1;
+    const size_t sp = line.find(' ');
+    if (sp == std::string::npos || sp == 0) continue;
+    try {
+      o.steps[static_cast<uint32_t>(std::stoul(line.substr(0, sp)))] = line.substr(sp + 1);
+    } catch (const std::exception&) {}  // not a step line: ignored
+  }
+  return o;
+}
+
+void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, const TimelineOptions& opt) {
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   auto emit = [&](const std::string& ev) {
     out << (first ? "" : ",\n") << ev;
     first = false;
   };
-  std::set<std::pair<unsigned, unsigned>> tracks;                     // (pid, tid)
-  std::map<std::tuple<unsigned, unsigned, uint64_t>, uint64_t> open;  // (pid, tid, addr) -> start cycle
+  Namer namer(opt);
+  struct Open {
+    uint64_t start;
+    std::string name;
+    int64_t step;
+  };
+  std::set<std::pair<unsigned, unsigned>> tracks;                 // (pid, tid)
+  std::map<std::tuple<unsigned, unsigned, uint64_t>, Open> open;  // (pid, tid, addr) -> the task
   for (const auto& r : recs) {
     const unsigned pid = unsigned(r.col) * 32 + r.row, tid = static_cast<unsigned>(r.unit);
     tracks.insert({pid, tid});
     const std::string where = "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
     switch (r.kind) {
-      case trace::Kind::TASK_START: open[{pid, tid, r.addr}] = r.cycle; break;
-      case trace::Kind::TASK_DONE: {
-        auto it = open.find({pid, tid, r.addr});
-        const uint64_t start = it == open.end() ? r.cycle : it->second;
-        if (it != open.end()) open.erase(it);
-        emit("{\"name\":\"task " + hex(r.addr) + "\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":" + ts(start) +
-             ",\"dur\":" + ts(r.cycle - start) + "," + where + ",\"args\":{\"bytes\":" + std::to_string(r.bytes) +
-             ",\"token\":\"" + hex(r.token) + "\"}}");
+      case trace::Kind::TASK_START: {
+        auto [name, step] = namer.name(pid, r);
+        open[{pid, tid, r.addr}] = Open{r.cycle, std::move(name), step};
         break;
       }
-      case trace::Kind::MEM_WRITE:
-        emit("{\"name\":\"write " + std::to_string(r.bytes) + "B\",\"cat\":\"mem\",\"ph\":\"X\",\"ts\":" + ts(r.cycle) +
-             ",\"dur\":" + ts(1) + "," + where + ",\"args\":{\"addr\":\"" + hex(r.addr) + "\",\"hash\":\"" +
-             hex(r.data_hash) + "\"}}");
+      case trace::Kind::TASK_DONE: {
+        auto it = open.find({pid, tid, r.addr});
+        Open o = it == open.end() ? Open{r.cycle, namer.name(pid, r).first, -1} : it->second;
+        if (it != open.end()) open.erase(it);
+        if (r.unit == trace::Unit::CMDPROC && opt.task_units)  // the datapath's units, each on its thread
+          for (const auto u : opt.task_units(r.row, r.addr)) {
+            const unsigned utid = static_cast<unsigned>(u);
+            tracks.insert({pid, utid});
+            emit("{\"name\":" + json_string(o.name) + ",\"cat\":\"unit\",\"ph\":\"X\",\"ts\":" + ts(o.start) +
+                 ",\"dur\":" + ts(r.cycle - o.start) + ",\"pid\":" + std::to_string(pid) +
+                 ",\"tid\":" + std::to_string(utid) + ",\"args\":{\"word\":" + std::to_string(r.addr) +
+                 ",\"span\":\"the unit's datapath task, start to done\"}}");
+          }
+        emit("{\"name\":" + json_string(o.name) + ",\"cat\":\"" + (is_dma(r.unit) ? "dma" : "task") +
+             "\",\"ph\":\"X\",\"ts\":" + ts(o.start) + ",\"dur\":" + ts(r.cycle - o.start) + "," + where +
+             ",\"args\":{\"" + (is_dma(r.unit) ? "bd" : "word") + "\":" + std::to_string(r.addr) +
+             ",\"bytes\":" + std::to_string(r.bytes) + ",\"cycles\":" + std::to_string(r.cycle - o.start) +
+             (o.step >= 0 ? ",\"step\":" + std::to_string(o.step) : "") + ",\"token\":\"" + hex(r.token) + "\"}}");
+        break;
+      }
+      case trace::Kind::MEM_WRITE:  // an instant: the cycle the burst's last word landed
+        emit("{\"name\":\"write " + std::to_string(r.bytes) + " B\",\"cat\":\"mem\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" +
+             ts(r.cycle) + "," + where + ",\"args\":{\"addr\":\"" + hex(r.addr) +
+             "\",\"bytes\":" + std::to_string(r.bytes) + ",\"hash\":\"" + hex(r.data_hash) + "\"}}");
         break;
       case trace::Kind::TOKEN:
         emit("{\"name\":\"token " + hex(r.token) +
@@ -60,16 +140,21 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs) {
         break;
     }
   }
-  for (const auto& [k, start] : open)  // tasks that never finished: open-ended at the last record
-    emit("{\"name\":\"task " + hex(std::get<2>(k)) + " (unfinished)\",\"cat\":\"task\",\"ph\":\"B\",\"ts\":" +
-         ts(start) + ",\"pid\":" + std::to_string(std::get<0>(k)) + ",\"tid\":" + std::to_string(std::get<1>(k)) + "}");
+  for (const auto& [k, o] : open)  // tasks that never finished: open-ended at the last record
+    emit("{\"name\":" + json_string(o.name + " (unfinished)") + ",\"cat\":\"task\",\"ph\":\"B\",\"ts\":" + ts(o.start) +
+         ",\"pid\":" + std::to_string(std::get<0>(k)) + ",\"tid\":" + std::to_string(std::get<1>(k)) + "}");
   std::set<unsigned> pids;
   for (const auto& [pid, tid] : tracks) {
-    if (pids.insert(pid).second)
-      emit("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"tile (" +
-           std::to_string(pid / 32) + "," + std::to_string(pid % 32) + ")\"}}");
+    if (pids.insert(pid).second) {
+      emit("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"" +
+           tile_name(pid / 32, pid % 32) + "\"}}");
+      emit("{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+           ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}");
+    }
     emit("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
          ",\"args\":{\"name\":\"" + std::string(trace::to_string(static_cast<trace::Unit>(tid))) + "\"}}");
+    emit("{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}");
   }
   out << "\n]}\n";
 }

@@ -165,6 +165,7 @@ void write_program(const Program& p, const std::filesystem::path& dir) {
   const auto b = build(p);
   std::ofstream(dir / "program.json") << to_json(p).dump(1) << "\n";
   std::ofstream(dir / "coverage.json") << nlohmann::json(coverage_points(p)).dump() << "\n";
+  std::ofstream(dir / "coverage_space.json") << nlohmann::json(coverage_space(p.cores)).dump() << "\n";
   runtime::save_bundle(dir / "program.axb", b.bundle);
   ref::save_npy((dir / "inputs" / "x.npy").string(), b.x);
   ref::save_npy((dir / "expected" / "y.npy").string(), b.y);

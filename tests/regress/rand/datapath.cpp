@@ -304,6 +304,22 @@ std::vector<std::string> coverage_points(const DatapathProgram& p) {
   return c;
 }
 
+std::vector<std::string> coverage_space(DpKind kind) {
+  std::vector<std::string> c;
+  if (kind == DpKind::MATMUL) {
+    c = {"matmul", "matmul.m1"};
+    for (int k = 1; k <= 6; ++k) c.push_back(fmt::format("matmul.k_blocks.{}", k));
+    for (int n = 1; n <= 3; ++n) c.push_back(fmt::format("matmul.n_blocks.{}", n));
+  } else {
+    c = {"dpu", "dpu.init.ifd1"};
+    for (const auto& op : kOps) c.push_back("dpu.op." + op);
+    for (const char* r : {"add", "max", "min"}) c.push_back(std::string("dpu.reduce.") + r);
+    for (int n = 1; n <= 6; ++n) c.push_back(fmt::format("dpu.steps.{}", n));
+  }
+  std::sort(c.begin(), c.end());
+  return c;
+}
+
 std::string summary(const DatapathProgram& p) {
   if (p.kind == DpKind::MATMUL)
     return fmt::format("matmul seed {}: x ({}, {}) int8 @ W ({}, {}) int8 -> int32, {} IMC tiles\n", p.seed, p.m,
@@ -333,6 +349,7 @@ void write_datapath_program(const DatapathProgram& p, const std::filesystem::pat
   for (const auto& [name, a] : made.expected) ref::save_npy((dir / "expected" / (name + ".npy")).string(), a);
   std::ofstream(dir / "program.json") << to_json(p).dump(1) << "\n";
   std::ofstream(dir / "coverage.json") << nlohmann::json(coverage_points(p)).dump() << "\n";
+  std::ofstream(dir / "coverage_space.json") << nlohmann::json(coverage_space(p.kind)).dump() << "\n";
 }
 
 std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64_t seed,

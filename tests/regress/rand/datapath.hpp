@@ -52,6 +52,8 @@ DatapathProgram datapath_from_json(const nlohmann::json& j);  // throws std::run
 bool is_datapath_json(const nlohmann::json& j);               // has "kind": matmul / dpu
 
 std::vector<std::string> coverage_points(const DatapathProgram& p);
+// Every point a program of this kind can hit.
+std::vector<std::string> coverage_space(DpKind kind);
 std::string summary(const DatapathProgram& p);
 
 // Compiles the kernel, makes the inputs and the expected outputs, and writes DIR/program.json,

@@ -410,6 +410,26 @@ std::vector<std::string> coverage_points(const Program& p) {
   return {c.begin(), c.end()};
 }
 
+std::vector<std::string> coverage_space(unsigned cores) {
+  std::vector<std::string> c{"l2",
+                             "read.iter_stride",
+                             "read.padded",
+                             "stride.d0_gt_1",
+                             "stride.negative",
+                             "stride.zero",
+                             "write.permuted",
+                             fmt::format("cores.{}", cores)};
+  for (const char* e : {"sys", "mem", "core"}) c.push_back(fmt::format("engine.{}", e));
+  for (uint32_t ch = 0; ch < spec::param::dma_channels; ++ch) c.push_back(fmt::format("channel.{}", ch));
+  for (unsigned n = 0; n <= 2; ++n) c.push_back(fmt::format("repeat.{}", n));
+  for (unsigned n = 1; n <= 3; ++n) c.push_back(fmt::format("chain.{}", n));
+  for (unsigned n = 1; n <= spec::param::sysdma_dims; ++n) c.push_back(fmt::format("read.dims.{}", n));
+  for (unsigned n = 2; n <= 5; ++n) c.push_back(fmt::format("hops.{}", n));
+  for (unsigned k = 0; k < cores; ++k) c.push_back(fmt::format("l1.core{}", k));
+  std::sort(c.begin(), c.end());
+  return c;
+}
+
 std::string summary(const Program& p) {
   std::ostringstream o;
   o << fmt::format("seed {} cores {}: x {} words -> y {} words, {} hops, {} BDs\n", p.seed, p.cores, p.x_words,

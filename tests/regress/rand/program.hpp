@@ -75,6 +75,8 @@ Program program_from_json(const nlohmann::json& j);  // throws std::runtime_erro
 // Functional coverage points the program exercises ("engine.core", "read.padded", "read.dims.3",
 // "stride.negative", "hop.repeat.2", "chain.3", "write.permuted", "l1.core3", ...).
 std::vector<std::string> coverage_points(const Program& p);
+// Every point a DMA program on `cores` cores can hit (the report lists the ones no program hit as 0).
+std::vector<std::string> coverage_space(unsigned cores);
 
 // One line per hop, for logs: "sys ch0: ddr:x[2 walks, pad] -> l1.0 (r1) 640 words".
 std::string summary(const Program& p);

@@ -2,6 +2,7 @@
 
 #include "axcore/ref/dma.hpp"
 #include "build.hpp"
+#include "datapath.hpp"
 #include "reduce.hpp"
 
 using namespace axcore;
@@ -124,4 +125,21 @@ TEST(RegressRand, ReducerShrinksAnInjectedFailureToAHandfulOfBds) {
     ++reduced;
   }
   EXPECT_EQ(reduced, 5u);
+}
+
+// The report lists every point of coverage_space as a row (0 when no program hit it): every
+// point a program hits must be in its space, or the report would show it as a point of no kind.
+TEST(RandCoverage, EveryHitPointIsInTheSpace) {
+  for (unsigned cores : {1u, 4u})
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+      const auto space = axcore::rand::coverage_space(cores);
+      for (const auto& c : axcore::rand::coverage_points(axcore::rand::generate(seed, cores)))
+        EXPECT_TRUE(std::binary_search(space.begin(), space.end(), c)) << "seed " << seed << ": " << c;
+    }
+  for (auto kind : {axcore::rand::DpKind::MATMUL, axcore::rand::DpKind::DPU})
+    for (uint64_t seed = 1; seed <= 100; ++seed) {
+      const auto space = axcore::rand::coverage_space(kind);
+      for (const auto& c : axcore::rand::coverage_points(axcore::rand::generate_datapath(seed, 1, kind)))
+        EXPECT_TRUE(std::binary_search(space.begin(), space.end(), c)) << "seed " << seed << ": " << c;
+    }
 }

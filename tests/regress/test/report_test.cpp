@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "axcore/regress/report.hpp"
 
 using namespace axcore::regress;
@@ -75,4 +78,57 @@ TEST(RegressReport, HtmlHasOneRowPerJobAndLinks) {
   for (std::size_t p = h.find("<tr><td>"); p != std::string::npos; p = h.find("<tr><td>", p + 1)) ++rows;
   EXPECT_EQ(rows, 2u);
   EXPECT_EQ(xml_escape("a<&>\"'\x01"), "a&lt;&amp;&gt;&quot;&apos;?");
+}
+
+// Coverage lists every point some program could hit; a point no program hit is a row with 0 (a
+// hole), and a point's share counts only the programs of its kind.
+TEST(RegressReport, CoverageListsUnhitPointsAsZero) {
+  JobResult dma, mm;
+  dma.id = "dma@c1";
+  dma.coverage = {"engine.sys", "hops.2"};
+  dma.coverage_space = {"engine.core", "engine.sys", "hops.2"};
+  mm.id = "matmul@c1";
+  mm.coverage = {"matmul.k_blocks.1"};
+  mm.coverage_space = {"matmul.k_blocks.1", "matmul.k_blocks.2"};
+  const auto html = html_report({dma, dma, mm}, ReportInfo{});
+  EXPECT_NE(html.find("<tr class=\"fail\"><td>engine.core</td><td class=\"num\">0</td><td class=\"num\">0%</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>matmul.k_blocks.2</td><td class=\"num\">0</td>"), std::string::npos);
+  // matmul.k_blocks.1: 1 of the 1 matmul program (not 1 of 3 programs of every kind).
+  EXPECT_NE(html.find("<td>matmul.k_blocks.1</td><td class=\"num\">1</td><td class=\"num\">100%</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>engine.sys</td><td class=\"num\">2</td><td class=\"num\">100%</td>"), std::string::npos);
+  EXPECT_NE(html.find("5 points over 3 random programs, 2 not hit"), std::string::npos);
+  // And the space survives results.json (--resume).
+  const auto back = parse_results_json(results_json({dma}, ReportInfo{}));
+  EXPECT_EQ(back.at(0).coverage_space, dma.coverage_space);
+}
+
+// "MVM util" and "of roofline" per job, from the RTL step's axrun --stats-json (else the TLM's).
+TEST(RegressReport, RooflineColumnsPerJob) {
+  auto r = sample();
+  r[0].steps[0].mvm_utilization = 0.25;
+  r[0].steps[0].of_roofline = 0.5;
+  StepResult rtl = r[0].steps[0];
+  rtl.name = "rtl";
+  rtl.mvm_utilization = 0.125;
+  rtl.of_roofline = 0.75;
+  r[0].steps.push_back(rtl);
+  const auto html = html_report(r, ReportInfo{});
+  EXPECT_NE(html.find("<th>MVM util</th><th>of roofline</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">12.5%</td><td class=\"num\">75.0%</td>"), std::string::npos) << html;
+  const auto table = text_table(r);
+  EXPECT_NE(table.find("MVM util of roofline"), std::string::npos) << table;
+  EXPECT_NE(table.find("12.5%       75.0%"), std::string::npos) << table;
+  const auto back = parse_results_json(results_json(r, ReportInfo{}));
+  EXPECT_EQ(back.at(0).steps.at(1).of_roofline, 0.75);
+  // read_stats takes axrun's file.
+  const auto f = std::filesystem::temp_directory_path() / "regress_report_stats.json";
+  std::ofstream(f) << "{\"cycles\": 100, \"mvm_utilization\": 0.5, \"of_roofline\": 0.25}\n";
+  StepResult s;
+  read_stats(f, s);
+  EXPECT_EQ(s.mvm_utilization, 0.5);
+  EXPECT_EQ(s.of_roofline, 0.25);
+  std::filesystem::remove(f);
 }

@@ -35,6 +35,16 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
+void read_stats(const fs::path& file, StepResult& s) {
+  std::ifstream in(file);
+  if (!in) return;
+  try {
+    const auto j = json::parse(in);
+    s.mvm_utilization = j.at("mvm_utilization").get<double>();
+    s.of_roofline = j.at("of_roofline").get<double>();
+  } catch (const json::exception&) {}  // a run that died before writing it: no figures
+}
+
 std::string results_json(const std::vector<JobResult>& results, const ReportInfo& info) {
   json j;
   j["suite"] = info.suite;
@@ -51,16 +61,15 @@ std::string results_json(const std::vector<JobResult>& results, const ReportInfo
             {"seconds", r.seconds}, {"reused", r.reused}};
     if (r.tlm_rtl_ratio) jr["tlm_rtl_ratio"] = *r.tlm_rtl_ratio;
     if (!r.coverage.empty()) jr["coverage"] = r.coverage;
+    if (!r.coverage_space.empty()) jr["coverage_space"] = r.coverage_space;
     jr["steps"] = json::array();
     for (const auto& s : r.steps) {
-      jr["steps"].push_back({{"name", s.name},
-                             {"status", to_string(s.status)},
-                             {"cycles", s.cycles},
-                             {"seconds", s.seconds},
-                             {"message", s.message},
-                             {"log", s.log},
-                             {"trace", s.trace},
-                             {"timeline", s.timeline}});
+      json js{{"name", s.name},       {"status", to_string(s.status)}, {"cycles", s.cycles},
+              {"seconds", s.seconds}, {"message", s.message},          {"log", s.log},
+              {"trace", s.trace},     {"timeline", s.timeline}};
+      if (s.mvm_utilization) js["mvm_utilization"] = *s.mvm_utilization;
+      if (s.of_roofline) js["of_roofline"] = *s.of_roofline;
+      jr["steps"].push_back(std::move(js));
     }
     j["jobs"].push_back(std::move(jr));
   }
@@ -89,6 +98,7 @@ std::vector<JobResult> parse_results_json(const std::string& text) {
       }
       if (jr.contains("tlm_rtl_ratio")) r.tlm_rtl_ratio = jr["tlm_rtl_ratio"].get<double>();
       if (jr.contains("coverage")) r.coverage = jr["coverage"].get<std::vector<std::string>>();
+      if (jr.contains("coverage_space")) r.coverage_space = jr["coverage_space"].get<std::vector<std::string>>();
       for (const auto& js : jr.at("steps")) {
         StepResult s;
         s.name = js.at("name").get<std::string>();
@@ -99,6 +109,8 @@ std::vector<JobResult> parse_results_json(const std::string& text) {
         s.log = js.at("log").get<std::string>();
         s.trace = js.at("trace").get<std::string>();
         s.timeline = js.at("timeline").get<std::string>();
+        if (js.contains("mvm_utilization")) s.mvm_utilization = js["mvm_utilization"].get<double>();
+        if (js.contains("of_roofline")) s.of_roofline = js["of_roofline"].get<double>();
         r.steps.push_back(std::move(s));
       }
       out.push_back(std::move(r));
@@ -137,6 +149,46 @@ std::string junit_xml(const std::vector<JobResult>& results, const ReportInfo& i
 
 namespace {
 
+// A job's "MVM util" and "of roofline" cells: the figures of its RTL step, else its TLM step, else
+// the first step that has them ("" when none ran a timed backend).
+std::pair<std::string, std::string> roofline_cells(const JobResult& r) {
+  const StepResult* best = nullptr;
+  for (const char* name : {"rtl", "tlm"})
+    if (const auto* s = r.step(name); !best && s && s->mvm_utilization) best = s;
+  for (const auto& s : r.steps)
+    if (!best && s.mvm_utilization) best = &s;
+  if (!best) return {"", ""};
+  return {fmt::format("{:.1f}%", 100 * *best->mvm_utilization),
+          fmt::format("{:.1f}%", 100 * best->of_roofline.value_or(0))};
+}
+
+// Functional coverage: every point some program could hit (coverage_space), with how many programs
+// hit it — 0 is a hole. A point's share is of the programs that could hit it (its kind's).
+void coverage_table(std::ostringstream& o, const std::vector<JobResult>& results) {
+  std::map<std::string, std::pair<unsigned, unsigned>> cov;  // point -> (programs hitting it, programs that could)
+  unsigned with_cov = 0;
+  for (const auto& r : results) {
+    with_cov += !r.coverage.empty() || !r.coverage_space.empty();
+    for (const auto& c : r.coverage_space) ++cov[c].second;
+    for (const auto& c : r.coverage) {
+      ++cov[c].first;
+      if (r.coverage_space.empty()) ++cov[c].second;  // an older result without its space
+    }
+  }
+  if (cov.empty()) return;
+  unsigned holes = 0;
+  for (const auto& [point, n] : cov) holes += n.first == 0;
+  o << fmt::format("<h2>Functional coverage</h2>\n<p>{} points over {} random programs, {} not hit</p>\n", cov.size(),
+                   with_cov, holes);
+  o << "<table id=\"coverage\"><thead><tr><th>point</th><th>programs</th><th>share</th></tr></thead><tbody>\n";
+  for (const auto& [point, n] : cov) {
+    o << fmt::format("<tr{}><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}%</td></tr>\n",
+                     n.first ? "" : " class=\"fail\"", xml_escape(point), n.first,
+                     n.second ? 100.0 * n.first / n.second : 0.0);
+  }
+  o << "</tbody></table>\n";
+}
+
 std::string link(const std::string& path, const char* label) {
   return path.empty() ? std::string() : fmt::format(" <a href=\"{}\">{}</a>", xml_escape(path), label);
 }
@@ -165,7 +217,7 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
                    xml_escape(info.started));
   o << "<table id=\"results\"><thead><tr><th>test</th><th>status</th>";
   for (const auto& c : cols) o << "<th>" << xml_escape(c) << "</th>";
-  o << "<th>TLM/RTL cycles</th><th>wall-clock</th></tr></thead><tbody>\n";
+  o << "<th>TLM/RTL cycles</th><th>MVM util</th><th>of roofline</th><th>wall-clock</th></tr></thead><tbody>\n";
   for (const auto& r : results) {
     o << fmt::format("<tr><td>{}{}</td><td class=\"{}\">{}</td>", xml_escape(r.id),
                      r.reused ? " <small>(resumed)</small>" : "", to_string(r.status), to_string(r.status));
@@ -182,25 +234,12 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
       o << "<br>" << link(s->log, "log") << link(s->trace, "trace") << link(s->timeline, "timeline") << "</td>";
     }
     o << "<td class=\"num\">" << (r.tlm_rtl_ratio ? fmt::format("{:.3f}", *r.tlm_rtl_ratio) : std::string()) << "</td>";
+    const auto [util, roof] = roofline_cells(r);
+    o << "<td class=\"num\">" << util << "</td><td class=\"num\">" << roof << "</td>";
     o << fmt::format("<td class=\"num\">{:.1f} s</td></tr>\n", r.seconds);
   }
   o << "</tbody></table>\n";
-  // Functional coverage: how many jobs hit each point.
-  std::map<std::string, unsigned> cov;
-  unsigned with_cov = 0;
-  for (const auto& r : results) {
-    with_cov += !r.coverage.empty();
-    for (const auto& c : r.coverage) ++cov[c];
-  }
-  if (!cov.empty()) {
-    o << fmt::format("<h2>Functional coverage</h2>\n<p>{} points over {} random programs</p>\n", cov.size(), with_cov);
-    o << "<table id=\"coverage\"><thead><tr><th>point</th><th>programs</th><th>share</th></tr></thead><tbody>\n";
-    for (const auto& [point, n] : cov) {
-      o << fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}%</td></tr>\n",
-                       xml_escape(point), n, 100.0 * n / with_cov);
-    }
-    o << "</tbody></table>\n";
-  }
+  coverage_table(o, results);
   o << "<p><small>Timelines are Chrome/Perfetto trace-event JSON: open them in ui.perfetto.dev or "
        "chrome://tracing.</small></p>\n</body></html>\n";
   return o.str();
@@ -241,7 +280,7 @@ std::string text_table(const std::vector<JobResult>& results) {
   for (const auto& r : results) idw = std::max(idw, r.id.size());
   std::string o = fmt::format("{:<{}}", "job", idw);
   for (const auto& c : cols) o += fmt::format(" {:>16}", c);
-  o += fmt::format(" {:>9}\n", "tlm/rtl");
+  o += fmt::format(" {:>9} {:>9} {:>11}\n", "tlm/rtl", "MVM util", "of roofline");
   for (const auto& r : results) {
     o += fmt::format("{:<{}}", r.id, idw);
     for (const auto& c : cols) {
@@ -250,7 +289,9 @@ std::string text_table(const std::vector<JobResult>& results) {
       if (st && st->cycles) cell += fmt::format(" {} cy", st->cycles);
       o += fmt::format(" {:>16}", cell);
     }
-    o += r.tlm_rtl_ratio ? fmt::format(" {:>9.4f}\n", *r.tlm_rtl_ratio) : fmt::format(" {:>9}\n", "-");
+    o += r.tlm_rtl_ratio ? fmt::format(" {:>9.4f}", *r.tlm_rtl_ratio) : fmt::format(" {:>9}", "-");
+    const auto [util, roof] = roofline_cells(r);
+    o += fmt::format(" {:>9} {:>11}\n", util.empty() ? "-" : util, roof.empty() ? "-" : roof);
   }
   return o;
 }

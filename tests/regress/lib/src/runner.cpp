@@ -170,6 +170,11 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
         r.coverage = nlohmann::json::parse(cov).get<std::vector<std::string>>();
       } catch (const nlohmann::json::exception&) { r.steps.back().message = "coverage.json unreadable"; }
     }
+    if (std::ifstream space(dir / "coverage_space.json"); space) {  // every point the program could hit
+      try {
+        r.coverage_space = nlohmann::json::parse(space).get<std::vector<std::string>>();
+      } catch (const nlohmann::json::exception&) { r.steps.back().message = "coverage_space.json unreadable"; }
+    }
     bundle = dir / "program.axb";
     for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
     golden = "expected";
@@ -189,7 +194,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     const bool timed = b != "ref";
     if (timed) {
       argv.insert(argv.end(),
-                  {"--trace", (dir / (b + ".trace")).string(), "--timeline", (dir / (b + ".timeline.json")).string()});
+                  {"--trace", (dir / (b + ".trace")).string(), "--timeline", (dir / (b + ".timeline.json")).string(),
+                   "--stats-json", (dir / (b + ".stats.json")).string()});
     }
     argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
     auto s = step_process(b, argv, opt.out_dir, dir, clock);
@@ -204,6 +210,7 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
       if (fs::exists(dir / (b + ".timeline.json"))) {
         s.timeline = fs::relative(dir / (b + ".timeline.json"), opt.out_dir).string();
       }
+      read_stats(dir / (b + ".stats.json"), s);
       try {
         s.cycles = last_cycle(dir / (b + ".trace"));
       } catch (const std::exception& e) {
@@ -326,7 +333,8 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
     for (const auto& s : r.steps) {
       if (s.status == Status::PASS || (s.status == Status::SKIP) != skips || r.status != Status::PASS) continue;
       r.status = s.status;
-      r.message = s.name + ": " + s.message;
+      // "rtl: this build has no ..." already names its step: no "rtl: rtl: ..."
+      r.message = s.message.rfind(s.name + ":", 0) == 0 ? s.message : s.name + ": " + s.message;
     }
   }
   if (r.steps.empty()) {

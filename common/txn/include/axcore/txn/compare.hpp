@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "axcore/txn/trace.hpp"
+
 namespace axcore::txn {
 
 // The differences, empty when equivalent: "headers differ:\n  a: ...\n  b: ...", or
@@ -19,5 +21,8 @@ std::vector<std::string> compare(std::span<const uint32_t> a, std::span<const ui
 
 // One line per event, f"{index:4d} {event}"; with raw, one line per decoded op (header first).
 std::string explain(std::span<const uint32_t> words, bool raw = false);
+// The same over the state the host writes before the stream (a bundle's preloaded command
+// streams and parameter defaults, trace.hpp Preset): descriptors the TXN never writes itself.
+std::string explain(std::span<const uint32_t> words, std::span<const Preset> preset);
 
 }  // namespace axcore::txn

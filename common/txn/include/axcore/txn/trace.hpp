@@ -27,6 +27,15 @@ Trace trace(std::span<const uint32_t> words);
 Trace trace(std::span<const uint32_t> words, const Layout& layout);
 Trace trace(const Decoded& decoded, const Layout& layout);
 
+// Register state the host writes before the stream plays (a bundle's command streams preloaded
+// into CMD_MEM, its parameters' default values): state the replay starts from, no events.
+struct Preset {
+  uint64_t addr = 0;
+  uint32_t value = 0;
+  uint32_t mask = 0xFFFFFFFF;
+};
+Trace trace(const Decoded& decoded, const Layout& layout, std::span<const Preset> preset);
+
 // The layout of a header's devGen, or TraceError naming the known ones.
 const Layout& layout_for(const Header& header);
 

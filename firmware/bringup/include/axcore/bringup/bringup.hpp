@@ -1,7 +1,7 @@
 // Board bring-up (issue 11): ordered steps against any Device (fpga board, tlm, rtl, regfile),
-// each PASS/FAIL/SKIP with a log; the run stops at the first failure and says what to check. A
-// step whose unit the device lacks (the device refuses it, DESC_UNITS) is SKIP with the reason.
-// `FaultyDevice` breaks one thing on purpose so tests can see each step catch its fault.
+// each PASS/FAIL/SKIP/WARN with a log (streamed as each step ends); the run stops at the first failure and says what to
+// check. A step whose unit the device lacks (the device refuses it, DESC_UNITS) is SKIP with the reason. `FaultyDevice`
+// breaks one thing on purpose so tests can see each step catch its fault.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,13 @@
 
 namespace axcore::bringup {
 
-enum class Status { PASS, FAIL, SKIP };
+// WARN: the step's check passed but its figure is far from the spec's (the performance step below
+// kWarnBelowPeak of the peak bandwidth); the run goes on and passes, naming the warnings.
+enum class Status { PASS, FAIL, SKIP, WARN };
 const char* to_string(Status s);
+inline constexpr double kWarnBelowPeak = 0.5;
+// The performance step's verdict for a measured fraction of the spec's peak bandwidth.
+Status performance_status(double fraction_of_peak);
 
 struct StepResult {
   std::string name;

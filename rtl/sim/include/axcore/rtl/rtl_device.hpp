@@ -17,10 +17,12 @@
 namespace axcore::rtl {
 
 struct RtlOptions {
-  unsigned cores = 1;           // 0 (system test top), 1 or 4
-  uint32_t ddr_latency_cycles;  // default: spec::param::ddr_latency_cycles
-  std::string fst_path;         // non-empty: dump an FST waveform there
-  int fst_depth = 99;           // hierarchy levels traced
+  unsigned cores = 1;            // 0 (system test top), 1 or 4
+  uint32_t ddr_latency_cycles;   // default: spec::param::ddr_latency_cycles
+  std::string fst_path;          // non-empty: dump an FST waveform there
+  int fst_depth = 99;            // hierarchy levels traced
+  uint64_t fst_from = 0;         // first device cycle dumped (reset cycles precede cycle 0, always dumped)
+  uint64_t fst_to = UINT64_MAX;  // last device cycle dumped
   RtlOptions();
 };
 
@@ -64,7 +66,8 @@ class RtlDevice final : public runtime::Device {
   void on_token(uint32_t word);
 
  private:
-  void tick();  // one clock cycle: settle, sample the AXI sides, rising edge
+  void tick();               // one clock cycle: settle, sample the AXI sides, rising edge
+  void dump(unsigned half);  // the FST sample of this half cycle (0 low, 1 high), in the window
   void emit(trace::Record r);
   [[noreturn]] void bus_error(const char* what, uint64_t addr, unsigned resp);
   static void check_reg_addr(uint64_t addr);
@@ -74,7 +77,9 @@ class RtlDevice final : public runtime::Device {
   std::unique_ptr<Model> model_;
   runtime::TraceSink sink_;
   uint64_t cycle_ = 0, seq_ = 0;
-  struct Open {  // a MEM_WRITE record being assembled from beats
+  bool in_reset_ = true;                         // FST: reset ticks come before device cycle 0
+  uint64_t fst_from_ = 0, fst_to_ = UINT64_MAX;  // FST window in device cycles
+  struct Open {                                  // a MEM_WRITE record being assembled from beats
     bool open = false;
     uint64_t addr = 0, hash = 0;
     uint32_t bytes = 0;

@@ -18,7 +18,10 @@ struct BackendConfig {
   // fpga: "uio=/dev/uio0,dma=/dev/udmabuf0", "uio=/dev/uio0,mem=PHYS:BYTES", or
   // "fake=LOGFILE[,device=regfile|tlm|rtl]" (the fake board, logging the protocol to LOGFILE).
   std::string board;
-  std::string fst;  // rtl: FST waveform file ("" = none)
+  std::string fst;               // rtl: FST waveform file ("" = none)
+  int fst_depth = 99;            // rtl: hierarchy levels the FST traces
+  uint64_t fst_from = 0;         // rtl: first device cycle dumped (0 = from reset)
+  uint64_t fst_to = UINT64_MAX;  // rtl: last device cycle dumped
 };
 
 class Backend {

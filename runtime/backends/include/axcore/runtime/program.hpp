@@ -42,12 +42,23 @@ struct UnitUse {
   UnitCounters counters;
 };
 
+// One DMA channel's byte counter (DMA_S2MM_BYTES / DMA_MM2S_BYTES) after a run.
+struct DmaUse {
+  std::string name;  // dma_channel_name: "sysdma.mm2s0", "memdma.s2mm1", "core0.dma.mm2s0"
+  uint32_t row = 0, channel = 0;
+  bool mm2s = false;
+  uint64_t bytes = 0;
+};
+// The engine of a tile row and a channel: sysdma (shim), memdma (mem tile), coreN.dma.
+std::string dma_channel_name(uint32_t row, bool mm2s, uint32_t channel);
+
 struct RunResult {
   Arrays outputs;
   uint64_t cycles = 0;  // device cycles the run took (0 for ref)
   PlayStats play;
   std::vector<UnitUse> units;   // per core and perf unit, where the device counts
   uint64_t dma_bytes = 0;       // bytes DMA channels moved (sum of DMA_*_BYTES), where counted
+  std::vector<DmaUse> dma;      // per channel, where counted
   uint64_t host_bytes_in = 0;   // bytes written into DDR before the run (inputs + constants)
   uint64_t host_bytes_out = 0;  // bytes read back
   std::map<std::string, uint64_t, std::less<>>

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <axcore/spec.hpp>
+#include <axcore/txn/trace.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -177,5 +178,12 @@ Bundle load_bundle(const std::filesystem::path& path, const DecodeOptions& opt =
 
 // Human-readable summary (axrun --describe, axtrace show of a bundle).
 std::string describe(const Bundle& b);
+
+// What the host writes before the TXN plays, in order: every command stream into its core's
+// CMD_MEM, then every parameter's default into its targets (as run_on_device does).
+std::vector<txn::Preset> host_preset(const Bundle& b);
+// txn::explain of the bundle's TXN over host_preset(b): descriptors the runtime preloads count as
+// written (axc explain). Empty for a ref-only bundle.
+std::string explain_txn(const Bundle& b);
 
 }  // namespace axcore::runtime

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -45,6 +47,15 @@ struct CompareResult {
 CompareResult compare_traces(const std::vector<trace::Record>& a, const std::vector<trace::Record>& b,
                              const CompareOptions& opt = {});
 
+// A record with its fields labelled, only those its kind defines: "record 900 at cycle 141960:
+// tile (0,0) dma.s2mm0 MEM_WRITE addr 0x0, bytes 16384, data_hash 0x171b...", a REG_WRITE with
+// its register's name from the spec ("core0 Q_PUSH[0]"), a push word and a token decoded.
+std::string describe_record(const trace::Record& r);
+// The fields two records of one stream differ in, named: "bytes: 16384 vs 8192; data_hash: ...".
+std::string record_difference(const trace::Record& a, const trace::Record& b);
+// "shim DMA_BD[3] word 1", "core0 CMD_MEM word 40", "mem offset 0x3000 (no register)".
+std::string register_name(uint64_t addr);
+
 // One line per record (trace::format), filtered; then a per-(tile, unit, kind) count summary.
 struct ShowOptions {
   int row = -1;      // -1: all
@@ -54,9 +65,25 @@ struct ShowOptions {
 };
 void show_trace(std::ostream& out, const std::vector<trace::Record>& recs, const ShowOptions& opt = {});
 
-// Chrome trace-event JSON ("traceEvents"): a process per tile, a thread per unit; task spans
-// (TASK_START..TASK_DONE, DMA transfers included) as complete events, memory writes, tokens and
+// Chrome trace-event JSON ("traceEvents", Perfetto and chrome://tracing open it): a process per
+// tile, a thread per unit (DMA channels, core queues' command processor, datapath units, LoadIMC);
+// task spans (TASK_START..TASK_DONE, DMA transfers included) as complete events named by the
+// compiler's launch names when the bundle carries them (metadata "steps": "INDEX NAME" lines; a
+// push's tag is INDEX & 0x7F), else "BD N" / "descriptor at word N"; memory writes, tokens and
 // register writes as instants. Timestamps are cycles at spec::param::clock_mhz, in microseconds.
-void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs);
+struct TimelineOptions {
+  std::map<uint32_t, std::string> steps;  // launch index -> name
+  // The units a core task (row, descriptor word) runs: its span is drawn on each unit's thread
+  // too (from the task's start to its done), so every datapath unit has a thread. Optional.
+  std::function<std::vector<trace::Unit>(unsigned row, uint64_t word)> task_units;
+};
+TimelineOptions timeline_options(const std::string& steps_metadata);
+void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, const TimelineOptions& opt = {});
+
+struct Bundle;
+// The units a core task runs (from its descriptor in the bundle's preloaded command streams): a
+// datapath's IFDs, MVM or DWPU, DPU and ODR; LoadIMC. Empty when the word holds no descriptor the
+// bundle preloads (the timeline then shows the task on the command processor only).
+std::vector<trace::Unit> task_units(const Bundle& b, unsigned core, uint32_t word);
 
 }  // namespace axcore::runtime

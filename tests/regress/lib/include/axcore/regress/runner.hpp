@@ -32,7 +32,11 @@ struct StepResult {
   std::string message;               // why it failed, or a short figure
   std::string log, trace, timeline;  // paths relative to the output directory ("" when absent)
   int exit_code = -1;                // of the step's process (-1: none, killed or timed out)
+  // From axrun --stats-json (timed backends): macs / (4096 * cores * cycles) and roofline / cycles.
+  std::optional<double> mvm_utilization, of_roofline;
 };
+// Reads axrun's --stats-json file into the step (nothing when it is absent or unreadable).
+void read_stats(const std::filesystem::path& file, StepResult& s);
 
 struct JobResult {
   std::string id, test;
@@ -45,8 +49,9 @@ struct JobResult {
   double seconds = 0;
   bool reused = false;  // taken from an earlier run by --resume
   std::vector<StepResult> steps;
-  std::optional<double> tlm_rtl_ratio;  // TLM cycles / RTL cycles
-  std::vector<std::string> coverage;    // functional coverage points (random programs' coverage.json)
+  std::optional<double> tlm_rtl_ratio;      // TLM cycles / RTL cycles
+  std::vector<std::string> coverage;        // functional coverage points (random programs' coverage.json)
+  std::vector<std::string> coverage_space;  // every point the program's kind can hit (coverage_space.json)
   const StepResult* step(const std::string& name) const;
 };
 

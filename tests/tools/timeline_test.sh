@@ -1,0 +1,46 @@
+#!/bin/sh
+# The MLP on the TLM as a user runs it (issue 29 item 2, 3): timeline spans carry the compiler's
+# launch names (as `axc compile --explain` prints them) on one thread per unit, datapath units
+# included; axrun's cycle count is axtrace compare's; progress lines at a fixed interval with
+# done/total waits, cycles, cycles/s and an estimate; the summary's DMA rows.
+#   timeline_test.sh BUILD MODELS_DIR OUT
+set -u
+build=$1 models=$2 out=$3
+. "$build/env.sh"
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+fails=0
+need() {  # DESCRIPTION PATTERN FILE
+  if grep -q -- "$2" "$3"; then echo "ok: $1"; else echo "FAIL: $1: no '$2' in $3"; fails=$((fails + 1)); fi
+}
+axc compile "$models/mlp.yaml" -o mlp.axb --explain > explain.txt || exit 1
+axrand --inputs-for mlp.axb --seed 1 --out in -q || exit 1
+axrun mlp.axb --backend tlm --input x=in/x.npy --output-dir o --trace t.trace --timeline t.json \
+  --progress-interval 0.02 > run.txt 2> progress.txt || { cat run.txt progress.txt; exit 1; }
+# Names: the compiler's launch names (`axc compile --explain`: "[0] load w1 (...)"), not "task 0x1".
+need "a DMA span named as the compiler named it" '"name":"load w1","cat":"dma"' t.json
+need "a datapath span named as the compiler named it" '"name":"dp1.mvmexe (core.linear)","cat":"task"' t.json
+if grep -q '"name":"task 0x' t.json; then echo "FAIL: a span named task 0x.."; fails=$((fails + 1)); fi
+# Threads: one per unit, the datapath's units included, each with the datapath's span.
+for u in dma.mm2s0 dma.s2mm0 cmdproc mvm.ifd0 mvm mvm.dpu mvm.odr loadimc; do
+  need "thread $u" "\"thread_name\".*\"args\":{\"name\":\"$u\"}" t.json
+done
+need "the MVM's thread carries dp1's span" '"name":"dp1.mvmexe (core.linear)","cat":"unit"' t.json
+# Memory writes are instants, not 1 ns spans.
+if grep -q '"cat":"mem","ph":"X"' t.json; then echo "FAIL: memory writes as spans"; fails=$((fails + 1)); fi
+# One cycle count: axrun's is axtrace compare's.
+c_run=$(sed -n 's/^  cycles: \([0-9 ]*\) (.*/\1/p' run.txt | tr -d ' ')
+axtrace compare t.trace t.trace > cmp.txt
+c_cmp=$(sed -n 's/^cycles: A \([0-9]*\),.*/\1/p' cmp.txt)
+if [ -n "$c_run" ] && [ "$c_run" = "$c_cmp" ]; then echo "ok: one cycle count ($c_run)"; else
+  echo "FAIL: axrun says '$c_run' cycles, axtrace compare '$c_cmp'"; fails=$((fails + 1)); fi
+# Progress: done/total waits, cycle, cycles/s, an estimate, on stderr.
+need "progress lines" '^\[axrun\] [0-9]*/12 waits, cycle [0-9 ]*, [0-9 ]* cycles/s, ' progress.txt
+need "an estimate" 'about [0-9]* s left\|no estimate before the first wait' progress.txt
+# Summary: per DMA channel busy, bytes and B/cycle; the roofline line.
+need "DMA row" '^  sysdma.s2mm0 *busy *[0-9.]*%  *[0-9 ]* bytes *[0-9.]* B/cycle' run.txt
+need "roofline line" '^  roofline: ' run.txt
+if grep -q "warning: " run.txt; then echo "FAIL: the counts disagree with the TLM's counters"; grep warning run.txt; fails=$((fails + 1)); fi
+# axtrace timeline names spans from the bundle too.
+axtrace timeline t.trace -o t2.json --bundle mlp.axb
+need "axtrace timeline --bundle names spans" '"name":"load w1","cat":"dma"' t2.json
+[ "$fails" = 0 ] && echo "timeline: all checks passed"
