@@ -30,8 +30,9 @@ TEST(FirmwareBringup, EveryStepPassesOnAHealthyDevice) {
     // The register-level device completes core tasks without running them: never a kernel PASS.
     // The performance step may be WARN (below half of the spec's peak): its figure, not a failure.
     const bool perf_ok = s.name == "performance" && s.status == bringup::Status::WARN;
-    if (!perf_ok)
+    if (!perf_ok) {
       EXPECT_EQ(s.status, kernel ? bringup::Status::SKIP : bringup::Status::PASS) << s.name << ": " << s.detail;
+    }
     if (kernel) { EXPECT_NE(s.detail.find("without running them"), std::string::npos) << s.detail; }
   }
   EXPECT_NE(log.find("[1/11] identity ... PASS"), std::string::npos) << log;
@@ -83,8 +84,9 @@ TEST(FirmwareBringup, TheLogFileHoldsWhatTheTerminalShows) {
   EXPECT_NE(file.str().find("bring-up PASSED"), std::string::npos) << file.str();
   EXPECT_NE(out.find(file.str()), std::string::npos) << "terminal:\n" << out << "\nlog:\n" << file.str();
   EXPECT_NE(out.find("log: " + log), std::string::npos) << out;
-  if (file.str().find("] performance ... WARN") != std::string::npos)
+  if (file.str().find("] performance ... WARN") != std::string::npos) {
     EXPECT_NE(file.str().find("; WARN: performance)"), std::string::npos) << file.str();
+  }
 }
 
 // A backend this build lacks names the binary, so a user sees which tree it came from.

@@ -44,7 +44,7 @@ TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("axrun: regfile ran dma_copy_pad in"));
   EXPECT_THAT(r.out, HasSubstr("TXN: 14 ops, 4 waits, 2 patches"));
-  EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1088, host in 256, host out 320"));
+  EXPECT_THAT(r.out, HasSubstr("bytes moved: DMA 1 088, host in 256, host out 320"));
   const auto y = ref::load_npy_as<int32_t>(p("out/y.npy"));
   EXPECT_EQ(y.data(), testing_support::dma_copy_expected(x).data());
   EXPECT_EQ(sh(axrun("--backend regfile -q --input x=" + p("x.npy") + " --output-dir " + p("out") + " --trace " +
@@ -62,7 +62,8 @@ TEST_F(RuntimeCli, RunsAndWritesOutputsTracesAndTimeline) {
   const Exec diff = sh(std::string(AXTRACE) + " compare " + p("t1.trace") + " " + p("t3.trace"));
   EXPECT_EQ(diff.rc, 1) << diff.out;
   EXPECT_THAT(diff.out, HasSubstr("first divergence in (0,0) host at record 0 of that unit:"));
-  EXPECT_THAT(diff.out, HasSubstr("host reg_write 0x50 0 0x9 0x0"));
+  EXPECT_THAT(diff.out, HasSubstr("tile (0,0) host reg_write addr 0x50 (shim SCRATCH), value 0x9"));
+  EXPECT_THAT(diff.out, HasSubstr("differs in value: 0x7 vs 0x9"));
   const Exec show = sh(std::string(AXTRACE) + " show --summary " + p("t1.trace"));
   EXPECT_THAT(show.out, HasSubstr("(0,0) host reg_write: "));
   std::ifstream tl(p("t.json"));

@@ -11,6 +11,7 @@ namespace axcore::runtime {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using trace::Kind;
 using trace::Record;
 using trace::Unit;
@@ -134,12 +135,36 @@ TEST(RuntimeTimeline, OneTrackPerUnitWithTaskSpans) {
   write_timeline(o, v);
   const std::string j = o.str();
   EXPECT_EQ(j.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
-  EXPECT_THAT(
-      j, HasSubstr(
-             "{\"name\":\"task 0x40\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.005,\"dur\":0.025,\"pid\":2,\"tid\":1"));
+  // Without the compiler's names a core task is named by its descriptor word, in decimal.
+  EXPECT_THAT(j, HasSubstr("{\"name\":\"descriptor at word 64\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.005,"
+                           "\"dur\":0.025,\"pid\":2,\"tid\":1"));
   EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"mvm.odr\"}"));
-  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"tile (0,2)\"}"));
+  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"core0 (0,2)\"}"));
+  EXPECT_THAT(j, Not(HasSubstr("\"cat\":\"mem\",\"ph\":\"X\"")));  // writes are instants
   EXPECT_EQ(j.substr(j.size() - 4), "\n]}\n");
+}
+
+// With the bundle's launch names (metadata "steps"), a task is named by the launch whose tag its
+// push carries, and its datapath's units get a thread each with the task's span.
+TEST(RuntimeTimeline, SpansCarryTheCompilersNamesOnEveryUnitsThread) {
+  auto v = program(1);
+  Record start = v.back();
+  start.kind = Kind::TASK_START;
+  start.cycle = 5;
+  start.token = 3u << 24;  // tag 3
+  v.back().token = 3u << 24;
+  v.insert(v.begin() + 1, start);
+  auto opt = timeline_options("0 load w1\n3 dp1.mvmexe (core.linear)\n");
+  opt.task_units = [](unsigned, uint64_t) { return std::vector<Unit>{Unit::MVM_IFD0, Unit::MVM}; };
+  std::ostringstream o;
+  write_timeline(o, v, opt);
+  const std::string j = o.str();
+  EXPECT_THAT(j, HasSubstr("{\"name\":\"dp1.mvmexe (core.linear)\",\"cat\":\"task\""));
+  EXPECT_THAT(j, HasSubstr("{\"name\":\"dp1.mvmexe (core.linear)\",\"cat\":\"unit\",\"ph\":\"X\",\"ts\":0.005,"
+                           "\"dur\":0.025,\"pid\":2,\"tid\":" +
+                           std::to_string(static_cast<unsigned>(Unit::MVM))));
+  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"mvm.ifd0\"}"));
+  EXPECT_THAT(j, HasSubstr("\"args\":{\"name\":\"mvm\"}"));
 }
 
 }  // namespace

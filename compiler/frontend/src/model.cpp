@@ -84,7 +84,8 @@ class Parser {
     for (const auto& kv : n) {
       const std::string k = kv.first.as<std::string>();
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-        fail(at(kv.first.Mark()), "unknown key '" + k + "' in " + what, "the keys are: " + list(allowed));
+        fail(at(kv.first.Mark()), "unknown key '" + k + "' in " + what + ops::did_you_mean(k, allowed),
+             "the keys are: " + list(allowed));
     }
   }
 
@@ -267,7 +268,11 @@ class Parser {
     const YAML::Node on = need(n, "op", "an op");
     const std::string name = scalar(on, "op");
     const ops::OpDef* def = ops::find_op(name);
-    if (!def) fail(at(on.Mark()), "no operator '" + name + "'", "axc ops lists them");
+    if (!def) {
+      std::vector<std::string> names;
+      for (const auto& o : ops::registry()) names.push_back(o.name);
+      fail(at(on.Mark()), "no operator '" + name + "'" + ops::did_you_mean(name, names), "axc ops lists them");
+    }
     std::vector<std::string> allowed = {"op", "out", "args"};
     for (const auto& a : def->args) allowed.push_back(a.name);
     keys(n, allowed, def->name);

@@ -87,9 +87,8 @@ const std::vector<OpDef>& registry() {
   return r;
 }
 
-namespace {
 // " (did you mean 'atomic.relu'?)" for the candidate nearest to a misspelt name (edit distance at
-// most a third of its length, at least 1; names compared with and without their level prefix),
+// most a third of its length, at least 2 — a swap of two letters — and less than its length; names compared with and without their level prefix),
 // else "". Used for unknown operators and arguments.
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
@@ -108,7 +107,7 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   };
   auto bare = [](const std::string& s) { return s.substr(s.find('.') == std::string::npos ? 0 : s.find('.') + 1); };
   const std::string* best = nullptr;
-  size_t best_d = std::max<size_t>(1, bare(name).size() / 3) + 1;
+  size_t best_d = std::min(std::max<size_t>(2, bare(name).size() / 3) + 1, bare(name).size());
   for (const auto& c : candidates) {
     const size_t d = std::min(distance(name, c), distance(bare(name), bare(c)));
     if (d < best_d) {
@@ -118,7 +117,6 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   }
   return best ? " (did you mean '" + *best + "'?)" : "";
 }
-}  // namespace
 
 const OpDef* find_op(const std::string& name) {
   for (const auto& op : registry())

@@ -119,6 +119,9 @@ class TargetScope : ScopedValue<Target> {  // sets target() for its lifetime
 const std::vector<OpDef>& registry();
 // By full name ("core.linear"), or by a bare name resolved aten -> core -> atomic. nullptr if none.
 const OpDef* find_op(const std::string& name);
+// " (did you mean 'atomic.relu'?)" naming the candidate nearest to a misspelt name (operators,
+// arguments, YAML keys), or "" when none is close.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
 // `axc ops`: every operator with its arguments.
 std::string describe_ops();
 
