@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
   std::cout << "axrun: " << backend << " ran "
             << (bundle.metadata.count("name") ? bundle.metadata.at("name") : bundle_path) << " in " << wall << " s\n";
   if (be->device()) {
-    std::cout << "  cycles: " << axrun::grouped(cycles) << " ("
+    std::cout << "  cycles: " << cycles << " ("
               << axrun::grouped(static_cast<uint64_t>(static_cast<double>(cycles) / std::max(wall, 1e-9)))
               << " cycles/s; the device's last trace record, as axtrace compare counts)\n";
     std::cout << "  TXN: " << res.play.ops << " ops, " << res.play.waits << " waits, " << res.play.patches

@@ -100,10 +100,10 @@ TEST(OpsTlm, MlpMatmulsKeepTheMvmBusy) {
   for (const auto& s : r.program.steps) {
     const auto* t = std::get_if<axcore::compiler::Task>(&s);
     if (!t || t->queue != axcore::spec::Queue::MVMEXE) continue;
-    std::ostringstream want;
-    want << "task 0x" << std::hex << t->cmd_word;
+    // The command processor's span of this task: named as the compiler named it, at its CMD_MEM word.
     for (const auto& e : tl["traceEvents"]) {
-      if (e.value("ph", "") != "X" || e.value("name", "") != want.str()) continue;
+      if (e.value("ph", "") != "X" || e.value("cat", "") != "task" || e.value("name", "") != t->name) continue;
+      if (!e.contains("args") || e["args"].value("word", -1) != static_cast<int64_t>(t->cmd_word)) continue;
       const double cycles = e["dur"].get<double>() * axcore::spec::param::clock_mhz;
       const double util = static_cast<double>(t->mvm_tile_ops) / cycles;
       std::printf("mlp %-28s %6llu tile-ops in %7.0f cycles: MVM utilization %.1f%%\n", t->name.c_str(),
