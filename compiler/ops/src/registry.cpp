@@ -88,8 +88,8 @@ const std::vector<OpDef>& registry() {
 }
 
 // " (did you mean 'atomic.relu'?)" for the candidate nearest to a misspelt name (edit distance at
-// most a third of its length, at least 2 — a swap of two letters — and less than its length; names compared with and without their level prefix),
-// else "". Used for unknown operators and arguments.
+// most a third of its length, at least 2 — a swap of two letters — and less than its length; names compared with and
+// without their level prefix), else "". Used for unknown operators and arguments.
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<size_t> row(b.size() + 1);
