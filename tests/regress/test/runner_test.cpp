@@ -105,3 +105,24 @@ TEST(RegressCompare, BitExactToleranceAndStructure) {
   EXPECT_TRUE(c.equal);
   EXPECT_EQ(c.elements, 6u);
 }
+
+// A backend configuration the build lacks (axrun exit 3): the job is skipped with axrun's reason,
+// which already names its backend — "rtl: this build has ...", not "rtl: rtl: this build has ...".
+TEST(RegressRunner, ASkipNamesItsBackendOnce) {
+  const auto dir = fresh_dir("skip");
+  std::ofstream(dir / "p.axb") << "not read: axrun is a stub";
+  std::ofstream(dir / "x.npy") << "";
+  const auto axrun = dir / "axrun";
+  std::ofstream(axrun) << "#!/bin/sh\necho 'axrun: rtl: this build has no Verilated model with 4 cores' >&2\nexit 3\n";
+  fs::permissions(axrun, fs::perms::owner_all);
+  const auto suite =
+      parse_suite("suite: s\ntests:\n  - {name: b, bundle: p.axb, inputs: {x: x.npy}, backends: [rtl]}\n",
+                  (dir / "s.yaml").string());
+  RunOptions opt;
+  opt.out_dir = dir / "out";
+  opt.tools.axrun = axrun;
+  const auto results = run_suite(expand(suite, {}), opt);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::SKIP);
+  EXPECT_EQ(results[0].message, "rtl: this build has no Verilated model with 4 cores");
+}
