@@ -71,14 +71,14 @@ Value graph_input(Ctx& c, A::Func& f, const ValueInfo& vi, std::vector<std::stri
   const std::string name = c.dev_name(vi.name);
   const std::string dt = dtype_of(vi.elem_type);
   const auto& s = vi.dims;
+  // The operators read a view of the input buffer; the ref graph defines the view's array from the
+  // logical input (a bundle input's name cannot be redefined).
   if (v.layout == Layout::Rows) {
     const Tensor t = f.input(name, device_shape(s, Layout::Rows), dt, A::DDR);
-    v.t = t;
-    if (s.back() % 64 != 0) {
-      std::vector<double> pads(2 * s.size(), 0.0);
-      pads.back() = static_cast<double>(blocks(s.back()) * 64 - s.back());
-      ref_node(gnode("pad", name, name, {{"pads", pads}}));
-    }
+    v.t = t.reshape(t.shape());
+    std::vector<double> pads(2 * s.size(), 0.0);
+    pads.back() = static_cast<double>(blocks(s.back()) * 64 - s.back());
+    ref_node(gnode("pad", name, v.t.name(), {{"pads", pads}}));
     c.at_end.push_back([t, s] { t.node()->logical_shape = s; });
     layouts.push_back(where + " " + shape_text(s) + " " + elem_type_name(vi.elem_type) +
                       ": rows, the last axis packed" +
@@ -87,16 +87,17 @@ Value graph_input(Ctx& c, A::Func& f, const ValueInfo& vi, std::vector<std::stri
   }
   const int64_t n = s[0], ch = s[1], h = s[2], w = s[3], cb = blocks(ch);
   const Tensor t = f.input(name, {n, cb, h, w}, dt, A::DDR);  // the bundle's PWORDS-on-axis-1 image
+  const Tensor dv = t.reshape(t.shape());
   // ref: (N, C, H, W) -> the device view (N, C/64, H, W*64) of this buffer
   ref_node(gnode("pad", name, name + "__p", {{"pads", {0, 0, 0, static_cast<double>(cb * 64 - ch), 0, 0, 0, 0}}}));
   ref_node(
       gnode("reshape", name + "__p", name + "__r", {{"shape", {double(n), double(cb), 64, double(h), double(w)}}}));
   ref_node(gnode("permute", name + "__r", name + "__t", {{"dims", {0, 1, 3, 4, 2}}}));
-  ref_node(gnode("reshape", name + "__t", name, {{"shape", {double(n), double(cb), double(h), double(w * 64)}}}));
+  ref_node(gnode("reshape", name + "__t", dv.name(), {{"shape", {double(n), double(cb), double(h), double(w * 64)}}}));
   if (cb == 1) {
-    v.t = c.invoke("atomic.reshape", {t}, {{"shape", std::vector<int64_t>{n, h, w, 64}}}, name + "_nhwc");
+    v.t = c.invoke("atomic.reshape", {dv}, {{"shape", std::vector<int64_t>{n, h, w, 64}}}, name + "_nhwc");
   } else {
-    v.t = c.invoke("atomic.permute", {t}, {{"dims", std::vector<int64_t>{0, 2, 3, 1}}}, name + "_nhwc");
+    v.t = c.invoke("atomic.permute", {dv}, {{"dims", std::vector<int64_t>{0, 2, 3, 1}}}, name + "_nhwc");
   }
   c.at_end.push_back([t, s] {
     t.node()->logical_shape = s;

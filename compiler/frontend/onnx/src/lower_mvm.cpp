@@ -156,7 +156,7 @@ Value emit(Ctx& c, const Value& x, Mvm& m) {
   const bool any_bias = std::any_of(b.begin(), b.end(), [](double v) { return v != 0; });
   const std::string out_name = c.dev_name(m.out);
   const bool cast = m.yq.has_value();
-  const bool tail = cast || !per_tensor || zy != 0;  // more operators follow the MVM
+  const bool tail = cast || !per_tensor;  // more operators follow the MVM
   const std::string mvm_name = tail ? c.dev_name(m.out, "_acc") : out_name;
   const Tensor wt = make_constant(c.dev_name(c.node->name, "_w"), m.w_packed, "int8x64", m.w);
   std::map<std::string, ops::ArgValue> named;
@@ -207,12 +207,8 @@ Value emit(Ctx& c, const Value& x, Mvm& m) {
   v.shape = x.shape;
   v.layout = x.layout;
   if (cast) {
-    if (zy != 0) {
-      r = c.invoke("atomic.add", {r}, {{"value", zy}}, c.dev_name(m.out, "_z"));
-      c.ops_of_node.push_back("atomic.add (zero point)");
-    }
-    r = c.invoke("atomic.dpu_cast", {r}, {{"dtype", std::string("int8")}}, out_name);
-    c.ops_of_node.push_back("atomic.dpu_cast int8 (the QuantizeLinear)");
+    r = c.invoke("atomic.quantize", {r}, {{"scale", 1.0}, {"zero_point", zy}}, out_name);
+    c.ops_of_node.push_back("atomic.quantize scale 1 (the QuantizeLinear's rounding)");
     v.kind = Value::Kind::Quant;
     v.q = *m.yq;
   } else {

@@ -73,8 +73,8 @@ void pool(Ctx& c, const std::string& type, bool global) {
   if (type == "MAX") {  // int8 maxima, exactly representable: cast back, same parameters
     v.kind = x.kind;
     v.q = q;
-    v.t = c.invoke("atomic.dpu_cast", {r}, {{"dtype", std::string("int8")}}, out);
-    c.ops_of_node.push_back("atomic.dpu_cast int8 (exact)");
+    v.t = c.invoke("atomic.quantize", {r}, {{"scale", 1.0}}, out);
+    c.ops_of_node.push_back("atomic.quantize scale 1 (exact: back to int8)");
     c.set_out(0, std::move(v));
     return;
   }
