@@ -3,6 +3,7 @@
 // DequantizeLinear'd input is materialised with atomic.dequantize first. Padded lanes: softmax
 // gets a -30000 mask added on them (exp clamps at -16, so they add < 1e-5 to a row's sum);
 // layer norm over a padded axis would average the pads and is refused.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -58,9 +59,13 @@ void binary(Ctx& c) {
   const std::string out = c.dev_name(c.node->outputs[0]);
   const Tensor x = real_tensor(c, *a, out + "_a");
   if (b->device()) {
-    if (b->shape != a->shape)
-      c.refuse("operand shapes " + shape_text(a->shape) + " and " + shape_text(b->shape) + " differ",
-               "two tensors of one shape, or a constant scalar / per-channel vector");
+    const bool suffix = b->layout == Layout::Rows && a->layout == Layout::Rows && b->shape.size() <= a->shape.size() &&
+                        std::equal(b->shape.rbegin(), b->shape.rend(), a->shape.rbegin());
+    if (b->shape != a->shape && !suffix)
+      c.refuse(
+          "operand shapes " + shape_text(a->shape) + " and " + shape_text(b->shape) + " differ",
+          "two tensors of one shape, a trailing-axes broadcast of the second (rows layouts), or a constant scalar / "
+          "per-channel vector");
     const Tensor y = real_tensor(c, *b, out + "_b");
     c.ops_of_node.push_back(op);
     c.set_out(0, real_like(*a, c.invoke(op, {x}, {{"other", y}}, out)));
