@@ -10,8 +10,8 @@ held-out split in float, in NumPy int8 (ONNX QDQ semantics) and on axcore's back
 
   digits.py --axc BUILD/compiler/axc --axrun BUILD/runtime/tools/axrun --out DIR
             [--backends ref,tlm,rtl] [--limit N] [--batch B] [--check]
---check exits 1 unless every device backend reaches 95% and predicts what the host int8 model
-predicts, image by image.
+--check exits 1 unless every device backend predicts what the host int8 model predicts, image
+by image, and (on the whole split, no --limit) reaches 95%.
 """
 import argparse
 import os
@@ -270,7 +270,7 @@ def main():
             acc = (pred == yte).mean()
             same = int((pred == hp).sum())
             row.append((be, acc, same, cyc / len(xte) if cyc else None, busy))
-            if acc < 0.95 or same != len(xte):
+            if (acc < 0.95 and not args.limit) or same != len(xte):  # the 95% bar is for the whole split
                 ok = False
         rows.append(row)
     print(f"digits: {len(yte)} held-out images (sklearn load_digits, stratified 80/20 split, seed 0), batch {args.batch} (MLP) / {args.cnn_batch} (CNN)")
