@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   cargv.push_back(nullptr);
 
   const auto start = std::chrono::steady_clock::now();
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fd);
@@ -64,6 +66,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    // The command dies with the runner: its own process group escapes a kill of the runner's
+    // (Ctrl-C, a Slurm scancel or time limit under proctrack/pgid), the parent-death signal does not.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(125);  // the runner is already gone
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);
     const int devnull = ::open("/dev/null", O_RDONLY);
