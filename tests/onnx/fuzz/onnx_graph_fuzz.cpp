@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& n : g.nodes)
       for (const auto& a : n.attrs)
         if (a.t && a.t->readable && a.t->values.size() != a.t->size()) std::abort();
-  } catch (const OnnxError&) {
-  }
+  } catch (const OnnxError&) {}
   return 0;
 }

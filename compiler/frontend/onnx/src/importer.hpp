@@ -80,7 +80,8 @@ class Ctx {
   std::set<std::string> used_names_;
 };
 
-std::string shape_text(const std::vector<int64_t>& s);  // "(1, 3, 8, 8)"
+std::string shape_text(const std::vector<int64_t>& s);      // "(1, 3, 8, 8)"
+inline int64_t blocks(int64_t n) { return (n + 63) / 64; }  // PWORDs of n lanes
 
 // quant.cpp
 QParams qparams(Ctx& c, std::size_t scale_in, std::size_t zero_in, int64_t axis, const std::string& what);

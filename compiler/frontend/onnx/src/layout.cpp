@@ -12,8 +12,6 @@ namespace {
 
 using GNode = PrimFunc::GraphNode;
 
-int64_t blocks(int64_t n) { return (n + 63) / 64; }
-
 GNode gnode(const std::string& op, const std::string& in, const std::string& out,
             std::map<std::string, std::vector<double>> attrs) {
   GNode n;

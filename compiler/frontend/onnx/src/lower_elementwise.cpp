@@ -12,8 +12,6 @@
 namespace axcore::compiler::onnx::detail {
 namespace {
 
-int64_t blocks(int64_t n) { return (n + 63) / 64; }
-
 Value real_like(const Value& x, const Tensor& t) {
   Value v;
   v.kind = Value::Kind::Real;

@@ -14,8 +14,6 @@
 namespace axcore::compiler::onnx::detail {
 namespace {
 
-int64_t blocks(int64_t n) { return (n + 63) / 64; }
-
 struct Mvm {
   bool conv = false;
   std::vector<int64_t> strides{1, 1}, pads{0, 0}, dil{1, 1};

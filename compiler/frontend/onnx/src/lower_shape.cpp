@@ -6,8 +6,6 @@
 namespace axcore::compiler::onnx::detail {
 namespace {
 
-int64_t blocks(int64_t n) { return (n + 63) / 64; }
-
 // (N, C, H, W) -> (N, C*H*W): the device view (N, H*W*Cpad) and its feature map.
 void flatten_image(Ctx& c, const Value& x) {
   const int64_t n = x.shape[0], ch = x.shape[1], h = x.shape[2], w = x.shape[3], cp = blocks(ch) * 64;

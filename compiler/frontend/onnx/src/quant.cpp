@@ -26,7 +26,6 @@ QParams qparams(Ctx& c, std::size_t scale_in, std::size_t zero_in, int64_t axis,
   for (double v : q.scale)
     if (!(v > 0) || !std::isfinite(v))
       c.refuse(what + " scale " + std::to_string(v) + " is not positive", "scales > 0");
-  int32_t zt = kUint8;  // ONNX: an omitted zero point is uint8 0
   if (c.has_in(zero_in)) {
     const TensorData& z = c.const_in(zero_in, what + " zero point");
     if (z.elem_type != kInt8 && z.elem_type != kUint8 && z.elem_type != kInt32)
@@ -35,12 +34,10 @@ QParams qparams(Ctx& c, std::size_t scale_in, std::size_t zero_in, int64_t axis,
       c.refuse(what + " zero point has " + std::to_string(z.values.size()) + " entries, the scale " +
                    std::to_string(q.scale.size()),
                "one zero point per scale");
-    zt = z.elem_type;
     q.zero = z.elem_type == kInt32 ? z.values : int8_domain(z);
-  } else {
+  } else {  // ONNX: an omitted zero point is uint8 0, -128 in the int8 domain
     q.zero.assign(q.scale.size(), -128.0);
   }
-  if (zt == kUint8 && !c.has_in(zero_in)) q.zero.assign(q.scale.size(), -128.0);
   q.axis = axis;
   return q;
 }
