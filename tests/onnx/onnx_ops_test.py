@@ -4,7 +4,8 @@
 implementation of the ONNX operator semantics written here (not the compiler's reference), and
 ref == TLM byte for byte; every refusal (node name, op type, 'supported:'); corrupt files.
 
-  onnx_ops_test.py AXC AXRUN WORKDIR [--tlm] [--testdata DIR]
+  onnx_ops_test.py AXC AXRUN WORKDIR [--tlm] [--rtl] [--testdata DIR]
+--tlm / --rtl: also run every op graph on that backend and require its output bytes to equal ref's.
 """
 import os
 import subprocess
@@ -18,6 +19,7 @@ from onnx import numpy_helper as nh
 
 AXC, AXRUN, WORK = sys.argv[1:4]
 TLM = "--tlm" in sys.argv
+RTL = "--rtl" in sys.argv
 TESTDATA = sys.argv[sys.argv.index("--testdata") + 1] if "--testdata" in sys.argv else None
 os.makedirs(WORK, exist_ok=True)
 rng = np.random.default_rng(25)
@@ -92,10 +94,10 @@ def check(name, path, feeds, expect, tol, out="y", int8=False, mag=None):
         return fail(f"{name}: axc compile failed: {r.stderr.strip()}")
     try:
         ref = np.load(os.path.join(run(path, feeds), out + ".npy"))
-        if TLM:
-            tl = os.path.join(run(path, feeds, "tlm"), out + ".npy")
-            if open(tl, "rb").read() != open(os.path.join(path + ".ref", out + ".npy"), "rb").read():
-                return fail(f"{name}: tlm output differs from ref")
+        for be in [b for b, on in (("tlm", TLM), ("rtl", RTL)) if on]:
+            got = os.path.join(run(path, feeds, be), out + ".npy")
+            if open(got, "rb").read() != open(os.path.join(path + ".ref", out + ".npy"), "rb").read():
+                return fail(f"{name}: {be} output differs from ref")
     except RuntimeError as e:
         return fail(f"{name}: axrun failed: {e}")
     if ref.shape != expect.shape:
