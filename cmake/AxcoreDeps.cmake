@@ -38,6 +38,28 @@ if(AXCORE_BUILD_RTL)
   axcore_require(AXCORE_VERILATOR_BIN "the verilator executable" verilator)
 endif()
 
+# The Python package (python/, docs/python.md): Debian's python3-dev, pybind11-dev, python3-numpy and
+# python3-pytest, for the interpreter those packages install into (not another python3 on PATH).
+if(AXCORE_BUILD_PYTHON)
+  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python3 QUIET COMPONENTS Interpreter Development.Module)
+  axcore_require(Python3_FOUND "Python 3 with its headers (or configure with -DAXCORE_BUILD_PYTHON=OFF)" python3-dev)
+  find_package(pybind11 CONFIG QUIET)
+  axcore_require(pybind11_FOUND "pybind11 (or configure with -DAXCORE_BUILD_PYTHON=OFF)" pybind11-dev)
+  foreach(_mod numpy pytest)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import ${_mod}" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(AXCORE_PY_${_mod}_FOUND TRUE)
+    else()
+      set(AXCORE_PY_${_mod}_FOUND FALSE)
+    endif()
+  endforeach()
+  axcore_require(AXCORE_PY_numpy_FOUND "NumPy for ${Python3_EXECUTABLE} (or -DAXCORE_BUILD_PYTHON=OFF)" python3-numpy)
+  axcore_require(AXCORE_PY_pytest_FOUND "pytest for ${Python3_EXECUTABLE} (or -DAXCORE_BUILD_PYTHON=OFF)" python3-pytest)
+endif()
+
 # Optional: clang with its libFuzzer runtime builds the fuzz targets (axcore_fuzz_target, AxcoreHelpers).
 find_program(AXCORE_CLANGXX NAMES clang++ clang++-14)
 if(NOT AXCORE_CLANGXX)

@@ -1,5 +1,6 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
 //   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
+//   axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]   an AxScript program (the Python package)
 //   axc ops                 the operator library, with every operator's arguments
 //   axc import MODEL.onnx   the ONNX node -> operator mapping and the layout decisions
 //   axc explain BUNDLE.axb  what the bundle holds and what its TXN stream does
@@ -10,7 +11,15 @@
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/txn/compare.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>
 
 #include "catalog.hpp"
 #ifdef AXCORE_HAVE_ONNX
@@ -20,6 +29,40 @@
 namespace ax = axcore::compiler;
 
 namespace {
+// `axc compile PROGRAM.py ...` is the Python package's (python/, docs/python.md): this process
+// becomes `python3 -m axcore.axc compile ...`, with the package of this build (<build>/python, next
+// to <build>/compiler; AXCORE_PYTHON_DIR overrides) on PYTHONPATH. Returns only when it is not such
+// a call, or when the interpreter cannot be started (exit code 2).
+int compile_python(int argc, char** argv) {
+  if (argc < 3 || std::string_view(argv[1]) != "compile") return -1;
+  bool py = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    py = py || (a.size() > 3 && a.substr(a.size() - 3) == ".py");
+  }
+  if (!py) return -1;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = std::getenv("AXCORE_PYTHON_DIR")
+                     ? fs::path(std::getenv("AXCORE_PYTHON_DIR"))
+                     : fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "python";
+  if (!fs::exists(dir / "axcore" / "__init__.py")) {
+    std::cerr << "axc: the axcore Python package is not built at " << dir.string()
+              << " (build the target axcore_python, or set AXCORE_PYTHON_DIR)\n";
+    return 2;
+  }
+  const std::string python = fs::exists(dir / "bin" / "python3") ? (dir / "bin" / "python3").string() : "python3";
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = dir.string() + (old && *old ? ":" + std::string(old) : std::string());
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<char*> args{const_cast<char*>(python.c_str()), const_cast<char*>("-m"), const_cast<char*>("axcore.axc")};
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  std::cerr << "axc: cannot start " << python << ": " << std::strerror(errno) << "\n";
+  return 2;
+}
+
 bool is_model(const std::string& s) {
   const auto dot = s.rfind('.');
   return dot != std::string::npos && (s.substr(dot) == ".yaml" || s.substr(dot) == ".yml");
@@ -41,6 +84,7 @@ axcore::compiler::A::Module onnx_module(const std::string& path, std::string* re
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int rc = compile_python(argc, argv); rc >= 0) return rc;
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");

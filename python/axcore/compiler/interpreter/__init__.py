@@ -1,0 +1,1 @@
+"""The reference interpreter's NumPy helpers (``emulation``)."""

@@ -1,0 +1,541 @@
+"""The parser of a parsed region (guide §4.1-§4.2).
+
+A ``@A.prim_func`` body, a ``with A.script():`` block or an ``@A.macro`` body is read from its
+source with :mod:`ast`. Its statements become builder calls: a ``for`` over ``A.grid`` opens a
+device loop, ``with A.IFD():`` a unit block, ``out[i] = s.pop()`` a store. Its expressions are
+evaluated as Python, at parse time, over the builder's values: a helper called inside runs and
+only the expression it returns enters the IR (§4.1). Constructs outside the accepted subset are
+refused before anything is built, at the line that holds them.
+
+Every statement tells the builder where it was written (``set_location``), so the contract
+errors the C++ builder and lowering raise point at the user's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import threading
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from .._errors import CompileError, at_user_line
+from .._native import script as _s
+from . import _constructs as C
+from ._values import indices, is_device, value
+
+_local = threading.local()
+
+# ---- constructs outside the parsed subset (§4.2) ------------------------------------------------
+_REFUSED_STMT = {
+    ast.While: ("a while loop", "a device loop: for i in A.serial(n)"),
+    ast.Assert: ("assert", "check at build time, outside the parsed region"),
+    ast.Try: ("try/except/finally", "handle errors outside the parsed region"),
+    ast.Break: ("break", "a loop with the extent you need"),
+    ast.Continue: ("continue", "a predicate: A.when(cond) or A.If / A.Then / A.Else (§10)"),
+    ast.Raise: ("raise", "raise at build time, outside the parsed region (an op's validate())"),
+    ast.Delete: ("del", "let the name go out of use"),
+    ast.Global: ("global", "read module globals directly; they are visible inside"),
+    ast.Nonlocal: ("nonlocal", "compute the value above the parsed region"),
+    ast.Import: ("import", "import at module scope"),
+    ast.ImportFrom: ("import", "import at module scope"),
+    ast.ClassDef: ("a class definition", "define the class at module scope"),
+    ast.Return: ("return", "name the result with A.output(buf)"),
+    ast.AsyncFunctionDef: ("an async function", "define it outside the parsed region"),
+    ast.AsyncFor: ("async for", "a device loop: for i in A.grid(n)"),
+    ast.AsyncWith: ("async with", "with A.Datapath(): ..."),
+}
+if hasattr(ast, "Match"):
+    _REFUSED_STMT[ast.Match] = ("match", "a Python if at build time, or A.If / A.when (§10)")
+if hasattr(ast, "TryStar"):
+    _REFUSED_STMT[ast.TryStar] = ("try/except*", "handle errors outside the parsed region")
+
+_REFUSED_EXPR = {
+    ast.Lambda: ("a lambda", "a build-time helper defined outside the parsed region (§4.1)"),
+    ast.ListComp: ("a list comprehension", "compute the list above the parsed region, or a device loop"),
+    ast.SetComp: ("a set comprehension", "compute it above the parsed region"),
+    ast.DictComp: ("a dict comprehension", "compute it above the parsed region"),
+    ast.GeneratorExp: ("a generator expression", "compute it above the parsed region, or a device loop"),
+    ast.NamedExpr: ("an assignment expression (:=)", "an assignment statement"),
+    ast.Dict: ("a dict literal", "a list literal, or a dict built above the parsed region"),
+    ast.Set: ("a set literal", "a list literal"),
+    ast.Await: ("await", "nothing: a parsed region is not a coroutine"),
+    ast.Yield: ("yield", "nothing: a parsed region is not a generator"),
+    ast.YieldFrom: ("yield from", "nothing: a parsed region is not a generator"),
+}
+
+
+def fail_at(file: str, node: ast.AST, message: str, hint: str = "") -> None:
+    """Raise a CompileError at ``node`` of ``file``, its traceback ending on that line."""
+    raise at_user_line(CompileError(message, hint, file, getattr(node, "lineno", 0),
+                                    getattr(node, "col_offset", -1) + 1))
+
+
+def check_subset(file: str, body: Sequence[ast.stmt], region: str) -> None:
+    """Refuse what a parsed region does not accept, before anything is built (§4.2)."""
+    for stmt in body:
+        for node in _walk(stmt):
+            if isinstance(node, ast.FunctionDef):
+                fail_at(file, node,
+                        f"a nested function is refused: def {node.name} is inside {region}, and a function "
+                        "definition is not part of AxScript's abstractions (§4.1)",
+                        f"define {node.name} outside the parsed region: at module scope, beside the method, or "
+                        "just above the `with A.script():` line; only the call may sit inside (no decorator "
+                        "changes this, @A.macro included)")
+            refused = _REFUSED_STMT.get(type(node)) or _REFUSED_EXPR.get(type(node))
+            if refused:
+                fail_at(file, node, f"{refused[0]} is not accepted in {region}: a parsed region takes the "
+                        "A constructs and a subset of Python (§4.2)", refused[1])
+            if isinstance(node, (ast.For, ast.While)) and node.orelse:
+                fail_at(file, node.orelse[0], f"a for ... else is not accepted in {region} (§4.2)",
+                        "write the else part after the loop")
+
+
+def _walk(node: ast.AST):
+    """ast.walk, but not into a nested def (its own refusal names it)."""
+    todo = [node]
+    while todo:
+        n = todo.pop(0)
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not node:
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
+# ---- expression rewriting: and/or, x if c else y, chained comparisons ---------------------------
+def _call(name: str, args: List[ast.expr], like: ast.AST) -> ast.Call:
+    return ast.copy_location(ast.Call(func=ast.copy_location(ast.Name(id=name, ctx=ast.Load()), like),
+                                      args=args, keywords=[]), like)
+
+
+def _thunk(e: ast.expr) -> ast.Lambda:
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                         defaults=[])
+    return ast.copy_location(ast.Lambda(args=args, body=e), e)
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Device values have no truth value: and / or / not, a conditional expression and a chained
+    comparison become calls that build the device form when an operand is a device value and
+    keep Python's meaning otherwise."""
+
+    def visit_BoolOp(self, n: ast.BoolOp) -> ast.AST:
+        self.generic_visit(n)
+        name = "__ax_and" if isinstance(n.op, ast.And) else "__ax_or"
+        out = n.values[0]
+        for v in n.values[1:]:
+            out = _call(name, [out, _thunk(v)], n)
+        return out
+
+    def visit_UnaryOp(self, n: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(n)
+        if isinstance(n.op, ast.Not):
+            return _call("__ax_not", [n.operand], n)
+        return n
+
+    def visit_IfExp(self, n: ast.IfExp) -> ast.AST:
+        self.generic_visit(n)
+        return _call("__ax_ifexp", [n.test, _thunk(n.body), _thunk(n.orelse)], n)
+
+    def visit_Compare(self, n: ast.Compare) -> ast.AST:
+        self.generic_visit(n)
+        if len(n.ops) == 1:
+            return n
+        parts, left = [], n.left
+        for op, right in zip(n.ops, n.comparators):
+            parts.append(ast.copy_location(ast.Compare(left=left, ops=[op], comparators=[right]), n))
+            left = right
+        out = parts[0]
+        for p in parts[1:]:
+            out = _call("__ax_and", [out, _thunk(p)], n)
+        return out
+
+
+def _ax_and(a: Any, b: Callable[[], Any]) -> Any:
+    if is_device(a):
+        return value(a) & value(b())
+    if not a:
+        return a
+    r = b()
+    return r
+
+
+def _ax_or(a: Any, b: Callable[[], Any]) -> Any:
+    if is_device(a):
+        _s.fail("`or` of device conditions is not supported", "A.if_then_else, or split into two predicates")
+    return a if a else b()
+
+
+def _ax_not(a: Any) -> Any:
+    if is_device(a):
+        _s.fail("`not` of a device condition is not supported", "write the opposite comparison")
+    return not a
+
+
+def _ax_ifexp(c: Any, a: Callable[[], Any], b: Callable[[], Any]) -> Any:
+    if is_device(c):
+        return _s.if_then_else(value(c), value(a()), value(b()))
+    return a() if c else b()
+
+
+HELPERS = {"__ax_and": _ax_and, "__ax_or": _ax_or, "__ax_not": _ax_not, "__ax_ifexp": _ax_ifexp}
+
+
+# ---- source -------------------------------------------------------------------------------------
+_trees: Dict[str, ast.Module] = {}
+
+
+def file_tree(file: str) -> Optional[ast.Module]:
+    """The parsed source of ``file`` (cached), or None when it has no source."""
+    lines = linecache.getlines(file)
+    if not lines:
+        return None
+    key = file + "\0" + str(len(lines))
+    if key not in _trees:
+        _trees[key] = ast.parse("".join(lines), file)
+    return _trees[key]
+
+
+# ---- the parser -----------------------------------------------------------------------------------
+_UNITS = {"IFD", "MatMul", "DPU", "ODR", "init"}
+
+
+class Parser:
+    """Builds the statements of one parsed region into the builder's current container.
+
+    Parameters
+    ----------
+    file : str
+        The source file (locations and errors point into it).
+    namespace : dict
+        What the region sees: the module globals, the closure or the enclosing function's locals,
+        the parameters.
+    region : str
+        How errors name the region ("the body of prim_func main").
+    names : set, optional
+        Buffer names taken in the function (a name hint that is taken gets a suffix).
+    """
+
+    def __init__(self, file: str, namespace: Dict[str, Any], region: str, names: Optional[set] = None) -> None:
+        self.file = file
+        self.ns = dict(namespace)
+        self.ns.update(HELPERS)
+        self.region = region
+        self.units: List[str] = []
+        self.lets: Dict[str, int] = {}
+        self.names = names if names is not None else set()
+
+    # -- plumbing --
+    def at(self, node: ast.AST) -> None:
+        _s.set_location(self.file, node.lineno, node.col_offset + 1)
+
+    def fail(self, node: ast.AST, message: str, hint: str = "") -> None:
+        fail_at(self.file, node, message, hint)
+
+    def eval(self, node: ast.expr) -> Any:
+        tree = ast.fix_missing_locations(_Rewrite().visit(ast.Expression(body=_copy(node))))
+        return eval(compile(tree, self.file, "eval"), self.ns)
+
+    def run(self, body: Sequence[ast.stmt]) -> None:
+        """Build ``body`` (the caller opened the builder's context)."""
+        prev = getattr(_local, "parser", None)
+        _local.parser = self
+        try:
+            self.block(body)
+        finally:
+            _local.parser = prev
+
+    def block(self, body: Sequence[ast.stmt]) -> None:
+        for stmt in body:
+            self.stmt(stmt)
+
+    def name_hint(self) -> str:
+        """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
+        buffer "out"), once; "" when there is none."""
+        hint = getattr(self, "_hint", "")
+        self._hint = ""
+        if not hint:
+            return ""
+        name, k = hint, 1
+        while name in self.names:
+            k += 1
+            name = f"{hint}_{k}"
+        self.names.add(name)
+        return name
+
+    # -- statements --
+    def stmt(self, st: ast.stmt) -> None:
+        self.at(st)
+        self._hint = ""
+        self.check_lets(st)
+        handler = getattr(self, "s_" + type(st).__name__, None)
+        if handler is None:
+            self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
+        handler(st)
+
+    def check_lets(self, st: ast.stmt) -> None:
+        if not self.lets:
+            return
+        for node in ast.walk(st):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.lets:
+                self.fail(node,
+                          f"Failed to parse TIR statement {ast.unparse(st).splitlines()[0]}: T.LetStmt({node.id}, ...) "
+                          f"— {node.id} is a Python name bound to a device value at line {self.lets[node.id]} and "
+                          "read by a later statement; a value that crosses a statement boundary must be a declared "
+                          "register (§5.2, §14)",
+                          f"{node.id} = A.var(\"float18x64\") before assigning it (or A.array), or build the value "
+                          "inside the statement that uses it")
+
+    def s_Expr(self, st: ast.Expr) -> None:
+        if isinstance(st.value, ast.Constant):
+            return  # a docstring or a bare constant
+        self.eval(st.value)
+
+    def s_Pass(self, st: ast.Pass) -> None:
+        pass
+
+    def s_Assign(self, st: ast.Assign) -> None:
+        if len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            self._hint = st.targets[0].id
+        v = self.eval(st.value)
+        for t in st.targets:
+            self.assign(t, v, st.value)
+
+    def s_AnnAssign(self, st: ast.AnnAssign) -> None:
+        if st.value is None:
+            return
+        if isinstance(st.target, ast.Name):
+            self._hint = st.target.id
+        self.assign(st.target, self.eval(st.value), st.value)
+
+    def assign(self, target: ast.expr, v: Any, rhs: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            name = target.id
+            cur = self.ns.get(name)
+            fresh_reg = isinstance(v, (_s.Reg, _s.Acc)) and _is_call_to(rhs, ("var", "array", "mvm_accumulator"))
+            if isinstance(cur, _s.Reg) and not fresh_reg:
+                cur.write(value(v))  # an A.var is assigned directly (§5.2)
+                return
+            if v is None:
+                self.fail(target, f"{name} is bound to Python None in {self.region}: the parser reads both arms "
+                          "of an if, so a None name fails even in a branch that cannot run (§14)",
+                          "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
+                          "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
+            if isinstance(v, _s.Value) and self.units:
+                unit = self.units[-1]
+                if unit == "IFD":
+                    self.fail(target, "Expected a single StreamPush",
+                              f"no intermediate assignment in an IFD block: {name} becomes a LetStmt; build the "
+                              "expression in a Python helper and push it directly: s.push(buf[_addr(i, j)]) (§8.3)")
+                self.lets[name] = target.lineno
+                self.ns.pop(name, None)
+                return
+            self.lets.pop(name, None)
+            self.ns[name] = v
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value)
+            key = self.eval(target.slice)
+            if isinstance(obj, (_s.BufferHandle, _s.Reg, _s.Acc)):
+                obj[key] = v
+            else:
+                obj[key] = v  # build-time Python container
+        elif isinstance(target, ast.Attribute):
+            setattr(self.eval(target.value), target.attr, v)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            try:
+                items = list(v)
+            except TypeError:
+                self.fail(target, f"cannot unpack a {type(v).__name__}")
+            if len(items) != len(target.elts):
+                self.fail(target, f"cannot unpack {len(items)} values into {len(target.elts)} names")
+            for t, x in zip(target.elts, items):
+                self.assign(t, x, rhs)
+        else:
+            self.fail(target, f"cannot assign to {type(target).__name__} in {self.region}")
+
+    def s_AugAssign(self, st: ast.AugAssign) -> None:
+        rhs = self.eval(st.value)
+        t = st.target
+        if isinstance(t, ast.Name):
+            if t.id in self.lets:
+                self.check_lets(ast.Expr(value=ast.copy_location(ast.Name(id=t.id, ctx=ast.Load()), t)))
+            cur = self.ns.get(t.id)
+            if isinstance(cur, _s.Acc):
+                if not isinstance(st.op, ast.Add):
+                    self.fail(st, "the MVM accumulator only accumulates: acc += A.mvm_1x1(...)")
+                cur.iadd(value(rhs))
+                return
+            if t.id not in self.ns:
+                self.fail(t, f"{t.id} is not defined")
+            self.assign(t, _binop(st.op, cur, rhs), st.value)
+        elif isinstance(t, ast.Subscript):
+            obj, key = self.eval(t.value), self.eval(t.slice)
+            obj[key] = _binop(st.op, obj[key], rhs)
+        elif isinstance(t, ast.Attribute):
+            obj = self.eval(t.value)
+            setattr(obj, t.attr, _binop(st.op, getattr(obj, t.attr), rhs))
+        else:
+            self.fail(t, f"cannot assign to {type(t).__name__}")
+
+    def s_If(self, st: ast.If) -> None:
+        test = self.eval(st.test)
+        if is_device(test):
+            other = (lambda: self.block(st.orelse)) if st.orelse else None
+            _s.If(value(test), lambda: self.block(st.body), other)
+            return
+        taken, untaken = (st.body, st.orelse) if test else (st.orelse, st.body)
+        self.check_none(untaken)
+        self.block(taken)
+
+    def check_none(self, body: Sequence[ast.stmt]) -> None:
+        """Both arms of an if are parsed (§4.2): a name bound to None fails in the arm that
+        cannot run as well."""
+        for st in body:
+            for node in ast.walk(st):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.ns \
+                        and self.ns[node.id] is None:
+                    self.fail(node, f"{node.id} is bound to Python None, and the parser reads both arms of an if: "
+                              "it fails here even though this branch cannot run (§4.2, §14)",
+                              "bind it unconditionally to a real buffer (a zero-filled A.alloc_constant)")
+
+    def s_For(self, st: ast.For) -> None:
+        it = self.eval(st.iter)
+        if isinstance(it, range):
+            if it.step != 1:
+                self.fail(st.iter, "a device range() takes step 1", "A.serial(start, stop)")
+            it = C.Loops("serial", [it.start], [max(0, it.stop - it.start)])
+        if isinstance(it, C.Loops):
+            self.at(st)
+            vars_ = [_s.open_loop(it.kind, s, e, None) for s, e in zip(it.starts, it.extents)]
+            try:
+                bound: Any = tuple(vars_) if (it.always_tuple or len(vars_) > 1) else vars_[0]
+                self.assign(st.target, bound, st.iter)
+                self.block(st.body)
+            finally:
+                for _ in vars_:
+                    _s.close_loop()
+            return
+        if isinstance(it, (list, tuple)):
+            for x in it:  # a build-time sequence: unrolled at parse time
+                self.assign(st.target, x, st.iter)
+                self.block(st.body)
+            return
+        self.fail(st.iter, f"a for in {self.region} iterates a device loop (A.grid, A.serial, A.unroll, range), "
+                  f"not a {type(it).__name__}")
+
+    def s_With(self, st: ast.With) -> None:
+        self.with_items(st, list(st.items), st.body)
+
+    def with_items(self, st: ast.With, items: List[ast.withitem], body: Sequence[ast.stmt]) -> None:
+        if not items:
+            self.block(body)
+            return
+        item, rest = items[0], items[1:]
+        self.at(item.context_expr)
+        ctx = self.eval(item.context_expr)
+        inner = lambda: self.with_items(st, rest, body)  # noqa: E731
+        if not isinstance(ctx, C.Block):
+            self.fail(item.context_expr, f"with {ast.unparse(item.context_expr)}: not a block of the language",
+                      "A.Datapath, A.IFD, A.pseudo.MatMul, A.DPU, A.ODR, A.init, A.pseudo.LoadIMC, A.CoreDMA, "
+                      "A.SysDMA, A.AICore, A.If/Then/Else, A.when, A.tiles, A.script")
+        k, a = ctx.kind, ctx.args
+        if item.optional_vars is not None and k != "tiles":
+            self.assign(item.optional_vars, ctx, item.context_expr)
+        if k in _UNITS:
+            self.units.append(k)
+            try:
+                if k == "IFD":
+                    _s.IFD(a["num"], inner)
+                else:
+                    getattr(_s, k)(inner)
+            finally:
+                self.units.pop()
+        elif k == "Datapath":
+            _s.Datapath(a["kind"], a["core"], a["id"], inner)
+        elif k == "LoadIMC":
+            _s.LoadIMC(inner)
+        elif k == "CoreDMA":
+            _s.CoreDMA(a["core"], a["id"], inner)
+        elif k == "SysDMA":
+            _s.SysDMA(a["id"], inner)
+        elif k == "AICore":
+            _s.AICore(a["core"], inner)
+        elif k == "when":
+            _s.when(value(a["cond"]), inner)
+        elif k == "If":
+            self.if_block(st, a["cond"], rest, body)
+        elif k in ("Then", "Else"):
+            self.fail(item.context_expr, f"with A.{k}() belongs directly inside with A.If(cond):")
+        elif k == "tiles":
+            b = a["bounds"]
+            v = _s.open_loop("serial", 0, a["extent"], [b[0], b[1], b[2], b[3]])
+            try:
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, v, item.context_expr)
+                inner()
+            finally:
+                _s.close_loop()
+        elif k in ("script", "fuse", "prevent_fuse"):
+            inner()  # a nested script region; fusion is advisory (§12) and this compiler does not fuse
+        else:  # pragma: no cover - every Block kind is handled above
+            self.fail(item.context_expr, f"with A.{k}: not handled")
+
+    def if_block(self, st: ast.With, cond: Any, rest: List[ast.withitem], body: Sequence[ast.stmt]) -> None:
+        if rest:
+            self.fail(st, "with A.If(cond): takes a single item", "with A.If(c): with A.Then(): ...")
+        then_body: Optional[Sequence[ast.stmt]] = None
+        else_body: Optional[Sequence[ast.stmt]] = None
+        for inner in body:
+            ctx = None
+            if isinstance(inner, ast.With) and len(inner.items) == 1:
+                self.at(inner)
+                ctx = self.eval(inner.items[0].context_expr)
+            if not isinstance(ctx, C.Block) or ctx.kind not in ("Then", "Else"):
+                self.fail(inner, "inside with A.If(cond): only with A.Then(): and with A.Else(): blocks",
+                          "with A.If(c):\n    with A.Then(): ...\n    with A.Else(): ...")
+            if ctx.kind == "Then":
+                then_body = inner.body
+            else:
+                else_body = inner.body
+        if then_body is None:
+            self.fail(st, "with A.If(cond): needs a with A.Then(): block")
+        tb, eb = then_body, else_body
+        self.at(st)
+        _s.If(value(cond), lambda: self.block(tb), (lambda: self.block(eb)) if eb is not None else None)
+
+
+def _copy(node: ast.expr) -> ast.expr:
+    """A copy the rewriter may change (the cached tree stays as parsed)."""
+    import copy
+    return copy.deepcopy(node)
+
+
+def _is_call_to(node: ast.expr, names: Sequence[str]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr in names) or (isinstance(f, ast.Name) and f.id in names)
+
+
+def _binop(op: ast.operator, a: Any, b: Any) -> Any:
+    import operator
+    fn = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+          ast.Mod: operator.mod, ast.Div: operator.truediv, ast.BitAnd: operator.and_}.get(type(op))
+    if fn is None:
+        _s.fail(f"the operator {type(op).__name__} is not accepted here (§4.2)")
+    if isinstance(a, _s.Reg):
+        a = value(a)
+    return fn(a, b)
+
+
+def current() -> Optional[Parser]:
+    """The parser building right now on this thread (None outside a parsed region)."""
+    return getattr(_local, "parser", None)
+
+
+def name_hint() -> str:
+    p = current()
+    return p.name_hint() if p is not None else ""
+
+
+def indices_of(key: Any) -> List[Any]:
+    return indices(key)

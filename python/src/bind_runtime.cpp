@@ -1,0 +1,96 @@
+// compile() and the `.axb` bundle codec for Python: a compiled module comes back as the bundle's
+// bytes (the runtime runs it in a child process), and a bundle's bytes decode to what the Python
+// Bundle shows (buffers, graph, metadata).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/script.hpp>
+#include <axcore/num/float18.hpp>
+#include <axcore/runtime/bundle.hpp>
+#include <chrono>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace axcore::python {
+namespace {
+
+namespace A = compiler::A;
+
+py::bytes to_bytes(const std::vector<uint8_t>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size()};  // NOLINT: bytes are chars
+}
+
+std::vector<uint8_t> from_bytes(const py::bytes& b) {
+  const std::string s = b;
+  return {s.begin(), s.end()};
+}
+
+py::object attr(const runtime::AttrValue& v) {
+  return std::visit([](const auto& x) -> py::object { return py::cast(x); }, v);
+}
+
+py::dict info(const runtime::Bundle& b) {
+  py::list buffers;
+  for (const auto& d : b.buffers) {
+    py::dict x;
+    x["name"] = d.name;
+    x["role"] = std::string(runtime::to_string(d.role));
+    x["dtype"] = std::string(spec::to_string(d.dtype));
+    x["shape"] = py::tuple(py::cast(d.shape));
+    x["layout"] = std::string(runtime::to_string(d.layout.kind));
+    x["axis"] = d.layout.axis;
+    buffers.append(x);
+  }
+  py::list graph;
+  for (const auto& n : b.graph) {
+    py::dict attrs;
+    for (const auto& [k, v] : n.attrs) attrs[py::str(k)] = attr(v);
+    graph.append(py::dict(py::arg("op") = n.op, py::arg("inputs") = n.inputs, py::arg("outputs") = n.outputs,
+                          py::arg("attrs") = attrs));
+  }
+  py::dict r;
+  r["buffers"] = buffers;
+  r["graph"] = graph;
+  r["metadata"] = b.metadata;
+  r["txn_words"] = b.txn.size();
+  r["describe"] = runtime::describe(b);
+  return r;
+}
+
+}  // namespace
+
+void bind_runtime(py::module_& m) {
+  m.def(
+      "compile",
+      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source) {
+        compiler::CompileOptions opt;
+        opt.cores = cores;
+        opt.name = name;
+        opt.source = source;
+        const auto r = compiler::compile(mod.ir().main(), opt);
+        py::dict d;
+        d["bundle"] = to_bytes(runtime::encode_bundle(r.bundle));
+        d["total_ms"] = r.total_ms;
+        py::list t;
+        for (const auto& p : r.timings) t.append(py::make_tuple(p.name, p.ms));
+        d["timings"] = t;
+        d["explain"] = compiler::explain(r.program);
+        return d;
+      },
+      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "");
+  m.def("bundle_info", [](const py::bytes& b) { return info(runtime::decode_bundle(from_bytes(b))); });
+  // The guide's emu.rf18: a float32 array rounded to float18 precision (common/num).
+  m.def("rf18", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
+    py::array_t<float> r(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
+    const float* in = a.data();
+    float* out = r.mutable_data();
+    for (py::ssize_t k = 0; k < a.size(); ++k) out[k] = num::rf18(in[k]);
+    return r;
+  });
+  m.def("spec_hash", [] { return spec::kSpecHash; });
+}
+
+}  // namespace axcore::python

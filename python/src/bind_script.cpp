@@ -1,0 +1,261 @@
+// The builder (axcore/compiler/script.hpp) for the Python front end. The front end sets where
+// each statement was written (set_location) and calls these; the builder records that location,
+// so its contract errors (and the lowering's, later) point into the user's .py file.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/operators.h>
+#include <pybind11/stl.h>
+
+#include <axcore/compiler/printer.hpp>
+#include <axcore/compiler/script.hpp>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace axcore::python {
+namespace {
+
+namespace A = compiler::A;
+using compiler::SourceLoc;
+
+SourceLoc here() {
+  const SourceLoc* l = compiler::front_end_location();
+  return l ? *l : SourceLoc{};
+}
+
+compiler::Scope scope_of(const std::string& s) {
+  auto sc = compiler::parse_scope(s);
+  if (!sc)
+    compiler::fail(here(), "unknown scope '" + s + "'",
+                   "one of A.DDR, A.L2, A.L1, A.DDR_WEAK, A.L2_WEAK, A.L1_WEAK, A.IMC, A.DPU_REGISTERS, "
+                   "A.MVM_ACCUMULATOR");
+  return *sc;
+}
+
+A::Body body_of(const py::function& f) {
+  if (!f) return {};
+  return [f] { f(); };
+}
+
+void bind_values(py::module_& m) {
+  py::class_<A::Value>(m, "Value", "an expression: index arithmetic, a loaded value, a DPU computation")
+      .def(py::init([](int64_t v) { return A::Value(v); }))
+      .def("__add__", [](const A::Value& a, const A::Value& b) { return a + b; }, py::is_operator())
+      .def("__radd__", [](const A::Value& a, const A::Value& b) { return b + a; }, py::is_operator())
+      .def("__sub__", [](const A::Value& a, const A::Value& b) { return a - b; }, py::is_operator())
+      .def("__rsub__", [](const A::Value& a, const A::Value& b) { return b - a; }, py::is_operator())
+      .def("__mul__", [](const A::Value& a, const A::Value& b) { return a * b; }, py::is_operator())
+      .def("__rmul__", [](const A::Value& a, const A::Value& b) { return b * a; }, py::is_operator())
+      .def("__floordiv__", [](const A::Value& a, const A::Value& b) { return a / b; }, py::is_operator())
+      .def("__rfloordiv__", [](const A::Value& a, const A::Value& b) { return b / a; }, py::is_operator())
+      .def("__mod__", [](const A::Value& a, const A::Value& b) { return a % b; }, py::is_operator())
+      .def("__rmod__", [](const A::Value& a, const A::Value& b) { return b % a; }, py::is_operator())
+      // A Python float is a float32 immediate: the builder and the lowering say where one is refused
+      // (a DPU operand has no float18 literal, guide §7).
+      .def("__add__", [](const A::Value& a, double b) { return a + A::float32(b); }, py::is_operator())
+      .def("__radd__", [](const A::Value& a, double b) { return A::float32(b) + a; }, py::is_operator())
+      .def("__sub__", [](const A::Value& a, double b) { return a - A::float32(b); }, py::is_operator())
+      .def("__rsub__", [](const A::Value& a, double b) { return A::float32(b) - a; }, py::is_operator())
+      .def("__mul__", [](const A::Value& a, double b) { return a * A::float32(b); }, py::is_operator())
+      .def("__rmul__", [](const A::Value& a, double b) { return A::float32(b) * a; }, py::is_operator())
+      .def("__neg__", [](const A::Value& a) { return -a; })
+      .def("__lt__", [](const A::Value& a, const A::Value& b) { return a < b; }, py::is_operator())
+      .def("__le__", [](const A::Value& a, const A::Value& b) { return a <= b; }, py::is_operator())
+      .def("__gt__", [](const A::Value& a, const A::Value& b) { return a > b; }, py::is_operator())
+      .def("__ge__", [](const A::Value& a, const A::Value& b) { return a >= b; }, py::is_operator())
+      .def("__eq__", [](const A::Value& a, const A::Value& b) { return a == b; }, py::is_operator())
+      .def("__and__", [](const A::Value& a, const A::Value& b) { return a && b; }, py::is_operator())
+      .def("__rand__", [](const A::Value& a, const A::Value& b) { return b && a; }, py::is_operator())
+      .def("__bool__",
+           [](const A::Value&) -> bool {
+             compiler::fail(here(), "a device value has no build-time truth value",
+                            "select a value with A.if_then_else(cond, a, b), or a code path with A.If / A.when");
+           })
+      .def("__index__",
+           [](const A::Value&) -> int64_t {
+             compiler::fail(here(), "a device value is not a build-time integer",
+                            "use it as an index or in an expression; build-time Python needs a Python int");
+           })
+      .def("__repr__", [](const A::Value& v) { return "<A.Value " + compiler::dump(v.expr()) + ">"; })
+      .def_property_readonly("dtype",
+                             [](const A::Value& v) { return v.expr() ? v.expr()->dtype.str() : std::string(); });
+  py::implicitly_convertible<py::int_, A::Value>();
+  m.attr("Value").attr("__hash__") = py::none();
+}
+
+void bind_handles(py::module_& m) {
+  py::class_<A::BufferHandle>(m, "BufferHandle", "a buffer: an input, a local, a constant, the IMC")
+      .def("load", [](const A::BufferHandle& b, const std::vector<A::Value>& idx) { return b.at(idx).value(); })
+      .def("store",
+           [](const A::BufferHandle& b, const std::vector<A::Value>& idx, const A::Value& v) { b.at(idx) = v; })
+      .def_property_readonly("shape",
+                             [](const A::BufferHandle& b) {
+                               py::tuple t(b.shape().size());
+                               for (std::size_t k = 0; k < b.shape().size(); ++k) t[k] = b.shape()[k];
+                               return t;
+                             })
+      .def_property_readonly("dtype", &A::BufferHandle::dtype)
+      .def_property_readonly("name", &A::BufferHandle::name)
+      .def("scope", [](const A::BufferHandle& b) { return compiler::to_string(b.scope()); })
+      .def("reshape", [](const A::BufferHandle& b, std::vector<int64_t> s) { return b.reshape(std::move(s)); })
+      .def("__repr__", [](const A::BufferHandle& b) { return "<A.Buffer " + b.name() + " " + b.dtype() + ">"; });
+  py::class_<A::Reg>(m, "Reg", "a DPU register file (A.array) or register (A.var)")
+      .def("read", [](const A::Reg& r) { return A::Value(r); })
+      .def("write", [](A::Reg& r, const A::Value& v) { r = v; })
+      .def("load", [](const A::Reg& r, const A::Value& i) { return r[A::Ix(i)].value(); })
+      .def("store", [](const A::Reg& r, const A::Value& i, const A::Value& v) { r[A::Ix(i)] = v; })
+      .def_property_readonly("is_var", [](const A::Reg& r) { return r.node()->is_var; })
+      .def_property_readonly("name", [](const A::Reg& r) { return r.node()->name; })
+      .def_property_readonly("dtype", [](const A::Reg& r) { return r.node()->dtype.str(); });
+  py::class_<A::Acc>(m, "Acc", "the MVM accumulator (A.mvm_accumulator())")
+      .def("iadd", [](A::Acc& a, const A::Value& v) { a += v; })
+      .def("load", [](const A::Acc& a, const A::Value& i) { return a[A::Ix(i)].value(); })
+      .def_property_readonly("name", [](const A::Acc& a) { return a.node()->name; });
+  py::class_<A::StreamHandle>(m, "Stream", "a stream between two units (A.decl_stream)")
+      .def("push", [](const A::StreamHandle& s, const A::Value& v) { s.push(v); })
+      .def("push", [](const A::StreamHandle& s, const A::Acc& acc) { s.push(acc); })
+      .def("pop", [](const A::StreamHandle& s) { return s.pop(); })
+      .def_property_readonly("dtype", [](const A::StreamHandle& s) { return s.node()->dtype.str(); })
+      .def_property_readonly("name", [](const A::StreamHandle& s) { return s.node()->name; });
+  py::class_<A::Func>(m, "Func", "a prim_func under construction")
+      .def("input",
+           [](A::Func& f, const std::string& name, std::vector<int64_t> shape, const std::string& dtype,
+              const std::string& scope) { return f.input(name, std::move(shape), dtype, scope_of(scope)); })
+      .def_property_readonly("name", [](const A::Func& f) { return f.ir().name; });
+  py::class_<A::Module>(m, "Module", "an ir_module under construction")
+      .def(py::init<std::string>())
+      .def("prim_func", [](A::Module& mod, const std::string& name) { return mod.prim_func(name); })
+      .def_property_readonly("name", [](const A::Module& mod) { return mod.ir().name; })
+      .def("dump", [](const A::Module& mod) { return compiler::dump(mod.ir()); });
+}
+
+void bind_constructs(py::module_& m) {
+  m.def("set_location",
+        [](const std::string& file, uint32_t line, uint32_t column) {
+          const SourceLoc l{file, line, column};
+          compiler::set_front_end_location(&l);
+        })
+      .def("clear_location", [] { compiler::set_front_end_location(nullptr); })
+      .def("fail", [](const std::string& message, const std::string& hint) { compiler::fail(here(), message, hint); })
+      .def("with_script",
+           [](A::Func& f, const py::function& body) {
+             A::Script s(f);
+             body();
+           })
+      // buffers, streams, registers
+      .def("alloc_buffer",
+           [](std::vector<int64_t> shape, const std::string& dtype, const std::string& scope, const std::string& name) {
+             return A::alloc_buffer(std::move(shape), dtype, scope_of(scope), name);
+           })
+      .def("alloc_constant",
+           [](const py::array_t<double, py::array::c_style | py::array::forcecast>& values, const std::string& dtype,
+              const std::string& scope, std::vector<int64_t> shape, const std::string& name) {
+             std::vector<double> v(values.data(), values.data() + values.size());
+             return A::alloc_constant(std::move(v), dtype, scope_of(scope), std::move(shape), name);
+           })
+      .def("alloc_imc",
+           [](std::vector<int64_t> tiles, const std::string& dtype, int core, const std::string& name) {
+             return A::alloc_imc(std::move(tiles), dtype, core, name);
+           })
+      .def("mvm_accumulator", [] { return A::mvm_accumulator(); })
+      .def("reset_accumulator", [](const A::Acc& a) { A::reset_accumulator(a); })
+      .def("var", [](const std::string& dtype, const std::string& name) { return A::var(dtype, name); })
+      .def("array",
+           [](const std::string& dtype, int64_t size, const std::string& name) { return A::array(dtype, size, name); })
+      .def("decl_stream", [](const std::string& dtype, const std::string& scope,
+                             const std::string& name) { return A::decl_stream(dtype, scope, name); })
+      .def("output", [](const A::BufferHandle& b) { A::output(b); })
+      // loops
+      .def("open_loop",
+           [](const std::string& kind, int64_t start, int64_t extent, std::optional<std::vector<int64_t>> tiles) {
+             compiler::LoopKind k = kind == "serial"   ? compiler::LoopKind::Serial
+                                    : kind == "grid"   ? compiler::LoopKind::Grid
+                                    : kind == "unroll" ? compiler::LoopKind::Unroll
+                                                       : throw std::invalid_argument("loop kind " + kind);
+             std::optional<compiler::TileBounds> tb;
+             if (tiles) {
+               if (tiles->size() != 4) throw std::invalid_argument("tiles: (tile_min, tile_max, num_tiles, drain)");
+               tb = compiler::TileBounds{(*tiles)[0], (*tiles)[1], (*tiles)[2], (*tiles)[3]};
+               // A.tiles' own checks (bounds >= 0, tile_min <= tile_max, drain 0..2).
+               (void)A::tiles(extent, *tb);
+             }
+             return A::detail::open_loop(k, start, extent, here(), tb);
+           })
+      .def("close_loop", [] { A::detail::close_loop(); })
+      // blocks
+      .def("Datapath",
+           [](std::optional<std::string> kind, int core, const std::string& id, const py::function& body) {
+             A::DatapathArgs a;
+             if (kind) {
+               if (*kind == "DP_MVMEXE" || *kind == "MVMEXE")
+                 a.kind = compiler::DpKind::MVMEXE;
+               else if (*kind == "DP_DWPU" || *kind == "DWPU")
+                 a.kind = compiler::DpKind::DWPU;
+               else
+                 compiler::fail(here(), "unknown datapath kind '" + *kind + "'", "A.DP_MVMEXE or A.DP_DWPU");
+             }
+             a.core = core;
+             a.id = id;
+             A::Datapath(a, body_of(body));
+           })
+      .def("IFD", [](int num, const py::function& body) { A::IFD(num, body_of(body)); })
+      .def("MatMul", [](const py::function& body) { A::MatMul(body_of(body)); })
+      .def("DPU", [](const py::function& body) { A::DPU(body_of(body)); })
+      .def("init", [](const py::function& body) { A::init(body_of(body)); })
+      .def("ODR", [](const py::function& body) { A::ODR(body_of(body)); })
+      .def("LoadIMC", [](const py::function& body) { A::LoadIMC(body_of(body)); })
+      .def("CoreDMA",
+           [](int core, const std::string& id, const py::function& body) { A::CoreDMA(body_of(body), core, id); })
+      .def("SysDMA", [](const std::string& id, const py::function& body) { A::SysDMA(body_of(body), id); })
+      .def("AICore", [](int core, const py::function& body) { A::AICore(core, body_of(body)); })
+      .def("If",
+           [](const A::Value& c, const py::function& then_body, const std::optional<py::function>& else_body) {
+             A::If(c, body_of(then_body), else_body ? body_of(*else_body) : A::Body{});
+           })
+      .def("when", [](const A::Value& c, const py::function& body) { A::when(c, body_of(body)); })
+      .def("drop", [](const A::Value& v) { A::drop(v); })
+      // sync
+      .def("sync", [](const std::vector<std::string>& w, const std::vector<std::string>& s) { A::sync(w, s); })
+      .def("waits", [](const std::string& id) { A::waits(id); })
+      .def("signals", [](const std::string& id) { A::signals(id); })
+      .def("barrier", [](const std::vector<int>& cores) { A::barrier(cores); })
+      .def("op_marker", [](const std::string& name) { A::op_marker(name); })
+      // values
+      .def("cast", [](const A::Value& v, const std::string& dtype) { return A::cast(v, dtype); })
+      .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
+      .def("if_then_else", [](const A::Value& c, const A::Value& a,
+                              const A::Value& b) { return A::if_then_else(c, a, b); })
+      .def("int8", [](int64_t v) { return A::int8(v); })
+      .def("int32", [](int64_t v) { return A::int32(v); })
+      .def("float32", [](double v) { return A::float32(v); })
+      .def("Ramp", [](const A::Value& base, int64_t step, int64_t lanes) { return A::Ramp(base, step, lanes); })
+      .def("slice", [](const A::Value& a, const A::Value& b) { return A::slice(a, b); })
+      .def("all",
+           [](const std::vector<A::Value>& conds) {
+             if (conds.empty()) compiler::fail(here(), "tir.all() needs at least one condition");
+             A::Value r = conds[0];
+             for (std::size_t k = 1; k < conds.size(); ++k) r = r && conds[k];
+             return r;
+           })
+      .def("Min", [](const A::Value& a, const A::Value& b) { return A::Min(a, b); })
+      .def("Max", [](const A::Value& a, const A::Value& b) { return A::Max(a, b); })
+      .def("mvm_1x1", [](const A::Value& x, const A::Value& w) { return A::mvm_1x1(x, w); })
+      .def("lut", [](const A::Value& x, const A::Value& t) { return A::dpu::lut(x, t); })
+      .def("lut_chain", [](const A::Value& x, const A::Value& t, int64_t n) { return A::dpu::lut(x, t, n); })
+      .def("prelu", [](const A::Value& x, const A::Value& s) { return A::dpu::prelu(x, s); })
+      .def("fma", [](const A::Value& a, const A::Value& b, const A::Value& c) { return A::dpu::fma(a, b, c); })
+      .def("add_reduce", [](const A::Value& x) { return A::dpu::add_reduce(x); })
+      .def("max_reduce", [](const A::Value& x) { return A::dpu::max_reduce(x); })
+      .def("min_reduce", [](const A::Value& x) { return A::dpu::min_reduce(x); });
+}
+
+}  // namespace
+
+void bind_script(py::module_& m) {
+  bind_values(m);
+  bind_handles(m);
+  bind_constructs(m);
+}
+
+}  // namespace axcore::python
