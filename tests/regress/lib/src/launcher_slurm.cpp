@@ -223,14 +223,7 @@ class Controller {
   fs::path log_of(const Attempt& a) const { return dir_ / "logs" / (a.slurm_job + ".out"); }
 
   JobResult failed(const Track& t, Status st, const std::string& why) const {
-    const Job& j = jobs_[t.job];
-    JobResult r;
-    r.id = j.id;
-    r.test = j.test->name;
-    r.kind = j.test->kind;
-    r.cores = j.cores;
-    r.seed = j.seed;
-    r.tags = j.test->tags;
+    JobResult r = new_result(jobs_[t.job]);
     r.status = st;
     r.message = "slurm: " + why;
     StepResult s;

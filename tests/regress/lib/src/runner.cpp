@@ -303,7 +303,7 @@ Tools find_tools(const fs::path& build) {
   return t;
 }
 
-JobResult run_job(const Job& job, const RunOptions& opt) {
+JobResult new_result(const Job& job) {
   JobResult r;
   r.id = job.id;
   r.test = job.test->name;
@@ -311,6 +311,11 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
   r.cores = job.cores;
   r.seed = job.seed;
   r.tags = job.test->tags;
+  return r;
+}
+
+JobResult run_job(const Job& job, const RunOptions& opt) {
+  JobResult r = new_result(job);
   const auto dir = opt.out_dir / "jobs" / job.id;
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -72,6 +72,9 @@ struct Summary {
 };
 Summary summarize(const std::vector<JobResult>& results, double seconds);
 
+// A job's result before anything ran: its id, test, kind, cores, seed and tags.
+JobResult new_result(const Job& job);
+
 // Runs one job (used by run_suite; public for tests).
 JobResult run_job(const Job& job, const RunOptions& opt);
 
