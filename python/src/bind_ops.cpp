@@ -50,8 +50,9 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
       // a device value: refused below like any other type
     }
   }
-  compiler::fail(here(), what + ": a " + py_type(h) + " is not an operator argument",
-                 "a buffer, a list of buffers, an int, a float, a list of ints, a string or a bool (build-time values)");
+  compiler::fail(
+      here(), what + ": a " + py_type(h) + " is not an operator argument",
+      "a buffer, a list of buffers, an int, a float, a list of ints, a string or a bool (build-time values)");
 }
 
 py::object from_arg(const ops::ArgValue& v) {
@@ -150,8 +151,8 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
 }
 
 std::pair<std::vector<ops::ArgValue>, std::map<std::string, ops::ArgValue>> bind_args(const std::string& op,
-                                                                                     const py::list& positional,
-                                                                                     const py::dict& named) {
+                                                                                      const py::list& positional,
+                                                                                      const py::dict& named) {
   std::vector<ops::ArgValue> pos;
   std::map<std::string, ops::ArgValue> nam;
   for (std::size_t k = 0; k < positional.size(); ++k)
@@ -176,13 +177,13 @@ void bind_ops(py::module_& m) {
     return out;
   });
   m.def("describe", [] { return ops::describe_ops(); });
-  m.def("invoke", [](const std::string& name, const py::list& positional, const py::dict& named,
-                     const std::string& out_name) {
-    const ops::OpDef* op = ops::find_op(name);
-    if (!op) compiler::fail(here(), "no operator '" + name + "'", "axc ops lists them");
-    auto [pos, nam] = bind_args(name, positional, named);
-    return ops::invoke_at(*op, pos, nam, out_name, here());
-  });
+  m.def("invoke",
+        [](const std::string& name, const py::list& positional, const py::dict& named, const std::string& out_name) {
+          const ops::OpDef* op = ops::find_op(name);
+          if (!op) compiler::fail(here(), "no operator '" + name + "'", "axc ops lists them");
+          auto [pos, nam] = bind_args(name, positional, named);
+          return ops::invoke_at(*op, pos, nam, out_name, here());
+        });
   py::class_<PyOp, std::shared_ptr<PyOp>>(m, "PyOp", "an operator authored in Python (ScriptOp)")
       .def(py::init(&make_py_op), py::arg("name"), py::arg("level"), py::arg("doc"), py::arg("args"),
            py::arg("validate"), py::arg("infer_output"), py::arg("implementation"))

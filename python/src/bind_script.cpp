@@ -41,32 +41,55 @@ A::Body body_of(const py::function& f) {
 void bind_values(py::module_& m) {
   py::class_<A::Value>(m, "Value", "an expression: index arithmetic, a loaded value, a DPU computation")
       .def(py::init([](int64_t v) { return A::Value(v); }))
-      .def("__add__", [](const A::Value& a, const A::Value& b) { return a + b; }, py::is_operator())
-      .def("__radd__", [](const A::Value& a, const A::Value& b) { return b + a; }, py::is_operator())
-      .def("__sub__", [](const A::Value& a, const A::Value& b) { return a - b; }, py::is_operator())
-      .def("__rsub__", [](const A::Value& a, const A::Value& b) { return b - a; }, py::is_operator())
-      .def("__mul__", [](const A::Value& a, const A::Value& b) { return a * b; }, py::is_operator())
-      .def("__rmul__", [](const A::Value& a, const A::Value& b) { return b * a; }, py::is_operator())
-      .def("__floordiv__", [](const A::Value& a, const A::Value& b) { return a / b; }, py::is_operator())
-      .def("__rfloordiv__", [](const A::Value& a, const A::Value& b) { return b / a; }, py::is_operator())
-      .def("__mod__", [](const A::Value& a, const A::Value& b) { return a % b; }, py::is_operator())
-      .def("__rmod__", [](const A::Value& a, const A::Value& b) { return b % a; }, py::is_operator())
+      .def(
+          "__add__", [](const A::Value& a, const A::Value& b) { return a + b; }, py::is_operator())
+      .def(
+          "__radd__", [](const A::Value& a, const A::Value& b) { return b + a; }, py::is_operator())
+      .def(
+          "__sub__", [](const A::Value& a, const A::Value& b) { return a - b; }, py::is_operator())
+      .def(
+          "__rsub__", [](const A::Value& a, const A::Value& b) { return b - a; }, py::is_operator())
+      .def(
+          "__mul__", [](const A::Value& a, const A::Value& b) { return a * b; }, py::is_operator())
+      .def(
+          "__rmul__", [](const A::Value& a, const A::Value& b) { return b * a; }, py::is_operator())
+      .def(
+          "__floordiv__", [](const A::Value& a, const A::Value& b) { return a / b; }, py::is_operator())
+      .def(
+          "__rfloordiv__", [](const A::Value& a, const A::Value& b) { return b / a; }, py::is_operator())
+      .def(
+          "__mod__", [](const A::Value& a, const A::Value& b) { return a % b; }, py::is_operator())
+      .def(
+          "__rmod__", [](const A::Value& a, const A::Value& b) { return b % a; }, py::is_operator())
       // A Python float is a float32 immediate: the builder and the lowering say where one is refused
       // (a DPU operand has no float18 literal, guide §7).
-      .def("__add__", [](const A::Value& a, double b) { return a + A::float32(b); }, py::is_operator())
-      .def("__radd__", [](const A::Value& a, double b) { return A::float32(b) + a; }, py::is_operator())
-      .def("__sub__", [](const A::Value& a, double b) { return a - A::float32(b); }, py::is_operator())
-      .def("__rsub__", [](const A::Value& a, double b) { return A::float32(b) - a; }, py::is_operator())
-      .def("__mul__", [](const A::Value& a, double b) { return a * A::float32(b); }, py::is_operator())
-      .def("__rmul__", [](const A::Value& a, double b) { return A::float32(b) * a; }, py::is_operator())
+      .def(
+          "__add__", [](const A::Value& a, double b) { return a + A::float32(b); }, py::is_operator())
+      .def(
+          "__radd__", [](const A::Value& a, double b) { return A::float32(b) + a; }, py::is_operator())
+      .def(
+          "__sub__", [](const A::Value& a, double b) { return a - A::float32(b); }, py::is_operator())
+      .def(
+          "__rsub__", [](const A::Value& a, double b) { return A::float32(b) - a; }, py::is_operator())
+      .def(
+          "__mul__", [](const A::Value& a, double b) { return a * A::float32(b); }, py::is_operator())
+      .def(
+          "__rmul__", [](const A::Value& a, double b) { return A::float32(b) * a; }, py::is_operator())
       .def("__neg__", [](const A::Value& a) { return -a; })
-      .def("__lt__", [](const A::Value& a, const A::Value& b) { return a < b; }, py::is_operator())
-      .def("__le__", [](const A::Value& a, const A::Value& b) { return a <= b; }, py::is_operator())
-      .def("__gt__", [](const A::Value& a, const A::Value& b) { return a > b; }, py::is_operator())
-      .def("__ge__", [](const A::Value& a, const A::Value& b) { return a >= b; }, py::is_operator())
-      .def("__eq__", [](const A::Value& a, const A::Value& b) { return a == b; }, py::is_operator())
-      .def("__and__", [](const A::Value& a, const A::Value& b) { return a && b; }, py::is_operator())
-      .def("__rand__", [](const A::Value& a, const A::Value& b) { return b && a; }, py::is_operator())
+      .def(
+          "__lt__", [](const A::Value& a, const A::Value& b) { return a < b; }, py::is_operator())
+      .def(
+          "__le__", [](const A::Value& a, const A::Value& b) { return a <= b; }, py::is_operator())
+      .def(
+          "__gt__", [](const A::Value& a, const A::Value& b) { return a > b; }, py::is_operator())
+      .def(
+          "__ge__", [](const A::Value& a, const A::Value& b) { return a >= b; }, py::is_operator())
+      .def(
+          "__eq__", [](const A::Value& a, const A::Value& b) { return a == b; }, py::is_operator())
+      .def(
+          "__and__", [](const A::Value& a, const A::Value& b) { return a && b; }, py::is_operator())
+      .def(
+          "__rand__", [](const A::Value& a, const A::Value& b) { return b && a; }, py::is_operator())
       .def("__bool__",
            [](const A::Value&) -> bool {
              compiler::fail(here(), "a device value has no build-time truth value",
@@ -119,9 +142,8 @@ void bind_handles(py::module_& m) {
       .def_property_readonly("dtype", [](const A::StreamHandle& s) { return s.node()->dtype.str(); })
       .def_property_readonly("name", [](const A::StreamHandle& s) { return s.node()->name; });
   py::class_<A::Func>(m, "Func", "a prim_func under construction")
-      .def("input",
-           [](A::Func& f, const std::string& name, std::vector<int64_t> shape, const std::string& dtype,
-              const std::string& scope) { return f.input(name, std::move(shape), dtype, scope_of(scope)); })
+      .def("input", [](A::Func& f, const std::string& name, std::vector<int64_t> shape, const std::string& dtype,
+                       const std::string& scope) { return f.input(name, std::move(shape), dtype, scope_of(scope)); })
       .def_property_readonly("name", [](const A::Func& f) { return f.ir().name; });
   py::class_<A::Module>(m, "Module", "an ir_module under construction")
       .def(py::init<std::string>())
@@ -154,10 +176,8 @@ void bind_constructs(py::module_& m) {
              std::vector<double> v(values.data(), values.data() + values.size());
              return A::alloc_constant(std::move(v), dtype, scope_of(scope), std::move(shape), name);
            })
-      .def("alloc_imc",
-           [](std::vector<int64_t> tiles, const std::string& dtype, int core, const std::string& name) {
-             return A::alloc_imc(std::move(tiles), dtype, core, name);
-           })
+      .def("alloc_imc", [](std::vector<int64_t> tiles, const std::string& dtype, int core,
+                           const std::string& name) { return A::alloc_imc(std::move(tiles), dtype, core, name); })
       .def("mvm_accumulator", [] { return A::mvm_accumulator(); })
       .def("reset_accumulator", [](const A::Acc& a) { A::reset_accumulator(a); })
       .def("var", [](const std::string& dtype, const std::string& name) { return A::var(dtype, name); })
@@ -224,8 +244,8 @@ void bind_constructs(py::module_& m) {
       // values
       .def("cast", [](const A::Value& v, const std::string& dtype) { return A::cast(v, dtype); })
       .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
-      .def("if_then_else", [](const A::Value& c, const A::Value& a,
-                              const A::Value& b) { return A::if_then_else(c, a, b); })
+      .def("if_then_else",
+           [](const A::Value& c, const A::Value& a, const A::Value& b) { return A::if_then_else(c, a, b); })
       .def("int8", [](int64_t v) { return A::int8(v); })
       .def("int32", [](int64_t v) { return A::int32(v); })
       .def("float32", [](double v) { return A::float32(v); })

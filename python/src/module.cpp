@@ -22,9 +22,7 @@ PYBIND11_MODULE(_axcore, m) {
       const auto& l = e.loc();
       py::tuple args = py::make_tuple(e.message(), e.hint(), l.file, l.line, l.column, std::string(e.what()));
       PyErr_SetObject(compile_error.ptr(), args.ptr());
-    } catch (const axcore::runtime::BundleError& e) {
-      PyErr_SetString(bundle_error.ptr(), e.what());
-    }
+    } catch (const axcore::runtime::BundleError& e) { PyErr_SetString(bundle_error.ptr(), e.what()); }
   });
   auto script = m.def_submodule("script", "the builder (axcore/compiler/script.hpp)");
   axcore::python::bind_script(script);

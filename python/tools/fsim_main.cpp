@@ -47,9 +47,7 @@ int main(int argc, char** argv) {
     }
     try {
       res = runtime::run_on_device(dev, bundle, arrays);
-    } catch (const runtime::RunError&) {
-      throw;
-    } catch (const std::exception& e) {
+    } catch (const runtime::RunError&) { throw; } catch (const std::exception& e) {
       std::cerr << "axcore-fsim: the run failed: " << e.what() << "\n";
       return 1;
     }

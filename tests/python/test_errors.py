@@ -1,0 +1,117 @@
+"""The guide's quoted errors, from Python source: the message and the line."""
+import textwrap
+
+import pytest
+
+from axcore import runtime
+from axcore.script import CompileError
+
+
+def _build(tmp_path, body, name="prog"):
+    src = textwrap.dedent(body)
+    p = tmp_path / f"{name}.py"
+    p.write_text(src)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, p)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _line_of(body, marker):
+    for k, line in enumerate(textwrap.dedent(body).splitlines(), 1):
+        if marker in line:
+            return k
+    raise AssertionError(marker)
+
+
+DP = '''
+import axcore.script as A
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(8):
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+{ifd}
+                with A.DPU():
+{dpu}
+                with A.ODR():
+                    out[i, 0] = d.pop()
+        A.output(out)
+'''
+
+
+def _dp(ifd="s.push(inp[i, 0])", dpu='d.push(A.cast(s.pop(), "float32x64"))'):
+    ind = " " * 20
+    return DP.replace("{ifd}", textwrap.indent(ifd, ind)).replace("{dpu}", textwrap.indent(dpu, ind))
+
+
+CASES = [
+    ("var_read", _dp(dpu='v = A.var("float18x64")\nv = A.cast(s.pop(), "float18x64")\n'
+                         'd.push(A.cast(v[0], "float32x64"))  # X'),
+     "Cannot index v with [0]: it is a var (a.k.a. single element buffer)", False),
+    ("var_store", _dp(dpu='v = A.var("float18x64")\nv[0] = A.cast(s.pop(), "float18x64")  # X\n'
+                          'd.push(A.cast(v, "float32x64"))'),
+     "Cannot store into v at 0", False),
+    ("ifd_let", _dp(ifd="x = inp[i, 0]  # X\ns.push(x)"), "Expected a single StreamPush", False),
+    ("dpu_let", _dp(dpu='x = A.cast(s.pop(), "float18x64")\nd.push(A.cast(x, "float32x64"))  # X'),
+     "Failed to parse TIR statement", False),
+    ("non_affine", _dp(ifd="s.push(inp[(i * 5) % 8, 0])  # X"), "Expected linear index", True),
+    ("nested_def", _dp(ifd="def _addr(i):  # X\n    return i\ns.push(inp[i, 0])"),
+     "a nested function is refused", False),
+    ("while", _dp(ifd="while True:  # X\n    pass\ns.push(inp[i, 0])"), "a while loop is not accepted", False),
+    ("dict", _dp(ifd="q = {1: 2}  # X\ns.push(inp[i, 0])"), "a dict literal is not accepted", False),
+    ("lambda", _dp(ifd="q = lambda: 1  # X\ns.push(inp[i, 0])"), "a lambda is not accepted", False),
+    ("regs_scope", _dp(ifd="r = A.alloc_buffer((4,), \"float18x64\", scope=A.DPU_REGISTERS)  # X\n"
+                           "s.push(inp[i, 0])"), "A.alloc_buffer cannot allocate the register scope", False),
+]
+
+
+@pytest.mark.parametrize("name,body,message,at_compile", CASES, ids=[c[0] for c in CASES])
+def test_guide_error(tmp_path, name, body, message, at_compile):
+    with pytest.raises(CompileError) as info:
+        mod = _build(tmp_path, body, name)
+        if at_compile:
+            runtime.compile(mod.M)
+    err = info.value
+    assert message in err.msg, err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    assert err.filename == str(tmp_path / f"{name}.py")
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+
+
+def test_pep563_points_at_def(tmp_path):
+    body = '''
+    from __future__ import annotations
+    import axcore.script as A
+
+    def make(seq_len):
+        @A.ir_module
+        class M:
+            @A.prim_func
+            def main(x: A.Buffer((1, seq_len, 1), "float32x64")):  # X
+                A.output(x)
+        return M
+
+    M = make(4)
+    '''
+    with pytest.raises(CompileError) as info:
+        _build(tmp_path, body, "pep563")
+    assert "expected Object but got str" in info.value.msg
+    assert info.value.lineno == _line_of(body, "# X")
+
+
+def test_none_binding(tmp_path):
+    body = _dp(ifd="bias = None  # X\ns.push(inp[i, 0])")
+    with pytest.raises(CompileError) as info:
+        _build(tmp_path, body, "none")
+    assert "None" in info.value.msg and info.value.lineno == _line_of(body, "# X")

@@ -1,0 +1,50 @@
+"""The guide's @A.ir_module programs (examples/guide) against an independent NumPy computation
+of what the guide says they compute, on ref (fsim for a datapath-only program), TLM and RTL."""
+import numpy as np
+import pytest
+
+from axcore import runtime
+from axcore.compiler.interpreter import emulation as emu
+from axcore.script import CompileError
+
+
+def _scale_inputs(seed):
+    return {"inp": np.random.default_rng(seed).uniform(-100, 100, (8, 64)).astype(np.float32)}
+
+
+@pytest.mark.parametrize("backend", ["fsim", "tlm", "rtl"])
+def test_scale_datapath(backend):
+    import scale
+    ins = _scale_inputs(1)
+    res = runtime.run(runtime.compile(scale.Scale), backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["out"], emu.rf18(emu.rf18(ins["inp"]) * 2.0))
+    if backend != "fsim":
+        assert res.cycles > 0
+
+
+@pytest.mark.parametrize("backend", ["ref", "tlm", "rtl"])
+def test_scale_operator(backend):
+    import scale_op
+    ins = _scale_inputs(2)
+    b = runtime.compile(scale_op.Scale)
+    res = runtime.run(b, backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs[b.outputs[0].name], emu.rf18(emu.rf18(ins["inp"]) * 2.0))
+
+
+@pytest.mark.xfail(raises=CompileError, strict=True,
+                   reason="core.dw_convolution_2d takes its weight as (KH, KW, C_BLOCKS) int8x64, not the "
+                          "guide's (C_BLOCKS, KH, KW, 1)")
+def test_depthwise_conv3x3():
+    import depthwise_conv3x3 as d
+    rng = np.random.default_rng(3)
+    ins = {"inp": rng.integers(-8, 8, (d.IN_H, d.IN_W, d.C_BLOCKS * 64)).astype(np.int8),
+           "flt": rng.integers(-8, 8, (d.C_BLOCKS, d.KH, d.KW, 64)).astype(np.int8)}
+    res = runtime.run(runtime.compile(d.DepthwiseConv3x3), backend="ref", inputs=ins)
+    np.testing.assert_array_equal(res.outputs["out"], d.reference(ins)["out"])
+
+
+@pytest.mark.xfail(raises=CompileError, strict=True,
+                   reason="aten.permute of the PWORD-packed axis needs the lane transpose A.vtrsp, which the "
+                          "compiler does not lower")
+def test_vit_patch_embed():
+    import vit_patch_embed  # noqa: F401  (the module builds at import)
