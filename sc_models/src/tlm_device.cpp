@@ -94,8 +94,8 @@ struct TlmDevice::Impl : sc_core::sc_module {
   Tile& tile(uint64_t addr) {
     const uint64_t col = addr >> spec::param::addr_col_shift, row = (addr >> spec::param::addr_row_shift) & 0x1F;
     if (col != 0 || row >= bus.tiles.size() || (addr >> 32) != 0)
-      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " +
-                                 std::to_string(col) + ", row " + std::to_string(row) + ")");
+      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(col) +
+                                 ", row " + std::to_string(row) + ")");
     if (row == 0) return shim;
     if (row == 1) return mem;
     return *cores[row - 2];

@@ -11,8 +11,8 @@ namespace axcore::tlm {
 namespace {
 namespace P = spec::param;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-constexpr uint64_t kL2RowBytes = 64;  // l2_banks interleave on 64-byte rows
-constexpr unsigned kRowWords = 16;    // one PWORD
+constexpr uint64_t kL2RowBytes = 64;                // l2_banks interleave on 64-byte rows
+constexpr unsigned kRowWords = 16;                  // one PWORD
 constexpr unsigned kAxiK = 64 / P::axi_data_bytes;  // AXI beats per row
 constexpr uint64_t kBeatCycles = (P::axi_data_bytes + P::ddr_bytes_per_cycle - 1) / P::ddr_bytes_per_cycle;
 static_assert(P::axi_data_bytes == 16 || P::axi_data_bytes == 32 || P::axi_data_bytes == 64);
@@ -45,8 +45,7 @@ void WordFabric::attach(unsigned id, uint32_t* bytes) { ports_.at(id).bytes = by
 unsigned WordFabric::target(const Port& p) const {
   switch (p.w.sel) {
     case spec::MemSel::DDR: return 0;
-    case spec::MemSel::L2:
-      return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % P::l2_banks);
+    case spec::MemSel::L2: return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % P::l2_banks);
     default: return 1 + P::l2_banks + std::min(p.w.core, cores_ - 1);
   }
 }
@@ -67,7 +66,8 @@ WordFabric::Beat WordFabric::beat(const Port& p) const {
   if (!w.stride1) return b;
   const uint32_t off = static_cast<uint32_t>(wd.byte_addr / 4 % kRowWords);
   b.n = std::min(seg, kRowWords - off);
-  b.bn = std::min<uint32_t>(seg, static_cast<uint32_t>((P::axi_boundary_bytes - wd.byte_addr % P::axi_boundary_bytes) / 4));
+  b.bn = std::min<uint32_t>(seg,
+                            static_cast<uint32_t>((P::axi_boundary_bytes - wd.byte_addr % P::axi_boundary_bytes) / 4));
   b.brows = (off + b.bn + kRowWords - 1) / kRowWords;
   return b;
 }
@@ -317,7 +317,8 @@ uint64_t WordFabric::step(uint64_t c) {
         // AR in c + 1; the DDR model's beats from c + 1 + latency, one per kBeatCycles.
         const uint64_t first = std::max<uint64_t>(c + 1 + P::ddr_latency_cycles, r_free_);
         rows_ready.clear();
-        for (unsigned row = 0; row < b.brows; ++row) rows_ready.push_back(first + ((row + 1) * kAxiK - 1) * kBeatCycles + 1);
+        for (unsigned row = 0; row < b.brows; ++row)
+          rows_ready.push_back(first + ((row + 1) * kAxiK - 1) * kBeatCycles + 1);
         r_free_ = first + uint64_t{b.brows} * kAxiK * kBeatCycles;
         const uint64_t last = rows_ready.back() - 1;
         rd_done_.push_back(last);

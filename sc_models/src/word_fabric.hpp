@@ -97,8 +97,8 @@ class WordFabric : public sc_core::sc_module {
     spec::ErrorCode code = spec::ErrorCode::NONE;
     std::deque<uint64_t> resp;  // response cycles of the outstanding requests (kNever: not known yet)
     bool cls_ddr = false;
-    std::deque<Slot> rob;  // MM2S reorder buffer, allocated slots in walk order
-    unsigned bq_left = 0;  // S2MM to DDR: rows left in the write burst
+    std::deque<Slot> rob;     // MM2S reorder buffer, allocated slots in walk order
+    unsigned bq_left = 0;     // S2MM to DDR: rows left in the write burst
     std::size_t bq_resp = 0;  // index in resp of that burst's B (set at its last beat)
     bool paused = false;
     uint64_t pause_from = 0, resume_at = 0;
@@ -133,7 +133,7 @@ class WordFabric : public sc_core::sc_module {
   uint64_t wpath_free_ = 0;                 // first cycle the bridge takes the next write beat
   bool wlock_ = false;                      // a write burst holds the write path (from the next cycle)
   unsigned wlock_id_ = 0;
-  uint64_t cur_ = 0;          // next cycle to simulate
+  uint64_t cur_ = 0;  // next cycle to simulate
   sc_core::sc_event work_;
   // per-cycle scratch: requesters per target, pads allocating, pair FIFO sizes (cnt_q)
   std::vector<std::vector<unsigned>> req_;

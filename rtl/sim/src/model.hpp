@@ -76,14 +76,14 @@ class ModelOf final : public Model {
  private:
   void bind() {
     V& t = *top_;
-    pins = Pins{&t.clk_i,       &t.rst_ni,      &t.s_awvalid_i, &t.s_awready_o, &t.s_wvalid_i,  &t.s_wready_o,
-                &t.s_wstrb_i,   &t.s_bvalid_o,  &t.s_bready_i,  &t.s_bresp_o,   &t.s_arvalid_i, &t.s_arready_o,
-                &t.s_rvalid_o,  &t.s_rready_i,  &t.s_rresp_o,   &t.s_awaddr_i,  &t.s_wdata_i,   &t.s_araddr_i,
-                &t.s_rdata_o,   &t.m_awvalid_o, &t.m_awready_i, &t.m_awid_o,    &t.m_wvalid_o,  &t.m_wready_i,
-                &t.m_wstrb_o,   &t.m_bvalid_i,  &t.m_bready_o,  &t.m_bid_i,     &t.m_bresp_i,   &t.m_arvalid_o,
-                &t.m_arready_i, &t.m_arid_o,    &t.m_rvalid_i,  &t.m_rready_o,  &t.m_rid_i,     &t.m_rresp_i,
-                &t.m_rlast_i,   &t.m_awaddr_o,  &t.m_araddr_o,  t.m_wdata_o.data(), t.m_rdata_i.data(),
-                &t.m_awlen_o,   &t.m_arlen_o,   &t.m_wlast_o,   &t.busy_o,      &t.cycle_o};
+    pins = Pins{&t.clk_i,       &t.rst_ni,      &t.s_awvalid_i, &t.s_awready_o,     &t.s_wvalid_i,      &t.s_wready_o,
+                &t.s_wstrb_i,   &t.s_bvalid_o,  &t.s_bready_i,  &t.s_bresp_o,       &t.s_arvalid_i,     &t.s_arready_o,
+                &t.s_rvalid_o,  &t.s_rready_i,  &t.s_rresp_o,   &t.s_awaddr_i,      &t.s_wdata_i,       &t.s_araddr_i,
+                &t.s_rdata_o,   &t.m_awvalid_o, &t.m_awready_i, &t.m_awid_o,        &t.m_wvalid_o,      &t.m_wready_i,
+                &t.m_wstrb_o,   &t.m_bvalid_i,  &t.m_bready_o,  &t.m_bid_i,         &t.m_bresp_i,       &t.m_arvalid_o,
+                &t.m_arready_i, &t.m_arid_o,    &t.m_rvalid_i,  &t.m_rready_o,      &t.m_rid_i,         &t.m_rresp_i,
+                &t.m_rlast_i,   &t.m_awaddr_o,  &t.m_araddr_o,  t.m_wdata_o.data(), t.m_rdata_i.data(), &t.m_awlen_o,
+                &t.m_arlen_o,   &t.m_wlast_o,   &t.busy_o,      &t.cycle_o};
   }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;

@@ -25,7 +25,7 @@ class DdrModel {
   uint64_t size() const { return size_; }
   uint32_t latency() const { return latency_; }
   uint32_t beat_bytes() const { return beat_; }
-  uint32_t beat_cycles() const { return spacing_; }  // cycles per beat on each data path
+  uint32_t beat_cycles() const { return spacing_; }           // cycles per beat on each data path
   void write(uint64_t addr, std::span<const uint8_t> bytes);  // throws std::out_of_range
   void read(uint64_t addr, std::span<uint8_t> bytes) const;   // throws std::out_of_range
 
