@@ -344,12 +344,12 @@ uint64_t WordFabric::step(uint64_t c) {
         wpath_free_ = wt;  // the bridge takes the next write beat in the cycle of this row's last W beat
         if (first) {
           p.resp.push_back(kNever);
-          p.bq_resp = p.resp.size() - 1;
           wr_done_.push_back(kNever);
         }
         p.bq_left = rows - 1;
-        if (p.bq_left == 0) {  // the burst's last beat: B two cycles after its last W beat
-          p.resp[p.bq_resp] = wt + 2;
+        if (p.bq_left == 0) {     // the burst's last beat: B two cycles after its last W beat
+          for (auto& x : p.resp)  // the burst's B (the only open response of this channel)
+            if (x == kNever) x = wt + 2;
           for (auto& x : wr_done_)
             if (x == kNever) {
               x = wt + 2;

@@ -97,9 +97,8 @@ class WordFabric : public sc_core::sc_module {
     spec::ErrorCode code = spec::ErrorCode::NONE;
     std::deque<uint64_t> resp;  // response cycles of the outstanding requests (kNever: not known yet)
     bool cls_ddr = false;
-    std::deque<Slot> rob;     // MM2S reorder buffer, allocated slots in walk order
-    unsigned bq_left = 0;     // S2MM to DDR: rows left in the write burst
-    std::size_t bq_resp = 0;  // index in resp of that burst's B (set at its last beat)
+    std::deque<Slot> rob;  // MM2S reorder buffer, allocated slots in walk order
+    unsigned bq_left = 0;  // S2MM to DDR: rows left in the write burst
     bool paused = false;
     uint64_t pause_from = 0, resume_at = 0;
     uint64_t hash = 0, run_addr = 0;

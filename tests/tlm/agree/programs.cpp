@@ -438,24 +438,26 @@ Program dma_two_engines_one_bank(uint32_t words) {
 Program dma_burst_crosses_4k() {
   Program p;
   p.name = "dma_burst_crosses_4k";
-  // 3 runs of 600 words from 0x10F40: each crosses a 4 KiB boundary (two bursts per run), and the
-  // written copy at 0x20F80 likewise.
+  // 16 runs of 600 words from 0x10F40, 4 KiB apart: each crosses a 4 KiB boundary (two bursts
+  // per run), and the written copy at 0x20F80 likewise. (Long enough that the host's token poll,
+  // 20 cycles, stays well inside the tolerance.)
+  constexpr uint32_t kRuns = 16, kRun = 600;
   p.setup = [](runtime::Device& d) {
-    d.ddr_write(0x10000, pattern(0x4000, 9));
-    spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x10F40, 1800, 0);
-    r.d0_size = 600, r.d0_stride = 1, r.d1_size = 3, r.d1_stride = 1024;
+    d.ddr_write(0x10000, pattern(4096 * (kRuns + 1), 9));
+    spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x10F40, kRuns * kRun, 0);
+    r.d0_size = kRun, r.d0_stride = 1, r.d1_size = kRuns, r.d1_stride = 1024;
     stim::write_bd(d, kShim, 0, r);
-    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x1010, 1800, 0));
-    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x1010, 1800, 0));
-    spec::DmaBd w = stim::linear_bd(MemSel::DDR, 0x20F80, 1800, 0);
-    w.d0_size = 600, w.d0_stride = 1, w.d1_size = 3, w.d1_stride = 1024;
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x1010, kRuns * kRun, 0));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x1010, kRuns * kRun, 0));
+    spec::DmaBd w = stim::linear_bd(MemSel::DDR, 0x100F80, kRuns * kRun, 0);
+    w.d0_size = kRun, w.d0_stride = 1, w.d1_size = kRuns, w.d1_stride = 1024;
     stim::write_bd(d, kShim, 3, w);
   };
   p.timed = [](runtime::Device& d) {
     hop(d, kShim, 0, 0, 1);
     hop(d, kShim, 1, 2, 3);
   };
-  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x20000, 0x4000); };
+  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x100000, 4096 * (kRuns + 1)); };
   return p;
 }
 
