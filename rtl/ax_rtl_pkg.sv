@@ -44,15 +44,31 @@ package ax_rtl_pkg;
     row_t                  wdata;
   } mem_req_t;
 
-  // One 32-bit DMA word access; every request gets exactly one response (read data or write ack)
-  // in request order per target.
+  // One DMA beat on the word fabric (docs/timing.md "Beat rule"): `nw` words from byte address
+  // `addr` (a multiple of 4) inside one 64-byte row, or — a read of DDR — a burst of `nw` words
+  // over `rows` rows up to the next 4 KiB boundary. Write data sits at its row position (word k
+  // of the row at bits [32k +: 32]). A write burst to DDR is framed by `bfirst` (its first beat
+  // carries the burst's `rows`) and `blast`. Every request gets one response per row (read) or
+  // one ack (on-chip write beat; DDR write burst: the B), in request order per target.
+  localparam int unsigned BEAT_NW_W = 11;  // 1..1024 words (a 4 KiB burst)
   typedef struct packed {
     mem_sel_e                 mem;
     logic [1:0]               core;
     logic                     we;
-    logic [DDR_ADDR_BITS-1:0] addr;   // byte address, multiple of 4
-    word_t                    wdata;
+    logic [DDR_ADDR_BITS-1:0] addr;   // byte address of the first word, multiple of 4
+    logic [BEAT_NW_W-1:0]     nw;     // words
+    logic [6:0]               rows;   // DDR: rows of the burst (1..64)
+    logic                     bfirst; // DDR write: first beat of a burst
+    logic                     blast;  // DDR write: last beat of a burst
+    row_t                     wdata;
   } word_req_t;
+
+  // Words [off, off + n) of a row as a byte-enable mask.
+  function automatic row_be_t beat_be(logic [3:0] off, logic [4:0] n);
+    row_be_t m;
+    for (int unsigned w = 0; w < 16; w++) m[4*w +: 4] = (w >= off && w < 32'(off) + 32'(n)) ? 4'hF : 4'h0;
+    return m;
+  endfunction
 
   // Register bus from the host bridge to the tiles: the request is held until the tile answers
   // with rsp_valid (exactly once, the cycle its side effects happen).

@@ -10,6 +10,7 @@ rtl/mem/ax_word_port.sv
 rtl/mem/ax_word_xbar.sv
 rtl/mem/ax_axi_bridge.sv
 rtl/dma/ax_dma_walk.sv
+rtl/dma/ax_dma_wfifo.sv
 rtl/dma/ax_dma_chan.sv
 rtl/dma/ax_dma.sv
 rtl/top/ax_err_rec.sv

@@ -26,7 +26,7 @@ module ax_l1
   input  logic [IdW-1:0]             w_req_id_i,
   output logic                       w_req_ready_o,
   output logic [NI-1:0]              w_rsp_valid_o,
-  output word_t                      w_rsp_data_o,
+  output row_t                       w_rsp_data_o,
   // host debug word (byte address in L1, word aligned)
   input  logic                       dbg_valid_i,
   input  logic                       dbg_we_i,

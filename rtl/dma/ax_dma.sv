@@ -1,5 +1,5 @@
 // A DMA BD engine (SysDMA, MemDMA or CoreDMA): Channels channel pairs, MM2S ch n feeding S2MM
-// ch n through a dma_stream_depth word FIFO, the BD store in the tile's register space, the
+// ch n through a dma_stream_depth word FIFO (ax_dma_wfifo, up to 16 words in and out a cycle), the BD store in the tile's register space, the
 // channel control/queue/status/bytes registers, one token output and one error report output.
 // Register offsets are the tile's generated ones, passed in by the tile.
 module ax_dma
@@ -13,7 +13,7 @@ module ax_dma
   parameter bit          Padding      = 1'b1,
   parameter int unsigned Cores        = 1,
   parameter int unsigned Row          = 0,
-  parameter int unsigned RobDepth     = 64,
+  parameter int unsigned RobDepth     = DMA_ROB_ROWS,
   parameter logic [19:0] S2mmCtrlOff  = CORE_DMA_S2MM_CTRL_OFFSET,
   parameter logic [19:0] S2mmQueueOff = CORE_DMA_S2MM_QUEUE_OFFSET,
   parameter logic [19:0] Mm2sCtrlOff  = CORE_DMA_MM2S_CTRL_OFFSET,
@@ -41,7 +41,7 @@ module ax_dma
   output word_req_t [NI-1:0]     req_o,
   input  logic      [NI-1:0]     req_ready_i,
   input  logic      [NI-1:0]     rsp_valid_i,
-  input  word_t     [NI-1:0]     rsp_data_i,
+  input  row_t      [NI-1:0]     rsp_data_i,
   // token
   output logic                   tok_valid_o,
   input  logic                   tok_ready_i,
@@ -140,8 +140,11 @@ module ax_dma
   logic [NI-1:0][31:0]  ch_err_addr, ch_bytes;
   logic [NI-1:0][4:0]   ch_pending;
   logic [NI-1:0][7:0]   ch_cur_bd;
-  logic [NCh-1:0]       s_valid, s_ready, d_valid, d_ready;
-  word_t [NCh-1:0]      s_data, d_data;
+  localparam int unsigned SCntW = $clog2(DMA_STREAM_DEPTH + 1);
+  logic [NCh-1:0]             s_push, d_pop;
+  logic [NCh-1:0][4:0]        s_n, d_n;
+  row_t [NCh-1:0]             s_data, d_data;
+  logic [NCh-1:0][SCntW-1:0]  s_count;
 
   // A failure reaches the partner channel one cycle later (registered: no loop between them).
   logic [NI-1:0]        fail_q;
@@ -160,8 +163,9 @@ module ax_dma
     localparam bit Mm2s = (i < NCh);
     localparam int unsigned C = Mm2s ? i : i - NCh;
     localparam int unsigned P = Mm2s ? i + NCh : i - NCh;  // partner
-    logic  sv_o, sr_o;
-    word_t sd_o;
+    logic       sp_o, sq_o;
+    logic [4:0] sn_o;
+    row_t       sd_o;
     ax_dma_chan #(
       .IsMm2s     (Mm2s),
       .Bds        (Bds),
@@ -191,11 +195,11 @@ module ax_dma
       .req_ready_i    (req_ready_i[i]),
       .rsp_valid_i    (rsp_valid_i[i]),
       .rsp_data_i     (rsp_data_i[i]),
-      .s_valid_o      (sv_o),
-      .s_ready_i      (Mm2s ? s_ready[C] : 1'b0),
+      .s_push_o       (sp_o),
+      .s_pop_o        (sq_o),
+      .s_n_o          (sn_o),
       .s_data_o       (sd_o),
-      .s_valid_i      (Mm2s ? 1'b0 : d_valid[C]),
-      .s_ready_o      (sr_o),
+      .s_count_i      (s_count[C]),
       .s_data_i       (Mm2s ? '0 : d_data[C]),
       .fail_o         (fail[i]),
       .fail_code_o    (fail_code[i]),
@@ -219,31 +223,32 @@ module ax_dma
       .mon_write_o    (mon_write_o[i])
     );
     if (Mm2s) begin : g_src
-      assign s_valid[C] = sv_o;
-      assign s_data[C]  = sd_o;
+      assign s_push[C] = sp_o;
+      assign s_n[C]    = sn_o;
+      assign s_data[C] = sd_o;
       logic unused;
-      assign unused = sr_o;
+      assign unused = sq_o;
     end else begin : g_dst
-      assign d_ready[C] = sr_o;
+      assign d_pop[C] = sq_o;
+      assign d_n[C]   = sn_o;
       logic unused;
-      assign unused = ^{sv_o, sd_o};
+      assign unused = ^{sp_o, sd_o};
     end
   end
 
   for (genvar c = 0; c < NCh; c++) begin : g_pair
-    ax_fifo #(.T(word_t), .Depth(DMA_STREAM_DEPTH)) u_stream (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni),
-      .clr_i       (flush[c] || flush[NCh + c]),
-      .in_valid_i  (s_valid[c]),
-      .in_ready_o  (s_ready[c]),
-      .in_data_i   (s_data[c]),
-      .out_valid_o (d_valid[c]),
-      .out_ready_i (d_ready[c]),
-      .out_data_o  (d_data[c]),
-      .count_o     (unused_count)
+    ax_dma_wfifo #(.Depth(DMA_STREAM_DEPTH)) u_stream (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .clr_i      (flush[c] || flush[NCh + c]),
+      .push_i     (s_push[c]),
+      .push_n_i   (s_n[c]),
+      .in_data_i  (s_data[c]),
+      .pop_i      (d_pop[c]),
+      .pop_n_i    (d_n[c]),
+      .out_data_o (d_data[c]),
+      .count_o    (s_count[c])
     );
-    logic [$clog2(DMA_STREAM_DEPTH + 1)-1:0] unused_count;
   end
 
   // ---- tokens: one at a time, round-robin over the channels ----

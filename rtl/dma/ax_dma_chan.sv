@@ -1,8 +1,10 @@
 // One DMA channel (MM2S or S2MM) of a BD engine. A task (queue push) runs its BD chain
 // repeat + 1 times; each BD is checked when it is loaded (BD_INVALID, BD_MISALIGNED,
-// PAD_ON_S2MM, ADDR_RANGE, BD_CHAIN_LOOP) and then walked at up to one word per cycle.
-// MM2S reads words (padding generated locally) into an in-order reorder buffer that feeds the
-// channel pair's stream; S2MM pops the stream and writes. A failing task drains its outstanding
+// PAD_ON_S2MM, ADDR_RANGE, BD_CHAIN_LOOP) and then walked at up to one beat (16 words of one
+// 64-byte row, docs/timing.md "Beat rule") per cycle. MM2S reads rows (a DDR read: one burst up
+// to the next 4 KiB boundary; padding generated locally) into an in-order reorder buffer of
+// RobDepth rows that feeds the channel pair's word stream; S2MM pops the stream and writes (to
+// DDR in bursts framed by bfirst/blast). A failing task drains its outstanding
 // requests, tells the partner channel (which ends its running task with the same code) and
 // completes with an error token. See docs/rtl.md "DMA engines".
 module ax_dma_chan
@@ -18,8 +20,9 @@ module ax_dma_chan
   parameter int unsigned Cores      = 1,
   parameter int unsigned Channel    = 0,
   parameter int unsigned Row        = 0,
-  parameter int unsigned RobDepth   = 64,
-  localparam int unsigned BdW = $clog2(Bds)
+  parameter int unsigned RobDepth   = DMA_ROB_ROWS,
+  localparam int unsigned BdW = $clog2(Bds),
+  localparam int unsigned SCntW = $clog2(DMA_STREAM_DEPTH + 1)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -40,14 +43,15 @@ module ax_dma_chan
   output word_req_t            req_o,
   input  logic                 req_ready_i,
   input  logic                 rsp_valid_i,
-  input  word_t                rsp_data_i,
-  // pair stream: MM2S drives s_valid_o/s_data_o, S2MM consumes s_valid_i/s_data_i
-  output logic                 s_valid_o,
-  input  logic                 s_ready_i,
-  output word_t                s_data_o,
-  input  logic                 s_valid_i,
-  output logic                 s_ready_o,
-  input  word_t                s_data_i,
+  input  row_t                 rsp_data_i,
+  // pair word stream (ax_dma_wfifo): MM2S pushes s_n_o words when s_count_i leaves room,
+  // S2MM pops s_n_o words when s_count_i holds them; s_data_i = the 16 words at the head
+  output logic                 s_push_o,
+  output logic                 s_pop_o,
+  output logic [4:0]           s_n_o,
+  output row_t                 s_data_o,
+  input  logic [SCntW-1:0]     s_count_i,
+  input  row_t                 s_data_i,
   // pair abort
   output logic                 fail_o,         // this task failed (pulse)
   output error_code_e          fail_code_o,
@@ -76,7 +80,6 @@ module ax_dma_chan
 );
   typedef enum logic [2:0] {S_IDLE, S_LOAD, S_RUN, S_DRAIN, S_ABORT, S_FINISH, S_TOKEN} state_e;
 
-  localparam int unsigned RobW = $clog2(RobDepth);
   localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
 
   state_e              state_q, state_d;
@@ -92,7 +95,7 @@ module ax_dma_chan
   logic [31:0]         bytes_q, bytes_d;
   logic [31:0]         task_bytes_q, task_bytes_d;  // bytes written by this task (S2MM)
   logic                cls_ddr_q, cls_ddr_d;   // class of the outstanding requests
-  logic [RobW:0]       outst;                  // requests without a response
+  logic [8:0]          outst;                  // requests without a response
 
   // ---- task queue (the running task stays at the head until it completes) ----
   logic              q_valid, q_pop, q_ready;
@@ -191,7 +194,15 @@ module ax_dma_chan
   // ---- walk ----
   logic                     w_load, w_step, w_active, w_pad, w_first, w_rlast, w_last;
   logic [DDR_ADDR_BITS-1:0] w_addr;
+  logic [4:0]               w_n;
+  logic [10:0]              w_bn, w_step_n;
+  logic [6:0]               w_brows;
   dma_bd_t                  bd_run_q;  // the BD being walked (mem, core, pad value)
+  logic                     ddr_run;   // the running BD addresses DDR
+
+  assign ddr_run  = (bd_run_q.mem == MEM_SEL_DDR);
+  // An MM2S reading DDR moves a whole burst per request; everything else one row beat.
+  assign w_step_n = (IsMm2s && ddr_run && !w_pad) ? w_bn : 11'(w_n);
 
   ax_dma_walk u_walk (
     .clk_i       (clk_i),
@@ -200,9 +211,13 @@ module ax_dma_chan
     .bd_i        (bd),
     .base_i      (base),
     .step_i      (w_step),
+    .step_n_i    (w_step_n),
     .active_o    (w_active),
     .addr_o      (w_addr),
     .pad_o       (w_pad),
+    .n_o         (w_n),
+    .bn_o        (w_bn),
+    .brows_o     (w_brows),
     .run_first_o (w_first),
     .run_last_o  (w_rlast),
     .last_o      (w_last)
@@ -213,71 +228,121 @@ module ax_dma_chan
 
   // ---- data movement ----
   logic run, issue;
-  assign run = (state_q == S_RUN) && w_active && !pause_i;
+  logic [6:0] bq_left_q;  // S2MM to DDR: rows left in the current write burst (0: none)
+  logic       bfirst;
+  assign run    = (state_q == S_RUN) && w_active && !pause_i;
+  assign bfirst = (bq_left_q == '0);
 
   always_comb begin
-    req_o       = '0;
-    req_o.mem   = bd_run_q.mem;
-    req_o.core  = bd_run_q.core;
-    req_o.addr  = w_addr;
-    req_o.we    = !IsMm2s;
-    req_o.wdata = s_data_i;
+    req_o        = '0;
+    req_o.mem    = bd_run_q.mem;
+    req_o.core   = bd_run_q.core;
+    req_o.addr   = w_addr;
+    req_o.we     = !IsMm2s;
+    req_o.nw     = w_step_n;
+    req_o.rows   = (IsMm2s || bfirst) ? w_brows : bq_left_q;
+    req_o.bfirst = !IsMm2s && bfirst;
+    req_o.blast  = !IsMm2s && (bfirst ? (w_brows == 7'd1) : (bq_left_q == 7'd1));
+    req_o.wdata  = s_data_i << (32 * int'(w_addr[5:2]));
   end
 
   if (IsMm2s) begin : g_mm2s
-    logic                rob_space, mq_ready;
-    // Reorder buffer: slots are allocated in walk order; pads are filled at once, reads when
-    // their response returns (responses come back in request order, tracked by memq).
-    word_t               rob_q [RobDepth];
+    // Reorder buffer of RobDepth rows: a request allocates one slot per row it reads (filled as
+    // the rows return, in request order: memq), a pad beat one slot filled at once. Groups
+    // (gq: first word offset, words) say which words of its slots a beat or burst owns.
+    localparam int unsigned RobW = $clog2(RobDepth);
+    typedef struct packed {
+      logic [RobW-1:0] slot;
+      logic [6:0]      rows;
+    } mq_t;
+    typedef struct packed {
+      logic [3:0]  off;
+      logic [10:0] nw;
+    } grp_t;
+    row_t                rob_q [RobDepth];
     logic [RobDepth-1:0] fill_q, fill_d;
     logic [RobW-1:0]     head_q, head_d, tail_q, tail_d;
-    logic [RobW:0]       cnt_q, cnt_d;
-    logic                mq_valid, mq_push, mq_pop;
-    logic [RobW-1:0]     mq_slot;
+    logic [RobW:0]       cnt_q, cnt_d, need;
+    logic                rob_space, mq_ready, mq_valid, mq_push, mq_pop, gq_ready, gq_valid, gq_pop;
+    mq_t                 mq_head;
+    grp_t                gq_head;
     logic [RobW:0]       mq_count;
-    logic                alloc, drain, clear;
+    logic [6:0]          rcnt_q;      // rows of the head request already returned
+    logic [10:0]         gw_q;        // words of the head group already drained
+    logic [3:0]          d_off;
+    logic [4:0]          d_n;
+    logic [10:0]         g_left;
+    logic                alloc, drain, clear, rsp_ok;
 
-    assign rob_space   = (cnt_q != (RobW + 1)'(RobDepth));
+`ifndef SYNTHESIS
+    initial begin
+      assert ((RobDepth & (RobDepth - 1)) == 0) else $fatal(1, "ax_dma_chan: RobDepth must be a power of two");
+    end
+`endif
+
+    assign need        = (w_pad || !ddr_run) ? (RobW + 1)'(1) : (RobW + 1)'(w_brows);
+    assign rob_space   = (cnt_q + need <= (RobW + 1)'(RobDepth));
     assign req_valid_o = run && !w_pad && rob_space;
     assign alloc       = run && rob_space && (w_pad || req_ready_i);
     assign issue       = alloc;
     assign mq_push     = alloc && !w_pad;
-    assign mq_pop      = rsp_valid_i;
-    assign outst       = mq_count;
+    assign rsp_ok      = rsp_valid_i && mq_valid;
+    assign mq_pop      = rsp_ok && (rcnt_q == mq_head.rows - 7'd1);
+    assign outst       = 9'(mq_count);
     assign clear       = (state_q == S_ABORT) && (mq_count == '0);
-    assign s_valid_o   = fill_q[head_q] && (cnt_q != '0) && (state_q != S_ABORT);
-    assign s_data_o    = rob_q[head_q];
-    assign drain       = s_valid_o && s_ready_i;
-    assign s_ready_o   = 1'b0;
+    // the head slot's words: the group's first slot starts at its offset
+    assign d_off       = (gw_q == '0) ? gq_head.off : 4'd0;
+    assign g_left      = gq_head.nw - gw_q;
+    assign d_n         = (g_left < 11'(16 - int'(d_off))) ? 5'(g_left) : 5'(16 - int'(d_off));
+    assign s_push_o    = fill_q[head_q] && (cnt_q != '0) && gq_valid && (state_q != S_ABORT) &&
+                         (32'(s_count_i) + 32'(d_n) <= DMA_STREAM_DEPTH);
+    assign s_n_o       = d_n;
+    assign s_data_o    = rob_q[head_q] >> (32 * int'(d_off));
+    assign drain       = s_push_o;
+    assign gq_pop      = drain && (11'(d_n) == g_left);
+    assign s_pop_o     = 1'b0;
 
-    ax_fifo #(.T(logic [RobW-1:0]), .Depth(RobDepth)) u_memq (
+    ax_fifo #(.T(mq_t), .Depth(RobDepth)) u_memq (
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .clr_i       (1'b0),
       .in_valid_i  (mq_push),
       .in_ready_o  (mq_ready),  // never full: it holds at most RobDepth slots
-      .in_data_i   (tail_q),
+      .in_data_i   ('{slot: tail_q, rows: ddr_run ? w_brows : 7'd1}),
       .out_valid_o (mq_valid),
       .out_ready_i (mq_pop),
-      .out_data_o  (mq_slot),
+      .out_data_o  (mq_head),
       .count_o     (mq_count)
     );
+
+    ax_fifo #(.T(grp_t), .Depth(RobDepth)) u_grpq (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .clr_i       (clear),
+      .in_valid_i  (alloc),
+      .in_ready_o  (gq_ready),  // never full: a group holds at least one slot
+      .in_data_i   ('{off: w_pad ? 4'd0 : w_addr[5:2], nw: w_step_n}),
+      .out_valid_o (gq_valid),
+      .out_ready_i (gq_pop),
+      .out_data_o  (gq_head),
+      .count_o     (unused_gq_count)
+    );
+    logic [RobW:0] unused_gq_count;
 
     always_comb begin
       fill_d = fill_q;
       head_d = head_q;
       tail_d = tail_q;
-      cnt_d  = cnt_q;
       if (alloc) begin
-        fill_d[tail_q] = w_pad;
-        tail_d = (tail_q == RobW'(RobDepth - 1)) ? '0 : tail_q + 1'b1;
+        if (w_pad) fill_d[tail_q] = 1'b1;
+        tail_d = tail_q + RobW'(need);
       end
-      if (rsp_valid_i && mq_valid && state_q != S_ABORT) fill_d[mq_slot] = 1'b1;
+      if (rsp_ok && state_q != S_ABORT) fill_d[RobW'(mq_head.slot + RobW'(rcnt_q))] = 1'b1;
       if (drain) begin
         fill_d[head_q] = 1'b0;
-        head_d = (head_q == RobW'(RobDepth - 1)) ? '0 : head_q + 1'b1;
+        head_d = head_q + 1'b1;
       end
-      cnt_d = cnt_q + (RobW + 1)'(alloc) - (RobW + 1)'(drain);
+      cnt_d = cnt_q + (alloc ? need : '0) - (RobW + 1)'(drain);
       if (clear) begin
         fill_d = '0;
         head_d = '0;
@@ -292,40 +357,56 @@ module ax_dma_chan
         head_q <= '0;
         tail_q <= '0;
         cnt_q  <= '0;
+        rcnt_q <= '0;
+        gw_q   <= '0;
       end else begin
         fill_q <= fill_d;
         head_q <= head_d;
         tail_q <= tail_d;
         cnt_q  <= cnt_d;
+        if (rsp_ok) rcnt_q <= mq_pop ? '0 : rcnt_q + 7'd1;
+        if (clear) gw_q <= '0;
+        else if (drain) gw_q <= gq_pop ? '0 : gw_q + 11'(d_n);
       end
     end
 
     always_ff @(posedge clk_i) begin
-      if (alloc && w_pad) rob_q[tail_q] <= bd_run_q.pad_value;
-      if (rsp_valid_i && mq_valid) rob_q[mq_slot] <= rsp_data_i;
+      if (alloc && w_pad) rob_q[tail_q] <= {16{bd_run_q.pad_value}};
+      if (rsp_ok) rob_q[RobW'(mq_head.slot + RobW'(rcnt_q))] <= rsp_data_i;
     end
 
-    logic rob_empty;
-    assign rob_empty = (cnt_q == '0);
     logic unused_s2mm;
-    assign unused_s2mm = ^{s_valid_i, rob_empty, mq_ready};
+    assign unused_s2mm = ^{mq_ready, gq_ready, s_data_i};
   end else begin : g_s2mm
-    logic [RobW:0] acks_q, acks_d;
-    assign req_valid_o = run && s_valid_i;
+    logic [7:0] acks_q, acks_d;
+    logic       counted;  // this beat expects a response: every on-chip beat, a DDR burst's first
+    assign req_valid_o = run && (32'(s_count_i) >= 32'(w_n));
     assign issue       = req_valid_o && req_ready_i;
-    assign s_ready_o   = issue;
-    assign s_valid_o   = 1'b0;
+    assign s_pop_o     = issue;
+    assign s_push_o    = 1'b0;
+    assign s_n_o       = w_n;
     assign s_data_o    = '0;
-    assign outst       = acks_q;
+    assign counted     = !ddr_run || bfirst;
+    assign outst       = 9'(acks_q);
     always_comb begin
-      acks_d = acks_q + (RobW + 1)'(issue) - (RobW + 1)'(rsp_valid_i);
+      acks_d = acks_q + 8'(issue && counted) - 8'(rsp_valid_i);
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) acks_q <= '0;
       else         acks_q <= acks_d;
     end
     logic unused_mm2s;
-    assign unused_mm2s = ^{s_ready_i, rsp_data_i};
+    assign unused_mm2s = ^{rsp_data_i, w_bn};
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      bq_left_q <= '0;
+    end else if (state_q == S_ABORT || state_q == S_IDLE) begin
+      bq_left_q <= '0;
+    end else if (!IsMm2s && issue && ddr_run) begin
+      bq_left_q <= bfirst ? w_brows - 7'd1 : bq_left_q - 7'd1;
+    end
   end
 
   logic rob_idle;
@@ -354,8 +435,8 @@ module ax_dma_chan
     code_d        = code_q;
     quiet_d       = quiet_q;
     cls_ddr_d     = cls_ddr_q;
-    bytes_d       = bytes_q + (issue && !(IsMm2s && w_pad) ? 32'd4 : 32'd0);
-    task_bytes_d  = task_bytes_q + ((!IsMm2s && issue) ? 32'd4 : 32'd0);
+    bytes_d       = bytes_q + (issue && !(IsMm2s && w_pad) ? 32'(w_step_n) << 2 : 32'd0);
+    task_bytes_d  = task_bytes_q + ((!IsMm2s && issue) ? 32'(w_step_n) << 2 : 32'd0);
     q_pop         = 1'b0;
     q_clr         = 1'b0;
     w_load        = 1'b0;
@@ -542,7 +623,7 @@ module ax_dma_chan
     mon_write_o.first  = w_first;
     mon_write_o.last   = w_rlast;
     mon_write_o.addr   = w_addr;
-    mon_write_o.nbytes = 8'd4;
-    mon_write_o.data   = ROW_BITS'(s_data_i);
+    mon_write_o.nbytes = 8'(w_n) << 2;
+    mon_write_o.data   = s_data_i & ~(ROW_BITS'('1) << (32 * int'(w_n)));
   end
 endmodule

@@ -1,6 +1,8 @@
 // DMA word fabric: NI initiators (DMA channels) to NT targets (DDR bridge, the L2 banks, the L1
-// of each core). A request goes to the target its address names; each target takes one request
-// per cycle, chosen round-robin among the initiators that want it. Responses come back on the
+// of each core), one beat (up to a 64-byte row) per target per cycle. A request goes to the
+// target its address names; each target takes one request per cycle, chosen round-robin among
+// the initiators that want it. While a DDR write burst holds the bridge's write path (wlock_i),
+// only its initiator's writes compete for target 0 (reads still do). Responses come back on the
 // initiator's bit of the target's response mask. On-chip targets answer one cycle after the
 // grant, so an initiator's responses from them arrive in request order; an initiator must not
 // have requests to DDR and to on-chip memory outstanding at the same time.
@@ -19,13 +21,15 @@ module ax_word_xbar
   input  word_req_t [NI-1:0]         i_req_i,
   output logic      [NI-1:0]         i_req_ready_o,
   output logic      [NI-1:0]         i_rsp_valid_o,
-  output word_t     [NI-1:0]         i_rsp_data_o,
+  output row_t      [NI-1:0]         i_rsp_data_o,
   output logic      [NT-1:0]         t_req_valid_o,
   output word_req_t [NT-1:0]         t_req_o,
   output logic      [NT-1:0][IdW-1:0] t_req_id_o,
   input  logic      [NT-1:0]         t_req_ready_i,
   input  logic      [NT-1:0][NI-1:0] t_rsp_valid_i,
-  input  word_t     [NT-1:0]         t_rsp_data_i
+  input  row_t      [NT-1:0]         t_rsp_data_i,
+  input  logic                       wlock_i,
+  input  logic      [IdW-1:0]        wlock_id_i
 );
   localparam int unsigned TW = $clog2(NT + 1);
 
@@ -50,7 +54,8 @@ module ax_word_xbar
     want = '0;
     for (int unsigned i = 0; i < NI; i++) begin
       tgt[i] = target_of(i_req_i[i].mem, i_req_i[i].core, i_req_i[i].addr[RowSh +: L2BankW]);
-      if (i_req_valid_i[i]) want[tgt[i]][i] = 1'b1;
+      if (i_req_valid_i[i] && !(tgt[i] == '0 && i_req_i[i].we && wlock_i && IdW'(i) != wlock_id_i))
+        want[tgt[i]][i] = 1'b1;
     end
   end
 
@@ -73,7 +78,7 @@ module ax_word_xbar
 
   always_comb begin
     for (int unsigned i = 0; i < NI; i++) begin
-      i_req_ready_o[i] = gnt[tgt[i]][i] && t_req_ready_i[tgt[i]];
+      i_req_ready_o[i] = gnt[tgt[i]][i] && t_req_ready_i[tgt[i]];  // gnt implies want (lock applied)
       i_rsp_valid_o[i] = 1'b0;
       i_rsp_data_o[i]  = '0;
       for (int unsigned t = 0; t < NT; t++) begin

@@ -26,13 +26,13 @@ module ax_mem_tile
   input  logic      [NB-1:0][IdW-1:0]   l2_req_id_i,
   output logic      [NB-1:0]            l2_req_ready_o,
   output logic      [NB-1:0][FabricNI-1:0] l2_rsp_valid_o,
-  output word_t     [NB-1:0]            l2_rsp_data_o,
+  output row_t      [NB-1:0]            l2_rsp_data_o,
   // MemDMA word initiators
   output logic      [NI-1:0]            dma_req_valid_o,
   output word_req_t [NI-1:0]            dma_req_o,
   input  logic      [NI-1:0]            dma_req_ready_i,
   input  logic      [NI-1:0]            dma_rsp_valid_i,
-  input  word_t     [NI-1:0]            dma_rsp_data_i,
+  input  row_t      [NI-1:0]            dma_rsp_data_i,
   // token, status
   output logic                          tok_valid_o,
   input  logic                          tok_ready_i,

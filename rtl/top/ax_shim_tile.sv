@@ -25,7 +25,7 @@ module ax_shim_tile
   output word_req_t [NI-1:0]    dma_req_o,
   input  logic      [NI-1:0]    dma_req_ready_i,
   input  logic      [NI-1:0]    dma_rsp_valid_i,
-  input  word_t     [NI-1:0]    dma_rsp_data_i,
+  input  row_t      [NI-1:0]    dma_rsp_data_i,
   // tokens of the other tiles
   input  logic   [NTokSrc-1:0]  tok_valid_i,
   output logic   [NTokSrc-1:0]  tok_ready_o,

@@ -20,7 +20,7 @@
   input  logic                     s_rready_i,
   output logic [31:0]              s_rdata_o,
   output logic [1:0]               s_rresp_o,
-  // AXI4 master to DDR (single beats)
+  // AXI4 master to DDR (INCR bursts, AXI_DATA_BYTES wide)
   output logic                     m_awvalid_o,
   input  logic                     m_awready_i,
   output logic [7:0]               m_awid_o,
@@ -30,8 +30,8 @@
   output logic [1:0]               m_awburst_o,
   output logic                     m_wvalid_o,
   input  logic                     m_wready_i,
-  output logic [31:0]              m_wdata_o,
-  output logic [3:0]               m_wstrb_o,
+  output logic [8*AXI_DATA_BYTES-1:0] m_wdata_o,
+  output logic [AXI_DATA_BYTES-1:0] m_wstrb_o,
   output logic                     m_wlast_o,
   input  logic                     m_bvalid_i,
   output logic                     m_bready_o,
@@ -47,6 +47,6 @@
   input  logic                     m_rvalid_i,
   output logic                     m_rready_o,
   input  logic [7:0]               m_rid_i,
-  input  logic [31:0]              m_rdata_i,
+  input  logic [8*AXI_DATA_BYTES-1:0] m_rdata_i,
   input  logic [1:0]               m_rresp_i,
   input  logic                     m_rlast_i

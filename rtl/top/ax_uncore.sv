@@ -33,12 +33,12 @@ module ax_uncore
   output logic      [NC-1:0][IdW-1:0]     c_l1_req_id_o,
   input  logic      [NC-1:0]              c_l1_req_ready_i,
   input  logic      [NC-1:0][NI-1:0]      c_l1_rsp_valid_i,
-  input  word_t     [NC-1:0]              c_l1_rsp_data_i,
+  input  row_t      [NC-1:0]              c_l1_rsp_data_i,
   input  logic      [NC-1:0][NCh-1:0]     c_dma_req_valid_i,
   input  word_req_t [NC-1:0][NCh-1:0]     c_dma_req_i,
   output logic      [NC-1:0][NCh-1:0]     c_dma_req_ready_o,
   output logic      [NC-1:0][NCh-1:0]     c_dma_rsp_valid_o,
-  output word_t     [NC-1:0][NCh-1:0]     c_dma_rsp_data_o,
+  output row_t      [NC-1:0][NCh-1:0]     c_dma_rsp_data_o,
   input  logic      [NC-1:0]              c_tok_valid_i,
   output logic      [NC-1:0]              c_tok_ready_o,
   input  token_t    [NC-1:0]              c_tok_i,
@@ -88,12 +88,14 @@ module ax_uncore
   // ---- fabric ----
   logic      [NI-1:0]          i_valid, i_ready, i_rsp_valid;
   word_req_t [NI-1:0]          i_req;
-  word_t     [NI-1:0]          i_rsp_data;
+  row_t      [NI-1:0]          i_rsp_data;
   logic      [NT-1:0]          f_valid, f_ready;
   word_req_t [NT-1:0]          f_req;
   logic      [NT-1:0][IdW-1:0] f_id;
   logic      [NT-1:0][NI-1:0]  f_rsp_valid;
-  word_t     [NT-1:0]          f_rsp_data;
+  row_t      [NT-1:0]          f_rsp_data;
+  logic                        wlock;
+  logic      [IdW-1:0]         wlock_id;
 
   ax_word_xbar #(.NI(NI), .Cores(Cores)) u_xbar (
     .clk_i         (clk_i),
@@ -108,7 +110,9 @@ module ax_uncore
     .t_req_id_o    (f_id),
     .t_req_ready_i (f_ready),
     .t_rsp_valid_i (f_rsp_valid),
-    .t_rsp_data_i  (f_rsp_data)
+    .t_rsp_data_i  (f_rsp_data),
+    .wlock_i       (wlock),
+    .wlock_id_i    (wlock_id)
   );
 
   ax_axi_bridge #(.NI(NI)) u_axi (
@@ -120,6 +124,8 @@ module ax_uncore
     .t_req_ready_o (f_ready[0]),
     .t_rsp_valid_o (f_rsp_valid[0]),
     .t_rsp_data_o  (f_rsp_data[0]),
+    .wlock_o       (wlock),
+    .wlock_id_o    (wlock_id),
     .awvalid_o     (m_awvalid_o),
     .awready_i     (m_awready_i),
     .awid_o        (m_awid_o),
@@ -154,7 +160,7 @@ module ax_uncore
   // ---- shim ----
   logic      [NCh-1:0] sys_valid, sys_ready, sys_rsp_valid;
   word_req_t [NCh-1:0] sys_req;
-  word_t     [NCh-1:0] sys_rsp_data;
+  row_t      [NCh-1:0] sys_rsp_data;
   mon_task_t  [NCh-1:0] sys_mon_task, mem_mon_task;
   mon_write_t [NCh-1:0] sys_mon_write, mem_mon_write;
   logic       mem_tok_valid, mem_tok_ready, mem_busy, mem_err, tok_mon_valid;
@@ -207,7 +213,7 @@ module ax_uncore
   // ---- mem ----
   logic      [NCh-1:0] mem_valid, mem_ready, mem_rsp_valid;
   word_req_t [NCh-1:0] mem_req;
-  word_t     [NCh-1:0] mem_rsp_data;
+  row_t      [NCh-1:0] mem_rsp_data;
 
   ax_mem_tile #(.Cores(Cores), .FabricNI(NI)) u_mem (
     .clk_i           (clk_i),

@@ -32,10 +32,10 @@ module axcore_top
   word_req_t [Cores-1:0]             l1_req;
   logic      [Cores-1:0][IdW-1:0]    l1_id;
   logic      [Cores-1:0][NI-1:0]     l1_rsp_valid;
-  word_t     [Cores-1:0]             l1_rsp_data;
+  row_t      [Cores-1:0]             l1_rsp_data;
   logic      [Cores-1:0][NCh-1:0]    dma_valid, dma_ready, dma_rsp_valid;
   word_req_t [Cores-1:0][NCh-1:0]    dma_req;
-  word_t     [Cores-1:0][NCh-1:0]    dma_rsp_data;
+  row_t      [Cores-1:0][NCh-1:0]    dma_rsp_data;
   logic      [Cores-1:0]             tok_valid, tok_ready, c_busy, c_err;
   token_t    [Cores-1:0]             tok;
   logic      [Cores-1:0]             bar_arrive, bar_release;

@@ -11,8 +11,8 @@ namespace {
 using spec::ErrorCode;
 constexpr unsigned kCh = spec::param::dma_channels;
 // TASK_START -> S_LOAD -> first request (BD start 2); a chain link or a repeat costs one
-// S_LOAD cycle. The words themselves, the reorder buffer, the pair FIFO and the drain to
-// TASK_DONE are the WordFabric's (RTL cycle order; an on-chip copy of n words takes n + 7).
+// S_LOAD cycle. The beats themselves, the reorder buffer, the pair FIFO and the drain to
+// TASK_DONE are the WordFabric's (RTL cycle order; an on-chip copy of n beats takes n + 7).
 constexpr uint64_t kBdStart = 2, kBdChain = 1;
 
 struct DmaFault {
@@ -145,6 +145,10 @@ void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint
   w.core = bd.core;
   w.pad_value = bd.pad_value;
   w.run = bd.d0_size <= 1 ? 1 : bd.d0_size;
+  w.s0 = w.run;
+  w.b0 = bd.d0_pad_before;
+  w.e0 = w.b0 + w.s0 + bd.d0_pad_after;
+  w.stride1 = bd.d0_stride == 1;
   w.task_bytes = &task_bytes;
   if (ch.epoch != epoch) throw Reset{};
   ctx_.fabric->walk(port(ch), std::move(w), t);

@@ -1,7 +1,7 @@
 // A BD engine (SysDMA, MemDMA, CoreDMA): dma_channels pairs, MM2S ch n feeding S2MM ch n through
 // a dma_stream_depth-word TimedFifo. Each channel is an SC_THREAD running its queue in order:
 // BD checks with the reference (common/ref dma validate_bd / dma_walk / dma_chain rules) plus the
-// RTL's load-time range check, words moved through DMI at the contract's rates (docs/timing.md),
+// RTL's load-time range check, beats moved through DMI at the contract's rates (docs/timing.md),
 // iter_current written back per BD run, one MEM_WRITE record per S2MM d0 run, a token per task.
 #pragma once
 

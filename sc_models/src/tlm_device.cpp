@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "axcore/txn/text.hpp"
 #include "core_tile.hpp"
 #include "mem_tile.hpp"
 #include "shim_tile.hpp"
@@ -93,14 +94,14 @@ struct TlmDevice::Impl : sc_core::sc_module {
   Tile& tile(uint64_t addr) {
     const uint64_t col = addr >> spec::param::addr_col_shift, row = (addr >> spec::param::addr_row_shift) & 0x1F;
     if (col != 0 || row >= bus.tiles.size() || (addr >> 32) != 0)
-      throw runtime::DeviceError("tlm: address 0x" + std::to_string(addr) + " names no tile (col " +
-                                 std::to_string(col) + ", row " + std::to_string(row) + ")");
+      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(col) +
+                                 ", row " + std::to_string(row) + ")");
     if (row == 0) return shim;
     if (row == 1) return mem;
     return *cores[row - 2];
   }
   void access(uint64_t addr, uint32_t& v, bool write) {
-    if (addr % 4) throw runtime::DeviceError("tlm: unaligned register address 0x" + std::to_string(addr));
+    if (addr % 4) throw runtime::DeviceError("tlm: unaligned register address " + txn::hex(addr));
     Tile& t = tile(addr);
     const uint64_t row = (addr >> spec::param::addr_row_shift) & 0x1F;
     ::tlm::tlm_generic_payload p;
@@ -113,12 +114,7 @@ struct TlmDevice::Impl : sc_core::sc_module {
     p.set_response_status(::tlm::TLM_INCOMPLETE_RESPONSE);
     (*bus.tiles[row])->b_transport(p, delay);
     if (!p.is_response_ok())
-      throw runtime::DeviceError("tlm: no register at 0x" + to_hex(addr) + " in tile " + std::string(t.name()));
-  }
-  static std::string to_hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v));
-    return b;
+      throw runtime::DeviceError("tlm: no register at " + txn::hex(addr) + " in tile " + std::string(t.name()));
   }
 };
 
@@ -187,7 +183,7 @@ uint64_t TlmDevice::ddr_size() const { return impl_->ddr.bytes().size(); }
 void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
-    throw runtime::DeviceError("tlm: ddr_write [0x" + Impl::to_hex(addr) + ", +" + std::to_string(bytes.size()) +
+    throw runtime::DeviceError("tlm: ddr_write [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
                                ") outside DDR of " + std::to_string(m.size()) + " bytes");
   std::memcpy(m.data() + addr, bytes.data(), bytes.size());
 }
@@ -195,7 +191,7 @@ void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
 void TlmDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
-    throw runtime::DeviceError("tlm: ddr_read [0x" + Impl::to_hex(addr) + ", +" + std::to_string(bytes.size()) +
+    throw runtime::DeviceError("tlm: ddr_read [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
                                ") outside DDR of " + std::to_string(m.size()) + " bytes");
   std::memcpy(bytes.data(), m.data() + addr, bytes.size());
 }

@@ -9,27 +9,32 @@
 namespace axcore::tlm {
 
 namespace {
+namespace P = spec::param;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-constexpr uint64_t kL2RowBytes = 64;  // l2_banks interleave on 64-byte rows
-// A read's data comes back one cycle after its grant (L2 bank, L1 word port: ax_word_port) or
-// ddr_latency_cycles + 1 after it (AXI bridge: AR the next cycle, R L cycles later); a write is
-// answered one cycle after its grant, or 3 (AW+W the next cycle, B 2 later) for DDR.
-constexpr uint64_t kReadResp = 1, kDdrReadResp = spec::param::ddr_latency_cycles + 1;
-constexpr uint64_t kWriteResp = 1, kDdrWriteResp = 3;
+constexpr uint64_t kL2RowBytes = 64;                // l2_banks interleave on 64-byte rows
+constexpr unsigned kRowWords = 16;                  // one PWORD
+constexpr unsigned kAxiK = 64 / P::axi_data_bytes;  // AXI beats per row
+constexpr uint64_t kBeatCycles = (P::axi_data_bytes + P::ddr_bytes_per_cycle - 1) / P::ddr_bytes_per_cycle;
+static_assert(P::axi_data_bytes == 16 || P::axi_data_bytes == 32 || P::axi_data_bytes == 64);
+static_assert(P::dma_words_per_cycle == kRowWords);
+static_assert((P::dma_rob_rows & (P::dma_rob_rows - 1)) == 0);
+// An on-chip read's row comes back one cycle after its grant (L2 bank, L1 port: ax_word_port),
+// so its slot drains 2 cycles after the grant; an on-chip write is acked one cycle after it.
+constexpr uint64_t kReadResp = 1, kWriteResp = 1;
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
 }  // namespace
 
 WordFabric::WordFabric(sc_core::sc_module_name n, unsigned cores, Tracer& tracer)
     : sc_module(n), tracer_(tracer), cores_(cores) {
-  const unsigned engines = spec::param::first_core_row + cores;
+  const unsigned engines = P::first_core_row + cores;
   ports_ = std::vector<Port>(engines * kPorts);
   for (unsigned i = 0; i < ports_.size(); ++i) {
     ports_[i].row = i / kPorts;
-    ports_[i].mm2s = i % kPorts < spec::param::dma_channels;
-    ports_[i].index = i % spec::param::dma_channels;
+    ports_[i].mm2s = i % kPorts < P::dma_channels;
+    ports_[i].index = i % P::dma_channels;
   }
-  pairs_.resize(engines * spec::param::dma_channels);
-  rr_.assign(1 + spec::param::l2_banks + cores, 0);
+  pairs_.resize(engines * P::dma_channels);
+  rr_.assign(1 + P::l2_banks + cores, 0);
   req_.resize(rr_.size());
   fsize_.resize(pairs_.size());
   sc_core::sc_spawn([this] { stepper(); });
@@ -40,10 +45,31 @@ void WordFabric::attach(unsigned id, uint32_t* bytes) { ports_.at(id).bytes = by
 unsigned WordFabric::target(const Port& p) const {
   switch (p.w.sel) {
     case spec::MemSel::DDR: return 0;
-    case spec::MemSel::L2:
-      return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % spec::param::l2_banks);
-    default: return 1 + spec::param::l2_banks + std::min(p.w.core, cores_ - 1);
+    case spec::MemSel::L2: return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % P::l2_banks);
+    default: return 1 + P::l2_banks + std::min(p.w.core, cores_ - 1);
   }
+}
+
+// The beat rule (docs/timing.md, rtl/dma/ax_dma_walk): from the walk position, on the same d0
+// run and d0 region (pad before / data / pad after): data with d0 stride 1 up to the row end
+// (else one word), pads up to 16; the DDR burst up to the next 4 KiB boundary.
+WordFabric::Beat WordFabric::beat(const Port& p) const {
+  const Walk& w = p.w;
+  const ref::DmaWord& wd = w.words[p.next];
+  const uint32_t p0 = static_cast<uint32_t>(p.next % w.e0);
+  const uint32_t seg = p0 < w.b0 ? w.b0 - p0 : p0 < w.b0 + w.s0 ? w.b0 + w.s0 - p0 : w.e0 - p0;
+  Beat b{wd.pad, 1, 1, 1};
+  if (wd.pad) {
+    b.n = b.bn = std::min(seg, kRowWords);
+    return b;
+  }
+  if (!w.stride1) return b;
+  const uint32_t off = static_cast<uint32_t>(wd.byte_addr / 4 % kRowWords);
+  b.n = std::min(seg, kRowWords - off);
+  b.bn = std::min<uint32_t>(seg,
+                            static_cast<uint32_t>((P::axi_boundary_bytes - wd.byte_addr % P::axi_boundary_bytes) / 4));
+  b.brows = (off + b.bn + kRowWords - 1) / kRowWords;
+  return b;
 }
 
 void WordFabric::walk(unsigned id, Walk w, uint64_t& t) {
@@ -57,6 +83,7 @@ void WordFabric::walk(unsigned id, Walk w, uint64_t& t) {
   p.at = t - 1;
   p.failed = p.aborted = false;
   p.hash = kFnvBasis;
+  p.bq_left = 0;
   work_.notify(sc_core::SC_ZERO_TIME);
   while (p.phase == Phase::Load || p.phase == Phase::Run) sc_core::wait(p.done);
   t = p.end;
@@ -89,13 +116,14 @@ void WordFabric::finish(Port& p, uint64_t end) {
 }
 
 void WordFabric::fail_pair(uint32_t row, unsigned index, spec::ErrorCode code, uint64_t cycle) {
-  Pair& q = pairs_[row * spec::param::dma_channels + index];
+  Pair& q = pairs_[row * P::dma_channels + index];
   q.failed = true;
   q.code = code;
   q.fifo.clear();
   for (bool mm2s : {true, false}) {
     Port& p = ports_[id(row, mm2s, index)];
     p.rob.clear();
+    p.bq_left = 0;
     if (p.phase == Phase::Load || p.phase == Phase::Run || p.phase == Phase::Drain) {
       p.failed = true;
       p.code = code;
@@ -106,7 +134,7 @@ void WordFabric::fail_pair(uint32_t row, unsigned index, spec::ErrorCode code, u
 }
 
 void WordFabric::clear_pair(uint32_t row, unsigned index) {
-  Pair& q = pairs_[row * spec::param::dma_channels + index];
+  Pair& q = pairs_[row * P::dma_channels + index];
   q.fifo.clear();
   q.failed = false;
   work_.notify(sc_core::SC_ZERO_TIME);
@@ -116,6 +144,7 @@ void WordFabric::abort(unsigned id) {
   Port& p = ports_[id];
   p.rob.clear();
   p.resp.clear();
+  p.bq_left = 0;
   pair_of(p).fifo.clear();  // a channel reset flushes the pair stream (flush_o)
   if (p.phase != Phase::Idle) {
     p.aborted = true;
@@ -173,14 +202,23 @@ uint64_t WordFabric::step(uint64_t c) {
   auto soon = [&](uint64_t x) {
     if (x > c && x < next) next = x;
   };
+  auto prune = [&](std::deque<uint64_t>& d) {  // outstanding at c: answered in c or later
+    while (!d.empty() && d.front() < c) d.pop_front();
+    for (uint64_t x : d)
+      if (x != kNever) soon(x + 1);
+  };
   for (auto& r : req_) r.clear();
-  for (std::size_t i = 0; i < pairs_.size(); ++i) fsize_[i] = pairs_[i].fifo.size();  // cnt_q
+  for (std::size_t i = 0; i < pairs_.size(); ++i) fsize_[i] = pairs_[i].fifo.size();  // count at the cycle's start
   pads_.clear();
+  prune(rd_done_);
+  prune(wr_done_);
+  if (wpath_free_ > c) soon(wpath_free_);
   // Requests from the registered state of the cycle.
   for (unsigned id = 0; id < ports_.size(); ++id) {
     Port& p = ports_[id];
     while (!p.resp.empty() && p.resp.front() < c) p.resp.pop_front();
-    if (!p.resp.empty()) soon(p.resp.back() + 1);
+    for (uint64_t x : p.resp)
+      if (x != kNever) soon(x + 1);
     if (!p.rob.empty()) soon(p.rob.front().ready);
     switch (p.phase) {
       case Phase::Load:
@@ -202,13 +240,17 @@ uint64_t WordFabric::step(uint64_t c) {
         } else if (c < p.resume_at) {
           soon(p.resume_at);
         } else if (p.mm2s) {
-          if (p.rob.size() >= kRobDepth) break;  // a drain makes room (its ready cycle is a wake-up)
-          if (p.w.words[p.next].pad)
+          const Beat b = beat(p);
+          const std::size_t need = (b.pad || p.w.sel != spec::MemSel::DDR) ? 1 : b.brows;
+          if (p.rob.size() + need > P::dma_rob_rows) break;  // a drain makes room (its ready cycle is a wake-up)
+          if (b.pad)
             pads_.push_back(id);
           else
             req_[target(p)].push_back(id);
-        } else if (fsize_[p.row * spec::param::dma_channels + p.index] > 0) {
-          req_[target(p)].push_back(id);
+        } else if (fsize_[p.row * P::dma_channels + p.index] >= beat(p).n) {
+          const unsigned t = target(p);
+          if (t == 0 && wlock_ && wlock_id_ != id) break;  // the write path is held by another burst
+          req_[t].push_back(id);
         }
         break;
       case Phase::Drain:
@@ -220,68 +262,141 @@ uint64_t WordFabric::step(uint64_t c) {
       default: break;
     }
   }
-  auto issued = [&](Port& p) {
+  auto issued = [&](Port& p, uint32_t words) {
     p.cls_ddr = p.w.sel == spec::MemSel::DDR;
-    if (++p.next == p.w.words.size()) finish(p, c + 1);
+    p.next += words;
+    if (p.next == p.w.words.size()) finish(p, c + 1);
     soon(c + 1);
+  };
+  // Slots of `words` walk words from p.next, the first at row offset `off`.
+  auto fill = [&](Port& p, uint32_t words, uint32_t off, uint64_t ready0, const std::vector<uint64_t>* rows_ready) {
+    std::size_t k = p.next, end = p.next + words;
+    unsigned r = 0;
+    while (k < end) {
+      Slot sl{};
+      sl.n = static_cast<unsigned>(std::min<std::size_t>(kRowWords - off, end - k));
+      for (unsigned j = 0; j < sl.n; ++j, ++k) {
+        const ref::DmaWord& wd = p.w.words[k];
+        if (wd.pad)
+          sl.words[j] = p.w.pad_value;
+        else
+          std::memcpy(&sl.words[j], p.w.mem.ptr + wd.byte_addr, 4);
+      }
+      sl.ready = rows_ready ? (*rows_ready)[r] : ready0;
+      p.rob.push_back(sl);
+      off = 0;
+      ++r;
+    }
   };
   // One grant per target, round-robin from the target's pointer.
   const unsigned n = static_cast<unsigned>(ports_.size());
+  std::vector<uint64_t> rows_ready;
   for (unsigned t = 0; t < req_.size(); ++t) {
     const auto& r = req_[t];
     if (r.empty()) continue;
-    if (t == 0 && ddr_free_ > c) {  // the bridge holds a transaction: not ready, pointer stays
-      soon(ddr_free_);
-      continue;
-    }
     unsigned win = r[0];
     for (unsigned id : r)
       if ((id + n - rr_[t]) % n < (win + n - rr_[t]) % n) win = id;
-    rr_[t] = (win + 1) % n;
-    if (r.size() > 1) soon(c + 1);
     Port& p = ports_[win];
+    const Beat b = beat(p);
     const ref::DmaWord& wd = p.w.words[p.next];
     const bool ddr = t == 0;
-    if (ddr) ddr_free_ = c + (p.mm2s ? kDdrRead : kDdrWrite);
+    if (ddr) {  // the bridge's ready: outstanding slots, the write path
+      const bool ok = p.mm2s ? rd_done_.size() < P::axi_max_reads
+                             : c >= wpath_free_ && (p.bq_left != 0 || wr_done_.size() < P::axi_max_writes);
+      if (!ok) {  // not taken: the grant and the pointer stay
+        soon(c + 1);
+        continue;
+      }
+    }
+    rr_[t] = (win + 1) % n;
+    if (r.size() > 1) soon(c + 1);
     if (p.mm2s) {
-      uint32_t v;
-      std::memcpy(&v, p.w.mem.ptr + wd.byte_addr, 4);
-      const uint64_t resp = c + (ddr ? kDdrReadResp : kReadResp);
-      p.resp.push_back(resp);
-      p.rob.push_back({v, resp + 1});
+      const uint32_t off = static_cast<uint32_t>(wd.byte_addr / 4 % kRowWords);
+      if (ddr) {
+        // AR in c + 1; the DDR model's beats from c + 1 + latency, one per kBeatCycles.
+        const uint64_t first = std::max<uint64_t>(c + 1 + P::ddr_latency_cycles, r_free_);
+        rows_ready.clear();
+        for (unsigned row = 0; row < b.brows; ++row)
+          rows_ready.push_back(first + ((row + 1) * kAxiK - 1) * kBeatCycles + 1);
+        r_free_ = first + uint64_t{b.brows} * kAxiK * kBeatCycles;
+        const uint64_t last = rows_ready.back() - 1;
+        rd_done_.push_back(last);
+        p.resp.push_back(last);
+        fill(p, b.bn, off, 0, &rows_ready);
+        *p.bytes += 4 * b.bn;
+        issued(p, b.bn);
+      } else {
+        p.resp.push_back(c + kReadResp);
+        fill(p, b.n, off, c + kReadResp + 1, nullptr);
+        *p.bytes += 4 * b.n;
+        issued(p, b.n);
+      }
     } else {
       Pair& q = pair_of(p);
-      const uint32_t v = q.fifo.front();
-      q.fifo.pop_front();
-      std::memcpy(p.w.mem.ptr + wd.byte_addr, &v, 4);
-      const uint64_t resp = c + (ddr ? kDdrWriteResp : kWriteResp);
-      p.resp.push_back(resp);
-      *p.w.task_bytes += 4;
+      if (ddr) {
+        const bool first = p.bq_left == 0;
+        const unsigned rows = first ? b.brows : p.bq_left;
+        // the row's W beats from c + 1, at the DDR model's rate
+        uint64_t wt = std::max<uint64_t>(c + 1, w_free_);
+        for (unsigned k = 1; k < kAxiK; ++k) wt = std::max(wt + 1, wt + kBeatCycles);
+        w_free_ = wt + kBeatCycles;
+        wpath_free_ = wt;  // the bridge takes the next write beat in the cycle of this row's last W beat
+        if (first) {
+          p.resp.push_back(kNever);
+          wr_done_.push_back(kNever);
+        }
+        p.bq_left = rows - 1;
+        if (p.bq_left == 0) {     // the burst's last beat: B two cycles after its last W beat
+          for (auto& x : p.resp)  // the burst's B (the only open response of this channel)
+            if (x == kNever) x = wt + 2;
+          for (auto& x : wr_done_)
+            if (x == kNever) {
+              x = wt + 2;
+              break;
+            }
+          wlock_ = false;
+          soon(wt + 3);
+        } else {
+          wlock_ = true;
+          wlock_id_ = win;
+        }
+      } else {
+        p.resp.push_back(c + kWriteResp);
+      }
       if (p.next % p.w.run == 0) {
         p.run_addr = wd.byte_addr;
         p.hash = kFnvBasis;
       }
-      uint8_t b[4];
-      std::memcpy(b, &v, 4);
-      p.hash = trace::fnv1a64(b, p.hash);
-      if (p.next % p.w.run == p.w.run - 1)
+      for (unsigned j = 0; j < b.n; ++j) {
+        const uint32_t v = q.fifo.front();
+        q.fifo.pop_front();
+        std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &v, 4);
+        uint8_t bytes[4];
+        std::memcpy(bytes, &v, 4);
+        p.hash = trace::fnv1a64(bytes, p.hash);
+      }
+      *p.w.task_bytes += 4 * b.n;
+      *p.bytes += 4 * b.n;
+      if ((p.next + b.n) % p.w.run == 0)
         tracer_.emit(c, p.row, trace::dma_unit(false, p.index), trace::Kind::MEM_WRITE, p.run_addr, p.w.run * 4, p.hash,
                      0);
+      issued(p, b.n);
     }
-    *p.bytes += 4;
-    issued(p);
   }
-  for (unsigned id : pads_) {  // a pad fills its slot at once
+  for (unsigned id : pads_) {  // a pad beat fills its slot at once
     Port& p = ports_[id];
-    p.rob.push_back({p.w.pad_value, c + 1});
-    issued(p);
+    const Beat b = beat(p);
+    fill(p, b.n, 0, c + 1, nullptr);
+    issued(p, b.n);
   }
-  // Each MM2S drains its filled head slot into the pair FIFO when the FIFO had room (cnt_q).
+  // Each MM2S drains its filled head slot into the pair FIFO when the FIFO's count leaves room.
   for (Port& p : ports_) {
     if (!p.mm2s || p.rob.empty() || p.rob.front().ready > c) continue;
-    const std::size_t k = p.row * spec::param::dma_channels + p.index;
-    if (fsize_[k] >= spec::param::dma_stream_depth) continue;  // the S2MM's grant makes room
-    pairs_[k].fifo.push_back(p.rob.front().value);
+    const std::size_t k = p.row * P::dma_channels + p.index;
+    const Slot& sl = p.rob.front();
+    if (fsize_[k] + sl.n > P::dma_stream_depth) continue;  // the S2MM's beat makes room
+    for (unsigned j = 0; j < sl.n; ++j) pairs_[k].fifo.push_back(sl.words[j]);
     p.rob.pop_front();
     soon(c + 1);
   }

@@ -1,10 +1,14 @@
-// The DMA word fabric as the RTL runs it (rtl/mem/ax_word_xbar, ax_rr_arb, ax_axi_bridge,
-// rtl/dma/ax_dma_chan's word side): every DMA channel of every engine is an initiator; the
-// targets (the AXI bridge to DDR, each L2 bank = 64-byte row mod l2_banks, each core's L1 word
-// port) take one request per cycle, chosen round-robin from a per-target pointer that moves past
-// the winner. An MM2S allocates a slot of its 64-word reorder buffer per granted read (pads
-// fill theirs at once) and drains it in order into the pair's dma_stream_depth-word FIFO; an
-// S2MM requests a write while the FIFO has a word and takes it when granted.
+// The DMA fabric as the RTL runs it (rtl/mem/ax_word_xbar, ax_rr_arb, ax_axi_bridge, the
+// harness DDR model, rtl/dma/ax_dma_chan's beat side; docs/timing.md "DMA and DDR"): every DMA
+// channel of every engine is an initiator moving one beat (up to 16 words of one 64-byte row) a
+// cycle; the targets (the AXI bridge to DDR, each L2 bank = 64-byte row mod l2_banks, each
+// core's L1 port) take one request per cycle, chosen round-robin from a per-target pointer that
+// moves past the winner. An MM2S allocates dma_rob_rows reorder slots per request (a DDR read
+// is one burst up to the next 4 KiB boundary, a slot per row) and drains them in order into the
+// pair's dma_stream_depth-word FIFO; an S2MM writes a beat when the FIFO holds its words (to
+// DDR in bursts that hold the bridge's write path). The bridge keeps axi_max_reads /
+// axi_max_writes bursts outstanding; the DDR model's R beats and W beats follow
+// ddr_latency_cycles and ddr_bytes_per_cycle.
 //
 // One SC_THREAD steps all channels cycle by cycle in cycle order (so ties go where the RTL's
 // round-robin sends them), skipping cycles in which nothing can change, and moves words through
@@ -29,10 +33,7 @@ namespace axcore::tlm {
 
 class WordFabric : public sc_core::sc_module {
  public:
-  static constexpr uint64_t kDdrRead = spec::param::ddr_latency_cycles + 2;  // bridge cycles per read word
-  static constexpr uint64_t kDdrWrite = 4;                                   // per write word (docs/rtl.md)
-  static constexpr unsigned kPorts = 2 * spec::param::dma_channels;          // initiators per engine
-  static constexpr unsigned kRobDepth = 64;                                  // ax_dma RobDepth
+  static constexpr unsigned kPorts = 2 * spec::param::dma_channels;  // initiators per engine
 
   // One BD's walk for a channel.
   struct Walk {
@@ -42,6 +43,9 @@ class WordFabric : public sc_core::sc_module {
     unsigned core = 0;
     uint32_t pad_value = 0;
     uint32_t run = 1;  // S2MM: words per MEM_WRITE record (the d0 run)
+    // d0 of the padded walk (beat rule): extent, pad before, size, stride 1
+    uint32_t e0 = 1, b0 = 0, s0 = 1;
+    bool stride1 = true;
     uint32_t* task_bytes = nullptr;
   };
 
@@ -70,8 +74,15 @@ class WordFabric : public sc_core::sc_module {
  private:
   enum class Phase { Idle, Load, Run, Drain, Await };
   struct Slot {
-    uint32_t value;
-    uint64_t ready;  // first cycle the slot is filled (fill_q)
+    uint32_t words[16];
+    unsigned n;      // words of this slot the stream takes
+    uint64_t ready;  // first cycle the slot can drain (fill_q)
+  };
+  struct Beat {
+    bool pad;
+    uint32_t n;      // row beat words
+    uint32_t bn;     // DDR burst words (data, from here to the next 4 KiB boundary)
+    unsigned brows;  // rows the burst touches
   };
   struct Port {
     bool mm2s = false;
@@ -84,9 +95,10 @@ class WordFabric : public sc_core::sc_module {
     uint64_t end = 0;  // result cycle
     bool failed = false, aborted = false;
     spec::ErrorCode code = spec::ErrorCode::NONE;
-    std::deque<uint64_t> resp;  // response cycles of the outstanding requests
+    std::deque<uint64_t> resp;  // response cycles of the outstanding requests (kNever: not known yet)
     bool cls_ddr = false;
     std::deque<Slot> rob;  // MM2S reorder buffer, allocated slots in walk order
+    unsigned bq_left = 0;  // S2MM to DDR: rows left in the write burst
     bool paused = false;
     uint64_t pause_from = 0, resume_at = 0;
     uint64_t hash = 0, run_addr = 0;
@@ -100,6 +112,7 @@ class WordFabric : public sc_core::sc_module {
   };
   Pair& pair_of(const Port& p) { return pairs_[p.row * spec::param::dma_channels + p.index]; }
   unsigned target(const Port& p) const;
+  Beat beat(const Port& p) const;
   void stepper();
   // Simulates cycle c; returns the next cycle in which anything can change (0: none).
   uint64_t step(uint64_t c);
@@ -112,8 +125,14 @@ class WordFabric : public sc_core::sc_module {
   std::vector<Port> ports_;
   std::vector<Pair> pairs_;
   std::vector<unsigned> rr_;  // per target: the round-robin pointer
-  uint64_t ddr_free_ = 0;     // first cycle the AXI bridge accepts a request
-  uint64_t cur_ = 0;          // next cycle to simulate
+  // AXI bridge and DDR model (target 0)
+  std::deque<uint64_t> rd_done_, wr_done_;  // per outstanding burst: last row / B cycle (kNever: open)
+  uint64_t r_free_ = 0;                     // first cycle the DDR model may present the next R beat
+  uint64_t w_free_ = 0;                     // first cycle it takes the next W beat
+  uint64_t wpath_free_ = 0;                 // first cycle the bridge takes the next write beat
+  bool wlock_ = false;                      // a write burst holds the write path (from the next cycle)
+  unsigned wlock_id_ = 0;
+  uint64_t cur_ = 0;  // next cycle to simulate
   sc_core::sc_event work_;
   // per-cycle scratch: requesters per target, pads allocating, pair FIFO sizes (cnt_q)
   std::vector<std::vector<unsigned>> req_;

@@ -142,14 +142,17 @@ TEST(RtlDma, ChainMatchesRefAndCostsOneCyclePerLink) {
     EXPECT_EQ(dn.at(0).bytes, 1200u);
     return dn.at(0).cycle - st.at(0).cycle;
   };
-  EXPECT_EQ(run(true), run(false) + 2);  // two links
+  // Two links, and two beats more: the chained BDs start mid-row (words 100 and 200), so their
+  // 300 words take 21 row beats against the linear BD's 19.
+  EXPECT_EQ(run(true), run(false) + 2 + 2);
 }
 
-// On-chip copies move one word per cycle; DDR reads one word per ddr_latency + 2 cycles.
+// On-chip copies move one beat (a 64-byte row) per cycle; DDR reads stream a row per cycle once
+// the first burst's latency is paid (docs/timing.md "DMA and DDR").
 TEST(RtlDma, BandwidthFollowsTheTimingContract) {
-  auto duration = [](uint32_t latency, MemSel from, uint32_t n) {
+  auto duration = [](uint32_t latency, MemSel from, uint32_t n, uint64_t src = 0) {
     Sys s(latency);
-    s.write_bd(kShim, 0, linear(from, 0, n));
+    s.write_bd(kShim, 0, linear(from, src, n));
     s.write_bd(kShim, 1, linear(MemSel::L2, 0x20100, n));  // writes 4 banks away from the reads
     s.push(kShim, false, 0, 1);
     s.push(kShim, true, 0, 0);
@@ -158,10 +161,14 @@ TEST(RtlDma, BandwidthFollowsTheTimingContract) {
     const auto dn = s.of(kShim, trace::dma_unit(false, 0), Kind::TASK_DONE);
     return dn.at(0).cycle - st.at(0).cycle;
   };
-  EXPECT_EQ(duration(4, MemSel::L2, 512) - duration(4, MemSel::L2, 256), 256u);
-  EXPECT_EQ(duration(4, MemSel::L2, 300), 300u + 7u);  // start 2, stream, write, drain, done
-  for (uint32_t lat : {1u, 4u, 32u}) {
-    EXPECT_EQ(duration(lat, MemSel::DDR, 64) - duration(lat, MemSel::DDR, 32), 32u * (lat + 2)) << "latency " << lat;
+  EXPECT_EQ(duration(4, MemSel::L2, 8192) - duration(4, MemSel::L2, 4096), 4096u / 16);
+  EXPECT_EQ(duration(4, MemSel::L2, 304), 304u / 16 + 7u);  // start 2, stream, write, drain, done
+  // A beat never leaves its row: 16 words from word 8 of a row are two beats.
+  EXPECT_EQ(duration(4, MemSel::L2, 16, 32) - duration(4, MemSel::L2, 16, 0), 1u);
+  for (uint32_t lat : {1u, 4u, 100u}) {
+    // 4 KiB bursts back to back: a row per cycle after the first burst's latency.
+    EXPECT_EQ(duration(lat, MemSel::DDR, 8192) - duration(lat, MemSel::DDR, 4096), 4096u / 16) << "latency " << lat;
+    EXPECT_EQ(duration(lat, MemSel::DDR, 16) - duration(1, MemSel::DDR, 16), lat - 1) << "latency " << lat;
   }
 }
 

@@ -55,6 +55,18 @@ TEST(TlmRtlAgree, SameBankL2CopyAlternatesOnTheBank) { expect_agreement(run_both
 // over the initiators of all three engines.
 TEST(TlmRtlAgree, ThreeEnginesShareOneL2Bank) { expect_agreement(run_both(agree::dma_engines_share_l2(1024))); }
 
+TEST(TlmRtlAgree, SysDmaDdrToL2OneMiB) { expect_agreement(run_both(agree::dma_ddr_to_l2(1u << 18))); }
+
+TEST(TlmRtlAgree, MemDmaL2ToL1QuarterMiB) { expect_agreement(run_both(agree::dma_l2_to_l1(1u << 16))); }
+
+TEST(TlmRtlAgree, TwoEnginesOnOneL2Bank) { expect_agreement(run_both(agree::dma_two_engines_one_bank(2048))); }
+
+TEST(TlmRtlAgree, DdrBurstsSplitAt4KiB) { expect_agreement(run_both(agree::dma_burst_crosses_4k())); }
+
+TEST(TlmRtlAgree, DdrReadsWithEveryOutstandingSlotFull) {
+  expect_agreement(run_both(agree::dma_reads_outstanding_full()));
+}
+
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element

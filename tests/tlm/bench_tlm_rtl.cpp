@@ -38,10 +38,20 @@ int main(int argc, char** argv) {
     p = agree::dma_two_pairs(num(2, 4096));
   else if (what == "dma_engines")
     p = agree::dma_engines_share_l2(num(2, 1024));
+  else if (what == "dma_ddr_l2")
+    p = agree::dma_ddr_to_l2(num(2, 1u << 18));
+  else if (what == "dma_l2_l1")
+    p = agree::dma_l2_to_l1(num(2, 1u << 16));
+  else if (what == "dma_bank2")
+    p = agree::dma_two_engines_one_bank(num(2, 2048));
+  else if (what == "dma_4k")
+    p = agree::dma_burst_crosses_4k();
+  else if (what == "dma_outstanding")
+    p = agree::dma_reads_outstanding_full();
   else {
     std::fprintf(stderr,
                  "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs "
-                 "N|dma_engines N]\n");
+                 "N|dma_engines N|dma_ddr_l2 N|dma_l2_l1 N|dma_bank2 N|dma_4k|dma_outstanding]\n");
     return 2;
   }
   try {

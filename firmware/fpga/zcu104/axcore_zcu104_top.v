@@ -15,7 +15,9 @@
 module axcore_zcu104_top #(
   parameter integer C_S_AXI_ADDR_WIDTH = 25,
   parameter integer C_M_AXI_ADDR_WIDTH = 40,  // spec/axcore.yaml ddr_addr_bits
-  parameter integer C_M_AXI_ID_WIDTH   = 8
+  parameter integer C_M_AXI_ID_WIDTH   = 8,
+  // spec/axcore.yaml axi_data_bytes * 8: 512 in the full build, 128 in firmware/fpga/small.yaml's
+  parameter integer C_M_AXI_DATA_WIDTH = 512
 ) (
   (* X_INTERFACE_INFO = "xilinx.com:signal:clock:1.0 aclk CLK" *)
   (* X_INTERFACE_PARAMETER = "ASSOCIATED_BUSIF s_axi:m_axi, ASSOCIATED_RESET aresetn, FREQ_HZ 150000000" *)
@@ -90,9 +92,9 @@ module axcore_zcu104_top #(
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi AWREADY" *)
   input  wire                          m_axi_awready,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi WDATA" *)
-  output wire [31:0]                   m_axi_wdata,
+  output wire [C_M_AXI_DATA_WIDTH-1:0] m_axi_wdata,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi WSTRB" *)
-  output wire [3:0]                    m_axi_wstrb,
+  output wire [C_M_AXI_DATA_WIDTH/8-1:0] m_axi_wstrb,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi WLAST" *)
   output wire                          m_axi_wlast,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi WVALID" *)
@@ -132,7 +134,7 @@ module axcore_zcu104_top #(
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi RID" *)
   input  wire [C_M_AXI_ID_WIDTH-1:0]   m_axi_rid,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi RDATA" *)
-  input  wire [31:0]                   m_axi_rdata,
+  input  wire [C_M_AXI_DATA_WIDTH-1:0] m_axi_rdata,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi RRESP" *)
   input  wire [1:0]                    m_axi_rresp,
   (* X_INTERFACE_INFO = "xilinx.com:interface:aximm:1.0 m_axi RLAST" *)

@@ -44,6 +44,8 @@ set_property -dict [list CONFIG.PSU__USE__M_AXI_GP0 {1} CONFIG.PSU__USE__S_AXI_G
 # (AXI4-Lite, 25 address bits), m_axi (AXI4, 40 address bits), aclk, aresetn. The automation adds
 # the interconnects and a proc_sys_reset on pl_clk0 / pl_resetn0.
 create_bd_cell -type module -reference axcore_zcu104_top axcore
+# The small configuration's AXI master is 128 bits (firmware/fpga/small.yaml axi_data_bytes: 16).
+set_property CONFIG.C_M_AXI_DATA_WIDTH {128} [get_bd_cells axcore]
 apply_bd_automation -rule xilinx.com:bd_rule:axi4 \
   -config {Master /zynq/M_AXI_HPM0_FPD Clk_master {/zynq/pl_clk0} Clk_slave {/zynq/pl_clk0} Clk_xbar {/zynq/pl_clk0}} \
   [get_bd_intf_pins axcore/s_axi]

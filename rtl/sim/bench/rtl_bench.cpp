@@ -1,7 +1,9 @@
 // RTL benchmarks: Verilated cycles per second (idle, with DMA traffic and, with cores, with the
-// MVM busy) and the bandwidth the DMA channels reach against the contract's one word per cycle.
+// MVM busy) and the bandwidth the DMA channels reach in B/cycle against the contract's bounds
+// (on chip 64 B/cycle a channel, DDR min(axi_data_bytes, ddr_bytes_per_cycle); docs/timing.md).
 // Prints figures (docs/rtl.md).
 //   axcore_rtl_bench [cores]     cores: 0 = system test top (default), 1, 4
+#include <algorithm>
 #include <axcore/rtl/mm_layout.hpp>
 #include <axcore/rtl/rtl_device.hpp>
 #include <axcore/spec.hpp>
@@ -21,9 +23,11 @@ using Clock = std::chrono::steady_clock;
 
 uint32_t reg(uint32_t row, uint32_t off) { return spec::tile_addr(0, row, off); }
 
-void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a, uint32_t words) {
+void write_bd(RtlDevice& d, uint32_t row, uint32_t id, spec::MemSel mem, uint64_t a, uint32_t words,
+              uint32_t core = 0) {
   spec::DmaBd b;
   b.mem = mem;
+  b.core = core;
   b.valid = 1;
   b.addr_lo = static_cast<uint32_t>(a);
   b.length = words;
@@ -91,11 +95,10 @@ void idle_and_dma(RtlDevice& dev) {
               s);
 
   const uint32_t n = 1u << 18;  // 1 MiB
+  const double ddr_peak = std::min<double>(P::axi_data_bytes, P::ddr_bytes_per_cycle);
   auto [cyc, wall] = copy(dev, P::mem_row, 0, spec::MemSel::L2, 0, spec::MemSel::L2, 0x200100, n);
-  std::printf(
-      "MemDMA L2->L2:     %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle (contract: "
-      "1)\n",
-      cyc / wall, n, static_cast<unsigned long>(cyc), double(n) / cyc);
+  std::printf("MemDMA L2->L2 1 MiB:    %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound 64)\n", cyc / wall,
+              static_cast<unsigned long>(cyc), 4.0 * n / cyc);
 
   // Both MemDMA channel pairs at once (the fabric arbitrates the banks round-robin).
   write_bd(dev, P::mem_row, 0, spec::MemSel::L2, 0, n);
@@ -112,22 +115,23 @@ void idle_and_dma(RtlDevice& dev) {
     dev.run_until_idle(100'000'000);
     const uint64_t c = dev.cycle() - c0;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("2 x MemDMA L2->L2: %10.0f cycles/s; %u words in %lu cycles = %.3f words/cycle\n", c / s, n + n / 2,
-                static_cast<unsigned long>(c), double(n + n / 2) / c);
+    std::printf("2 x MemDMA L2->L2:      %10.0f cycles/s; %u words in %lu cycles = %.2f B/cycle\n", c / s, n + n / 2,
+                static_cast<unsigned long>(c), 4.0 * (n + n / 2) / c);
   }
-
-  const uint32_t m = 1u << 14;
-  std::tie(cyc, wall) = copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, m);
+  if (dev.cores() >= 1) {
+    const uint32_t m = 1u << 16;  // 256 KiB
+    std::tie(cyc, wall) = copy(dev, P::mem_row, 0, spec::MemSel::L2, 0, spec::MemSel::L1, 0, m);
+    std::printf("MemDMA L2->L1 256 KiB:  %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound 64)\n", cyc / wall,
+                static_cast<unsigned long>(cyc), 4.0 * m / cyc);
+  }
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 0, spec::MemSel::DDR, 0x1000'0000, spec::MemSel::L2, 0x100, n);
   std::printf(
-      "SysDMA DDR->L2:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle "
-      "(contract: 1 / (ddr_latency %u + 2) = %.4f)\n",
-      cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc, dev.ddr().latency(),
-      1.0 / (dev.ddr().latency() + 2));
-  std::tie(cyc, wall) = copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, m);
-  std::printf(
-      "SysDMA L2->DDR:    %10.0f cycles/s; %u words in %lu cycles = %.4f words/cycle (contract: "
-      "1/4)\n",
-      cyc / wall, m, static_cast<unsigned long>(cyc), double(m) / cyc);
+      "SysDMA DDR->L2 1 MiB:   %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound %.0f; ddr_latency %u, "
+      "axi_data_bytes %u)\n",
+      cyc / wall, static_cast<unsigned long>(cyc), 4.0 * n / cyc, ddr_peak, dev.ddr().latency(), P::axi_data_bytes);
+  std::tie(cyc, wall) = copy(dev, P::shim_row, 1, spec::MemSel::L2, 0x100, spec::MemSel::DDR, 0x2000'0000, n);
+  std::printf("SysDMA L2->DDR 1 MiB:   %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound %.0f)\n", cyc / wall,
+              static_cast<unsigned long>(cyc), 4.0 * n / cyc, ddr_peak);
 }
 }  // namespace
 

@@ -5,15 +5,23 @@
 #include <stdexcept>
 #include <string>
 
+#include "axcore/txn/text.hpp"
+
 namespace axcore::rtl {
 
-DdrModel::DdrModel(uint64_t size_bytes, uint32_t latency_cycles) : size_(size_bytes), latency_(latency_cycles) {
+DdrModel::DdrModel(uint64_t size_bytes, uint32_t latency_cycles, uint32_t bytes_per_cycle, uint32_t beat_bytes)
+    : size_(size_bytes), latency_(latency_cycles), beat_(beat_bytes) {
   if (latency_cycles == 0) throw std::invalid_argument("DdrModel: read latency must be >= 1 cycle");
+  if (bytes_per_cycle == 0) throw std::invalid_argument("DdrModel: bytes per cycle must be >= 1");
+  if (beat_bytes == 0 || beat_bytes > kMaxBeatBytes || (beat_bytes & (beat_bytes - 1)) != 0)
+    throw std::invalid_argument("DdrModel: the AXI beat must be a power of two of at most 64 bytes, not " +
+                                std::to_string(beat_bytes));
+  spacing_ = (beat_bytes + bytes_per_cycle - 1) / bytes_per_cycle;
 }
 
 void DdrModel::check(uint64_t addr, uint64_t n) const {
   if (addr > size_ || n > size_ - addr) {
-    throw std::out_of_range("DDR access [0x" + std::to_string(addr) + ", +" + std::to_string(n) + ") outside the " +
+    throw std::out_of_range("DDR access [" + txn::hex(addr) + ", +" + std::to_string(n) + ") outside the " +
                             std::to_string(size_) + "-byte DDR");
   }
 }
@@ -57,31 +65,44 @@ void DdrModel::read(uint64_t addr, std::span<uint8_t> bytes) const {
   }
 }
 
-uint32_t DdrModel::read_word(uint64_t addr) const {
-  uint8_t b[4];
-  read(addr, b);
-  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
-}
-
-void DdrModel::write_word(uint64_t addr, uint32_t value) {
-  const uint8_t b[4] = {static_cast<uint8_t>(value), static_cast<uint8_t>(value >> 8),
-                        static_cast<uint8_t>(value >> 16), static_cast<uint8_t>(value >> 24)};
-  write(addr, b);
-}
-
-void DdrModel::accept_read(uint64_t cycle, uint8_t id, uint64_t addr) {
+void DdrModel::accept_read(uint64_t cycle, uint8_t id, uint64_t addr, unsigned len) {
   ++reads_;
-  r_.push_back({cycle + latency_, id, read_word(addr)});
+  uint64_t due = std::max<uint64_t>(cycle + latency_, r_free_);
+  for (unsigned i = 0; i <= len; ++i, due += spacing_) {
+    Beat b;
+    b.due = due;
+    b.id = id;
+    b.last = i == len;
+    read(addr + uint64_t{i} * beat_, std::span<uint8_t>(b.data.data(), beat_));
+    r_.push_back(b);
+  }
+  r_free_ = due;
 }
 
-void DdrModel::accept_write(uint64_t cycle, uint8_t id, uint64_t addr, uint32_t data, uint8_t strb) {
-  ++writes_;
-  uint32_t v = read_word(addr);
-  for (unsigned b = 0; b < 4; ++b) {
-    if (strb >> b & 1) v = (v & ~(0xFFu << 8 * b)) | (data & 0xFFu << 8 * b);
+void DdrModel::accept_aw(uint64_t, uint8_t id, uint64_t addr, unsigned len) {
+  check(addr, uint64_t{len + 1} * beat_);
+  aw_.push_back({id, addr, len + 1, 0});
+}
+
+void DdrModel::accept_w(uint64_t cycle, std::span<const uint8_t> data, uint64_t strb, bool last) {
+  if (aw_.empty()) throw std::logic_error("DdrModel: a W beat without its AW");
+  Aw& a = aw_.front();
+  const uint64_t at = a.addr + uint64_t{a.done} * beat_;
+  uint8_t cur[kMaxBeatBytes];
+  read(at, std::span<uint8_t>(cur, beat_));
+  for (unsigned i = 0; i < beat_; ++i)
+    if (strb >> i & 1) cur[i] = data[i];
+  write(at, std::span<const uint8_t>(cur, beat_));
+  w_free_ = cycle + spacing_;
+  if (++a.done == a.beats || last) {
+    if (!(a.done == a.beats && last)) throw std::logic_error("DdrModel: WLAST does not match the burst's AWLEN");
+    Beat b;
+    b.due = cycle + 2;
+    b.id = a.id;
+    b_.push_back(b);
+    aw_.pop_front();
+    ++writes_;
   }
-  write_word(addr, v);
-  b_.push_back({cycle + 2, id, 0});
 }
 
 const DdrModel::Beat* DdrModel::read_response(uint64_t cycle) const {

@@ -5,11 +5,18 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <axcore/spec.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace axcore::rtl {
+
+// The AXI4 master's data ports are axi_data_bytes wide (16, 32 or 64 bytes: Verilator's
+// VlWide words) and its strobes one bit a byte.
+using AxiStrb = std::conditional_t<(spec::param::axi_data_bytes <= 16), SData,
+                                   std::conditional_t<(spec::param::axi_data_bytes <= 32), IData, QData>>;
 
 // Pointers into the model's top-level ports (names as in rtl/top/ax_top_ports.svh).
 struct Pins {
@@ -17,10 +24,13 @@ struct Pins {
   CData *s_awvalid, *s_awready, *s_wvalid, *s_wready, *s_wstrb, *s_bvalid, *s_bready, *s_bresp;
   CData *s_arvalid, *s_arready, *s_rvalid, *s_rready, *s_rresp;
   IData *s_awaddr, *s_wdata, *s_araddr, *s_rdata;
-  CData *m_awvalid, *m_awready, *m_awid, *m_wvalid, *m_wready, *m_wstrb, *m_bvalid, *m_bready;
+  CData *m_awvalid, *m_awready, *m_awid, *m_wvalid, *m_wready;
+  AxiStrb* m_wstrb;
+  CData *m_bvalid, *m_bready;
   CData *m_bid, *m_bresp, *m_arvalid, *m_arready, *m_arid, *m_rvalid, *m_rready, *m_rid, *m_rresp, *m_rlast;
   QData *m_awaddr, *m_araddr;
-  IData *m_wdata, *m_rdata;
+  EData *m_wdata, *m_rdata;  // axi_data_bytes / 4 words each
+  CData *m_awlen, *m_arlen, *m_wlast;
   CData* busy;
   QData* cycle;
 };
@@ -68,14 +78,14 @@ class ModelOf final : public Model {
  private:
   void bind() {
     V& t = *top_;
-    pins = Pins{&t.clk_i,       &t.rst_ni,      &t.s_awvalid_i, &t.s_awready_o, &t.s_wvalid_i,  &t.s_wready_o,
-                &t.s_wstrb_i,   &t.s_bvalid_o,  &t.s_bready_i,  &t.s_bresp_o,   &t.s_arvalid_i, &t.s_arready_o,
-                &t.s_rvalid_o,  &t.s_rready_i,  &t.s_rresp_o,   &t.s_awaddr_i,  &t.s_wdata_i,   &t.s_araddr_i,
-                &t.s_rdata_o,   &t.m_awvalid_o, &t.m_awready_i, &t.m_awid_o,    &t.m_wvalid_o,  &t.m_wready_i,
-                &t.m_wstrb_o,   &t.m_bvalid_i,  &t.m_bready_o,  &t.m_bid_i,     &t.m_bresp_i,   &t.m_arvalid_o,
-                &t.m_arready_i, &t.m_arid_o,    &t.m_rvalid_i,  &t.m_rready_o,  &t.m_rid_i,     &t.m_rresp_i,
-                &t.m_rlast_i,   &t.m_awaddr_o,  &t.m_araddr_o,  &t.m_wdata_o,   &t.m_rdata_i,   &t.busy_o,
-                &t.cycle_o};
+    pins = Pins{&t.clk_i,       &t.rst_ni,      &t.s_awvalid_i, &t.s_awready_o,     &t.s_wvalid_i,      &t.s_wready_o,
+                &t.s_wstrb_i,   &t.s_bvalid_o,  &t.s_bready_i,  &t.s_bresp_o,       &t.s_arvalid_i,     &t.s_arready_o,
+                &t.s_rvalid_o,  &t.s_rready_i,  &t.s_rresp_o,   &t.s_awaddr_i,      &t.s_wdata_i,       &t.s_araddr_i,
+                &t.s_rdata_o,   &t.m_awvalid_o, &t.m_awready_i, &t.m_awid_o,        &t.m_wvalid_o,      &t.m_wready_i,
+                &t.m_wstrb_o,   &t.m_bvalid_i,  &t.m_bready_o,  &t.m_bid_i,         &t.m_bresp_i,       &t.m_arvalid_o,
+                &t.m_arready_i, &t.m_arid_o,    &t.m_rvalid_i,  &t.m_rready_o,      &t.m_rid_i,         &t.m_rresp_i,
+                &t.m_rlast_i,   &t.m_awaddr_o,  &t.m_araddr_o,  t.m_wdata_o.data(), t.m_rdata_i.data(), &t.m_awlen_o,
+                &t.m_arlen_o,   &t.m_wlast_o,   &t.busy_o,      &t.cycle_o};
   }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;

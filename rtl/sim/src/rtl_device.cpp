@@ -2,6 +2,7 @@
 
 #include <array>
 #include <axcore/spec.hpp>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -47,7 +48,7 @@ std::unique_ptr<Model> make_model(unsigned cores, bool trace) {
 }
 }  // namespace
 
-RtlOptions::RtlOptions() : ddr_latency_cycles(P::ddr_latency_cycles) {}
+RtlOptions::RtlOptions() : ddr_latency_cycles(P::ddr_latency_cycles), ddr_bytes_per_cycle(P::ddr_bytes_per_cycle) {}
 
 bool RtlDevice::has_config(unsigned cores) {
   bool c1 = false, c4 = false;
@@ -62,7 +63,7 @@ bool RtlDevice::has_config(unsigned cores) {
 
 RtlDevice::RtlDevice(const RtlOptions& opt)
     : cores_(opt.cores),
-      ddr_(uint64_t{1} << P::ddr_addr_bits, opt.ddr_latency_cycles),
+      ddr_(uint64_t{1} << P::ddr_addr_bits, opt.ddr_latency_cycles, opt.ddr_bytes_per_cycle, P::axi_data_bytes),
       model_(make_model(opt.cores, !opt.fst_path.empty())),
       open_(std::make_unique<Open[]>(kRows * kUnits)) {
   fst_from_ = opt.fst_from;
@@ -98,16 +99,18 @@ RtlDevice::~RtlDevice() {
 void RtlDevice::tick() {
   Pins& p = *&model_->pins;
   // DDR responses due this cycle.
+  constexpr unsigned kAxiWords = P::axi_data_bytes / 4;
   const DdrModel::Beat* r = ddr_.read_response(cycle_);
   const DdrModel::Beat* b = ddr_.write_response(cycle_);
   *p.m_rvalid = r != nullptr;
   *p.m_rid = r ? r->id : 0;
-  *p.m_rdata = r ? r->data : 0;
+  if (r) std::memcpy(p.m_rdata, r->data.data(), P::axi_data_bytes);  // little endian words
   *p.m_rresp = 0;
-  *p.m_rlast = 1;
+  *p.m_rlast = r ? r->last : 1;
   *p.m_bvalid = b != nullptr;
   *p.m_bid = b ? b->id : 0;
   *p.m_bresp = 0;
+  *p.m_wready = ddr_.w_ready(cycle_);
   // Settle with the clock low, then sample this cycle's AXI master handshakes.
   *p.clk = 0;
   model_->eval();
@@ -115,11 +118,17 @@ void RtlDevice::tick() {
   const bool r_taken = r && *p.m_rready;
   const bool b_taken = b && *p.m_bready;
   try {
-    if (*p.m_arvalid && *p.m_arready) ddr_.accept_read(cycle_, *p.m_arid, *p.m_araddr);
-    if (*p.m_awvalid && *p.m_wvalid) ddr_.accept_write(cycle_, *p.m_awid, *p.m_awaddr, *p.m_wdata, *p.m_wstrb);
+    if (*p.m_arvalid && *p.m_arready) ddr_.accept_read(cycle_, *p.m_arid, *p.m_araddr, *p.m_arlen);
+    if (*p.m_awvalid && *p.m_awready) ddr_.accept_aw(cycle_, *p.m_awid, *p.m_awaddr, *p.m_awlen);
+    if (*p.m_wvalid && *p.m_wready) {
+      uint8_t w[P::axi_data_bytes];
+      static_assert(kAxiWords * 4 == P::axi_data_bytes);
+      std::memcpy(w, p.m_wdata, P::axi_data_bytes);
+      ddr_.accept_w(cycle_, w, static_cast<uint64_t>(*p.m_wstrb), *p.m_wlast != 0);
+    }
   } catch (const std::out_of_range& e) {
     throw DeviceError(std::string("RtlDevice: the AXI master left DDR: ") + e.what());
-  }
+  } catch (const std::logic_error& e) { throw DeviceError(std::string("RtlDevice: AXI protocol: ") + e.what()); }
   if (r_taken) ddr_.pop_read();
   if (b_taken) ddr_.pop_write();
   // Rising edge: the monitors report through DPI.

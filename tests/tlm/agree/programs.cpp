@@ -372,6 +372,117 @@ Program dma_two_pairs(uint32_t words) {
 }
 
 namespace {
+// A linear BD of any length up to 65535 * 4096 words: rows of 4096 words (sizes are 16-bit).
+spec::DmaBd long_bd(MemSel mem, uint64_t a, uint32_t words) {
+  spec::DmaBd bd = stim::linear_bd(mem, a, words, 0);
+  bd.d0_size = words > 4096 ? 4096 : words;
+  bd.d0_stride = 1;
+  bd.d1_size = words / bd.d0_size;
+  bd.d1_stride = static_cast<int32_t>(bd.d0_size);
+  return bd;
+}
+}  // namespace
+
+Program dma_ddr_to_l2(uint32_t words) {
+  Program p;
+  p.name = "dma_ddr_to_l2";
+  p.setup = [words](runtime::Device& d) {
+    d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 7));
+    stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, 0x100000, words));
+    stim::write_bd(d, kShim, 1, long_bd(MemSel::L2, 0x0, words));
+    stim::write_bd(d, kShim, 2, long_bd(MemSel::L2, 0x0, 1024));
+    stim::write_bd(d, kShim, 3, long_bd(MemSel::DDR, 0x800000, 1024));
+  };
+  p.timed = [](runtime::Device& d) { hop(d, kShim, 0, 0, 1); };
+  p.readback = [](runtime::Device& d) {  // the first 4 KiB back out through DDR
+    hop(d, kShim, 1, 2, 3);
+    return ddr_bytes(d, 0x800000, 4096);
+  };
+  return p;
+}
+
+Program dma_l2_to_l1(uint32_t words) {
+  Program p;
+  p.name = "dma_l2_to_l1";
+  p.setup = [words](runtime::Device& d) {
+    stim::write_bd(d, kMem, 0, long_bd(MemSel::L2, 0x40000, words));
+    stim::write_bd(d, kMem, 1, long_bd(MemSel::L1, 0x0, words));
+  };
+  p.timed = [](runtime::Device& d) { hop(d, kMem, 0, 0, 1); };
+  p.readback = [](runtime::Device& d) { return dbg_read_l1(d, 0x0, 1024); };
+  return p;
+}
+
+Program dma_two_engines_one_bank(uint32_t words) {
+  Program p;
+  p.name = "dma_two_engines_one_bank";
+  p.setup = [words](runtime::Device& d) {
+    const uint32_t core_row = spec::core_row(0);
+    stim::write_bd(d, kMem, 0, bank0_bd(0x0, words));
+    stim::write_bd(d, kMem, 1, bank0_bd(0x100000, words));
+    stim::write_bd(d, core_row, 0, bank0_bd(0x200000, words));
+    stim::write_bd(d, core_row, 1, stim::linear_bd(MemSel::L1, 0x8000, words, 0));
+  };
+  p.timed = [](runtime::Device& d) {
+    const uint32_t core_row = spec::core_row(0);
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
+    stim::push_dma(d, core_row, false, 0, stim::push_word(1, 4));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 5, false));
+    stim::push_dma(d, core_row, true, 0, stim::push_word(0, 6, false));
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
+    check_token(stim::wait_dma_token(d, core_row, false, 0), "CoreDMA");
+  };
+  return p;
+}
+
+Program dma_burst_crosses_4k() {
+  Program p;
+  p.name = "dma_burst_crosses_4k";
+  // 16 runs of 600 words from 0x10F40, 4 KiB apart: each crosses a 4 KiB boundary (two bursts
+  // per run), and the written copy at 0x20F80 likewise. (Long enough that the host's token poll,
+  // 20 cycles, stays well inside the tolerance.)
+  constexpr uint32_t kRuns = 16, kRun = 600;
+  p.setup = [](runtime::Device& d) {
+    d.ddr_write(0x10000, pattern(4096 * (kRuns + 1), 9));
+    spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x10F40, kRuns * kRun, 0);
+    r.d0_size = kRun, r.d0_stride = 1, r.d1_size = kRuns, r.d1_stride = 1024;
+    stim::write_bd(d, kShim, 0, r);
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x1010, kRuns * kRun, 0));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x1010, kRuns * kRun, 0));
+    spec::DmaBd w = stim::linear_bd(MemSel::DDR, 0x100F80, kRuns * kRun, 0);
+    w.d0_size = kRun, w.d0_stride = 1, w.d1_size = kRuns, w.d1_stride = 1024;
+    stim::write_bd(d, kShim, 3, w);
+  };
+  p.timed = [](runtime::Device& d) {
+    hop(d, kShim, 0, 0, 1);
+    hop(d, kShim, 1, 2, 3);
+  };
+  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x100000, 4096 * (kRuns + 1)); };
+  return p;
+}
+
+Program dma_reads_outstanding_full() {
+  Program p;
+  p.name = "dma_reads_outstanding_full";
+  // 128 runs of one row each, 4 KiB apart: 128 one-row bursts, at most axi_max_reads in flight.
+  p.setup = [](runtime::Device& d) {
+    d.ddr_write(0x100000, pattern(128 * 4096, 10));
+    spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x100000, 128 * 16, 0);
+    r.d0_size = 16, r.d0_stride = 1, r.d1_size = 128, r.d1_stride = 1024;
+    stim::write_bd(d, kShim, 0, r);
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x0, 128 * 16, 0));
+    stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x0, 128 * 16, 0));
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::DDR, 0x900000, 128 * 16, 0));
+  };
+  p.timed = [](runtime::Device& d) { hop(d, kShim, 0, 0, 1); };
+  p.readback = [](runtime::Device& d) {
+    hop(d, kShim, 1, 2, 3);
+    return ddr_bytes(d, 0x900000, 128 * 64);
+  };
+  return p;
+}
+
+namespace {
 void load_matmul_operands(runtime::Device& d, const rtlcore::Matmul& mm, uint32_t seed) {
   dbg_write_l1(d, uint64_t{rtlcore::kX0} * 64, pattern(std::size_t{mm.m} * mm.kb * 64, seed));
   dbg_write_l1(d, uint64_t{rtlcore::kW0} * 64, pattern(std::size_t{mm.kb} * mm.nb * 64 * 64, seed + 1));

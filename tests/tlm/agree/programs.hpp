@@ -63,6 +63,12 @@ Program dma_l2_bank_conflict(uint32_t words);  // MemDMA L2 -> L2 with source an
 Program dma_two_pairs(uint32_t words);         // two MemDMA pairs at once, L2 -> L2
 Program dma_engines_share_l2(
     uint32_t words);  // SysDMA, MemDMA and CoreDMA at once on L2 bank 0 (round-robin across engines)
+// Issue 21 (docs/timing.md "DMA and DDR"): bandwidth and the bridge's limits.
+Program dma_ddr_to_l2(uint32_t words);             // SysDMA DDR -> L2, linear (1 MiB: 262144 words)
+Program dma_l2_to_l1(uint32_t words);              // MemDMA L2 -> L1 of core 0, linear (256 KiB: 65536 words)
+Program dma_two_engines_one_bank(uint32_t words);  // MemDMA L2 -> L2 and CoreDMA L2 -> L1 at once, all on L2 bank 0
+Program dma_burst_crosses_4k();        // DDR reads and writes whose runs cross 4 KiB boundaries (split bursts)
+Program dma_reads_outstanding_full();  // 1-row DDR read bursts, one per 4 KiB page: axi_max_reads binds
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out

@@ -19,6 +19,7 @@ namespace axcore::rtl {
 struct RtlOptions {
   unsigned cores = 1;            // 0 (system test top), 1 or 4
   uint32_t ddr_latency_cycles;   // default: spec::param::ddr_latency_cycles
+  uint32_t ddr_bytes_per_cycle;  // default: spec::param::ddr_bytes_per_cycle
   std::string fst_path;          // non-empty: dump an FST waveform there
   int fst_depth = 99;            // hierarchy levels traced
   uint64_t fst_from = 0;         // first device cycle dumped (reset cycles precede cycle 0, always dumped)
