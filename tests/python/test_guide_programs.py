@@ -48,3 +48,14 @@ def test_depthwise_conv3x3():
                           "compiler does not lower")
 def test_vit_patch_embed():
     import vit_patch_embed  # noqa: F401  (the module builds at import)
+
+
+@pytest.mark.parametrize("backend", ["ref", "tlm", "rtl"])
+def test_scriptop_dpu_cast(backend):
+    """§4.3's AtomicDpuCast registers and runs; on ref its NumPy emulate is the reference."""
+    import dpu_cast_op as d
+    x = np.random.default_rng(5).uniform(-50, 50, (4, 128)).astype(np.float32)
+    b = runtime.compile(d.DpuCastProgram)
+    assert [n["op"] for n in b.graph] == ["py:atomic.dpu_cast"]
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    np.testing.assert_array_equal(res.outputs[b.outputs[0].name], emu.rf18(x))
