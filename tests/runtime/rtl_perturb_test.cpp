@@ -10,6 +10,7 @@
 
 #include "axcore/rtl/rtl_device.hpp"
 #include "axcore/runtime/ref_backend.hpp"
+#include "axcore/runtime/trace_tools.hpp"
 #include "axrun_harness.hpp"
 #include "corrupting_device.hpp"
 #include "hand_programs.hpp"
