@@ -49,7 +49,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             mod = next(iter(mods.values()))
         if args.dump_ir:
             print(mod.dump())
-        b = runtime.compile(mod, cores=args.cores)
+        b = runtime.compile(mod, cores=args.cores, explain=args.explain)
     except CompileError as err:
         print(str(err), file=sys.stderr)
         return 1

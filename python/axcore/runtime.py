@@ -74,23 +74,50 @@ class Bundle:
         The compiler's time (passes + lowering + emission) when compiled here.
     build_ms : float or None
         The Python front end's time (parsing and building) when compiled here.
+    explain : str
+        What runs where, when compiled here with ``compile(..., explain=True)``; "" otherwise.
     """
 
     def __init__(self, data: bytes, compile_ms: Optional[float] = None, build_ms: Optional[float] = None,
-                 explain: str = "") -> None:
-        try:
-            info = _rt.bundle_info(data)
-        except Exception as err:
-            raise ValueError(f"not a valid .axb bundle: {err}") from None
+                 explain: str = "", compiled: bool = False) -> None:
         self.data = bytes(data)
-        self.buffers = [BufferDesc(b["name"], b["role"].upper(), np.dtype(_DTYPES[b["dtype"]]), tuple(b["shape"]),
-                                   b["layout"].upper(), b["axis"]) for b in info["buffers"]]
-        self.graph: List[Dict[str, Any]] = list(info["graph"])
-        self.metadata: Dict[str, str] = dict(info["metadata"])
-        self.describe: str = info["describe"]
+        self._info: Optional[Dict[str, Any]] = None
+        if not compiled:  # bytes from elsewhere (a file): decoded and validated now
+            self._decode()
         self.compile_ms = compile_ms
         self.build_ms = build_ms
         self.explain = explain
+
+    def _decode(self) -> Dict[str, Any]:
+        """What the bytes hold, decoded once, when first asked for (a bundle compiled here and only
+        saved is never decoded)."""
+        if self._info is None:
+            try:
+                info = _rt.bundle_info(self.data)
+            except Exception as err:
+                raise ValueError(f"not a valid .axb bundle: {err}") from None
+            self._info = {
+                "buffers": [BufferDesc(b["name"], b["role"].upper(), np.dtype(_DTYPES[b["dtype"]]), tuple(b["shape"]),
+                                       b["layout"].upper(), b["axis"]) for b in info["buffers"]],
+                "graph": list(info["graph"]), "metadata": dict(info["metadata"]), "describe": info["describe"]}
+        return self._info
+
+    @property
+    def buffers(self) -> List[BufferDesc]:
+        return self._decode()["buffers"]
+
+    @property
+    def graph(self) -> List[Dict[str, Any]]:
+        return self._decode()["graph"]
+
+    @property
+    def metadata(self) -> Dict[str, str]:
+        return self._decode()["metadata"]
+
+    @property
+    def describe(self) -> str:
+        """The bundle's summary (runtime::describe: buffers, tasks, sizes)."""
+        return self._decode()["describe"]
 
     @property
     def inputs(self) -> List[BufferDesc]:
@@ -122,7 +149,7 @@ def load(path: Union[str, os.PathLike]) -> Bundle:
         return Bundle(f.read())
 
 
-def compile(module: Any, cores: int = 1) -> Bundle:  # noqa: A001 - the name the issue gives it
+def compile(module: Any, cores: int = 1, explain: bool = False) -> Bundle:  # noqa: A001 - the issue's name
     """Compile an ``@A.ir_module`` to a bundle.
 
     Parameters
@@ -131,6 +158,9 @@ def compile(module: Any, cores: int = 1) -> Bundle:  # noqa: A001 - the name the
         The module; its ``main`` prim_func is compiled.
     cores : int
         Cores of the target device (1-4).
+    explain : bool
+        Also describe the compiled program (``Bundle.explain``, what ``axc compile --explain``
+        prints); "" otherwise.
 
     Returns
     -------
@@ -145,10 +175,10 @@ def compile(module: Any, cores: int = 1) -> Bundle:  # noqa: A001 - the name the
     if native is None:
         raise TypeError(f"compile() takes an @A.ir_module, not a {type(module).__name__}")
     try:
-        r = _rt.compile(native, int(cores), module.name, getattr(module, "source", ""))
+        r = _rt.compile(native, int(cores), module.name, getattr(module, "source", ""), bool(explain))
     except NativeCompileError as err:
         reraise(err)
-    return Bundle(r["bundle"], r["total_ms"], getattr(module, "build_ms", None), r["explain"])
+    return Bundle(r["bundle"], r["total_ms"], getattr(module, "build_ms", None), r["explain"], compiled=True)
 
 
 @dataclass

@@ -65,7 +65,7 @@ py::dict info(const runtime::Bundle& b) {
 void bind_runtime(py::module_& m) {
   m.def(
       "compile",
-      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source) {
+      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source, bool explain) {
         compiler::CompileOptions opt;
         opt.cores = cores;
         opt.name = name;
@@ -77,10 +77,11 @@ void bind_runtime(py::module_& m) {
         py::list t;
         for (const auto& p : r.timings) t.append(py::make_tuple(p.name, p.ms));
         d["timings"] = t;
-        d["explain"] = compiler::explain(r.program);
+        d["explain"] = explain ? compiler::explain(r.program) : std::string();
         return d;
       },
-      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "");
+      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "",
+      py::arg("explain") = false);
   m.def("bundle_info", [](const py::bytes& b) { return info(runtime::decode_bundle(from_bytes(b))); });
   // The guide's emu.rf18: a float32 array rounded to float18 precision (common/num).
   m.def("rf18", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {

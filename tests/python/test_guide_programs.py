@@ -59,3 +59,17 @@ def test_scriptop_dpu_cast(backend):
     assert [n["op"] for n in b.graph] == ["py:atomic.dpu_cast"]
     res = runtime.run(b, backend=backend, inputs={"inp": x})
     np.testing.assert_array_equal(res.outputs[b.outputs[0].name], emu.rf18(x))
+
+
+@pytest.mark.parametrize("backend", ["fsim", "tlm", "rtl"])
+def test_matmul_section_6_2(backend):
+    """§6.2's matrix multiply as the guide writes it (A.serial reductions in the IFD and the
+    MatMul block), on its worked instance: inp 4 x 128 @ W 128 x 64, float32 out (through the DPU's
+    float18)."""
+    import guide_twins as tw
+    mod = tw.matmul(4, 2, 1, False)
+    w = tw.int8_values(128 * 64, 1).reshape(128, 64)  # (K, N_BLOCKS) PWORDs of 64 lanes: K x N
+    x = np.random.default_rng(6).integers(-8, 8, (4, 128)).astype(np.int8)
+    res = runtime.run(runtime.compile(mod), backend=backend, inputs={"inp": x})
+    acc = (x.astype(np.int64) @ w.astype(np.int64)).astype(np.float32)  # exact: |acc| < 2^24
+    np.testing.assert_array_equal(res.outputs["out"], emu.rf18(acc))   # the DPU's cast goes through float18 (§7)

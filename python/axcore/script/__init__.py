@@ -9,9 +9,13 @@ contracts and raises :class:`CompileError` at the user's line.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import inspect
 import sys
+import time
 import types
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -111,7 +115,6 @@ class IRModule:
     """
 
     def __init__(self, cls: type) -> None:
-        import time
         t0 = time.perf_counter()
         self.name = cls.__name__
         self.cls = cls
@@ -145,16 +148,27 @@ def ir_module(cls: type) -> IRModule:
     except (NativeCompileError, CompileError) as err:
         reraise(err)
     finally:
-        _s.clear_location()
+        P.clear_location()
+
+
+# Where a function's body is: (file, its FunctionDef in the cached tree of the file), once per code
+# object (a rebuild of the same class does not look for it again).
+_defs: "weakref.WeakKeyDictionary[types.CodeType, tuple]" = weakref.WeakKeyDictionary()
 
 
 def _source_of(fn: Callable[..., Any]) -> tuple:
-    file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    code = fn.__code__
+    hit = _defs.get(code)
+    if hit is not None:
+        return hit
+    file = inspect.getsourcefile(fn) or code.co_filename
     tree = P.file_tree(file) if file else None
-    first = fn.__code__.co_firstlineno
+    first = code.co_firstlineno
     node = None
     if tree is not None:
-        for n in ast_walk_defs(tree):
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.FunctionDef):
+                continue
             start = n.decorator_list[0].lineno if n.decorator_list else n.lineno
             if n.name == fn.__name__ and (start == first or n.lineno == first):
                 node = n
@@ -163,15 +177,9 @@ def _source_of(fn: Callable[..., Any]) -> tuple:
         raise CompileError(f"the body of {fn.__name__} has no source to parse: AxScript is parsed from the "
                            "function's source text in a .py file, so a function made by exec()/eval() or "
                            "without retrievable source cannot be parsed (§4.2)",
-                           "define it in a .py file", fn.__code__.co_filename, first, 1)
+                           "define it in a .py file", code.co_filename, first, 1)
+    _defs[code] = (file, node)
     return file, node
-
-
-def ast_walk_defs(tree: Any):
-    import ast
-    for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef):
-            yield n
 
 
 def _closure(fn: Callable[..., Any]) -> Dict[str, Any]:
@@ -191,7 +199,7 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
     ns: Dict[str, Any] = dict(fn.__globals__)
     ns.update(_closure(fn))
     P.check_subset(file, node.body, region)
-    _s.set_location(file, node.lineno, node.col_offset + 1)
+    P.set_location(file, node.lineno, node.col_offset + 1)
     func = mod.prim_func(fn.__name__)
     names = set()
     params = node.args
@@ -213,10 +221,10 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
         if not isinstance(ann, Buffer):
             P.fail_at(file, arg, f"parameter {arg.arg} of prim_func {fn.__name__} needs an A.Buffer annotation",
                       f"{arg.arg}: A.Buffer((rows, blocks), \"int8x64\", scope=A.DDR)")
-        _s.set_location(file, arg.lineno, arg.col_offset + 1)
+        P.set_location(file, arg.lineno, arg.col_offset + 1)
         ns[arg.arg] = func.input(arg.arg, list(ann.shape), ann.dtype, ann.scope)
         names.add(arg.arg)
-    parser = P.Parser(file, ns, region, names)
+    parser = P.Parser(file, ns, region, names, own=True)
     _s.with_script(func, lambda: parser.run(node.body))
     return file
 
@@ -231,19 +239,10 @@ class script:
     bound above the ``with`` line and the module globals."""
 
     def __enter__(self) -> "script":
-        import ast
         frame = sys._getframe(1)
         file = frame.f_code.co_filename
         line = frame.f_lineno
-        tree = P.file_tree(file)
-        node = None
-        if tree is not None:
-            for n in ast.walk(tree):
-                if isinstance(n, ast.With) and n.lineno == line and any(
-                        isinstance(i.context_expr, ast.Call) and _attr_name(i.context_expr.func) == "script"
-                        for i in n.items):
-                    node = n
-                    break
+        node = _script_block(frame.f_code, file, line)
         if node is None:
             raise CompileError("with A.script(): has no source to parse (the block is parsed from its .py file)",
                                "write the method in a .py file", file, line, 1)
@@ -254,7 +253,7 @@ class script:
         names = outer.names if outer is not None else None
         try:
             P.check_subset(file, node.body, region)
-            P.Parser(file, ns, region, names).run(node.body)
+            P.Parser(file, ns, region, names, own=True).run(node.body)
         except (NativeCompileError, CompileError) as err:
             reraise(err)
         # The block was built: skip running it as Python (a trace function raises on its first line).
@@ -271,8 +270,29 @@ class script:
         return typ is _SkipBody
 
 
+# The `with A.script():` statement at a line of a function's code, once per (code, line).
+_blocks: "weakref.WeakKeyDictionary[types.CodeType, Dict[int, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _script_block(code: types.CodeType, file: str, line: int) -> Any:
+    by_line = _blocks.setdefault(code, {})
+    if line in by_line:
+        return by_line[line]
+    tree = P.file_tree(file)
+    node = None
+    if tree is not None:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.With) and n.lineno == line and any(
+                    isinstance(i.context_expr, ast.Call) and _attr_name(i.context_expr.func) == "script"
+                    for i in n.items):
+                node = n
+                break
+    if node is not None:
+        by_line[line] = node
+    return node
+
+
 def _attr_name(f: Any) -> str:
-    import ast
     if isinstance(f, ast.Attribute):
         return f.attr
     if isinstance(f, ast.Name):
@@ -301,7 +321,7 @@ class macro:
         ns = dict(self.fn.__globals__)
         ns.update(_closure(self.fn))
         ns.update(bound.arguments)
-        inner = P.Parser(file, ns, region, outer.names)
+        inner = P.Parser(file, ns, region, outer.names, own=True)
         inner.units = list(outer.units)
         inner.run(node.body)
 
@@ -376,14 +396,14 @@ def serial(start: int, stop: Optional[int] = None) -> C.Loops:
     """A sequential device loop over 0..N-1, or start..stop-1 (§4.4)."""
     a, b = (0, start) if stop is None else (start, stop)
     a, b = C.build_int(a, "A.serial start"), C.build_int(b, "A.serial stop")
-    return C.Loops("serial", [a], [max(0, b - a)])
+    return C.Loops("serial", [a], [builtins.max(0, b - a)])
 
 
 def unroll(start: int, stop: Optional[int] = None) -> C.Loops:
     """A device loop the compiler fully unrolls at lowering (§4.4)."""
     a, b = (0, start) if stop is None else (start, stop)
     a, b = C.build_int(a, "A.unroll start"), C.build_int(b, "A.unroll stop")
-    return C.Loops("unroll", [a], [max(0, b - a)])
+    return C.Loops("unroll", [a], [builtins.max(0, b - a)])
 
 
 def tiles(extent: int, tile_min: int = 0, tile_max: int = 0, num_tiles: int = 0, drain: int = 0) -> C.Block:

@@ -14,9 +14,12 @@ errors the C++ builder and lowering raise point at the user's line.
 from __future__ import annotations
 
 import ast
+import copy
 import linecache
+import operator
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from types import CodeType
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .._errors import CompileError, at_user_line
 from .._native import script as _s
@@ -70,8 +73,14 @@ def fail_at(file: str, node: ast.AST, message: str, hint: str = "") -> None:
                                     getattr(node, "col_offset", -1) + 1))
 
 
+_checked: Dict[int, Sequence[ast.stmt]] = {}
+
+
 def check_subset(file: str, body: Sequence[ast.stmt], region: str) -> None:
-    """Refuse what a parsed region does not accept, before anything is built (§4.2)."""
+    """Refuse what a parsed region does not accept, before anything is built (§4.2). A body that
+    passed once is not walked again (the cached tree of its file does not change)."""
+    if _checked.get(id(body)) is body:
+        return
     for stmt in body:
         for node in _walk(stmt):
             if isinstance(node, ast.FunctionDef):
@@ -88,6 +97,7 @@ def check_subset(file: str, body: Sequence[ast.stmt], region: str) -> None:
             if isinstance(node, (ast.For, ast.While)) and node.orelse:
                 fail_at(file, node.orelse[0], f"a for ... else is not accepted in {region} (§4.2)",
                         "write the else part after the loop")
+    _checked[id(body)] = body
 
 
 def _walk(node: ast.AST):
@@ -179,6 +189,64 @@ def _ax_ifexp(c: Any, a: Callable[[], Any], b: Callable[[], Any]) -> Any:
 
 HELPERS = {"__ax_and": _ax_and, "__ax_or": _ax_or, "__ax_not": _ax_not, "__ax_ifexp": _ax_ifexp}
 
+_REWRITTEN = (ast.BoolOp, ast.IfExp, ast.UnaryOp, ast.Compare)
+
+
+def _needs_rewrite(node: ast.expr) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, _REWRITTEN) and (not isinstance(n, ast.UnaryOp) or isinstance(n.op, ast.Not)) and (
+                not isinstance(n, ast.Compare) or len(n.ops) > 1):
+            return True
+    return False
+
+
+# ---- expressions, compiled once ---------------------------------------------------------------------
+# An expression of a cached tree is compiled the first time it is evaluated and its code object kept
+# on the node (``_ax_code``; the file's tree is cached, so the node lives on): a rebuild of the same
+# source evaluates code objects only. The tree's structure is never changed: an expression with
+# and / or / not / a conditional / a chained comparison is rewritten on a copy of its own.
+def code_of(file: str, node: ast.expr) -> CodeType:
+    """The code object of expression ``node`` of ``file`` (compiled on first use)."""
+    code = getattr(node, "_ax_code", None)
+    if code is not None:
+        return code
+    if _needs_rewrite(node):
+        body = _Rewrite().visit(copy.deepcopy(node))
+        tree = ast.fix_missing_locations(ast.Expression(body=body))
+    else:
+        tree = ast.Expression(body=node)
+    code = compile(tree, file, "eval")
+    node._ax_code = code  # type: ignore[attr-defined]
+    return code
+
+
+def names_read(node: ast.AST) -> Dict[str, ast.Name]:
+    """The names ``node`` reads (first occurrence of each, in ast.walk order), once per node."""
+    out = getattr(node, "_ax_reads", None)
+    if out is not None:
+        return out
+    out = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in out:
+            out[n.id] = n
+    node._ax_reads = out  # type: ignore[attr-defined]
+    return out
+
+
+# ---- where the builder records a statement ---------------------------------------------------------
+def set_location(file: str, line: int, column: int) -> None:
+    """Tell the builder where the statement being built was written (once per change: a with or a
+    for sets its line again for the block it opens)."""
+    loc = (file, line, column)
+    if getattr(_local, "loc", None) != loc:
+        _s.set_location(file, line, column)
+        _local.loc = loc
+
+
+def clear_location() -> None:
+    _s.clear_location()
+    _local.loc = None
+
 
 # ---- source -------------------------------------------------------------------------------------
 _trees: Dict[str, ast.Module] = {}
@@ -213,11 +281,14 @@ class Parser:
         How errors name the region ("the body of prim_func main").
     names : set, optional
         Buffer names taken in the function (a name hint that is taken gets a suffix).
+    own : bool
+        ``namespace`` is the caller's fresh dict: the parser uses it rather than a copy.
     """
 
-    def __init__(self, file: str, namespace: Dict[str, Any], region: str, names: Optional[set] = None) -> None:
+    def __init__(self, file: str, namespace: Dict[str, Any], region: str, names: Optional[set] = None,
+                 own: bool = False) -> None:
         self.file = file
-        self.ns = dict(namespace)
+        self.ns = namespace if own else dict(namespace)
         self.ns.update(HELPERS)
         self.region = region
         self.units: List[str] = []
@@ -226,14 +297,14 @@ class Parser:
 
     # -- plumbing --
     def at(self, node: ast.AST) -> None:
-        _s.set_location(self.file, node.lineno, node.col_offset + 1)
+        set_location(self.file, node.lineno, node.col_offset + 1)
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> None:
         fail_at(self.file, node, message, hint)
 
     def eval(self, node: ast.expr) -> Any:
-        tree = ast.fix_missing_locations(_Rewrite().visit(ast.Expression(body=_copy(node))))
-        return eval(compile(tree, self.file, "eval"), self.ns)
+        code = getattr(node, "_ax_code", None)
+        return eval(code if code is not None else code_of(self.file, node), self.ns)
 
     def run(self, body: Sequence[ast.stmt]) -> None:
         """Build ``body`` (the caller opened the builder's context)."""
@@ -264,19 +335,20 @@ class Parser:
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
-        self.at(st)
+        set_location(self.file, st.lineno, st.col_offset + 1)
         self._hint = ""
-        self.check_lets(st)
-        handler = getattr(self, "s_" + type(st).__name__, None)
+        if self.lets:
+            self.check_lets(st)
+        handler = _HANDLERS.get(type(st))
         if handler is None:
             self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
-        handler(st)
+        handler(self, st)
 
     def check_lets(self, st: ast.stmt) -> None:
         if not self.lets:
             return
-        for node in ast.walk(st):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.lets:
+        for name, node in names_read(st).items():
+            if name in self.lets:
                 self.fail(node,
                           f"Failed to parse TIR statement {ast.unparse(st).splitlines()[0]}: T.LetStmt({node.id}, ...) "
                           f"— {node.id} is a Python name bound to a device value at line {self.lets[node.id]} and "
@@ -307,7 +379,9 @@ class Parser:
             self._hint = st.target.id
         self.assign(st.target, self.eval(st.value), st.value)
 
-    def assign(self, target: ast.expr, v: Any, rhs: ast.expr) -> None:
+    def assign(self, target: ast.expr, v: Any, rhs: ast.expr, loop_var: bool = False) -> None:
+        """Bind ``target`` to ``v``. A loop's variables (``loop_var``) are names of the loop, not
+        intermediate values: they never become a LetStmt."""
         if isinstance(target, ast.Name):
             name = target.id
             cur = self.ns.get(name)
@@ -320,7 +394,7 @@ class Parser:
                           "of an if, so a None name fails even in a branch that cannot run (§14)",
                           "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
                           "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
-            if isinstance(v, _s.Value) and self.units:
+            if isinstance(v, _s.Value) and self.units and not loop_var:
                 unit = self.units[-1]
                 if unit == "IFD":
                     self.fail(target, "Expected a single StreamPush",
@@ -348,7 +422,7 @@ class Parser:
             if len(items) != len(target.elts):
                 self.fail(target, f"cannot unpack {len(items)} values into {len(target.elts)} names")
             for t, x in zip(target.elts, items):
-                self.assign(t, x, rhs)
+                self.assign(t, x, rhs, loop_var)
         else:
             self.fail(target, f"cannot assign to {type(target).__name__} in {self.region}")
 
@@ -357,7 +431,8 @@ class Parser:
         t = st.target
         if isinstance(t, ast.Name):
             if t.id in self.lets:
-                self.check_lets(ast.Expr(value=ast.copy_location(ast.Name(id=t.id, ctx=ast.Load()), t)))
+                self.check_lets(ast.copy_location(ast.Expr(value=ast.copy_location(ast.Name(id=t.id, ctx=ast.Load()),
+                                                                                     t)), t))
             cur = self.ns.get(t.id)
             if isinstance(cur, _s.Acc):
                 if not isinstance(st.op, ast.Add):
@@ -390,9 +465,8 @@ class Parser:
         """Both arms of an if are parsed (§4.2): a name bound to None fails in the arm that
         cannot run as well."""
         for st in body:
-            for node in ast.walk(st):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.ns \
-                        and self.ns[node.id] is None:
+            for name, node in names_read(st).items():
+                if name in self.ns and self.ns[name] is None:
                     self.fail(node, f"{node.id} is bound to Python None, and the parser reads both arms of an if: "
                               "it fails here even though this branch cannot run (§4.2, §14)",
                               "bind it unconditionally to a real buffer (a zero-filled A.alloc_constant)")
@@ -408,7 +482,7 @@ class Parser:
             vars_ = [_s.open_loop(it.kind, s, e, None) for s, e in zip(it.starts, it.extents)]
             try:
                 bound: Any = tuple(vars_) if (it.always_tuple or len(vars_) > 1) else vars_[0]
-                self.assign(st.target, bound, st.iter)
+                self.assign(st.target, bound, st.iter, loop_var=True)
                 self.block(st.body)
             finally:
                 for _ in vars_:
@@ -423,16 +497,19 @@ class Parser:
                   f"not a {type(it).__name__}")
 
     def s_With(self, st: ast.With) -> None:
-        self.with_items(st, list(st.items), st.body)
+        self.with_items(st, 0, st.body)
 
-    def with_items(self, st: ast.With, items: List[ast.withitem], body: Sequence[ast.stmt]) -> None:
-        if not items:
-            self.block(body)
-            return
-        item, rest = items[0], items[1:]
-        self.at(item.context_expr)
+    def with_items(self, st: ast.With, k: int, body: Sequence[ast.stmt]) -> None:
+        """Open ``st.items[k]``, and inside it the items after it, then build ``body``."""
+        items = st.items
+        item = items[k]
+        if k:
+            self.at(item.context_expr)  # the first item is on the statement's line, already set
         ctx = self.eval(item.context_expr)
-        inner = lambda: self.with_items(st, rest, body)  # noqa: E731
+        if k + 1 < len(items):
+            inner = lambda: self.with_items(st, k + 1, body)  # noqa: E731
+        else:
+            inner = lambda: self.block(body)  # noqa: E731
         if not isinstance(ctx, C.Block):
             self.fail(item.context_expr, f"with {ast.unparse(item.context_expr)}: not a block of the language",
                       "A.Datapath, A.IFD, A.pseudo.MatMul, A.DPU, A.ODR, A.init, A.pseudo.LoadIMC, A.CoreDMA, "
@@ -462,7 +539,7 @@ class Parser:
         elif k == "when":
             _s.when(value(a["cond"]), inner)
         elif k == "If":
-            self.if_block(st, a["cond"], rest, body)
+            self.if_block(st, a["cond"], items[k + 1:], body)
         elif k in ("Then", "Else"):
             self.fail(item.context_expr, f"with A.{k}() belongs directly inside with A.If(cond):")
         elif k == "tiles":
@@ -470,7 +547,7 @@ class Parser:
             v = _s.open_loop("serial", 0, a["extent"], [b[0], b[1], b[2], b[3]])
             try:
                 if item.optional_vars is not None:
-                    self.assign(item.optional_vars, v, item.context_expr)
+                    self.assign(item.optional_vars, v, item.context_expr, loop_var=True)
                 inner()
             finally:
                 _s.close_loop()
@@ -503,12 +580,6 @@ class Parser:
         _s.If(value(cond), lambda: self.block(tb), (lambda: self.block(eb)) if eb is not None else None)
 
 
-def _copy(node: ast.expr) -> ast.expr:
-    """A copy the rewriter may change (the cached tree stays as parsed)."""
-    import copy
-    return copy.deepcopy(node)
-
-
 def _is_call_to(node: ast.expr, names: Sequence[str]) -> bool:
     if not isinstance(node, ast.Call):
         return False
@@ -516,15 +587,22 @@ def _is_call_to(node: ast.expr, names: Sequence[str]) -> bool:
     return (isinstance(f, ast.Attribute) and f.attr in names) or (isinstance(f, ast.Name) and f.id in names)
 
 
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod, ast.Div: operator.truediv, ast.BitAnd: operator.and_}
+
+
 def _binop(op: ast.operator, a: Any, b: Any) -> Any:
-    import operator
-    fn = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-          ast.Mod: operator.mod, ast.Div: operator.truediv, ast.BitAnd: operator.and_}.get(type(op))
+    fn = _BINOPS.get(type(op))
     if fn is None:
         _s.fail(f"the operator {type(op).__name__} is not accepted here (§4.2)")
     if isinstance(a, _s.Reg):
         a = value(a)
     return fn(a, b)
+
+
+# The statement handlers by node type (Parser.s_<Type>).
+_HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
+    getattr(ast, name[2:]): fn for name, fn in vars(Parser).items() if name.startswith("s_") and hasattr(ast, name[2:])}
 
 
 def current() -> Optional[Parser]:
