@@ -70,28 +70,6 @@ const ops::OpDef& dpu_cast_op() {
   return def;
 }
 
-// Part II §1 exactly as the guide (and examples/guide/scale.py) writes it: the DPU pushes the
-// float18x64 product into the float32x64 stream (examples::scale() casts it back explicitly).
-A::Module guide_scale() {
-  A::Module mod("Scale");
-  A::Func f = mod.prim_func("main");
-  auto inp = f.input("inp", {8, 1}, "float32x64", A::DDR);
-  A::Script script(f);
-  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
-  auto scale = A::alloc_constant(std::vector<double>(64, 2.0), "float32x64", A::DDR, {1}, "scale");
-  for (auto [i] : A::grid(8)) {
-    A::Datapath([&] {
-      auto ifd = A::decl_stream("float32x64");
-      auto dpu = A::decl_stream("float32x64");
-      A::IFD(0, [&] { ifd.push(inp(i, 0)); });
-      A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(scale(0), "float18x64")); });
-      A::ODR([&] { out(i, 0) = dpu.pop(); });
-    });
-  }
-  A::output(out);
-  return mod;
-}
-
 A::Module dpu_cast_program() {
   A::Module mod("DpuCastProgram");
   A::Func f = mod.prim_func("main");
@@ -134,7 +112,7 @@ int main(int argc, char** argv) {
   }
   namespace ex = axcore::examples;
   const std::vector<Program> programs = {
-      {"scale", "examples/guide/scale.py", [] { return guide_scale(); }},
+      {"scale", "examples/guide/scale.py", [] { return ex::scale(); }},
       {"scale_op", "examples/guide/scale_op.py", [] { return ex::scale_op(); }},
       {"dpu_cast_op", "examples/guide/dpu_cast_op.py", [] { return dpu_cast_program(); }},
       {"matmul_bias", "examples/bench/guide_twins.py", [] { return ex::matmul(16, 2, 2, true); }},

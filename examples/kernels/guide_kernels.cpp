@@ -28,8 +28,8 @@ A::Module scale() {
       auto ifd = A::decl_stream("float32x64");
       auto dpu = A::decl_stream("float32x64");
       A::IFD(0, [&] { ifd.push(inp(i, 0)); });  // feed
-      A::DPU([&] {                              // compute, in float18 (§7)
-        dpu.push(A::cast(A::cast(ifd.pop(), "float18x64") * A::cast(scale(0), "float18x64"), "float32x64"));
+      A::DPU([&] {                              // compute, in float18 (§7); the push converts to float32
+        dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(scale(0), "float18x64"));
       });
       A::ODR([&] { out(i, 0) = dpu.pop(); });  // store
     });
