@@ -234,18 +234,8 @@ def names_read(node: ast.AST) -> Dict[str, ast.Name]:
 
 
 # ---- where the builder records a statement ---------------------------------------------------------
-def set_location(file: str, line: int, column: int) -> None:
-    """Tell the builder where the statement being built was written (once per change: a with or a
-    for sets its line again for the block it opens)."""
-    loc = (file, line, column)
-    if getattr(_local, "loc", None) != loc:
-        _s.set_location(file, line, column)
-        _local.loc = loc
-
-
-def clear_location() -> None:
-    _s.clear_location()
-    _local.loc = None
+set_location = _s.set_location  # (file, line, column): where the statement being built was written
+clear_location = _s.clear_location
 
 
 # ---- source -------------------------------------------------------------------------------------
