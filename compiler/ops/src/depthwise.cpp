@@ -52,18 +52,27 @@ void emit(const Tensor& x3, const Tensor& out3, const Win& g, spec::DwpuOp op, c
 }
 
 // ---- dw_convolution_2d / 1d -------------------------------------------------------------------------
+// The weight comes in one of two layouts:
+//   the guide's (§6.3): (C_BLOCKS, KH, KW, 1) int8x64, or (C_BLOCKS, K, 1) in 1-D: one PWORD per
+//     channel block and tap, the order in which the DWPU reads its filters (channel block cb's
+//     taps at PWORDs cb * taps + t), so any buffer serves as is: an input, or a constant;
+//   channels last: (KH, KW, C) int8, or (K, C) in 1-D (logical shapes), a constant the operator
+//     lays out for the DWPU when it builds.
+bool guide_layout(const Tensor& w, bool two_d) { return w.shape().size() == (two_d ? 4u : 3u); }
+
 Win conv_geometry(const Call& c, bool two_d) {
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  const bool guide = guide_layout(w, two_d);
   Win g{};
   g.two_d = two_d;
   const auto s = c.ints("stride", two_d ? 2 : 1), d = c.ints("dilation", two_d ? 2 : 1);
   if (two_d) {
     g.h = x.shape()[0], g.w = x.shape()[1], g.cb = x.shape()[2];
-    g.kh = logical(w)[0], g.kw = logical(w)[1];
+    g.kh = guide ? w.shape()[1] : logical(w)[0], g.kw = guide ? w.shape()[2] : logical(w)[1];
     g.sh = s[0], g.sw = s[1], g.dh = d[0], g.dw = d[1];
   } else {
     g.h = 1, g.w = x.shape()[0], g.cb = x.shape()[1];
-    g.kh = 1, g.kw = logical(w)[0];
+    g.kh = 1, g.kw = guide ? w.shape()[1] : logical(w)[0];
     g.sh = 1, g.sw = s[0], g.dh = 1, g.dw = d[0];
   }
   g.oh = (g.h - g.dh * (g.kh - 1) - 1) / g.sh + 1;
@@ -98,7 +107,9 @@ OpDef dw_conv_op(bool two_d) {
              ArgKind::Tensor,
              true,
              {},
-             two_d ? "(KH, KW, C) int8 constant, one filter per channel" : "(K, C) int8 constant"},
+             two_d ? "(C_BLOCKS, KH, KW, 1) int8x64, one filter per channel in the lanes (the guide's layout, any "
+                     "buffer), or (KH, KW, C) int8 constant"
+                   : "(C_BLOCKS, K, 1) int8x64 (any buffer), or (K, C) int8 constant"},
             {"stride", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
             {"dilation", ArgKind::Ints, false, std::vector<int64_t>{1}, ">= 1"},
             {"padding", ArgKind::Ints, false, std::vector<int64_t>{0}, "must be 0 (guide §6.3)"}};
@@ -106,17 +117,25 @@ OpDef dw_conv_op(bool two_d) {
     require_dtype(c, "input", {"int8x64"});
     require_rank(c, "input", two_d ? 3 : 2, two_d ? 3 : 2);
     require_dtype(c, "weight", {"int8x64"});
-    require_rank(c, "weight", two_d ? 3 : 2, two_d ? 3 : 2);
-    if (logical(c.tensor("weight")).back() != logical(c.tensor("input")).back())
-      c.refuse("weight", "has " + std::to_string(logical(c.tensor("weight")).back()) + " channels, the input " +
-                             std::to_string(logical(c.tensor("input")).back()));
+    require_rank(c, "weight", two_d ? 3 : 2, two_d ? 4 : 3);
+    const Tensor w = c.tensor("weight"), x = c.tensor("input");
+    const bool guide = guide_layout(w, two_d);
+    if (guide && w.shape().back() != 1)
+      c.refuse("weight",
+               "is " + shape_str(w.shape()) + " PWORDs: the last axis of " +
+                   (two_d ? "(C_BLOCKS, KH, KW, 1)" : "(C_BLOCKS, K, 1)") + " holds one PWORD per tap, so it is 1",
+               "the weight of channel block cb, tap (kh, kw), as w[cb, kh, kw, 0] (64 channels in the lanes)");
+    const int64_t w_channels = guide ? w.shape()[0] * 64 : logical(w).back();
+    if (w_channels != logical(x).back())
+      c.refuse("weight",
+               "has " + std::to_string(w_channels) + " channels, the input " + std::to_string(logical(x).back()));
     check_padding_zero(c, two_d ? 2 : 1);
     const Win g = conv_geometry(c, two_d);
     check_window(c, g, "weight");
     if (g.cb * g.kh * g.kw > spec::param::dwpu_weight_pwords)
       c.refuse("weight", "the filters are " + std::to_string(g.cb * g.kh * g.kw) + " PWORDs; the DWPU holds " +
                              std::to_string(spec::param::dwpu_weight_pwords) + " (dwpu_weight_pwords)");
-    (void)constant_values(c, "weight");
+    if (!guide) (void)constant_values(c, "weight");  // channels last is laid out for the DWPU at build time
   };
   d.infer_output = [two_d](const Call& c) {
     const Win g = conv_geometry(c, two_d);
@@ -125,6 +144,12 @@ OpDef dw_conv_op(bool two_d) {
   d.implementation = [two_d](const Call& c, const Tensor& out) {
     const Win g = conv_geometry(c, two_d);
     const Tensor x = c.tensor("input");
+    const Tensor x3 = two_d ? x : x.reshape({1, g.w, g.cb});
+    const Tensor o3 = two_d ? out : out.reshape({1, g.ow, g.cb});
+    if (guide_layout(c.tensor("weight"), two_d)) {  // already the DWPU's order
+      emit(x3, o3, g, spec::DwpuOp::CONV, c.tensor("weight"), 0, 0);
+      return;
+    }
     // The filters as the DWPU reads them: channel block cb's taps at PWORDs cb * taps + t.
     const auto& v = constant_values(c, "weight");
     const int64_t taps = g.kh * g.kw, ch = g.cb * 64;
@@ -134,8 +159,6 @@ OpDef dw_conv_op(bool two_d) {
         for (int64_t l = 0; l < 64; ++l)
           dev[static_cast<std::size_t>((cb * taps + t) * 64 + l)] = v[static_cast<std::size_t>(t * ch + cb * 64 + l)];
     const Tensor wdev = make_constant(out.name() + "_filters", {g.cb * taps}, "int8x64", std::move(dev));
-    const Tensor x3 = two_d ? x : x.reshape({1, g.w, g.cb});
-    const Tensor o3 = two_d ? out : out.reshape({1, g.ow, g.cb});
     emit(x3, o3, g, spec::DwpuOp::CONV, wdev, 0, 0);
   };
   d.emulate = [two_d](const Call& c, const Tensor& out) {
@@ -143,20 +166,38 @@ OpDef dw_conv_op(bool two_d) {
     auto pair = [](int64_t a, int64_t b) {
       return std::vector<double>{static_cast<double>(a), static_cast<double>(b)};
     };
-    Node n = node("dw_conv2d", {c.tensor("input").name(), c.tensor("weight").name()}, {out.name()});
+    // The reference takes the weight channels last: the guide's layout is permuted first,
+    // (C_BLOCKS, KH, KW, 64) -> (KH, KW, C_BLOCKS, 64) -> (KH, KW, C) (1-D: (C_BLOCKS, K, 64) -> (K, C)).
+    std::vector<Node> nodes;
+    std::string w = c.tensor("weight").name();
+    if (guide_layout(c.tensor("weight"), two_d)) {
+      const std::string wp = out.name() + "_wperm", wc = out.name() + "_wcl";
+      Node p = node("permute", {w}, {wp});
+      p.num_attrs["dims"] = two_d ? std::vector<double>{1, 2, 0, 3} : std::vector<double>{1, 0, 2};
+      Node r = node("reshape", {wp}, {wc});
+      r.num_attrs["shape"] = two_d ? std::vector<double>{static_cast<double>(g.kh), static_cast<double>(g.kw),
+                                                         static_cast<double>(g.cb * 64)}
+                                   : std::vector<double>{static_cast<double>(g.kw), static_cast<double>(g.cb * 64)};
+      nodes = {p, r};
+      w = wc;
+    }
+    Node n = node("dw_conv2d", {c.tensor("input").name(), w}, {out.name()});
     n.num_attrs = {{"stride", pair(g.sh, g.sw)}, {"dilation", pair(g.dh, g.dw)}, {"padding", pair(0, 0)}};
-    if (two_d) return std::vector<Node>{n};
+    if (two_d) {
+      nodes.push_back(n);
+      return nodes;
+    }
     // The 1-D reference is the 2-D one over a height of 1.
     const std::string x1 = out.name() + "_x2d", w1 = out.name() + "_w2d", y1 = out.name() + "_y2d";
-    Node rx = node("reshape", {c.tensor("input").name()}, {x1}),
-         rw = node("reshape", {c.tensor("weight").name()}, {w1});
+    Node rx = node("reshape", {c.tensor("input").name()}, {x1}), rw = node("reshape", {w}, {w1});
     rx.num_attrs["shape"] = {1, static_cast<double>(g.w), static_cast<double>(g.cb * 64)};
     rw.num_attrs["shape"] = {1, static_cast<double>(g.kw), static_cast<double>(g.cb * 64)};
     n.inputs = {x1, w1};
     n.outputs = {y1};
     Node ry = node("reshape", {y1}, {out.name()});
     ry.num_attrs["shape"] = {static_cast<double>(g.ow), static_cast<double>(g.cb * 64)};
-    return std::vector<Node>{rx, rw, n, ry};
+    nodes.insert(nodes.end(), {rx, rw, n, ry});
+    return nodes;
   };
   return d;
 }

@@ -237,6 +237,24 @@ TEST(OpsFsim, DepthwiseConvolution2dAnd1d) {
       8, -128, 127);
 }
 
+// The guide's weight layout (§6.3): (C_BLOCKS, KH, KW, 1) / (C_BLOCKS, K, 1), the filter an input.
+TEST(OpsFsim, DepthwiseConvolutionGuideLayoutWeightAsInput) {
+  check(
+      [](A::Func& f) {
+        A::output(invoke("dw_convolution_2d",
+                         {input(f, "x", {10, 18, 128}, "int8x64"), input(f, "w", {2, 3, 3, 64}, "int8x64")},
+                         {{"stride", std::vector<int64_t>{1, 2}}}));
+      },
+      9, -128, 127);
+  check(
+      [](A::Func& f) {
+        A::output(invoke("dw_convolution_1d",
+                         {input(f, "x", {20, 128}, "int8x64"), input(f, "w", {2, 5, 64}, "int8x64")},
+                         {{"dilation", std::vector<int64_t>{2}}}));
+      },
+      10, -128, 127);
+}
+
 TEST(OpsFsim, PoolsMaxMinSumAverageCeilModeDivisor) {
   const std::vector<std::function<void(A::Func&)>> cases = {
       [](A::Func& f) {

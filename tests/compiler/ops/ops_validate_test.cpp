@@ -66,6 +66,13 @@ TEST(OpsValidate, ConvolutionAndDepthwiseWindows) {
           {"argument 'pool_type'", "'MEDIAN' is not MAX, MIN, SUM or AVERAGE"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 512}, "int8x64"), cst("w", {7, 7, 512}, "int8x64")}); },
           {"argument 'weight'", "392 PWORDs", "holds 256 (dwpu_weight_pwords)"});
+  // The guide's layout (C_BLOCKS, KH, KW, 1): one PWORD per tap, and as many channel blocks as the input.
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 64}, "int8x64"), in(f, "w", {1, 3, 3, 128}, "int8x64")}); },
+          {"argument 'weight'", "holds one PWORD per tap, so it is 1"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 64}, "int8x64"), in(f, "w", {2, 3, 3, 64}, "int8x64")}); },
+          {"argument 'weight'", "has 128 channels, the input 64"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 64}, "int8x64"), in(f, "w", {3, 3, 64}, "int8x64")}); },
+          {"argument 'weight'", "is not a constant"});
 }
 
 TEST(OpsValidate, MovementKeepsThePackedAxis) {
