@@ -70,6 +70,12 @@ CASES = [
     ("lambda", _dp(ifd="q = lambda: 1  # X\ns.push(inp[i, 0])"), "a lambda is not accepted", False),
     ("regs_scope", _dp(ifd="r = A.alloc_buffer((4,), \"float18x64\", scope=A.DPU_REGISTERS)  # X\n"
                            "s.push(inp[i, 0])"), "A.alloc_buffer cannot allocate the register scope", False),
+    # §14: a data-dependent index (the guide: "with no source line"; here at the line)
+    ("data_index", _dp(ifd="s.push(inp[inp[i, 0], 0])  # X"), "Cannot match type handle vs int32", True),
+    # §7: a float18x64 value against a direct float32x64 buffer read (the guide: "fails late ... without
+    # a source line"; here at the line)
+    ("mixed_types", _dp(dpu='d.push(A.cast(s.pop(), "float18x64") * inp[i, 0])  # X'),
+     "mismatched types. float32x64 vs. float18x64", True),
 ]
 
 
