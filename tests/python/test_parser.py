@@ -69,3 +69,10 @@ def test_conditional_expression_is_rewritten_once(tmp_path):
     tree = P.file_tree(str(tmp_path / "rewrite.py"))
     assert not any(isinstance(n, ast.Lambda) for n in ast.walk(tree))
     assert any(isinstance(n, ast.IfExp) for n in ast.walk(tree))
+
+
+def test_edited_file_is_parsed_again(tmp_path):
+    """A file rewritten with the same number of lines and run again builds what it now says."""
+    first = _load(tmp_path, PROGRAM, "edited").M.dump()
+    again = _load(tmp_path, PROGRAM.replace("A.grid(ROWS):", "A.grid(ROWS - 1):"), "edited").M.dump()
+    assert "A.grid(4)" in first and "A.grid(3)" in again

@@ -239,18 +239,22 @@ clear_location = _s.clear_location
 
 
 # ---- source -------------------------------------------------------------------------------------
-_trees: Dict[str, ast.Module] = {}
+_trees: Dict[Tuple[str, str], ast.Module] = {}
 
 
 def file_tree(file: str) -> Optional[ast.Module]:
-    """The parsed source of ``file`` (cached), or None when it has no source."""
+    """The parsed source of ``file``, or None when it has no source. Cached by file and text, so a
+    file edited and run again in the same process is parsed again (callers ask once per function
+    definition, not per build)."""
+    linecache.checkcache(file)
     lines = linecache.getlines(file)
     if not lines:
         return None
-    key = file + "\0" + str(len(lines))
-    if key not in _trees:
-        _trees[key] = ast.parse("".join(lines), file)
-    return _trees[key]
+    key = (file, "".join(lines))
+    tree = _trees.get(key)
+    if tree is None:
+        tree = _trees[key] = ast.parse(key[1], file)
+    return tree
 
 
 # ---- the parser -----------------------------------------------------------------------------------
