@@ -184,15 +184,16 @@ def register_op(cls: Type[ScriptOp], name: str, generation: Any = None, atomic: 
     specs = [(a.name, a.kind(), a.required, None if a.required else _plain(a.default), a.description)
              for a in inputs]
 
+    tensor_specs = [(a, [m for m in _members(a.spec) if isinstance(m, TensorSpec)]) for a in inputs]
+
     def validate(bound: Dict[str, Any]) -> None:
-        for a in inputs:
+        for a, specs in tensor_specs:
             v = bound.get(a.name)
             if isinstance(v, _s.BufferHandle):
-                for m in _members(a.spec):
-                    if isinstance(m, TensorSpec):
-                        why = m.admits(v.dtype, tuple(v.shape))
-                        if why:
-                            _s.fail(f"axol.{full}: argument '{a.name}': {why}", a.description)
+                for m in specs:
+                    why = m.admits(v.dtype, tuple(v.shape))
+                    if why:
+                        _s.fail(f"axol.{full}: argument '{a.name}': {why}", a.description)
         try:
             _instance(cls, bound).validate()
         except UnsupportedError as err:

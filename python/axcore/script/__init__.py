@@ -15,7 +15,6 @@ import inspect
 import sys
 import time
 import types
-import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -151,16 +150,14 @@ def ir_module(cls: type) -> IRModule:
         P.clear_location()
 
 
-# Where a function's body is: (file, its FunctionDef in the cached tree of the file), once per code
-# object (a rebuild of the same class does not look for it again).
-_defs: "weakref.WeakKeyDictionary[types.CodeType, tuple]" = weakref.WeakKeyDictionary()
-
-
 def _source_of(fn: Callable[..., Any]) -> tuple:
-    code = fn.__code__
-    hit = _defs.get(code)
+    """Where a function's body is: (file, its FunctionDef in the cached tree of the file), looked
+    up once per function object (kept on it as ``_ax_source``: a rebuild of the same class does not
+    look again; a file run again defines new functions, which look again)."""
+    hit = getattr(fn, "_ax_source", None)
     if hit is not None:
         return hit
+    code = fn.__code__
     file = inspect.getsourcefile(fn) or code.co_filename
     tree = P.file_tree(file) if file else None
     first = code.co_firstlineno
@@ -178,7 +175,7 @@ def _source_of(fn: Callable[..., Any]) -> tuple:
                            "function's source text in a .py file, so a function made by exec()/eval() or "
                            "without retrievable source cannot be parsed (§4.2)",
                            "define it in a .py file", code.co_filename, first, 1)
-    _defs[code] = (file, node)
+    fn._ax_source = (file, node)  # type: ignore[attr-defined]
     return file, node
 
 
@@ -270,14 +267,19 @@ class script:
         return typ is _SkipBody
 
 
-# The `with A.script():` statement at a line of a function's code, once per (code, line).
-_blocks: "weakref.WeakKeyDictionary[types.CodeType, Dict[int, Any]]" = weakref.WeakKeyDictionary()
+# The `with A.script():` statement at a line of a function's code, once per (code, line): keyed by
+# the code object's id, with the code object kept (so the id is not reused) and compared.
+_blocks: Dict[int, tuple] = {}
 
 
 def _script_block(code: types.CodeType, file: str, line: int) -> Any:
-    by_line = _blocks.setdefault(code, {})
-    if line in by_line:
-        return by_line[line]
+    hit = _blocks.get(id(code))
+    if hit is None or hit[0] is not code:
+        hit = _blocks[id(code)] = (code, {})
+    by_line = hit[1]
+    node = by_line.get(line)
+    if node is not None:
+        return node
     tree = P.file_tree(file)
     node = None
     if tree is not None:
