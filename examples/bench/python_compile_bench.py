@@ -6,11 +6,12 @@ program, median of N runs each; then the ratio Python / C++. The two must build 
 module dumps are compared, and a program whose dumps differ is reported and fails the run (a
 comparison of different programs means nothing). The "first" columns are the first build and
 compile in the process: for Python the decorator's run at import (the file's source parsed, every
-expression compiled), for C++ the first call. The C++ side runs before and after the Python side
-and the faster of its two medians is compared (the load of a shared machine drifts). The Python runs rebuild the decorated class (what
-the decorator does again); the constants a program computes with NumPy at module scope, or in
-the twin's function, are computed once, before, as the guide's programs do. The C++ kernels make
-their constants inside the build (a loop over 131072 values for matmul and conv3x3).
+expression compiled), for C++ the first call. The C++ side runs before and after the Python
+side, and the faster of its two medians is compared (the load of a shared machine drifts). The
+Python runs rebuild the decorated class (what the decorator does again); the constants a program
+computes with NumPy at module scope, or in the twin's function, are computed once, before, as the
+guide's programs do. The C++ kernels make their constants inside the build (a loop over 131072
+values for matmul and conv3x3).
 
     source build/release/python/env.sh
     python3 examples/bench/python_compile_bench.py [--runs N] [--cpp PATH/axc_guide_bench]
@@ -99,9 +100,12 @@ def main():
 
     # Python first: the "first" figures must be this process's first builds.
     progs = _programs()
-    cpp_before = _cpp_run(args)  # the C++ side before and after the Python runs (the load of a
-    import axcore.script as A    # shared machine drifts); the faster of the two medians counts
+    import axcore.script as A
     from axcore import runtime
+
+    # The C++ side before and after the Python runs (the load of a shared machine drifts); the
+    # faster of its two medians counts.
+    cpp_before = _cpp_run(args)
 
     py = {}
     for name, (first_mod, first) in progs.items():
