@@ -1,8 +1,11 @@
 #include "axcore/runtime/buffer_image.hpp"
 
 #include <bit>
+#include <climits>
 #include <cstring>
+#include <random>
 
+#include "axcore/num/float16.hpp"
 #include "axcore/ref/layout.hpp"
 #include "axcore/ref/op/common.hpp"
 
@@ -119,6 +122,47 @@ ref::AnyArray constant_array(const Bundle& bundle, const BufferDesc& b) {
   if (!b.constant || *b.constant >= bundle.constants.size())
     throw BundleError("buffer '" + b.name + "' has no constant blob");
   return array_from_bytes(b.dtype, b.shape, bundle.constants[*b.constant].bytes);
+}
+
+RandomInputs random_inputs(const Bundle& b, uint64_t seed) {
+  std::mt19937_64 r(seed * 0x9E3779B97F4A7C15ull + 17);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(r); };
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(r); };
+  auto fill = [](auto a, auto next) {
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = next();
+    return ref::AnyArray(std::move(a));
+  };
+  RandomInputs out;
+  for (const auto& d : b.buffers) {
+    if (d.role != BufferRole::INPUT) continue;
+    const ref::Shape shape(d.shape.begin(), d.shape.end());
+    switch (d.dtype) {
+      case spec::Dtype::INT8:
+        out.emplace(d.name, fill(ref::NDArray<int8_t>(shape), [&] { return static_cast<int8_t>(pick(-128, 127)); }));
+        break;
+      case spec::Dtype::INT32:
+        out.emplace(d.name, fill(ref::NDArray<int32_t>(shape),
+                                 [&] { return static_cast<int32_t>(pick(INT32_MIN, INT32_MAX)); }));
+        break;
+      case spec::Dtype::FLOAT16:
+        out.emplace(d.name,
+                    fill(ref::NDArray<num::Float16>(shape), [&] { return num::f16_from_double(uniform(-4, 4)); }));
+        break;
+      case spec::Dtype::FLOAT32:
+        out.emplace(d.name, fill(ref::NDArray<float>(shape), [&] { return static_cast<float>(uniform(-4, 4)); }));
+        break;
+      default: throw BundleError("input '" + d.name + "': no random data for its dtype");
+    }
+  }
+  return out;
+}
+
+std::string random_input_range(spec::Dtype dtype) {
+  switch (dtype) {
+    case spec::Dtype::INT8: return "uniform over -128..127";
+    case spec::Dtype::INT32: return "uniform over the int32 range";
+    default: return "uniform in [-4, 4)";
+  }
 }
 
 }  // namespace axcore::runtime

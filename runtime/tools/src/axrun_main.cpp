@@ -1,22 +1,26 @@
 // axrun — run a program bundle on a backend.
-//   axrun BUNDLE --backend ref|tlm|rtl|fpga|regfile --input NAME=FILE.npy ... --output-dir DIR
-//         [--expect DIR] [--trace FILE] [--timeline FILE] [--stats-json FILE]
+//   axrun BUNDLE [--backend ref|tlm|rtl|fpga|regfile] [--input NAME=FILE.npy ...] [--seed N]
+//         [--output-dir DIR] [--expect DIR] [--trace FILE] [--timeline FILE] [--stats-json FILE]
 //         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
 //         [--progress-interval SECONDS] [--describe] [--quiet]
 // Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
 // and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle and the
-// roofline line. Exit codes: 0 success, 1 the run failed on the device (timeout, error token, ...)
-// or an output differs from --expect, 2 bad usage, bundle or inputs (messages say what was
-// expected), 3 the backend or its configuration (e.g. the 4-core RTL model) is not in this build.
+// roofline line. An input not given is filled with seeded random data (the arrays `axrand
+// --inputs-for BUNDLE --seed N` writes), written to OUTDIR/inputs/NAME.npy and named on stderr;
+// without --output-dir the outputs go to BUNDLE_STEM.out/ next to the bundle. Exit codes: 0 success, 1 the run failed
+// on the device (timeout, error token, ...) or an output differs from --expect, 2 bad usage, bundle or inputs (messages
+// say what was expected), 3 the backend or its configuration (e.g. the 4-core RTL model) is not in this build.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "axcore/ref/npy.hpp"
 #include "axcore/runtime/backend.hpp"
+#include "axcore/runtime/buffer_image.hpp"
 #include "axcore/runtime/run_stats.hpp"
 #include "axcore/runtime/trace_tools.hpp"
 #include "axcore/txn/decode.hpp"
@@ -44,6 +48,32 @@ uint64_t count_waits(const std::vector<uint32_t>& words) {
   return n;
 }
 
+// Every input of the bundle not in `arrays` gets the seeded random array random_inputs makes for
+// it, is written to OUT_DIR/inputs/NAME.npy, and is named on stderr with the seed and the flag that
+// gives it a file: a run never uses data the user did not see. Returns the names filled.
+std::vector<std::string> fill_missing_inputs(const runtime::Bundle& bundle, runtime::Arrays& arrays, uint64_t seed,
+                                             const std::string& out_dir) {
+  std::vector<std::string> filled;
+  std::optional<runtime::RandomInputs> random;
+  const auto dir = std::filesystem::path(out_dir) / "inputs";
+  for (const auto& d : bundle.buffers) {
+    if (d.role != runtime::BufferRole::INPUT || arrays.count(d.name)) continue;
+    if (!random) {
+      random = runtime::random_inputs(bundle, seed);
+      std::filesystem::create_directories(dir);
+    }
+    auto& a = random->at(d.name);
+    const auto file = (dir / (d.name + ".npy")).string();
+    ref::save_npy(file, a);
+    std::cerr << "axrun: input '" << d.name << "' not given: seeded random " << spec::to_string(d.dtype) << " "
+              << runtime::shape_text(d.shape) << " (seed " << seed << ", " << runtime::random_input_range(d.dtype)
+              << ") -> " << file << "; pass --input " << d.name << "=FILE.npy for your data\n";
+    arrays.emplace(d.name, std::move(a));
+    filled.push_back(d.name);
+  }
+  return filled;
+}
+
 void print_units(const runtime::RunResult& res, uint64_t cycles) {
   const double c = static_cast<double>(std::max<uint64_t>(cycles, 1));
   for (const auto& u : res.units) {
@@ -64,13 +94,20 @@ int main(int argc, char** argv) {
   runtime::BackendConfig cfg;
   std::vector<std::string> inputs, params;
   int cores = -1;
-  uint64_t token_timeout = 0, idle_timeout = 0;
+  uint64_t token_timeout = 0, idle_timeout = 0, seed = 1;
   double progress_interval = 1.0;
   bool describe = false, quiet = false;
   app.add_option("BUNDLE", bundle_path, ".axb bundle")->required();
   app.add_option("--backend", backend, "ref, tlm, rtl, fpga or regfile");
-  app.add_option("--input", inputs, "NAME=FILE.npy, one per input buffer");
-  app.add_option("--output-dir", out_dir, "where NAME.npy of every output is written");
+  app.add_option("--input", inputs,
+                 "NAME=FILE.npy for an input buffer; an input not given is filled with seeded random data of its "
+                 "dtype and shape (see --seed), said on stderr");
+  app.add_option("--seed", seed,
+                 "seed of the random data of the inputs not given (default 1; the arrays axrand --inputs-for "
+                 "BUNDLE --seed N writes)");
+  app.add_option("--output-dir", out_dir,
+                 "where NAME.npy of every output is written (default: BUNDLE_STEM.out/ next to the bundle; filled "
+                 "inputs go to its inputs/)");
   app.add_option("--expect", expect_dir, "folder of NAME.npy the outputs must equal bit for bit (exit 1 if not)");
   app.add_option("--trace", trace_path, "canonical trace file (timed backends)");
   app.add_option("--timeline", timeline_path, "Chrome/Perfetto trace-event JSON (timed backends)");
@@ -98,6 +135,7 @@ int main(int argc, char** argv) {
   }
   runtime::Bundle bundle;
   runtime::Arrays arrays;
+  std::vector<std::string> filled;
   runtime::RunOptions opt;
   std::unique_ptr<runtime::Backend> be;
   try {
@@ -106,7 +144,10 @@ int main(int argc, char** argv) {
       std::cout << runtime::describe(bundle);
       return 0;
     }
-    if (out_dir.empty()) throw Usage("--output-dir is required");
+    if (out_dir.empty()) {
+      const std::filesystem::path p(bundle_path);
+      out_dir = (p.parent_path() / (p.stem().string() + ".out")).string();
+    }
     if (!cfg.fst.empty() && backend != "rtl") throw Usage("--fst needs --backend rtl (the waveform is the RTL's)");
     for (const auto& s : inputs) {
       auto [name, file] = split_eq(s, "--input");
@@ -121,14 +162,8 @@ int main(int argc, char** argv) {
     }
     if (token_timeout) opt.play.token_timeout_cycles = token_timeout;
     if (idle_timeout) opt.idle_timeout_cycles = idle_timeout;
-    try {
-      runtime::check_inputs(bundle, arrays);
-    } catch (const runtime::RunError& e) {
-      const std::string m = e.what();
-      if (m.rfind("missing input", 0) != 0) throw;
-      throw Usage(m + "\n  seeded random inputs for every input of this bundle: axrand --inputs-for " + bundle_path +
-                  " --seed 1 --out DIR, then --input NAME=DIR/NAME.npy");
-    }
+    runtime::check_inputs(bundle, arrays, /*allow_missing=*/true);
+    filled = fill_missing_inputs(bundle, arrays, seed, out_dir);
     runtime::param_bits(bundle, opt.params);
     cfg.board = board;
     if (cores >= 0)
@@ -241,6 +276,9 @@ int main(int argc, char** argv) {
     for (const auto& m : stats.mismatches) std::cout << "  warning: " << m << "\n";
     if (writer) std::cout << "  trace: " << writer->count() << " records -> " << trace_path << "\n";
   }
+  for (const auto& name : filled)
+    std::cout << "  input " << name << ": seeded random data, seed " << seed << " -> "
+              << (std::filesystem::path(out_dir) / "inputs" / (name + ".npy")).string() << "\n";
   for (const auto& [name, arr] : res.outputs)
     std::cout << "  output " << name << " -> " << (std::filesystem::path(out_dir) / (name + ".npy")).string() << "\n";
   if (!expect_dir.empty()) {

@@ -14,6 +14,7 @@
 #include "axcore/num/float18.hpp"
 #include "axcore/num/reduce.hpp"
 #include "axcore/ref/npy.hpp"
+#include "axcore/runtime/buffer_image.hpp"
 
 namespace axcore::rand {
 namespace {
@@ -356,40 +357,9 @@ std::vector<std::filesystem::path> write_inputs(const runtime::Bundle& b, uint64
                                                 const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::vector<std::filesystem::path> files;
-  Rng r(seed * 0x9E3779B97F4A7C15ull + 17);
-  for (const auto& d : b.buffers) {
-    if (d.role != runtime::BufferRole::INPUT) continue;
-    const ref::Shape shape(d.shape.begin(), d.shape.end());
-    const auto file = dir / (d.name + ".npy");
-    auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(r); };
-    switch (d.dtype) {
-      case spec::Dtype::INT8: {
-        ref::NDArray<int8_t> a(shape);
-        for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int8_t>(pick(r, -128, 127));
-        ref::save_npy(file.string(), a);
-        break;
-      }
-      case spec::Dtype::INT32: {
-        ref::NDArray<int32_t> a(shape);
-        for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<int32_t>(pick(r, INT32_MIN, INT32_MAX));
-        ref::save_npy(file.string(), a);
-        break;
-      }
-      case spec::Dtype::FLOAT16: {
-        ref::NDArray<num::Float16> a(shape);
-        for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = num::f16_from_double(uniform(-4, 4));
-        ref::save_npy(file.string(), a);
-        break;
-      }
-      case spec::Dtype::FLOAT32: {
-        ref::NDArray<float> a(shape);
-        for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<float>(uniform(-4, 4));
-        ref::save_npy(file.string(), a);
-        break;
-      }
-      default: throw std::runtime_error("input '" + d.name + "': no random init for its dtype");
-    }
-    files.push_back(file);
+  for (const auto& [name, a] : runtime::random_inputs(b, seed)) {
+    files.push_back(dir / (name + ".npy"));
+    ref::save_npy(files.back().string(), a);
   }
   return files;
 }

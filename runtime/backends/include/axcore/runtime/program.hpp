@@ -65,8 +65,9 @@ struct RunResult {
       buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
 };
 
-// Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected).
-void check_inputs(const Bundle& b, const Arrays& inputs);
+// Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected): an
+// unknown name or a wrong dtype / shape, and, unless `allow_missing`, an input not given.
+void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing = false);
 // The 32-bit encodings of every parameter: defaults overridden by `values` (RunError for an
 // unknown name or a value that does not parse as the parameter's type).
 std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,

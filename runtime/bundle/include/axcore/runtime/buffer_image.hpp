@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,5 +31,14 @@ ref::AnyArray constant_array(const Bundle& bundle, const BufferDesc& b);
 // Logical C-order bytes of an array / an array from them (the blob encoding).
 std::vector<uint8_t> array_bytes(const ref::AnyArray& a);
 ref::AnyArray array_from_bytes(spec::Dtype d, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
+
+// Seeded random data for every INPUT buffer of `b`, in table order from one generator, in its
+// logical shape and dtype: int8 / int32 uniform over their range, float16 / float32 uniform in
+// [-4, 4) (float16 rounded). The same seed gives the same arrays: `axrand --inputs-for` writes
+// them, axrun fills an input it is not given with them. BundleError for a dtype it cannot make.
+using RandomInputs = std::map<std::string, ref::AnyArray, std::less<>>;
+RandomInputs random_inputs(const Bundle& b, uint64_t seed);
+// How random_inputs draws a buffer of `dtype`, for messages ("uniform in [-4, 4)").
+std::string random_input_range(spec::Dtype dtype);
 
 }  // namespace axcore::runtime
