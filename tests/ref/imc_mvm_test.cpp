@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "axcore/ref/imc.hpp"
@@ -129,10 +133,13 @@ TEST(Mvm, AccumulatorWraps) {
   EXPECT_LT(acc[0], 0);
 }
 
-// The fast tile-op kernel(s) against the plain definition, acc[n] += sum_k x[k] * tile[k][n]
-// (int32, wrapping), on random data, on the extremes (every product -128 * -128 = 16384, pair
-// sums of 2^15 in the SIMD kernel's int16 pairs) and on accumulators near the wrap.
-TEST(Mvm, FastKernelsEqualThePlainSum) {
+// Every tile-op kernel this CPU runs (portable, AVX2, AVX-512 VNNI) against the plain
+// definition, acc[n] += sum_k x[k] * tile[k][n] (int32, wrapping), on random data, on the
+// extremes (every product -128 * -128 = 16384: lane sums of 2^20, pair sums of 2^15 in the AVX2
+// kernel's int16 pairs; 127 against -128 where the VNNI kernel's unsigned tile bytes are 255
+// and 0) and on accumulators at both ends of the int32 range, so the final add wraps.
+TEST(Mvm, EveryKernelEqualsThePlainSum) {
+  using detail::MvmKernel;
   auto plain = [](num::PwordI32 acc, const num::PwordI8& x, const Tile& t) {
     for (std::size_t n = 0; n < 64; ++n) {
       uint32_t s = static_cast<uint32_t>(acc[n]);
@@ -141,25 +148,83 @@ TEST(Mvm, FastKernelsEqualThePlainSum) {
     }
     return acc;
   };
+  std::vector<MvmKernel> kernels;
+  for (const MvmKernel k : {MvmKernel::portable, MvmKernel::avx2, MvmKernel::avx512_vnni})
+    if (detail::mvm_kernel_supported(k)) kernels.push_back(k);
+  std::printf("kernels checked:");
+  for (const MvmKernel k : kernels) std::printf(" %s", std::string(detail::to_string(k)).c_str());
+  std::printf(" (mvm_accumulate runs %s)\n", std::string(detail::to_string(detail::mvm_kernel())).c_str());
   std::mt19937 rng(7);
   const int8_t extremes[] = {-128, 127, -127, 0, 1, -1};
-  for (int round = 0; round < 200; ++round) {
+  auto pick = [&](int mode, bool is_x) {
+    switch (mode) {
+      case 1:  // every product -128 * -128
+        return int8_t{-128};
+      case 2:  // mixed extremes
+        return extremes[rng() % 6];
+      case 3:  // random x, extreme tile
+        return is_x ? static_cast<int8_t>(rng()) : extremes[rng() % 6];
+      case 4:  // x -128, tile 127: the most negative lane sum
+        return is_x ? int8_t{-128} : int8_t{127};
+      case 5:  // x 127, tile -128
+        return is_x ? int8_t{127} : int8_t{-128};
+      default: return static_cast<int8_t>(rng());
+    }
+  };
+  for (int round = 0; round < 300; ++round) {
     Tile t;
     num::PwordI8 x;
     num::PwordI32 acc;
-    const int mode = round % 4;  // 0 random, 1 all -128, 2 mixed extremes, 3 random x with extreme tile
-    for (auto& v : t) v = mode == 1 ? int8_t{-128} : mode >= 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
-    for (auto& v : x) v = mode == 1 ? int8_t{-128} : mode == 2 ? extremes[rng() % 6] : static_cast<int8_t>(rng());
+    const int mode = round % 6;
+    for (auto& v : t) v = pick(mode, false);
+    for (auto& v : x) v = pick(mode, true);
+    const int ends = round % 4;  // 0 near INT32_MAX, 1 near INT32_MIN, 2 zero, 3 random
     for (auto& v : acc)
-      v = round % 3 == 0 ? INT32_MAX - static_cast<int32_t>(rng() % 1000) : static_cast<int32_t>(rng());
+      v = ends == 0   ? INT32_MAX - static_cast<int32_t>(rng() % 1000)
+          : ends == 1 ? INT32_MIN + static_cast<int32_t>(rng() % 1000)
+          : ends == 2 ? 0
+                      : static_cast<int32_t>(rng());
     const num::PwordI32 want = plain(acc, x, t);
+    for (const MvmKernel k : kernels) {
+      num::PwordI32 got = acc;
+      detail::mvm_accumulate_with(k, got, x, t);
+      ASSERT_EQ(got, want) << detail::to_string(k) << " kernel, round " << round;
+    }
     num::PwordI32 got = acc;
     mvm_accumulate(got, x, t);
-    ASSERT_EQ(got, want) << "round " << round << (detail::mvm_accumulate_has_simd() ? " (SIMD kernel)" : "");
-    got = acc;
-    detail::mvm_accumulate_portable(got, x, t);
-    ASSERT_EQ(got, want) << "portable kernel, round " << round;
+    ASSERT_EQ(got, want) << "mvm_accumulate, round " << round;
   }
+}
+
+// The kernel is chosen once; set_mvm_kernel switches it and mvm_accumulate follows. Without
+// AXCORE_MVM_KERNEL the choice is the fastest the CPU runs.
+TEST(Mvm, KernelChoice) {
+  using detail::MvmKernel;
+  const MvmKernel start = detail::mvm_kernel();
+  if (std::getenv("AXCORE_MVM_KERNEL") == nullptr) {
+    const MvmKernel best = detail::mvm_kernel_supported(MvmKernel::avx512_vnni) ? MvmKernel::avx512_vnni
+                           : detail::mvm_kernel_supported(MvmKernel::avx2)      ? MvmKernel::avx2
+                                                                                : MvmKernel::portable;
+    EXPECT_EQ(start, best);
+  }
+  Tile t;
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<int8_t>(i * 37 + 11);
+  num::PwordI8 x;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>(100 - 3 * static_cast<int>(i));
+  num::PwordI32 want{};
+  detail::mvm_accumulate_portable(want, x, t);
+  for (const MvmKernel k : {MvmKernel::portable, MvmKernel::avx2, MvmKernel::avx512_vnni}) {
+    if (!detail::mvm_kernel_supported(k)) {
+      EXPECT_THROW(detail::set_mvm_kernel(k), std::invalid_argument);
+      continue;
+    }
+    detail::set_mvm_kernel(k);
+    EXPECT_EQ(detail::mvm_kernel(), k);
+    num::PwordI32 got{};
+    mvm_accumulate(got, x, t);
+    EXPECT_EQ(got, want) << detail::to_string(k);
+  }
+  detail::set_mvm_kernel(start);
 }
 
 TEST(Mvm, NewMatrixIdInvalidatesEveryTileButKeepsData) {

@@ -1,6 +1,9 @@
 #include "axcore/ref/imc.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "axcore/num/int_cast.hpp"
@@ -8,9 +11,9 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define AXCORE_MVM_AVX2 1
+#define AXCORE_MVM_X86 1
 #else
-#define AXCORE_MVM_AVX2 0
+#define AXCORE_MVM_X86 0
 #endif
 
 namespace axcore::ref {
@@ -102,9 +105,9 @@ uint64_t mvm_outputs(const spec::MvmDesc& d) {
   return uint64_t{s[0]} * s[1] * s[2] * s[3];
 }
 
-// The tile-op kernel. Per lane the 64 products sum to at most 64 * 128 * 128 = 2^20, exact in
-// int32 in any order; only the add into the accumulator wraps. Both versions below compute that
-// exactly, so they are bit-identical to the plain sum_k x[k] * tile[k][n] (tests/ref check it).
+// The tile-op kernels. Per lane the 64 products sum to at most 64 * 128 * 128 = 2^20, exact in
+// int32 in any order; only the add into the accumulator wraps. Every kernel below computes that
+// exactly, so all are bit-identical to the plain sum_k x[k] * tile[k][n] (tests/ref check it).
 namespace detail {
 
 // Portable: row k outer, the 64 lanes inner (contiguous), which compilers vectorise.
@@ -118,11 +121,13 @@ void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Ti
   for (std::size_t n = 0; n < num::kLanes; ++n) acc[n] = num::wrap_add(acc[n], sum[n]);
 }
 
-#if AXCORE_MVM_AVX2
+namespace {
+using KernelFn = void (*)(num::PwordI32&, const num::PwordI8&, const Tile&);
+
+#if AXCORE_MVM_X86
 // AVX2: rows k and k + 1 interleaved byte-wise and sign-extended give (tile[k][n], tile[k+1][n])
 // int16 pairs, and one madd with the broadcast pair (x[k], x[k+1]) adds both products into lane
 // n's int32 (each pair sum |.| <= 2^15, no saturation in vpmaddwd).
-namespace {
 __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
   static_assert(num::kLanes == 64 && kTileRows % 2 == 0);
   __m256i s[8];
@@ -145,29 +150,150 @@ __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, con
     _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), s[i]));
   }
 }
-}  // namespace
+
+// AVX-512 VNNI: vpdpbusd adds four unsigned x signed byte products into each int32 lane. The
+// tile's bytes are made unsigned by flipping their sign bit (u = t + 128, 0..255) and x stays
+// signed, so a lane sums x[k] * (t[k][n] + 128) = x[k] * t[k][n] + 128 * x[k]; the sums start at
+// -128 * sum_k x[k] to take that back out. Every partial sum is within 64 * 128 * 255 < 2^21, so
+// nothing saturates or wraps before the final add into the accumulator. Four rows k..k+3 are
+// interleaved byte-wise (unpack 8 then 16 bits, within each 128-bit block) into dwords
+// (t[k][n], t[k+1][n], t[k+2][n], t[k+3][n]); the block-local unpacks leave lane n = 16 b + 4 g + j
+// in sum register g at dword 4 b + j, which a 4 x 4 transpose of 128-bit blocks puts back.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx512_vnni(num::PwordI32& acc,
+                                                                                       const num::PwordI8& x,
+                                                                                       const Tile& tile) {
+  static_assert(num::kLanes == 64 && kTileRows % 4 == 0);
+  int32_t xsum = 0;
+  for (const int8_t v : x) xsum += v;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i s0 = _mm512_set1_epi32(-128 * xsum);
+  __m512i s1 = s0, s2 = s0, s3 = s0;
+  for (std::size_t k = 0; k < kTileRows; k += 4) {
+    uint32_t quad;
+    std::memcpy(&quad, x.data() + k, sizeof quad);  // bytes x[k..k+3], little-endian as the rows' order
+    const __m512i xx = _mm512_set1_epi32(static_cast<int>(quad));
+    const int8_t* r = tile.data() + k * num::kLanes;
+    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
+    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
+    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
+    const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
+    const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+    const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+    s0 = _mm512_dpbusd_epi32(s0, _mm512_unpacklo_epi16(ab_lo, cd_lo), xx);
+    s1 = _mm512_dpbusd_epi32(s1, _mm512_unpackhi_epi16(ab_lo, cd_lo), xx);
+    s2 = _mm512_dpbusd_epi32(s2, _mm512_unpacklo_epi16(ab_hi, cd_hi), xx);
+    s3 = _mm512_dpbusd_epi32(s3, _mm512_unpackhi_epi16(ab_hi, cd_hi), xx);
+  }
+  // (maskz with every lane: gcc 12's plain _mm512_shuffle_i32x4 trips -Wuninitialized on its
+  // internal undefined source)
+  const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0x44);
+  const __m512i t1 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0xEE);
+  const __m512i t2 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0x44);
+  const __m512i t3 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0xEE);
+  const __m512i out[4] = {
+      _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0xDD),
+      _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0xDD)};
+  for (std::size_t i = 0; i < 4; ++i) {  // 32-bit adds wrap: acc[n] = wrap_add(acc[n], sum[n])
+    int32_t* p = acc.data() + 16 * i;
+    _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[i]));
+  }
+}
 #endif
 
-bool mvm_accumulate_has_simd() {
-#if AXCORE_MVM_AVX2
-  static const bool avx2 = [] {
-    __builtin_cpu_init();  // safe even before libgcc's constructors ran (a static initializer's call)
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return avx2;
+KernelFn kernel_fn(MvmKernel k) {
+  switch (k) {
+#if AXCORE_MVM_X86
+    case MvmKernel::avx2: return mvm_accumulate_avx2;
+    case MvmKernel::avx512_vnni: return mvm_accumulate_avx512_vnni;
 #else
-  return false;
+    case MvmKernel::avx2:
+    case MvmKernel::avx512_vnni: break;
 #endif
+    case MvmKernel::portable: return mvm_accumulate_portable;
+  }
+  return mvm_accumulate_portable;
+}
+
+constexpr std::array kAllKernels{MvmKernel::portable, MvmKernel::avx2, MvmKernel::avx512_vnni};
+
+MvmKernel chosen_at_start() {
+  const char* env = std::getenv("AXCORE_MVM_KERNEL");
+  if (env == nullptr || *env == '\0') {
+    MvmKernel best = MvmKernel::portable;
+    for (const MvmKernel k : kAllKernels)
+      if (mvm_kernel_supported(k)) best = k;  // kAllKernels runs from slowest to fastest
+    return best;
+  }
+  const std::string_view name(env);
+  for (const MvmKernel k : kAllKernels) {
+    if (name != to_string(k)) continue;
+    if (!mvm_kernel_supported(k)) {
+      throw std::runtime_error("AXCORE_MVM_KERNEL=" + std::string(name) + ": this CPU cannot run that kernel");
+    }
+    return k;
+  }
+  throw std::runtime_error("AXCORE_MVM_KERNEL=" + std::string(name) +
+                           ": not a kernel (portable, avx2, avx512_vnni; unset = the fastest this CPU runs)");
+}
+
+struct Chosen {
+  MvmKernel kernel;
+  KernelFn fn;
+};
+Chosen& chosen() {
+  static Chosen c = [] {
+    const MvmKernel k = chosen_at_start();
+    return Chosen{k, kernel_fn(k)};
+  }();
+  return c;
+}
+}  // namespace
+
+std::string_view to_string(MvmKernel k) {
+  switch (k) {
+    case MvmKernel::portable: return "portable";
+    case MvmKernel::avx2: return "avx2";
+    case MvmKernel::avx512_vnni: return "avx512_vnni";
+  }
+  return "?";
+}
+
+bool mvm_kernel_supported(MvmKernel k) {
+#if AXCORE_MVM_X86
+  __builtin_cpu_init();  // safe even before libgcc's constructors ran (a static initializer's call)
+  switch (k) {
+    case MvmKernel::portable: return true;
+    case MvmKernel::avx2: return __builtin_cpu_supports("avx2") != 0;
+    case MvmKernel::avx512_vnni:
+      return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0 &&
+             __builtin_cpu_supports("avx512vnni") != 0;
+  }
+  return false;
+#else
+  return k == MvmKernel::portable;
+#endif
+}
+
+MvmKernel mvm_kernel() { return chosen().kernel; }
+
+void set_mvm_kernel(MvmKernel k) {
+  if (!mvm_kernel_supported(k)) {
+    throw std::invalid_argument("set_mvm_kernel: this CPU cannot run the " + std::string(to_string(k)) + " kernel");
+  }
+  chosen() = Chosen{k, kernel_fn(k)};
+}
+
+void mvm_accumulate_with(MvmKernel k, num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+  if (!mvm_kernel_supported(k)) {
+    throw std::invalid_argument("mvm_accumulate_with: this CPU cannot run the " + std::string(to_string(k)) +
+                                " kernel");
+  }
+  kernel_fn(k)(acc, x, tile);
 }
 
 }  // namespace detail
 
-void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
-#if AXCORE_MVM_AVX2
-  if (detail::mvm_accumulate_has_simd()) return detail::mvm_accumulate_avx2(acc, x, tile);
-#endif
-  detail::mvm_accumulate_portable(acc, x, tile);
-}
+void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) { detail::chosen().fn(acc, x, tile); }
 
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
                            std::size_t imc_tiles) {

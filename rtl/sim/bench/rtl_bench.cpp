@@ -1,8 +1,9 @@
 // RTL benchmarks: Verilated cycles per second (idle, with DMA traffic and, with cores, with the
 // MVM busy) and the bandwidth the DMA channels reach in B/cycle against the contract's bounds
 // (on chip 64 B/cycle a channel, DDR min(axi_data_bytes, ddr_bytes_per_cycle); docs/timing.md).
-// Prints figures (docs/rtl.md).
-//   axcore_rtl_bench [cores]     cores: 0 = system test top (default), 1, 4
+// Prints figures (docs/rtl.md). With cores > 1 also the MVM busy on every core at once and the
+// 1-core model's MVM-busy figure in the same run, and the ratios of both to it.
+//   axcore_rtl_bench [cores] [mvm]     cores: 0 = system test top (default), 1, 4; mvm: MVM figures only
 #include <algorithm>
 #include <axcore/rtl/mm_layout.hpp>
 #include <axcore/rtl/rtl_device.hpp>
@@ -64,27 +65,41 @@ struct MvmRun {
   uint64_t cycles;
   double wall, cpu;
 };
-MvmRun mvm_busy(RtlDevice& d, uint32_t repeat) {
+MvmRun mvm_busy(RtlDevice& d, uint32_t repeat, unsigned busy_cores = 1) {
   constexpr uint32_t li_word = 0x10, dp_word = 0x100;
   const rtlcore::Matmul mm{64, 18, 4};  // x, weights, y at the shared layout's rows; int32 out
-  const uint32_t row = spec::core_row(0);
   const auto dp = rtlcore::datapath_words(mm);
   const auto liw = mm.load().encode();
-  d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * li_word), liw);
-  d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * dp_word), dp);
+  auto q_push = [&](unsigned c, spec::Queue queue, const spec::QueuePush& q) {
+    d.write32(reg(spec::core_row(c), spec::core::Q_PUSH.at(static_cast<uint32_t>(queue))), q.encode_word());
+  };
   spec::QueuePush q{};
   q.start = li_word;
-  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::LOADIMC))), q.encode_word());
+  for (unsigned c = 0; c < busy_cores; ++c) {
+    const uint32_t row = spec::core_row(c);
+    d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * li_word), liw);
+    d.block_write(reg(row, spec::core::CMD_MEM.offset + 4 * dp_word), dp);
+    q_push(c, spec::Queue::LOADIMC, q);
+  }
   d.run_until_idle(10'000'000);
   q.start = dp_word;
   q.repeat = repeat;
   const uint64_t c0 = d.cycle();
   const auto t0 = Clock::now();
   const std::clock_t p0 = std::clock();
-  d.write32(reg(row, spec::core::Q_PUSH.at(static_cast<uint32_t>(spec::Queue::MVMEXE))), q.encode_word());
+  for (unsigned c = 0; c < busy_cores; ++c) q_push(c, spec::Queue::MVMEXE, q);  // one host write each
   d.run_until_idle(100'000'000);
   return {d.cycle() - c0, std::chrono::duration<double>(Clock::now() - t0).count(),
           static_cast<double>(std::clock() - p0) / CLOCKS_PER_SEC};
+}
+constexpr uint32_t kMvmRuns = 20;
+void print_mvm(const char* what, const MvmRun& r, unsigned busy_cores) {
+  const double ideal = double(kMvmRuns) * 64 * 18 * 4;
+  std::printf(
+      "%s %10.0f cycles/s (%.0f per CPU second); M=64 K=1152 N=256 x %u runs on %u core(s): "
+      "%lu cycles, ideal %.0f, ratio %.4f\n",
+      what, r.cycles / r.wall, r.cycles / r.cpu, kMvmRuns, busy_cores, static_cast<unsigned long>(r.cycles), ideal,
+      r.cycles / ideal);
 }
 void idle_and_dma(RtlDevice& dev) {
   const uint64_t idle = 500'000;
@@ -151,13 +166,27 @@ int main(int argc, char** argv) {
 
   if (!mvm_only) idle_and_dma(dev);
   if (opt.cores >= 1) {
-    constexpr uint32_t runs = 20;
-    const MvmRun r = mvm_busy(dev, runs - 1);
-    const double ideal = double(runs) * 64 * 18 * 4;
-    std::printf(
-        "MVM busy (core 0): %10.0f cycles/s (%.0f per CPU second); M=64 K=1152 N=256 x %u runs: "
-        "%lu cycles, ideal %.0f, ratio %.4f\n",
-        r.cycles / r.wall, r.cycles / r.cpu, runs, static_cast<unsigned long>(r.cycles), ideal, r.cycles / ideal);
+    const MvmRun one = mvm_busy(dev, kMvmRuns - 1);
+    print_mvm("MVM busy (core 0):", one, 1);
+    if (opt.cores > 1) {
+      // Every core busy: four times the work per cycle. Then the 1-core model in the same run,
+      // the reference of the issue 27 ratios (per CPU second: the machine is shared).
+      const MvmRun all = mvm_busy(dev, kMvmRuns - 1, opt.cores);
+      print_mvm("MVM busy (all cores):", all, opt.cores);
+      if (RtlDevice::has_config(1)) {
+        RtlOptions o1;
+        o1.cores = 1;
+        RtlDevice dev1(o1);
+        const MvmRun ref = mvm_busy(dev1, kMvmRuns - 1);
+        print_mvm("1-core model, MVM busy:", ref, 1);
+        const double ref_cps = ref.cycles / ref.cpu;
+        std::printf(
+            "%u-core model / 1-core model, cycles per CPU second: one core busy %.3f, all %u busy %.3f (wall: %.3f, "
+            "%.3f)\n",
+            opt.cores, one.cycles / one.cpu / ref_cps, opt.cores, all.cycles / all.cpu / ref_cps,
+            one.cycles / one.wall / (ref.cycles / ref.wall), all.cycles / all.wall / (ref.cycles / ref.wall));
+      }
+    }
   }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include <axcore/spec.hpp>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "axcore/num/pword.hpp"
@@ -60,12 +61,19 @@ void run_loadimc(const spec::LoadimcDesc& d, std::span<const uint8_t> l1, Imc& i
 // Checks ndims 1..4, k_blocks >= 1, used sizes >= 1 (DESC_RANGE).
 void validate_mvm(const spec::MvmDesc& d);
 uint64_t mvm_outputs(const spec::MvmDesc& d);
-// One tile-op: acc += x . tile (the 4096 MACs of a cycle). Runs the AVX2 kernel where the CPU
-// has it (checked once at run time), else the portable loop; both are bit-identical.
+// One tile-op: acc += x . tile (the 4096 MACs of a cycle). Runs the fastest kernel this CPU has
+// (AVX-512 VNNI, else AVX2, else the portable loop), chosen once at the first call by CPUID, or
+// the one environment variable AXCORE_MVM_KERNEL names (portable, avx2, avx512_vnni; a name this
+// CPU cannot run throws). Every kernel is bit-identical to the plain wrapping sum.
 void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
-namespace detail {  // the kernels, for the tests that compare them
+namespace detail {  // the kernels, for the tests that compare them and the benchmarks
+enum class MvmKernel { portable, avx2, avx512_vnni };
+std::string_view to_string(MvmKernel k);
+bool mvm_kernel_supported(MvmKernel k);  // this CPU runs it
+MvmKernel mvm_kernel();                  // the one mvm_accumulate runs
+void set_mvm_kernel(MvmKernel k);        // from now on; std::invalid_argument if not supported
+void mvm_accumulate_with(MvmKernel k, num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
 void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
-bool mvm_accumulate_has_simd();  // mvm_accumulate runs a SIMD kernel on this CPU
 }  // namespace detail
 // The IMC tile of output `o` (o0..o3) and reduction step kb; IMC_RANGE if outside.
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,

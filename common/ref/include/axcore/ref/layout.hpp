@@ -15,6 +15,20 @@ inline constexpr std::size_t kPwordLanes = num::kLanes;
 
 inline std::size_t pword_blocks(std::size_t n) { return (n + kPwordLanes - 1) / kPwordLanes; }
 
+namespace detail {
+// The array as [outer, n, inner] around `axis` (C order): a[o, j, i] is at (o * n + j) * inner + i.
+struct AxisSplit {
+  std::size_t outer = 1, n = 1, inner = 1;
+};
+inline AxisSplit split_at(const Shape& shape, std::size_t ax) {
+  AxisSplit s;
+  for (std::size_t k = 0; k < shape.size(); ++k) (k < ax ? s.outer : k == ax ? s.n : s.inner) *= shape[k];
+  return s;
+}
+}  // namespace detail
+
+// Both directions walk the flat data in order (one pass, no per-element index arithmetic):
+// out[o, b, i, l] = a[o, b * 64 + l, i], flat ((o * blocks + b) * inner + i) * 64 + l.
 template <class T>
 NDArray<T> pack_pwords(const NDArray<T>& a, int axis = -1, T pad = T{}) {
   const std::size_t ax = norm_axis(axis, a.rank());
@@ -23,13 +37,16 @@ NDArray<T> pack_pwords(const NDArray<T>& a, int axis = -1, T pad = T{}) {
   out_shape.push_back(kPwordLanes);
   NDArray<T> out(out_shape, pad);
   if (a.size() == 0) return out;
-  std::vector<std::size_t> idx(a.rank(), 0), o(a.rank() + 1, 0);
-  do {
-    for (std::size_t k = 0; k < a.rank(); ++k) o[k] = idx[k];
-    o[ax] = idx[ax] / kPwordLanes;
-    o[a.rank()] = idx[ax] % kPwordLanes;
-    out.at(o) = a.at(idx);
-  } while (next_index(idx, a.shape()));
+  const auto [outer, n, inner] = detail::split_at(a.shape(), ax);
+  const std::size_t blocks = out_shape[ax];
+  const T* src = a.data().data();
+  T* dst = out.data().data();
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < n; ++j) {
+      T* row = dst + ((o * blocks + j / kPwordLanes) * inner) * kPwordLanes + j % kPwordLanes;
+      const T* in = src + (o * n + j) * inner;
+      for (std::size_t i = 0; i < inner; ++i) row[i * kPwordLanes] = in[i];
+    }
   return out;
 }
 
@@ -49,13 +66,16 @@ NDArray<T> unpack_pwords(const NDArray<T>& p, int axis, std::size_t n) {
   shape[ax] = n;
   NDArray<T> out(shape);
   if (out.size() == 0) return out;
-  std::vector<std::size_t> idx(rank, 0), o(rank + 1, 0);
-  do {
-    for (std::size_t k = 0; k < rank; ++k) o[k] = idx[k];
-    o[ax] = idx[ax] / kPwordLanes;
-    o[rank] = idx[ax] % kPwordLanes;
-    out.at(idx) = p.at(o);
-  } while (next_index(idx, shape));
+  const auto [outer, n_, inner] = detail::split_at(shape, ax);
+  const std::size_t blocks = p.dim(ax);
+  const T* src = p.data().data();
+  T* dst = out.data().data();
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < n_; ++j) {
+      const T* row = src + ((o * blocks + j / kPwordLanes) * inner) * kPwordLanes + j % kPwordLanes;
+      T* to = dst + (o * n_ + j) * inner;
+      for (std::size_t i = 0; i < inner; ++i) to[i] = row[i * kPwordLanes];
+    }
   return out;
 }
 
