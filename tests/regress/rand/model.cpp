@@ -66,6 +66,10 @@ std::string derive_op(const ModelOp& op, const TensorInfo& x, const TensorInfo* 
     if (op.kh < 1 || op.kw < 1 || op.stride < 1) return "conv: kernel and stride >= 1";
     if (op.pad > op.kh - 1 || op.pad > op.kw - 1 || op.pad < 0) return "conv: padding <= kernel - 1";
     if (op.kh * op.kw * (c / 64) > kImcTiles) return "conv: more than one IMC residency along K";
+    // The compiler walks a padded window's taps in reverse from its last tap, which must lie
+    // inside the input (core.convolution refuses dilation * (kernel - 1) - padding >= extent).
+    if (op.kh - 1 - op.pad >= x.shape[0] || op.kw - 1 - op.pad >= x.shape[1])
+      return "conv: the first window's last tap lies in the padding";
     const int64_t oh = window_out(x.shape[0], op.kh, op.stride, op.pad, 1, false);
     const int64_t ow = window_out(x.shape[1], op.kw, op.stride, op.pad, 1, false);
     if (oh < 1 || ow < 1) return "conv: the window is larger than the input";

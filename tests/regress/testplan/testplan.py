@@ -6,7 +6,8 @@ hazards), mapped to regression tests by tests/regress/testplan.yaml.
   testplan.py check SPEC GUIDE PLAN          exit 1 naming every feature no plan entry matches
   testplan.py report SPEC GUIDE PLAN RESULTS [--html FILE [--fragment]]
                                              per feature: planned / passing / failing / uncovered
-                                             from an axregress results.json (--fragment: the
+                                             from axregress results.json files (comma separated:
+                                             several runs, e.g. smoke + plan; --fragment: the
                                              table only, for axregress --testplan's report.html)
 
 SPEC "plan" takes the plan's own `spec:` key (a path relative to the plan file).
@@ -120,7 +121,7 @@ def main(argv):
             return 1
         return 0
     if cmd == "report":
-        jobs = json.load(open(argv[4]))["jobs"]
+        jobs = [j for f in argv[4].split(",") for j in json.load(open(f))["jobs"]]
         by_test = {}
         for j in jobs:
             by_test.setdefault(j["test"], []).append(j["status"])
