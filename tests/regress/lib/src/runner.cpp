@@ -399,8 +399,8 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
   if (job.test->kind == Kind::COMMAND) {
     std::vector<std::string> argv;
     for (const auto& a : job.test->command) argv.push_back(substitute(a, job, dir, opt));
-    r.steps.push_back(step_process("cmd", argv, opt.out_dir, dir, clock));
-    if (r.steps.back().exit_code == kCommandSkipped) {  // CTest's and automake's "skipped"
+    r.steps.push_back(step_process("cmd", argv, opt.out_dir, dir, clock, dir));  // in the job's folder
+    if (r.steps.back().exit_code == kCommandSkipped) {                           // CTest's and automake's "skipped"
       r.steps.back().status = Status::SKIP;
       r.steps.back().message = last_output_line(dir / "cmd.log");
     }
