@@ -31,20 +31,23 @@ fs::path write(const std::string& name, const std::string& text) {
 
 TEST(RegressCoverage, InstancesMergePerModuleAndFolder) {
   const std::string a = "/src/rtl/core/ax_a.sv", b = "/src/rtl/dma/ax_b.sv";
-  const auto dat =
-      write("a.dat", "# SystemC::Coverage-3\n" + point("v_line/ax_a", a, 10, "TOP.u0", 0) +
-                         point("v_line/ax_a", a, 10, "TOP.u1", 3) +    // hit in one instance
-                         point("v_branch/ax_a", a, 12, "TOP.u0", 0) +  // never hit
-                         point("v_branch/ax_a", a, 12, "TOP.u1", 0) + point("v_toggle/ax_a", a, 4, "TOP.u0", 1) +
-                         point("v_line/ax_b", b, 7, "TOP.d", 9));
+  const auto dat = write(
+      "a.dat", "# SystemC::Coverage-3\n" + point("v_line/ax_a", a, 10, "TOP.u0", 0) +
+                   point("v_line/ax_a", a, 10, "TOP.u1", 3) +    // hit in one instance
+                   point("v_branch/ax_a", a, 12, "TOP.u0", 0) +  // never hit
+                   point("v_branch/ax_a", a, 12, "TOP.u1", 0) + point("v_toggle/ax_a", a, 4, "TOP.u0", 1) +
+                   point("v_line/ax_b", b, 7, "TOP.d", 9) +
+                   // two specializations of one parameterized module: one point, hit
+                   point("v_line/ax_b__pi1", b, 8, "TOP.e0", 0) + point("v_line/ax_b__B10_D3", b, 8, "TOP.e1", 2));
   const auto c = coverage_figures(dat);
   EXPECT_EQ(c.by_file.at(a).at("line").total, 2u);
   EXPECT_EQ(c.by_file.at(a).at("line").hit, 1u);
   EXPECT_EQ(c.by_file.at(a).at("toggle").total, 1u);
   EXPECT_EQ(c.by_file.at(a).at("toggle").hit, 1u);
-  EXPECT_EQ(c.by_dir.at("/src/rtl/dma").at("line").hit, 1u);
-  EXPECT_EQ(c.total.at("line").total, 3u);
-  EXPECT_EQ(c.total.at("line").hit, 2u);
+  EXPECT_EQ(c.by_dir.at("/src/rtl/dma").at("line").hit, 2u);
+  EXPECT_EQ(c.by_dir.at("/src/rtl/dma").at("line").total, 2u);
+  EXPECT_EQ(c.total.at("line").total, 4u);
+  EXPECT_EQ(c.total.at("line").hit, 3u);
   EXPECT_DOUBLE_EQ(c.by_file.at(a).at("line").percent(), 50.0);
   fs::remove(dat);
 }

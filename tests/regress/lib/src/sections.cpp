@@ -75,6 +75,12 @@ CoverageFigures coverage_figures(const fs::path& dat) {
     auto f = point_fields(line.substr(q1 + 1, q2 - q1 - 1));
     const uint64_t count = std::stoull(line.substr(q2 + 1));
     f.erase("h");
+    // A parameterized module's specializations (ax_dma__pi1, ax_dma__B10_D3...) are one module.
+    if (auto pg = f.find("page"); pg != f.end()) {
+      const auto slash = pg->second.find('/');
+      const auto dunder = pg->second.find("__", slash == std::string::npos ? 0 : slash);
+      if (dunder != std::string::npos) pg->second.erase(dunder);
+    }
     std::string id;
     for (const auto& [k, v] : f) id += k + "=" + v + ";";
     auto& pt = points[id];
