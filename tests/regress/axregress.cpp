@@ -1,9 +1,13 @@
 // axregress SUITE.yaml [-j N] [--tags a,b] [--resume] [--out DIR] [--build DIR] [--list]
 //                      [--launcher local|slurm] [--retries N] [--sbatch-arg ARG]...
+//                      [--testplan PLAN.yaml] [--coverage]
 // Runs a regression suite across backends and configurations, on this machine or as Slurm jobs;
 // writes results.json, junit.xml and report.html into --out; the closing line is "N passed, N
 // failed" (", N skipped"). Exit code 0 when nothing failed, 1 when a job failed, 2 on a bad suite or
-// command line, 130 when interrupted (Slurm: its jobs cancelled first).
+// command line, 130 when interrupted (Slurm: its jobs cancelled first). --testplan adds the
+// verification plan's table (per feature: planned, passing, failing, uncovered) to report.html;
+// --coverage merges the jobs' RTL coverage.dat (a -DAXCORE_RTL_COVERAGE=ON build) and adds the
+// line / toggle figures per folder and module, with lcov's HTML report in OUT/coverage/html.
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +22,7 @@
 #include "axcore/regress/launcher.hpp"
 #include "axcore/regress/report.hpp"
 #include "axcore/regress/runner.hpp"
+#include "axcore/regress/sections.hpp"
 #include "axcore/regress/suite.hpp"
 
 namespace fs = std::filesystem;
@@ -38,6 +43,13 @@ int main(int argc, char** argv) {
   app.add_flag("--list", list, "print the jobs and exit");
   app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
   app.add_flag("--table", table, "print a table of jobs x steps (status, cycles, TLM/RTL ratio) at the end");
+  std::string testplan;
+  app.add_option("--testplan", testplan,
+                 "verification plan (tests/regress/testplan.yaml): its table per feature in report.html")
+      ->check(CLI::ExistingFile);
+  bool coverage = false;
+  app.add_flag("--coverage", coverage,
+               "merge the jobs' RTL coverage.dat (a -DAXCORE_RTL_COVERAGE=ON build) into OUT/coverage and the report");
   std::string launcher_arg, run_job_list, shared_token;
   unsigned retries = 0;
   std::vector<std::string> sbatch_args;
@@ -117,8 +129,27 @@ int main(int argc, char** argv) {
     }
     const auto& results = launched.results;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ReportInfo info{suite.name, started, jobs, summarize(results, secs)};
-    const auto html = write_reports(opt.out_dir, results, info);
+    ReportInfo info{suite.name, started, jobs, summarize(results, secs), {}};
+    auto html = write_reports(opt.out_dir, results, info);
+    bool sections_ok = true;
+    if (!testplan.empty()) {  // over the results.json just written, then into report.html
+      const auto sec = testplan_section(testplan, opt.out_dir);
+      for (const auto& line : sec.lines) std::cout << line << "\n";
+      sections_ok = sections_ok && sec.ok;
+      info.sections.push_back(sec.html);
+      html = write_reports(opt.out_dir, results, info);
+    }
+    if (coverage) {
+      // The repository root: the folder above the suite that holds spec/axcore.yaml (paths in the
+      // report are relative to it).
+      fs::path root = suite.file.parent_path();
+      while (root.has_relative_path() && !fs::exists(root / "spec" / "axcore.yaml")) root = root.parent_path();
+      const auto sec = coverage_section(opt.out_dir, root);
+      for (const auto& line : sec.lines) std::cout << line << "\n";
+      sections_ok = sections_ok && sec.ok;
+      info.sections.push_back(sec.html);
+      html = write_reports(opt.out_dir, results, info);
+    }
     if (table) std::cout << "\n" << text_table(results) << "\n";
     for (const auto& r : results) {
       if (r.status != Status::PASS && r.status != Status::SKIP) {
@@ -130,6 +161,7 @@ int main(int argc, char** argv) {
                              secs > 0 ? 60.0 * static_cast<double>(results.size()) / secs : 0.0, secs);
     std::cout << info.summary.closing_line() << "\n";
     if (launched.interrupted) return 130;
+    if (!sections_ok) return 2;
     return info.summary.failed ? 1 : 0;
   } catch (const SuiteError& e) {
     std::cerr << "axregress: " << e.what() << "\n";

@@ -4,9 +4,14 @@
 
 #include <verilated.h>
 #include <verilated_fst_c.h>
+#ifdef AXCORE_RTL_COVERAGE
+#include <verilated_cov.h>
+#endif
 
 #include <axcore/spec.hpp>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -46,6 +51,19 @@ class Model {
   Pins pins{};
 };
 
+// A coverage build (-DAXCORE_RTL_COVERAGE=ON) writes each model's line and toggle counts when it
+// finishes: to $AXCORE_RTL_COVERAGE_FILE, else coverage.dat in the working directory (axregress
+// runs the rtl step in the job's folder); a name already taken gets -1, -2, ... before .dat, so
+// several devices in one process (or one job) keep every count for verilator_coverage to merge.
+inline std::string coverage_file() {
+  const char* env = std::getenv("AXCORE_RTL_COVERAGE_FILE");
+  const std::filesystem::path base = env && *env ? env : "coverage.dat";
+  std::filesystem::path p = base;
+  for (unsigned n = 1; std::filesystem::exists(p); ++n)
+    p = base.parent_path() / (base.stem().string() + "-" + std::to_string(n) + base.extension().string());
+  return p.string();
+}
+
 template <class V>
 class ModelOf final : public Model {
  public:
@@ -73,6 +91,9 @@ class ModelOf final : public Model {
     done_ = true;
     top_->final();
     if (fst_) fst_->close();
+#ifdef AXCORE_RTL_COVERAGE
+    ctx_->coveragep()->write(coverage_file().c_str());
+#endif
   }
 
  private:

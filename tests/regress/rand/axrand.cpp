@@ -2,7 +2,10 @@
 //   axrand --seed S [--cores N] [--kind K] --out DIR
 //                                                  generate: DIR/program.{json,axb}, inputs/, expected/;
 //                                                  K = dma (default), matmul or dpu (datapath programs
-//                                                  compiled with the compiler's builder)
+//                                                  compiled with the compiler's builder), model (a
+//                                                  random YAML model of 2-8 operators: DIR/model.yaml,
+//                                                  compiled by the runner with axc) or dwpu (one DWPU
+//                                                  operator: windows, strides, dilations, pools)
 //   axrand --program FILE.json --out DIR           rebuild a saved (e.g. reduced) program
 //   axrand --reduce FILE.json --check 'CMD' [--save FILE.json]
 //                                                  shrink a failing program; CMD runs with {dir} set to
@@ -26,6 +29,7 @@
 #include "axcore/regress/process.hpp"
 #include "build.hpp"
 #include "datapath.hpp"
+#include "model.hpp"
 #include "reduce.hpp"
 
 namespace fs = std::filesystem;
@@ -71,7 +75,8 @@ int main(int argc, char** argv) {
   auto* seed_opt = app.add_option("--seed", seed, "program seed");
   app.add_option("--cores", cores, "cores of the device")->check(CLI::Range(1u, 4u));
   app.add_option("--out", out, "output folder");
-  app.add_option("--kind", kind, "program kind: dma, matmul or dpu")->check(CLI::IsMember({"dma", "matmul", "dpu"}));
+  app.add_option("--kind", kind, "program kind: dma, matmul, dpu, dwpu or model")
+      ->check(CLI::IsMember({"dma", "matmul", "dpu", "dwpu", "model"}));
   app.add_option("--program", program, "program JSON to rebuild")->check(CLI::ExistingFile);
   app.add_option("--reduce", reduce_file, "program JSON to reduce")->check(CLI::ExistingFile);
   app.add_option("--check", check, "with --reduce: shell command that fails while the bug is there ({dir})");
@@ -103,6 +108,8 @@ int main(int argc, char** argv) {
         const auto dir = work / std::to_string(n++);
         if constexpr (std::is_same_v<std::decay_t<decltype(q)>, rand::Program>)
           rand::write_program(q, dir);
+        else if constexpr (std::is_same_v<std::decay_t<decltype(q)>, rand::ModelProgram>)
+          rand::write_model_program(q, dir);
         else
           rand::write_datapath_program(q, dir);
         std::string cmd = check;
@@ -112,6 +119,24 @@ int main(int argc, char** argv) {
         return !r.ok();
       };
       const fs::path dest = save.empty() ? fs::path(reduce_file).replace_extension(".reduced.json") : fs::path(save);
+      if (rand::is_model_json(j)) {
+        const auto p = rand::model_from_json(j);
+        if (!fails(p)) {
+          std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
+          return 2;
+        }
+        unsigned tried = 0;
+        const auto small = rand::reduce_model(p, fails, &tried);
+        fs::remove_all(work);
+        std::ofstream(dest) << rand::to_json(small).dump(1) << "\n";
+        std::cout << fmt::format(
+            "reduced the {} from {} to {} operators, input {} to {} elements ({} candidates "
+            "tried) -> {}\n",
+            p.kind, p.ops.size(), small.ops.size(), rand::model_size(p).second, rand::model_size(small).second, tried,
+            dest.string());
+        std::cout << rand::summary(small);
+        return 0;
+      }
       if (rand::is_datapath_json(j)) {
         const auto p = rand::datapath_from_json(j);
         if (!fails(p)) {
@@ -146,6 +171,12 @@ int main(int argc, char** argv) {
     if (out.empty()) throw std::runtime_error("give --out DIR");
     if (program.empty() && !*seed_opt) throw std::runtime_error("give --seed S or --program FILE.json");
     const auto j = program.empty() ? nlohmann::json() : load_json(program);
+    if (program.empty() ? kind == "model" || kind == "dwpu" : rand::is_model_json(j)) {
+      const auto p = program.empty() ? rand::generate_model(seed, cores, kind) : rand::model_from_json(j);
+      rand::write_model_program(p, out);
+      if (!quiet) std::cout << rand::summary(p);
+      return 0;
+    }
     if (program.empty() ? kind != "dma" : rand::is_datapath_json(j)) {
       const auto p = program.empty() ? rand::generate_datapath(seed, cores, rand::dp_kind_from_string(kind))
                                      : rand::datapath_from_json(j);

@@ -20,7 +20,7 @@ python3 - "$out/dom.html" "$out/report.png" <<'PY'
 import re, struct, sys, zlib
 dom = open(sys.argv[1]).read()
 rows = len(re.findall(r"<tr><td>", dom))
-assert rows == 4, f"expected 4 job rows in the rendered DOM, found {rows}"
+assert rows == 5, f"expected 5 job rows in the rendered DOM, found {rows}"
 assert "3 passed, 1 failed" in dom, "summary line missing from the rendered page"
 data = open(sys.argv[2], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n", "screenshot is not a PNG"

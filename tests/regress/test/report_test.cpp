@@ -41,7 +41,7 @@ std::vector<JobResult> sample() {
 
 TEST(RegressReport, JsonRoundTrips) {
   const auto r = sample();
-  ReportInfo info{"smoke", "2026-12-03T08:00:00Z", 2, summarize(r, 4.0)};
+  ReportInfo info{"smoke", "2026-12-03T08:00:00Z", 2, summarize(r, 4.0), {}};
   const auto back = parse_results_json(results_json(r, info));
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].id, "mlp@c1");
@@ -57,7 +57,7 @@ TEST(RegressReport, JsonRoundTrips) {
 
 TEST(RegressReport, JunitCountsAndEscapes) {
   const auto r = sample();
-  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0)};
+  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0), {}};
   const auto x = junit_xml(r, info);
   EXPECT_NE(x.find("<testsuites name=\"smoke\" tests=\"2\" failures=\"1\" skipped=\"0\""), std::string::npos) << x;
   EXPECT_NE(x.find("<testcase classname=\"smoke.mlp\" name=\"mlp@c1\" time=\"3.500\"></testcase>"), std::string::npos);
@@ -67,7 +67,7 @@ TEST(RegressReport, JunitCountsAndEscapes) {
 
 TEST(RegressReport, HtmlHasOneRowPerJobAndLinks) {
   const auto r = sample();
-  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0)};
+  ReportInfo info{"smoke", "t", 2, summarize(r, 4.0), {}};
   const auto h = html_report(r, info);
   EXPECT_NE(h.find("<b>1 passed, 1 failed</b>"), std::string::npos);
   EXPECT_NE(h.find("<th>tlm</th><th>rtl</th>"), std::string::npos);

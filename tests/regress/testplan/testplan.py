@@ -4,20 +4,28 @@ hazards), mapped to regression tests by tests/regress/testplan.yaml.
 
   testplan.py features SPEC GUIDE            print every feature id, one a line
   testplan.py check SPEC GUIDE PLAN          exit 1 naming every feature no plan entry matches
-  testplan.py report SPEC GUIDE PLAN RESULTS [--html FILE]
+  testplan.py report SPEC GUIDE PLAN RESULTS [--html FILE [--fragment]]
                                              per feature: planned / passing / failing / uncovered
-                                             from an axregress results.json
+                                             from axregress results.json files (comma separated:
+                                             several runs, e.g. smoke + plan; --fragment: the
+                                             table only, for axregress --testplan's report.html)
+
+SPEC "plan" takes the plan's own `spec:` key (a path relative to the plan file).
 
 Feature ids: register:<tile>.<NAME> (DMA block registers as register:<tile>.DMA.<NAME>),
 field:<struct>.<field>, enum:<enum>.<VALUE> (DPU/DWPU operations, error codes, dtypes, ...),
 dma:<engine>.<capability> (bds, dims, padding from the params), hazard:<slug> (the guide's §14
 "silently wrong" list; GUIDE "-" leaves them out). A plan entry {features: [glob, ...], tests: [suite test name, ...]}
-covers the features its globs match; a feature matched only by entries without tests is
-"uncovered"; with tests it passes when every job of those tests passed in RESULTS.
+covers the features its globs match. A feature's status over RESULTS:
+  uncovered  no test is mapped to it;
+  failing    a job of one of its tests ran and did not pass (fail, error, timeout);
+  passing    otherwise, when at least one job of its tests passed;
+  planned    otherwise: its tests did not run in RESULTS, or every job of them was skipped.
 """
 import fnmatch
 import html
 import json
+import os
 import re
 import sys
 
@@ -56,6 +64,23 @@ def features(spec_file, guide_file):
     return sorted(set(out))
 
 
+def status_of(tests, by_test):
+    """The feature status from the statuses of its tests' jobs (see the module doc)."""
+    if not tests:
+        return "uncovered"
+    ran = [s for t in tests for s in by_test.get(t, [])]
+    if any(s not in ("pass", "skip") for s in ran):
+        return "failing"
+    return "passing" if "pass" in ran else "planned"
+
+
+def plan_spec(plan_file):
+    p = yaml.safe_load(open(plan_file))
+    if "spec" not in p:
+        sys.exit(f"{plan_file}: no spec: key (the spec file, relative to the plan)")
+    return os.path.join(os.path.dirname(os.path.abspath(plan_file)), p["spec"])
+
+
 def load_plan(plan_file):
     p = yaml.safe_load(open(plan_file))
     entries = p.get("plan", [])
@@ -78,6 +103,8 @@ def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
     cmd, spec, guide = argv[0], argv[1], argv[2]
+    if spec == "plan" and len(argv) > 3:
+        spec = plan_spec(argv[3])
     feats = features(spec, guide)
     if cmd == "features":
         print("\n".join(feats))
@@ -94,32 +121,34 @@ def main(argv):
             return 1
         return 0
     if cmd == "report":
-        jobs = json.load(open(argv[4]))["jobs"]
+        jobs = [j for f in argv[4].split(",") for j in json.load(open(f))["jobs"]]
         by_test = {}
         for j in jobs:
             by_test.setdefault(j["test"], []).append(j["status"])
         rows, counts = [], {"passing": 0, "failing": 0, "planned": 0, "uncovered": 0}
         for f in feats:
-            tests = m.get(f)
-            if f in missing or not tests:
-                st = "uncovered"
-            else:
-                ran = [s for t in tests for s in by_test.get(t, [])]
-                st = ("planned" if not ran else
-                      "passing" if all(s in ("pass", "skip") for s in ran) and "pass" in ran else "failing")
+            tests = m.get(f) or []
+            st = status_of(tests, by_test)
             counts[st] += 1
-            rows.append((f, st, tests or []))
+            rows.append((f, st, tests))
         for f, st, tests in rows:
             print(f"{st:9} {f:48} {', '.join(tests)}")
-        print(f"testplan: {len(feats)} features: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        uncovered = [f for f, st, _ in rows if st == "uncovered"]
+        summary = f"testplan: {len(feats)} features: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+        print(f"testplan: uncovered ({len(uncovered)}): " + (", ".join(uncovered) or "none"))
+        print(summary)
         if "--html" in argv:
             out = argv[argv.index("--html") + 1]
+            css = {"passing": "pass", "failing": "fail", "planned": "skip", "uncovered": "error"}
             with open(out, "w") as h:
-                h.write("<!doctype html><meta charset=utf-8><title>testplan</title><h2>Verification plan</h2>\n")
-                h.write("<p>" + html.escape(", ".join(f"{v} {k}" for k, v in counts.items())) + "</p>\n")
+                if "--fragment" not in argv:
+                    h.write("<!doctype html><meta charset=utf-8><title>testplan</title>\n")
+                h.write("<h2>Verification plan</h2>\n<p id=testplan-summary>"
+                        + html.escape(summary.split(": ", 1)[1]) + "</p>\n")
                 h.write("<table id=testplan><tr><th>feature<th>status<th>tests\n")
                 for f, st, tests in rows:
-                    h.write(f"<tr class={st}><td>{html.escape(f)}<td>{st}<td>{html.escape(', '.join(tests))}\n")
+                    h.write(f"<tr data-status={st}><td>{html.escape(f)}<td class={css[st]}>{st}"
+                            f"<td>{html.escape(', '.join(tests))}\n")
                 h.write("</table>\n")
         return 0
     sys.exit(__doc__)

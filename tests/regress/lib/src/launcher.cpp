@@ -116,7 +116,7 @@ int run_listed_job(const Suite& suite, const fs::path& manifest, const RunOption
   const std::string slurm_job = fmt::format("{}_{}", array, task);
   std::cout << fmt::format("axregress: job {} as Slurm job {} on node {}\n", it->id, slurm_job, where) << std::flush;
   const auto r = run_job(*it, opt);
-  ReportInfo info{suite.name, "", 1, summarize({r}, r.seconds)};
+  ReportInfo info{suite.name, "", 1, summarize({r}, r.seconds), {}};
   const nlohmann::json out{
       {"slurm_job", slurm_job}, {"node", where}, {"results", nlohmann::json::parse(results_json({r}, info))}};
   const auto file = detail::result_file(opt.out_dir, it->id);

@@ -240,6 +240,7 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
   }
   o << "</tbody></table>\n";
   coverage_table(o, results);
+  for (const auto& sec : info.sections) o << sec;
   o << "<p><small>Timelines are Chrome/Perfetto trace-event JSON: open them in ui.perfetto.dev or "
        "chrome://tracing.</small></p>\n</body></html>\n";
   return o.str();

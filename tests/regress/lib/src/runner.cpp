@@ -83,14 +83,15 @@ struct Clock {
   }
 };
 
-std::string substitute(std::string s, const Job& job, const fs::path& dir, const fs::path& suite_dir) {
+std::string substitute(std::string s, const Job& job, const fs::path& dir, const RunOptions& opt) {
   auto rep = [&](const std::string& key, const std::string& value) {
     for (std::size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, key.size(), value);
   };
   rep("{out}", dir.string());
   rep("{cores}", std::to_string(job.cores));
   rep("{seed}", std::to_string(job.seed));
-  rep("{suite_dir}", suite_dir.string());
+  rep("{suite_dir}", opt.suite_dir.string());
+  rep("{build}", opt.tools.build.string());
   return s;
 }
 
@@ -102,6 +103,7 @@ uint64_t last_cycle(const fs::path& trace) {
 }
 
 constexpr int kAxrunUnavailable = 3;  // axrun's exit code: backend / configuration not in this build
+constexpr int kCommandSkipped = 77;
 
 // The last line of a log that contains `needle`, from the needle on ("" when none).
 std::string last_line_with(const fs::path& log, const std::string& needle) {
@@ -113,14 +115,24 @@ std::string last_line_with(const fs::path& log, const std::string& needle) {
   return found;
 }
 
+// The command's last line of output in its log (not run_process's "$ ..." header or "# exit" footer).
+std::string last_output_line(const fs::path& log) {
+  std::ifstream in(log);
+  std::string line, found;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.rfind("$ ", 0) != 0 && line.rfind("# ", 0) != 0) found = line;
+  }
+  return found;
+}
+
 StepResult step_process(const std::string& name, const std::vector<std::string>& argv, const fs::path& out_dir,
-                        const fs::path& dir, const Clock& clock) {
+                        const fs::path& dir, const Clock& clock, const fs::path& cwd = {}) {
   StepResult s;
   s.name = name;
   const auto log = dir / (name + ".log");
   s.log = fs::relative(log, out_dir).string();
   try {
-    const auto p = run_process(argv, log, clock.left());
+    const auto p = run_process(argv, log, clock.left(), cwd);
     s.seconds = p.seconds;
     s.status = p.timed_out ? Status::TIMEOUT : p.ok() ? Status::PASS : Status::FAIL;
     s.exit_code = p.exit_code;
@@ -132,28 +144,71 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
   return s;
 }
 
+// A random model that failed — axc refused it ("compile"), or a backend's outputs differ from the
+// ref backend's — is reduced to the smallest model that still fails the same way (axrand --reduce;
+// a candidate is compiled, given seeded inputs and run on ref and on the failing backend), saved
+// as reduced.json beside it (add it to a suite as `random: {program: FILE}`).
+void reduce_model_failure(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r,
+                          const std::string& bad) {
+  const auto q = [](const std::vector<std::string>& argv) { return shell_join(argv); };
+  const std::string compile = q({opt.tools.axc.string(), "compile", "{dir}/model.yaml", "-o", "{dir}/p.axb", "--cores",
+                                 std::to_string(job.cores)});
+  std::string check;
+  if (bad == "compile") {
+    check = compile;  // fails while axc refuses the model
+  } else {
+    auto run = [&](const std::string& backend) {
+      return q({opt.tools.axrun.string(), "{dir}/p.axb", "--backend", backend, "--output-dir", "{dir}/" + backend,
+                "--cores", std::to_string(job.cores), "-q"}) +
+             " $inputs";
+    };
+    // A candidate axc refuses, or whose ref run fails, does not show the bug: exit 0.
+    check = compile + " >/dev/null 2>&1 || exit 0; " +
+            q({opt.tools.axrand.string(), "--inputs-for", "{dir}/p.axb", "--seed", std::to_string(job.seed), "--out",
+               "{dir}/in", "-q"}) +
+            " || exit 0; inputs=; for f in {dir}/in/*.npy; do n=${f##*/}; inputs=\"$inputs --input ${n%.npy}=$f\"; "
+            "done; " +
+            run("ref") + " || exit 0; " + run(bad) + " && " +
+            q({opt.tools.axrand.string(), "--compare", "{dir}/ref", "{dir}/" + bad});
+  }
+  auto s = step_process("reduce",
+                        {opt.tools.axrand.string(), "--reduce", (dir / "model.json").string(), "--check", check,
+                         "--save", (dir / "reduced.json").string()},
+                        opt.out_dir, dir, clock);
+  s.message = s.status == Status::PASS ? "reduced model: " + fs::relative(dir / "reduced.json", opt.out_dir).string()
+                                       : "reduction failed: " + s.message;
+  if (s.status != Status::TIMEOUT) s.status = Status::SKIP;  // informative; the job failed already
+  r.steps.push_back(std::move(s));
+}
+
 void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r) {
   const TestSpec& t = *job.test;
   fs::path bundle = t.source;
   std::map<std::string, fs::path> inputs = t.inputs;
   std::string golden;  // folder of the expected outputs, relative to the job folder
-  if (t.kind == Kind::MODEL) {
+  // axc, then seeded random inputs for every input buffer the model names (axrand --inputs-for).
+  auto compile = [&](const fs::path& model) {
     bundle = dir / "program.axb";
     r.steps.push_back(step_process("compile",
-                                   {opt.tools.axc.string(), "compile", t.source.string(), "-o", bundle.string(),
-                                    "--cores", std::to_string(job.cores)},
+                                   {opt.tools.axc.string(), "compile", model.string(), "-o", bundle.string(), "--cores",
+                                    std::to_string(job.cores)},
                                    opt.out_dir, dir, clock));
-    if (r.steps.back().status != Status::PASS) return;
-  }
-  if ((t.kind == Kind::MODEL || t.kind == Kind::BUNDLE) && inputs.empty()) {
-    // No inputs named: seeded random ones for every input buffer (axrand --inputs-for).
+    return r.steps.back().status == Status::PASS;
+  };
+  auto seed_inputs = [&] {
     r.steps.push_back(step_process("inputs",
                                    {opt.tools.axrand.string(), "--inputs-for", bundle.string(), "--seed",
                                     std::to_string(job.seed), "--out", (dir / "inputs").string(), "-q"},
                                    opt.out_dir, dir, clock));
-    if (r.steps.back().status != Status::PASS) return;
+    if (r.steps.back().status != Status::PASS) return false;
     for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
-  }
+    return true;
+  };
+  if (t.kind == Kind::MODEL && !compile(t.source)) return;
+  if ((t.kind == Kind::MODEL || t.kind == Kind::BUNDLE) && inputs.empty() && !seed_inputs()) return;
+  // A random model (axrand --kind model / dwpu) is a YAML model: compiled, run on every backend
+  // with the ref backend as the golden.
+  bool random_model = false;
   if (t.kind == Kind::RANDOM) {
     // The generator writes the program, its inputs and the expected outputs (common/ref's DMA model).
     std::vector<std::string> argv{opt.tools.axrand.string(), "--out", dir.string()};
@@ -175,12 +230,21 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
         r.coverage_space = nlohmann::json::parse(space).get<std::vector<std::string>>();
       } catch (const nlohmann::json::exception&) { r.steps.back().message = "coverage_space.json unreadable"; }
     }
-    bundle = dir / "program.axb";
-    for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
-    golden = "expected";
+    random_model = fs::exists(dir / "model.yaml");
+    if (random_model) {
+      if (!compile(dir / "model.yaml") || !seed_inputs()) {
+        if (t.source.empty()) reduce_model_failure(job, opt, dir, clock, r, "compile");
+        return;
+      }
+    } else {
+      bundle = dir / "program.axb";
+      for (const auto& e : fs::directory_iterator(dir / "inputs")) inputs[e.path().stem().string()] = e.path();
+      golden = "expected";
+    }
   }
   for (const auto& b : t.backends) {
-    if (b == "ref" && t.kind == Kind::RANDOM) continue;  // the generator's expected outputs are the golden
+    // The generator's expected outputs are a random program's golden (a random model's is ref).
+    if (b == "ref" && t.kind == Kind::RANDOM && !random_model) continue;
     std::vector<std::string> argv{opt.tools.axrun.string(),
                                   bundle.string(),
                                   "--backend",
@@ -198,7 +262,8 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
                    "--stats-json", (dir / (b + ".stats.json")).string()});
     }
     argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
-    auto s = step_process(b, argv, opt.out_dir, dir, clock);
+    // In the job's folder: a coverage build's RTL model writes its coverage.dat there.
+    auto s = step_process(b, argv, opt.out_dir, dir, clock, dir);
     if (s.exit_code == kAxrunUnavailable) {  // this build lacks the backend or its configuration
       s.status = Status::SKIP;
       s.message = last_line_with(dir / (b + ".log"), "axrun: ");
@@ -245,7 +310,14 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   }
   // A generated program that fails is reduced right away, and the small program saved beside it
   // (add it to a suite as `random: {program: FILE}`).
-  if (t.kind == Kind::RANDOM && t.source.empty()) {
+  if (random_model && t.source.empty()) {
+    for (const auto& s : r.steps) {
+      if (s.status == Status::FAIL && s.name != "generate") {
+        reduce_model_failure(job, opt, dir, clock, r, s.name);
+        break;
+      }
+    }
+  } else if (t.kind == Kind::RANDOM && t.source.empty()) {
     const StepResult* bad = nullptr;
     for (const auto& s : r.steps) {
       if (s.status == Status::FAIL && s.name != "generate") {
@@ -300,6 +372,7 @@ Tools find_tools(const fs::path& build) {
   t.axrun = find_one(build, "axrun", {"runtime/tools", "runtime", "bin"});
   t.axtrace = find_one(build, "axtrace", {"runtime/tools", "runtime", "bin"});
   t.axrand = find_one(build, "axrand", {"tests/regress", "compiler", "bin"});
+  t.build = build;
   return t;
 }
 
@@ -325,8 +398,12 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
                              std::chrono::duration<double>(job.test->timeout_s))};
   if (job.test->kind == Kind::COMMAND) {
     std::vector<std::string> argv;
-    for (const auto& a : job.test->command) argv.push_back(substitute(a, job, dir, opt.suite_dir));
-    r.steps.push_back(step_process("cmd", argv, opt.out_dir, dir, clock));
+    for (const auto& a : job.test->command) argv.push_back(substitute(a, job, dir, opt));
+    r.steps.push_back(step_process("cmd", argv, opt.out_dir, dir, clock, dir));  // in the job's folder
+    if (r.steps.back().exit_code == kCommandSkipped) {                           // CTest's and automake's "skipped"
+      r.steps.back().status = Status::SKIP;
+      r.steps.back().message = last_output_line(dir / "cmd.log");
+    }
   } else {
     run_program(job, opt, dir, clock, r);
   }

@@ -194,8 +194,10 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
       check_keys(c, r, {"seed", "count", "program", "kind"}, "random");
       if (r["kind"]) {
         t.random_kind = c.as<std::string>(r["kind"], "random.kind");
-        if (t.random_kind != "dma" && t.random_kind != "matmul" && t.random_kind != "dpu")
-          c.fail(r["kind"], fmt::format("random.kind must be dma, matmul or dpu (got '{}')", t.random_kind));
+        if (t.random_kind != "dma" && t.random_kind != "matmul" && t.random_kind != "dpu" && t.random_kind != "model" &&
+            t.random_kind != "dwpu")
+          c.fail(r["kind"],
+                 fmt::format("random.kind must be dma, matmul, dpu, dwpu or model (got '{}')", t.random_kind));
       }
       if (r["program"]) {
         t.source = dir / c.as<std::string>(r["program"], "random.program");

@@ -18,6 +18,7 @@ struct ReportInfo {
   std::string started;  // ISO 8601
   unsigned jobs = 1;    // parallel workers
   Summary summary;
+  std::vector<std::string> sections;  // extra HTML fragments (verification plan, RTL coverage)
 };
 
 std::string results_json(const std::vector<JobResult>& results, const ReportInfo& info);

@@ -21,6 +21,7 @@ std::optional<Status> parse_status(const std::string& s);
 // The tools a job calls; found next to axregress in the build tree or on PATH (see find_tools).
 struct Tools {
   std::filesystem::path axc, axrun, axtrace, axrand;
+  std::filesystem::path build;  // the build tree ({build} in commands)
 };
 Tools find_tools(const std::filesystem::path& build_dir);
 
