@@ -466,6 +466,15 @@ class Lowering {
   }
 
   std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+    // Without the overlap scheduler a tagged launch stays in flight until its A.sync; a later
+    // launch touching what it touches (must_order, sync.hpp: e.g. a pipelined tile's copy into an
+    // L1 slot a datapath still reads) waits for it first, so the program has no race.
+    if (!overlap_) {
+      std::vector<std::size_t> conflicts;
+      for (const auto& [j, k] : launch_key_)
+        if (must_order(s, p_.steps[j])) conflicts.push_back(j);
+      for (std::size_t j : conflicts) wait_for(j);
+    }
     const std::size_t i = p_.steps.size();
     launch_key_[i] = key_of(s);
     p_.steps.push_back(std::move(s));

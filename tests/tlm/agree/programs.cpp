@@ -518,6 +518,98 @@ rtlcore::Matmul whole_core_mm(uint32_t m, uint32_t kb, uint32_t nb) {
 }
 }  // namespace
 
+Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_stride) {
+  Program p;
+  p.name = "loadimc_during_dma_to_l1_stride" + std::to_string(row_stride);
+  const rtlcore::Matmul mm{16, tiles, 1};
+  spec::LoadimcDesc li = mm.load();
+  li.row_stride = row_stride;
+  li.d0_astride = row_stride == 1 ? 64 : 1;  // stride 8: tile k's rows are w_row + k + 8r (interleaved)
+  constexpr uint64_t kDst = uint64_t{rtlcore::kY0} * 64;
+  p.setup = [=](runtime::Device& d) {
+    d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 11));
+    stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, 0x100000, words));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L1, kDst, words, 0));
+    load_matmul_operands(d, mm, 12);
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 3));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+    check_token(stim::wait_dma_token(d, kShim, false, 0), "SysDMA");
+  };
+  p.readback = [words](runtime::Device& d) { return dbg_read_l1(d, kDst, 4 * std::size_t{words}); };
+  return p;
+}
+
+Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
+  Program p;
+  p.name = "loadimc_beside_dwpu_copy";
+  const rtlcore::Matmul mm{16, tiles, 1};
+  spec::LoadimcDesc li = mm.load();
+  li.row_stride = spec::param::l1_banks;
+  li.d0_astride = 1;
+  constexpr uint32_t kSrc = 12288, kDst = 14336;  // rows past the matmul's operands
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_odr = 1;
+  dp.ifd0 = stim::linear_walk(kSrc, rows, spec::Dtype::INT8, spec::Dtype::INT8);
+  dp.odr = stim::linear_walk(kDst, rows, spec::Dtype::INT8, spec::Dtype::INT8);
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 13);
+    dbg_write_l1(d, uint64_t{kSrc} * 64, pattern(std::size_t{rows} * 64, 14));
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 1));
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 2));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU copy");
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  };
+  p.readback = [rows](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
+  return p;
+}
+
+Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words) {
+  Program p;
+  p.name = "matmul_during_dma_to_l1";
+  rtlcore::Matmul mm{m, kb, nb};
+  mm.out = spec::Dtype::INT32;
+  constexpr uint64_t kDst = 11264 * 64;  // past y (int32: m * nb * 4 rows from kY0)
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 15);
+    write_matmul_descriptors(d, mm);
+    stim::write_bd(d, kMem, 0, long_bd(MemSel::L2, 0x40000, words));
+    // The rows of one L1 bank (16 words, then l1_banks rows on): the IFD's walk over x meets
+    // that bank every l1_banks cycles and wins it.
+    spec::DmaBd dst = stim::linear_bd(MemSel::L1, kDst, words, 0);
+    dst.d0_size = 16;
+    dst.d1_size = words / 16;
+    dst.d1_stride = 16 * spec::param::l1_banks;
+    stim::write_bd(d, kMem, 1, dst);
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
+    d.advance(80);  // the descriptor fetch: the copy starts as the matmul does
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 4, false));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
+  };
+  p.readback = [mm, words](runtime::Device& d) {
+    auto out = dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes());
+    const auto copy = dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks);
+    out.insert(out.end(), copy.begin(), copy.end());
+    return out;
+  };
+  return p;
+}
+
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
   Program p;
   p.name = "whole_core_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);
