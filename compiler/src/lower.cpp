@@ -507,7 +507,13 @@ class Lowering {
     }
   }
 
+  // A task's descriptor in its core's CMD_MEM. A descriptor equal word for word to one already
+  // placed on that core is shared (tasks never rewrite their descriptor): the host loads each
+  // distinct descriptor once (3 cycles a word through AXI-Lite), e.g. a streamed linear's row
+  // chunks alternate between two descriptors (ping/pong slots), so 12 chunks load 2.
   uint32_t place_descriptor(Task& t, const SourceLoc& loc) {
+    auto& placed = cmd_placed_[t.core];
+    if (auto it = placed.find(t.words); it != placed.end()) return t.cmd_word = it->second;
     uint32_t& next = cmd_next_[t.core];
     const uint32_t at = next;
     next += static_cast<uint32_t>(t.words.size());
@@ -517,6 +523,7 @@ class Lowering {
                " bytes of core command memory",
            "fewer datapath invocations (sink loops into the units instead of unrolling them, §9)");
     t.cmd_word = at;
+    placed.emplace(t.words, at);
     return at;
   }
 
@@ -667,6 +674,7 @@ class Lowering {
   std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
   std::map<uint32_t, uint32_t> cmd_next_;                  // per core
+  std::map<uint32_t, std::map<std::vector<uint32_t>, uint32_t>> cmd_placed_;  // per core: descriptor words -> word
   std::map<const BufferNode*, uint32_t> core_of_;
   uint32_t core_ = 0;  // the core of the launch being lowered
   uint32_t barriers_ = 0;

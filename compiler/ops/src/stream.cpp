@@ -25,15 +25,26 @@ void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs,
     load_chunk(w, imc, kb0, kbs, row_block0, nb0, nbc);
     return;
   }
+  // The group lands in L1 one IMC tile after the other (tile n's 64 rows contiguous): the copy
+  // reads DDR row by row (whole bursts) and scatters each PWORD to its tile, so the LoadIMC walks
+  // consecutive rows and rotates over the L1 banks. (Kept as DDR rows, a tile's rows would be nbc
+  // apart: with nbc = l1_banks a tile holds one bank for 64 cycles and the next group's copy into
+  // L1 waits on it bank by bank, twice as long: docs/timing.md "L1 banks".)
   const int64_t groups = weight_groups(kbs, nbc), per = (kbs + groups - 1) / groups;
+  auto plus = [](const A::Value& v, int64_t k) { return k ? v + k : v; };
   for (int64_t g0 = 0; g0 < kbs; g0 += per) {
-    const int64_t gk = std::min(per, kbs - g0), row0 = (row_block0 + g0) * 64;
-    const Tensor slot = A::alloc_buffer({gk * 64, nbc}, "int8x64", A::L1, tag + "_k" + std::to_string(kb0 + g0));
+    const int64_t gk = std::min(per, kbs - g0), row0 = (row_block0 + g0) * 64, rows = gk * 64;
+    const Tensor slot = A::alloc_buffer({nbc * rows}, "int8x64", A::L1, tag + "_k" + std::to_string(kb0 + g0));
     slot.node()->loc = call_loc();
     A::SysDMA([&] {
-      for (auto [k, n] : A::grid(gk * 64, nbc)) slot(k, n) = w(row0 ? k + row0 : k, nb0 ? n + nb0 : n);
+      for (auto [k, n] : A::grid(rows, nbc)) slot(n * rows + k) = w(plus(k, row0), plus(n, nb0));
     });
-    load_chunk(slot, imc, kb0 + g0, gk, 0, 0, nbc);
+    for (auto [kb, nb] : A::grid(gk, nbc)) {
+      A::LoadIMC([&] {
+        const A::Value row = nb * rows + kb * 64;
+        imc(plus(kb, kb0 + g0), nb) = slot(A::slice(row, row + 64));  // tile (kb, nb): 64 consecutive rows
+      });
+    }
   }
 }
 

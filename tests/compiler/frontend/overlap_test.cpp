@@ -1,9 +1,11 @@
 // The overlap scheduler (compiler/passes/schedule_overlap.cpp) and the race verifier
 // (compiler/passes/verify_sync.cpp) on the example models: which copies run while which
 // datapaths compute, the ping/pong slots of the row-streamed linear, and a removed wait caught.
+#include <algorithm>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/sync.hpp>
 #include <filesystem>
+#include <set>
 
 #include "../ops/harness.hpp"
 
@@ -104,6 +106,41 @@ TEST(Overlap, RowStreamedLinearDoubleBuffersItsSlots) {
   EXPECT_EQ(x_slots, 2u);
   // With the default sync nothing overlaps, so the check above fails without double buffering.
   EXPECT_TRUE(overlaps(compile_model("resident_linear", false).program).empty());
+}
+
+// A streamed weight group lands in L1 tile after tile (the copy scatters each DDR row's PWORDs to
+// their tiles), so every LoadIMC walks consecutive rows over the L1 banks (row stride 1) instead of
+// holding one bank per tile while the next group's copy into L1 waits on it (docs/compiler.md).
+TEST(Overlap, StreamedWeightTilesLieContiguousInL1) {
+  for (const char* m : {"mlp", "resident_linear"}) {
+    const auto r = compile_model(m, true);
+    std::size_t loads = 0;
+    for (const auto& s : r.program.steps)
+      if (const auto* k = std::get_if<cc::Task>(&s); k && k->queue == axcore::spec::Queue::LOADIMC) {
+        const auto d = axcore::spec::LoadimcDesc::decode(k->words);
+        EXPECT_EQ(d.row_stride, 1u) << m << " " << k->name;
+        ++loads;
+      }
+    EXPECT_GT(loads, 1u) << m;
+  }
+}
+
+// Tasks with equal descriptors share one CMD_MEM copy: the row-streamed linear's 12 chunks
+// alternate between two descriptors (ping/pong slots), which the host loads once each.
+TEST(Overlap, EqualDescriptorsAreLoadedOnce) {
+  const auto r = compile_model("resident_linear", true);
+  std::set<uint32_t> words;
+  std::size_t dps = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* k = std::get_if<cc::Task>(&s); k && k->queue == axcore::spec::Queue::MVMEXE) {
+      ++dps;
+      words.insert(k->cmd_word);
+      const auto& cmd = r.bundle.commands.at(0).words;
+      ASSERT_LE(k->cmd_word + k->words.size(), cmd.size());
+      EXPECT_TRUE(std::equal(k->words.begin(), k->words.end(), cmd.begin() + k->cmd_word)) << k->name;
+    }
+  EXPECT_EQ(dps, 12u);
+  EXPECT_EQ(words.size(), 2u);
 }
 
 TEST(Overlap, TheVerifierCatchesARemovedWait) {
