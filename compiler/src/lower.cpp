@@ -367,7 +367,8 @@ class Lowering {
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
     t.ddr_mm2s = to_l1;
     t.ddr_s2mm = !to_l1;
-    t.channel = to_l1 ? 0 : 1;
+    t.channel = to_l1 ? read_channel(0) : 1;
+    if (!to_l1) stored_.insert(0);
     t.name = (to_l1 ? "load " : "store ") + b.name;
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
     const auto lower_all = [&](uint32_t first) {
@@ -399,7 +400,8 @@ class Lowering {
     if (d.src.ddr && d.dst.ddr) t.s2mm_buffer = d.dst.buffer;  // DDR to DDR: each side patched with its own buffer
     t.ddr_mm2s = d.src.ddr;
     t.ddr_s2mm = d.dst.ddr;
-    t.channel = d.dst.ddr ? 1 : 0;
+    t.channel = d.dst.ddr ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
+    if (d.dst.ddr) stored_.insert(dma_tile(t));
     t.words = d.words;
     t.id = s.id;
     const DmaSide& l1side = d.src.ddr ? d.dst : d.src;
@@ -421,6 +423,17 @@ class Lowering {
         t.footprint.push_back(l1_access(*side->buffer, write));
     }
     return launch(Step(std::move(t)), s.id, s.loc);
+  }
+
+  // The channel of a copy reading DDR into the chip. With the overlap scheduler consecutive ones
+  // alternate over the engine's channels: a channel runs its copies one after the other, each
+  // waiting ddr_latency_cycles for its first row, so on two channels one copy's latency passes
+  // under the other's data (the bridge keeps axi_max_reads bursts of both in flight). Channel 1
+  // also writes results back to DDR, and a store waits for the compute it saves: from the
+  // engine's first store on, reads stay on channel 0 so none queues behind a store.
+  uint32_t read_channel(uint32_t tile) {
+    if (!overlap_ || stored_.count(tile)) return 0;
+    return read_next_[tile]++ % spec::param::dma_channels;
   }
 
   // The engine tile a copy runs on (shim, or core c + 1).
@@ -674,6 +687,8 @@ class Lowering {
   std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
   std::map<uint32_t, uint32_t> cmd_next_;                  // per core
+  std::map<uint32_t, uint32_t> read_next_;                 // overlap mode: per DMA tile, DDR reads so far
+  std::set<uint32_t> stored_;                              // DMA tiles that wrote DDR
   std::map<uint32_t, std::map<std::vector<uint32_t>, uint32_t>> cmd_placed_;  // per core: descriptor words -> word
   std::map<const BufferNode*, uint32_t> core_of_;
   uint32_t core_ = 0;  // the core of the launch being lowered

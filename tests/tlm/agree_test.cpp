@@ -88,6 +88,11 @@ TEST(TlmRtlAgree, DmaIntoL1LosesBanksToAMatmul) {
   expect_agreement(run_both(agree::matmul_during_dma_to_l1(64, 4, 4, 4096)));
 }
 
+// Both SysDMA channels DDR -> L1 at once (the compiler's alternating weight copies).
+TEST(TlmRtlAgree, TwoSysDmaChannelsReadDdrIntoL1) {
+  expect_agreement(run_both(agree::dma_two_channels_ddr_to_l1(8192)));
+}
+
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element

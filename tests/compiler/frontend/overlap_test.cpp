@@ -143,6 +143,32 @@ TEST(Overlap, EqualDescriptorsAreLoadedOnce) {
   EXPECT_EQ(words.size(), 2u);
 }
 
+// Copies reading DDR alternate over the SysDMA's two channels (one copy's DDR latency passes under
+// the other's data) until the first store to DDR; after it reads stay on channel 0, so no read
+// queues behind a store (channel 1) that waits for the compute it saves.
+TEST(Overlap, DdrReadsAlternateChannelsUntilTheFirstStore) {
+  const auto mlp = compile_model("mlp", true);
+  std::set<uint32_t> w1;
+  for (const auto& s : mlp.program.steps)
+    if (const auto* t = std::get_if<cc::Transfer>(&s); t && t->name.rfind("sysdma w1", 0) == 0) w1.insert(t->channel);
+  EXPECT_EQ(w1, (std::set<uint32_t>{0, 1})) << cc::explain(mlp.program);
+  const auto rl = compile_model("resident_linear", true);
+  bool stored = false;
+  for (const auto& s : rl.program.steps)
+    if (const auto* t = std::get_if<cc::Transfer>(&s)) {
+      if (t->ddr_s2mm) {
+        EXPECT_EQ(t->channel, 1u) << t->name;
+        stored = true;
+      } else if (stored && t->ddr_mm2s) {
+        EXPECT_EQ(t->channel, 0u) << t->name << " reads DDR on the store channel";
+      }
+    }
+  EXPECT_TRUE(stored);
+  // Without the overlap scheduler every read stays on channel 0.
+  for (const auto& s : compile_model("mlp", false).program.steps)
+    if (const auto* t = std::get_if<cc::Transfer>(&s); t && t->ddr_mm2s) { EXPECT_EQ(t->channel, 0u) << t->name; }
+}
+
 TEST(Overlap, TheVerifierCatchesARemovedWait) {
   auto r = compile_model("resident_linear", true);
   cc::Program& p = r.program;

@@ -610,6 +610,35 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
   return p;
 }
 
+Program dma_two_channels_ddr_to_l1(uint32_t words) {
+  Program p;
+  p.name = "dma_two_channels_ddr_to_l1";
+  constexpr uint64_t kA = 0x100000, kB = 0x300000, kDstA = 0x0, kDstB = 0x80000;
+  p.setup = [=](runtime::Device& d) {
+    d.ddr_write(kA, pattern(4 * std::size_t{words}, 16));
+    d.ddr_write(kB, pattern(4 * std::size_t{words}, 17));
+    stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, kA, words));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L1, kDstA, words, 0));
+    stim::write_bd(d, kShim, 2, long_bd(MemSel::DDR, kB, words));
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L1, kDstB, words, 0));
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kShim, false, 1, stim::push_word(3, 2));
+    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 3, false));
+    stim::push_dma(d, kShim, true, 1, stim::push_word(2, 4, false));
+    check_token(stim::wait_dma_token(d, kShim, false, 0), "channel 0");
+    check_token(stim::wait_dma_token(d, kShim, false, 1), "channel 1");
+  };
+  p.readback = [words](runtime::Device& d) {
+    auto out = dbg_read_l1(d, kDstA, 4 * std::size_t{words});
+    const auto b = dbg_read_l1(d, kDstB, 4 * std::size_t{words});
+    out.insert(out.end(), b.begin(), b.end());
+    return out;
+  };
+  return p;
+}
+
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
   Program p;
   p.name = "whole_core_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);

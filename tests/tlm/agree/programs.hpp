@@ -79,6 +79,9 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles);
 // A resident matmul (MVMEXE: IFD0 reads x, the ODR writes int32 rows) while MemDMA streams `words`
 // words L2 -> L1 of core 0: the DMA word port loses the banks the units hold.
 Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words);
+// Both SysDMA channels read DDR into L1 of core 0 at once (`words` each; the compiler alternates
+// its weight copies over them): the bridge interleaves their bursts, the word port their beats.
+Program dma_two_channels_ddr_to_l1(uint32_t words);
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
