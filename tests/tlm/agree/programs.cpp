@@ -53,6 +53,17 @@ void check_token(const spec::Token& t, const char* what) {
     throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
 }
 
+// Both channel pairs of the engine in `row` at once (S2MM ch0 BD 1, ch1 BD 3; MM2S ch0 BD 0,
+// ch1 BD 2); waits for both.
+void two_pairs(runtime::Device& d, uint32_t row) {
+  stim::push_dma(d, row, false, 0, stim::push_word(1, 1));
+  stim::push_dma(d, row, false, 1, stim::push_word(3, 2));
+  stim::push_dma(d, row, true, 0, stim::push_word(0, 3, false));
+  stim::push_dma(d, row, true, 1, stim::push_word(2, 4, false));
+  check_token(stim::wait_dma_token(d, row, false, 0), "pair 0");
+  check_token(stim::wait_dma_token(d, row, false, 1), "pair 1");
+}
+
 // L1 of core 0 through the host debug port (both backends: one register write per word).
 void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_t> bytes) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
@@ -82,6 +93,11 @@ std::vector<uint8_t> dbg_read(runtime::Device& d, uint32_t row, uint32_t addr_re
 std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
   return dbg_read(d, kCore0, spec::core::DBG_MEM_ADDR.offset, spec::core::DBG_MEM_DATA.offset, byte_addr, n);
+}
+
+std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 std::vector<uint8_t> ddr_bytes(runtime::Device& d, uint64_t a, std::size_t n) {
@@ -343,10 +359,8 @@ Program dma_engines_share_l2(uint32_t words) {
   // The CoreDMA's copy in L1, then the MemDMA's copy in L2 (its first rows) through the mem
   // tile's debug port.
   p.readback = [words](runtime::Device& d) {
-    auto out = dbg_read_l1(d, 0x8000, 4 * std::size_t{words});
-    const auto l2 = dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4);
-    out.insert(out.end(), l2.begin(), l2.end());
-    return out;
+    return concat(dbg_read_l1(d, 0x8000, 4 * std::size_t{words}),
+                  dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4));
   };
   return p;
 }
@@ -360,14 +374,7 @@ Program dma_two_pairs(uint32_t words) {
     stim::write_bd(d, kMem, 2, stim::linear_bd(MemSel::L2, 0x200080, words));
     stim::write_bd(d, kMem, 3, stim::linear_bd(MemSel::L2, 0x3000C0, words));
   };
-  p.timed = [](runtime::Device& d) {
-    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 1));
-    stim::push_dma(d, kMem, false, 1, stim::push_word(3, 2));
-    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 3, false));
-    stim::push_dma(d, kMem, true, 1, stim::push_word(2, 4, false));
-    check_token(stim::wait_dma_token(d, kMem, false, 0), "pair 0");
-    check_token(stim::wait_dma_token(d, kMem, false, 1), "pair 1");
-  };
+  p.timed = [](runtime::Device& d) { two_pairs(d, kMem); };
   return p;
 }
 
@@ -602,10 +609,8 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
     check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
   };
   p.readback = [mm, words](runtime::Device& d) {
-    auto out = dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes());
-    const auto copy = dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks);
-    out.insert(out.end(), copy.begin(), copy.end());
-    return out;
+    return concat(dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()),
+                  dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks));
   };
   return p;
 }
@@ -622,19 +627,9 @@ Program dma_two_channels_ddr_to_l1(uint32_t words) {
     stim::write_bd(d, kShim, 2, long_bd(MemSel::DDR, kB, words));
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L1, kDstB, words, 0));
   };
-  p.timed = [](runtime::Device& d) {
-    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
-    stim::push_dma(d, kShim, false, 1, stim::push_word(3, 2));
-    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 3, false));
-    stim::push_dma(d, kShim, true, 1, stim::push_word(2, 4, false));
-    check_token(stim::wait_dma_token(d, kShim, false, 0), "channel 0");
-    check_token(stim::wait_dma_token(d, kShim, false, 1), "channel 1");
-  };
+  p.timed = [](runtime::Device& d) { two_pairs(d, kShim); };
   p.readback = [words](runtime::Device& d) {
-    auto out = dbg_read_l1(d, kDstA, 4 * std::size_t{words});
-    const auto b = dbg_read_l1(d, kDstB, 4 * std::size_t{words});
-    out.insert(out.end(), b.begin(), b.end());
-    return out;
+    return concat(dbg_read_l1(d, kDstA, 4 * std::size_t{words}), dbg_read_l1(d, kDstB, 4 * std::size_t{words}));
   };
   return p;
 }
