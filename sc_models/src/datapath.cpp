@@ -97,7 +97,16 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t) {
 
 template <>
 void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
-  t += desc.weight_count;  // weight fetch, one row per cycle
+  // Weight fetch: weight_count rows from weight_base_row, one request a cycle from the cycle after
+  // the start on the L1 port below LoadIMC (l1_banks.hpp); a lost bank retries the next cycle.
+  if (env_.banks && desc.weight_count) {
+    uint64_t g = t + env_.banks->take_debt(L1Banks::kDwpuWeights);
+    for (uint32_t r = 0; r < desc.weight_count; ++r)
+      g = env_.banks->access(L1Banks::kDwpuWeights, uint64_t{desc.weight_base_row} + r, g + 1);
+    t = g;
+  } else {
+    t += desc.weight_count;
+  }
   auto pop = [&] {
     auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
     stall_in_ += got.cycle - t;

@@ -9,11 +9,10 @@
 // RTL's (the loser's requests in between keep their early cycles).
 //
 // Below the datapath ports: LoadIMC (its rows one per cycle while no unit port holds the bank),
-// the DWPU weight fetch, and last the DMA word port (sc_models/src/word_fabric), which steps in
-// cycle order: it asks `word_free` in each cycle it has a beat for this L1 and is not granted
-// when a unit holds the bank (the fabric's grant then stays, as ax_word_xbar's arbiter without
-// an ack). A unit that later takes a cycle the word port already had hands the word port a
-// debt, paid by its next beat.
+// the DWPU weight fetch (at a DWPU task's start), and last the DMA word port (sc_models/src/word_fabric), which steps
+// in cycle order: it asks `word_free` in each cycle it has a beat for this L1 and is not granted when a unit holds the
+// bank (the fabric's grant then stays, as ax_word_xbar's arbiter without an ack). A unit that later takes a cycle the
+// word port already had hands the word port a debt, paid by its next beat.
 #pragma once
 
 #include <array>

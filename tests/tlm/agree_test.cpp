@@ -88,6 +88,13 @@ TEST(TlmRtlAgree, DmaIntoL1LosesBanksToAMatmul) {
   expect_agreement(run_both(agree::matmul_during_dma_to_l1(64, 4, 4, 4096)));
 }
 
+// A depthwise CONV's weight fetch (72 rows at its start, the port below LoadIMC) beside a LoadIMC of
+// row stride 8: each time the fetch reaches the bank LoadIMC holds it waits for the next tile
+// (the DWPU task 1 683 cycles on the RTL; 1 267 on the TLM before it modelled the port).
+TEST(TlmRtlAgree, DwpuWeightFetchLosesBanksToLoadImc) {
+  expect_agreement(run_both(agree::dwpu_weights_beside_loadimc()));
+}
+
 // Both SysDMA channels DDR -> L1 at once (the compiler's alternating weight copies).
 TEST(TlmRtlAgree, TwoSysDmaChannelsReadDdrIntoL1) {
   expect_agreement(run_both(agree::dma_two_channels_ddr_to_l1(8192)));

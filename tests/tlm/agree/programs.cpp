@@ -13,6 +13,7 @@
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
 #include "axcore/rtl/mm_layout.hpp"
+#include "rtl_core/dwpu_case.hpp"
 #include "stimulus.hpp"
 
 namespace axcore::agree {
@@ -612,6 +613,42 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
     return concat(dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()),
                   dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks));
   };
+  return p;
+}
+
+Program dwpu_weights_beside_loadimc() {
+  Program p;
+  p.name = "dwpu_weights_beside_loadimc";
+  rtlcore::DwWindow c;
+  c.h = c.w = 4;
+  c.cb = 8;
+  c.kh = c.kw = 3;
+  c.ph = c.pw = 1;
+  c.weights = c.weight_rows();
+  const rtlcore::Matmul mm{16, 8, 1};
+  spec::LoadimcDesc li = mm.load();
+  li.row_stride = spec::param::l1_banks;
+  li.d0_astride = 1;
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
+  dp.ifd0 = c.ifd();
+  dp.dwpu = c.dwpu();
+  dp.odr = c.odr();
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 18);
+    dbg_write_l1(d, uint64_t{c.x0} * 64, pattern(std::size_t{c.input_rows()} * 64, 19));
+    dbg_write_l1(d, uint64_t{c.w0} * 64, pattern(std::size_t{c.weight_rows()} * 64, 20));
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 2));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
+  };
+  p.readback = [c](runtime::Device& d) { return dbg_read_l1(d, uint64_t{c.y0} * 64, std::size_t{c.out_rows()} * 64); };
   return p;
 }
 

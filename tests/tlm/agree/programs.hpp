@@ -79,6 +79,9 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles);
 // A resident matmul (MVMEXE: IFD0 reads x, the ODR writes int32 rows) while MemDMA streams `words`
 // words L2 -> L1 of core 0: the DMA word port loses the banks the units hold.
 Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words);
+// A depthwise 3x3 CONV (8 channel blocks: 72 weight rows fetched at the DWPU task's start) beside
+// a LoadIMC of 8 tiles with row stride 8: the weight fetch loses the bank LoadIMC holds.
+Program dwpu_weights_beside_loadimc();
 // Both SysDMA channels read DDR into L1 of core 0 at once (`words` each; the compiler alternates
 // its weight copies over them): the bridge interleaves their bursts, the word port their beats.
 Program dma_two_channels_ddr_to_l1(uint32_t words);
