@@ -526,13 +526,31 @@ rtlcore::Matmul whole_core_mm(uint32_t m, uint32_t kb, uint32_t nb) {
 }
 }  // namespace
 
+namespace {
+// mm's LoadIMC with the weight rows `row_stride` apart: 1 = each tile's 64 rows contiguous;
+// l1_banks = the tiles interleaved row by row (tile k's rows w_row + k + 8r: one bank per tile).
+spec::LoadimcDesc strided_load(const rtlcore::Matmul& mm, uint32_t row_stride) {
+  spec::LoadimcDesc li = mm.load();
+  li.row_stride = row_stride;
+  li.d0_astride = row_stride == 1 ? 64 : 1;
+  return li;
+}
+// Pushes the LoadIMC at kLoadimcWord and the DWPU task at kDpWord (in that order or the other),
+// then waits for both.
+void loadimc_and_dwpu(runtime::Device& d, bool loadimc_first) {
+  const auto li = stim::push_word(kLoadimcWord, 1), dw = stim::push_word(kDpWord, 2);
+  stim::push_queue(d, 0, loadimc_first ? spec::Queue::LOADIMC : spec::Queue::DWPU, loadimc_first ? li : dw);
+  stim::push_queue(d, 0, loadimc_first ? spec::Queue::DWPU : spec::Queue::LOADIMC, loadimc_first ? dw : li);
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
+}
+}  // namespace
+
 Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_stride) {
   Program p;
   p.name = "loadimc_during_dma_to_l1_stride" + std::to_string(row_stride);
   const rtlcore::Matmul mm{16, tiles, 1};
-  spec::LoadimcDesc li = mm.load();
-  li.row_stride = row_stride;
-  li.d0_astride = row_stride == 1 ? 64 : 1;  // stride 8: tile k's rows are w_row + k + 8r (interleaved)
+  const spec::LoadimcDesc li = strided_load(mm, row_stride);
   constexpr uint64_t kDst = uint64_t{rtlcore::kY0} * 64;
   p.setup = [=](runtime::Device& d) {
     d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 11));
@@ -556,9 +574,7 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
   Program p;
   p.name = "loadimc_beside_dwpu_copy";
   const rtlcore::Matmul mm{16, tiles, 1};
-  spec::LoadimcDesc li = mm.load();
-  li.row_stride = spec::param::l1_banks;
-  li.d0_astride = 1;
+  const spec::LoadimcDesc li = strided_load(mm, spec::param::l1_banks);
   constexpr uint32_t kSrc = 12288, kDst = 14336;  // rows past the matmul's operands
   stim::Datapath dp;
   dp.header.kind = spec::DpKind::DWPU;
@@ -571,12 +587,7 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [](runtime::Device& d) {
-    stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 1));
-    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 2));
-    check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU copy");
-    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
-  };
+  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, false); };
   p.readback = [rows](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
   return p;
 }
@@ -626,9 +637,7 @@ Program dwpu_weights_beside_loadimc() {
   c.ph = c.pw = 1;
   c.weights = c.weight_rows();
   const rtlcore::Matmul mm{16, 8, 1};
-  spec::LoadimcDesc li = mm.load();
-  li.row_stride = spec::param::l1_banks;
-  li.d0_astride = 1;
+  const spec::LoadimcDesc li = strided_load(mm, spec::param::l1_banks);
   stim::Datapath dp;
   dp.header.kind = spec::DpKind::DWPU;
   dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
@@ -642,12 +651,7 @@ Program dwpu_weights_beside_loadimc() {
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [](runtime::Device& d) {
-    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
-    stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 2));
-    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
-    check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
-  };
+  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, true); };
   p.readback = [c](runtime::Device& d) { return dbg_read_l1(d, uint64_t{c.y0} * 64, std::size_t{c.out_rows()} * 64); };
   return p;
 }
