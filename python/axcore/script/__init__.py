@@ -50,7 +50,7 @@ IFD_0_STREAM, IFD_1_STREAM, MVM_STREAM, DPU_STREAM, ODR_STREAM = (
 
 
 def _scope(s: Any) -> str:
-    return str(getattr(s, "value", s))
+    return s if type(s) is str else str(getattr(s, "value", s))
 
 
 # ---- the parsed regions --------------------------------------------------------------------------
@@ -419,28 +419,39 @@ def tiles(extent: int, tile_min: int = 0, tile_max: int = 0, num_tiles: int = 0,
 # ---- datapaths and blocks (§6, §8) ------------------------------------------------------------------
 def Datapath(kind: Optional[str] = None, core: Optional[int] = None, id: str = "") -> C.Block:  # noqa: A002
     """``with A.Datapath(kind=..., core=..., id=...):`` — one datapath invocation (§6)."""
+    if kind is None and core is None and not id:
+        return _DATAPATH_BLOCK
     k = None if kind is None else str(getattr(kind, "value", kind))
     return C.Block("Datapath", {"kind": k, "core": C.optional_int(core, -1, "core"), "id": id or ""})
 
 
+# The blocks without arguments (and the common argument values) are made once: a Block is a
+# read-only descriptor, and these are evaluated for every block of every build.
+_BLOCKS = {k: C.Block(k) for k in ("DPU", "ODR", "init", "MatMul", "LoadIMC", "Then", "Else", "fuse",
+                                     "prevent_fuse")}
+_IFD_BLOCKS = {n: C.Block("IFD", {"num": n}) for n in (0, 1)}
+_DATAPATH_BLOCK = C.Block("Datapath", {"kind": None, "core": -1, "id": ""})
+
+
 def IFD(num: int = 0) -> C.Block:
     """``with A.IFD(num=0):`` — the input feeder; num=1 is the DPU's side input (§8.2)."""
-    return C.Block("IFD", {"num": C.build_int(num, "IFD num")})
+    b = _IFD_BLOCKS.get(num) if type(num) is int else None
+    return b if b is not None else C.Block("IFD", {"num": C.build_int(num, "IFD num")})
 
 
 def DPU() -> C.Block:
     """``with A.DPU():`` — the DPU's register program (§8.5)."""
-    return C.Block("DPU")
+    return _BLOCKS["DPU"]
 
 
 def ODR() -> C.Block:
     """``with A.ODR():`` — the output store (§8.4)."""
-    return C.Block("ODR")
+    return _BLOCKS["ODR"]
 
 
 def init() -> C.Block:
     """``with A.init():`` — the DPU's one-time preamble (§8.5)."""
-    return C.Block("init")
+    return _BLOCKS["init"]
 
 
 class _Pseudo:
@@ -449,12 +460,12 @@ class _Pseudo:
     @staticmethod
     def MatMul() -> C.Block:
         """``with A.pseudo.MatMul():`` — reset, ``acc += A.mvm_1x1(...)``, push (§6.2)."""
-        return C.Block("MatMul")
+        return _BLOCKS["MatMul"]
 
     @staticmethod
     def LoadIMC() -> C.Block:
         """``with A.pseudo.LoadIMC():`` — makes a matrix resident, one IMC block a store (§6.2)."""
-        return C.Block("LoadIMC")
+        return _BLOCKS["LoadIMC"]
 
 
 pseudo = _Pseudo()
@@ -482,12 +493,12 @@ def If(cond: Any) -> C.Block:
 
 def Then() -> C.Block:
     """The taken branch of ``A.If``."""
-    return C.Block("Then")
+    return _BLOCKS["Then"]
 
 
 def Else() -> C.Block:
     """The other branch of ``A.If``."""
-    return C.Block("Else")
+    return _BLOCKS["Else"]
 
 
 def when(cond: Any) -> C.Block:
@@ -498,12 +509,12 @@ def when(cond: Any) -> C.Block:
 def fuse(unsafe: bool = False, strict: bool = True, disable_dpu_reg_pressure_heuristic: bool = False,
          enable_loop_legalization: bool = False) -> C.Block:
     """``with A.fuse(...):`` — advisory (§12): this compiler does not fuse; the body is built as is."""
-    return C.Block("fuse")
+    return _BLOCKS["fuse"]
 
 
 def prevent_fuse() -> C.Block:
     """``with A.prevent_fuse():`` — advisory (§12); the body is built as is."""
-    return C.Block("prevent_fuse")
+    return _BLOCKS["prevent_fuse"]
 
 
 def where(cond: Any) -> None:
@@ -547,7 +558,11 @@ def barrier(*cores: int) -> None:
 # ---- values (§5, §7) ----------------------------------------------------------------------------------
 def cast(v: Any, dtype: str) -> Any:
     """Convert a value to ``dtype`` (rounding and clipping as the target type does, §5)."""
-    return _s.cast(_v(v), str(getattr(dtype, "name", dtype)) if not isinstance(dtype, str) else dtype)
+    return _cast(v if type(v) is _Value else _v(v),
+                 dtype if type(dtype) is str else str(getattr(dtype, "name", dtype)))
+
+
+_cast, _Value = _s.cast, _s.Value
 
 
 def Broadcast(scalar: Any, lanes: int) -> Any:

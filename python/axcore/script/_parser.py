@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import linecache
 import operator
 import threading
@@ -27,6 +28,11 @@ from . import _constructs as C
 from ._values import indices, is_device, value
 
 _local = threading.local()
+# The builder's types and calls the parser uses per statement, bound once.
+_Value, _Reg, _Acc, _Buffer = _s.Value, _s.Reg, _s.Acc, _s.BufferHandle
+_Block, _Loops = C.Block, C.Loops
+_Name = ast.Name
+_partial = functools.partial
 
 # ---- constructs outside the parsed subset (§4.2) ------------------------------------------------
 _REFUSED_STMT = {
@@ -259,6 +265,8 @@ def file_tree(file: str) -> Optional[ast.Module]:
 
 # ---- the parser -----------------------------------------------------------------------------------
 _UNITS = {"IFD", "MatMul", "DPU", "ODR", "init"}
+_UNIT_CALLS = {k: getattr(_s, k) for k in _UNITS}
+_open_loop, _close_loop = _s.open_loop, _s.close_loop
 
 
 class Parser:
@@ -288,6 +296,7 @@ class Parser:
         self.units: List[str] = []
         self.lets: Dict[str, int] = {}
         self.names = names if names is not None else set()
+        self._hint = ""
 
     # -- plumbing --
     def at(self, node: ast.AST) -> None:
@@ -310,8 +319,18 @@ class Parser:
             _local.parser = prev
 
     def block(self, body: Sequence[ast.stmt]) -> None:
-        for stmt in body:
-            self.stmt(stmt)
+        """Build the statements of ``body`` (``stmt``, inlined: this loop runs for every
+        statement of every build)."""
+        file = self.file
+        for st in body:
+            set_location(file, st.lineno, st.col_offset + 1)
+            self._hint = ""
+            if self.lets:
+                self.check_lets(st)
+            handler = _HANDLERS.get(type(st))
+            if handler is None:
+                self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
+            handler(self, st)
 
     def name_hint(self) -> str:
         """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
@@ -360,10 +379,13 @@ class Parser:
         pass
 
     def s_Assign(self, st: ast.Assign) -> None:
-        if len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-            self._hint = st.targets[0].id
+        targets = st.targets
+        if len(targets) == 1 and type(targets[0]) is _Name:
+            self._hint = targets[0].id
+            self.assign_name(targets[0], self.eval(st.value), st.value, False)
+            return
         v = self.eval(st.value)
-        for t in st.targets:
+        for t in targets:
             self.assign(t, v, st.value)
 
     def s_AnnAssign(self, st: ast.AnnAssign) -> None:
@@ -376,29 +398,8 @@ class Parser:
     def assign(self, target: ast.expr, v: Any, rhs: ast.expr, loop_var: bool = False) -> None:
         """Bind ``target`` to ``v``. A loop's variables (``loop_var``) are names of the loop, not
         intermediate values: they never become a LetStmt."""
-        if isinstance(target, ast.Name):
-            name = target.id
-            cur = self.ns.get(name)
-            fresh_reg = isinstance(v, (_s.Reg, _s.Acc)) and _is_call_to(rhs, ("var", "array", "mvm_accumulator"))
-            if isinstance(cur, _s.Reg) and not fresh_reg:
-                cur.write(value(v))  # an A.var is assigned directly (§5.2)
-                return
-            if v is None:
-                self.fail(target, f"{name} is bound to Python None in {self.region}: the parser reads both arms "
-                          "of an if, so a None name fails even in a branch that cannot run (§14)",
-                          "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
-                          "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
-            if isinstance(v, _s.Value) and self.units and not loop_var:
-                unit = self.units[-1]
-                if unit == "IFD":
-                    self.fail(target, "Expected a single StreamPush",
-                              f"no intermediate assignment in an IFD block: {name} becomes a LetStmt; build the "
-                              "expression in a Python helper and push it directly: s.push(buf[_addr(i, j)]) (§8.3)")
-                self.lets[name] = target.lineno
-                self.ns.pop(name, None)
-                return
-            self.lets.pop(name, None)
-            self.ns[name] = v
+        if type(target) is _Name:
+            self.assign_name(target, v, rhs, loop_var)
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value)
             key = self.eval(target.slice)
@@ -419,6 +420,32 @@ class Parser:
                 self.assign(t, x, rhs, loop_var)
         else:
             self.fail(target, f"cannot assign to {type(target).__name__} in {self.region}")
+
+    def assign_name(self, target: ast.Name, v: Any, rhs: ast.expr, loop_var: bool) -> None:
+        """``name = v`` (assign's case of a plain name)."""
+        name = target.id
+        cur = self.ns.get(name)
+        if type(cur) is _Reg and not (isinstance(v, (_Reg, _Acc)) and
+                                      _is_call_to(rhs, ("var", "array", "mvm_accumulator"))):
+            cur.write(value(v))  # an A.var is assigned directly (§5.2)
+            return
+        if v is None:
+            self.fail(target, f"{name} is bound to Python None in {self.region}: the parser reads both arms "
+                      "of an if, so a None name fails even in a branch that cannot run (§14)",
+                      "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
+                      "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
+        if type(v) is _Value and self.units and not loop_var:
+            unit = self.units[-1]
+            if unit == "IFD":
+                self.fail(target, "Expected a single StreamPush",
+                          f"no intermediate assignment in an IFD block: {name} becomes a LetStmt; build the "
+                          "expression in a Python helper and push it directly: s.push(buf[_addr(i, j)]) (§8.3)")
+            self.lets[name] = target.lineno
+            self.ns.pop(name, None)
+            return
+        if self.lets:
+            self.lets.pop(name, None)
+        self.ns[name] = v
 
     def s_AugAssign(self, st: ast.AugAssign) -> None:
         rhs = self.eval(st.value)
@@ -467,20 +494,29 @@ class Parser:
 
     def s_For(self, st: ast.For) -> None:
         it = self.eval(st.iter)
-        if isinstance(it, range):
+        if type(it) is range:
             if it.step != 1:
                 self.fail(st.iter, "a device range() takes step 1", "A.serial(start, stop)")
-            it = C.Loops("serial", [it.start], [max(0, it.stop - it.start)])
-        if isinstance(it, C.Loops):
-            self.at(st)
-            vars_ = [_s.open_loop(it.kind, s, e, None) for s, e in zip(it.starts, it.extents)]
+            it = _Loops("serial", [it.start], [max(0, it.stop - it.start)])
+        if type(it) is _Loops:
+            set_location(self.file, st.lineno, st.col_offset + 1)
+            kind, opened = it.kind, 0
             try:
-                bound: Any = tuple(vars_) if (it.always_tuple or len(vars_) > 1) else vars_[0]
+                if len(it.extents) == 1:
+                    v = _open_loop(kind, it.starts[0], it.extents[0], None)
+                    opened = 1
+                    bound: Any = (v,) if it.always_tuple else v
+                else:
+                    vars_ = []
+                    for s0, e in zip(it.starts, it.extents):
+                        vars_.append(_open_loop(kind, s0, e, None))
+                        opened += 1
+                    bound = tuple(vars_)
                 self.assign(st.target, bound, st.iter, loop_var=True)
                 self.block(st.body)
             finally:
-                for _ in vars_:
-                    _s.close_loop()
+                for _ in range(opened):
+                    _close_loop()
             return
         if isinstance(it, (list, tuple)):
             for x in it:  # a build-time sequence: unrolled at parse time
@@ -501,25 +537,27 @@ class Parser:
             self.at(item.context_expr)  # the first item is on the statement's line, already set
         ctx = self.eval(item.context_expr)
         if k + 1 < len(items):
-            inner = lambda: self.with_items(st, k + 1, body)  # noqa: E731
+            inner = _partial(self.with_items, st, k + 1, body)
         else:
-            inner = lambda: self.block(body)  # noqa: E731
-        if not isinstance(ctx, C.Block):
+            inner = _partial(self.block, body)
+        if type(ctx) is not _Block:
             self.fail(item.context_expr, f"with {ast.unparse(item.context_expr)}: not a block of the language",
                       "A.Datapath, A.IFD, A.pseudo.MatMul, A.DPU, A.ODR, A.init, A.pseudo.LoadIMC, A.CoreDMA, "
                       "A.SysDMA, A.AICore, A.If/Then/Else, A.when, A.tiles, A.script")
         k, a = ctx.kind, ctx.args
         if item.optional_vars is not None and k != "tiles":
             self.assign(item.optional_vars, ctx, item.context_expr)
-        if k in _UNITS:
-            self.units.append(k)
+        unit = _UNIT_CALLS.get(k)
+        if unit is not None:
+            units = self.units
+            units.append(k)
             try:
                 if k == "IFD":
-                    _s.IFD(a["num"], inner)
+                    unit(a["num"], inner)
                 else:
-                    getattr(_s, k)(inner)
+                    unit(inner)
             finally:
-                self.units.pop()
+                units.pop()
         elif k == "Datapath":
             _s.Datapath(a["kind"], a["core"], a["id"], inner)
         elif k == "LoadIMC":
@@ -605,8 +643,8 @@ def current() -> Optional[Parser]:
 
 
 def name_hint() -> str:
-    p = current()
-    return p.name_hint() if p is not None else ""
+    p = getattr(_local, "parser", None)
+    return p.name_hint() if p is not None and p._hint else ""
 
 
 def indices_of(key: Any) -> List[Any]:
