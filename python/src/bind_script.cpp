@@ -219,11 +219,28 @@ void bind_handles(py::module_& m) {
 }
 
 void bind_constructs(py::module_& m) {
+  // The statement's location: the parser sets the file once per region (set_location) and the line
+  // per statement (set_line, no string to convert); the builder copies it into what it records.
+  static SourceLoc statement;
   m.def("set_location",
         [](const std::string& file, uint32_t line, uint32_t column) {
-          const SourceLoc l{file, line, column};
-          compiler::set_front_end_location(&l);
+          statement = SourceLoc{file, line, column};
+          compiler::set_front_end_location(&statement);
         })
+      .def("set_line",
+           [](uint32_t line, uint32_t column) {
+             if (!compiler::front_end_location())
+               throw std::logic_error("set_line before set_location: the region's file is not set");
+             statement.line = line;
+             statement.column = column;
+             compiler::set_front_end_location(&statement);
+           })
+      .def("location",
+           []() -> py::object {
+             const SourceLoc* l = compiler::front_end_location();
+             if (!l) return py::none();
+             return py::make_tuple(l->file, l->line, l->column);
+           })
       .def("clear_location", [] { compiler::set_front_end_location(nullptr); })
       .def("fail", [](const std::string& message, const std::string& hint) { compiler::fail(here(), message, hint); })
       .def("value", [](py::handle v) { return to_value(v); })

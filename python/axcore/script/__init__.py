@@ -255,16 +255,26 @@ class script:
             reraise(err)
         # The block was built: skip running it as Python (a trace function raises on its first line).
         self._old_trace = sys.gettrace()
-        sys.settrace(lambda *args: None)
-        frame.f_trace = self._skip
+        sys.settrace(_no_trace)
+        frame.f_trace = _skip
+        self._frame = frame
         return self
-
-    def _skip(self, frame: types.FrameType, event: str, arg: Any) -> None:
-        raise _SkipBody()
 
     def __exit__(self, typ: Any, val: Any, tb: Any) -> bool:
         sys.settrace(self._old_trace)
+        # The frame's own trace goes too: left set, it fires on the method's next event (its
+        # return, when the block was the method's last statement) outside this with.
+        self._frame.f_trace = None
+        self._frame = None
         return typ is _SkipBody
+
+
+def _no_trace(*args: Any) -> None:
+    return None
+
+
+def _skip(frame: types.FrameType, event: str, arg: Any) -> None:
+    raise _SkipBody()
 
 
 # The `with A.script():` statement at a line of a function's code, once per (code, line): keyed by

@@ -241,6 +241,7 @@ def names_read(node: ast.AST) -> Dict[str, ast.Name]:
 
 # ---- where the builder records a statement ---------------------------------------------------------
 set_location = _s.set_location  # (file, line, column): where the statement being built was written
+set_line = _s.set_line  # (line, column) in the file of the last set_location (the region's)
 clear_location = _s.clear_location
 
 
@@ -300,7 +301,7 @@ class Parser:
 
     # -- plumbing --
     def at(self, node: ast.AST) -> None:
-        set_location(self.file, node.lineno, node.col_offset + 1)
+        set_line(node.lineno, node.col_offset + 1)
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> None:
         fail_at(self.file, node, message, hint)
@@ -312,18 +313,22 @@ class Parser:
     def run(self, body: Sequence[ast.stmt]) -> None:
         """Build ``body`` (the caller opened the builder's context)."""
         prev = getattr(_local, "parser", None)
+        outer = _s.location() if prev is not None else None
         _local.parser = self
         try:
+            if body:  # the region's file; block() sets the line of each statement
+                set_location(self.file, body[0].lineno, body[0].col_offset + 1)
             self.block(body)
         finally:
             _local.parser = prev
+            if outer is not None:  # the statement that opened this region, in its own file
+                set_location(*outer)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
         """Build the statements of ``body`` (``stmt``, inlined: this loop runs for every
         statement of every build)."""
-        file = self.file
         for st in body:
-            set_location(file, st.lineno, st.col_offset + 1)
+            set_line(st.lineno, st.col_offset + 1)
             self._hint = ""
             if self.lets:
                 self.check_lets(st)
@@ -348,7 +353,7 @@ class Parser:
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
-        set_location(self.file, st.lineno, st.col_offset + 1)
+        set_line(st.lineno, st.col_offset + 1)
         self._hint = ""
         if self.lets:
             self.check_lets(st)
@@ -499,7 +504,7 @@ class Parser:
                 self.fail(st.iter, "a device range() takes step 1", "A.serial(start, stop)")
             it = _Loops("serial", [it.start], [max(0, it.stop - it.start)])
         if type(it) is _Loops:
-            set_location(self.file, st.lineno, st.col_offset + 1)
+            set_line(st.lineno, st.col_offset + 1)
             kind, opened = it.kind, 0
             try:
                 if len(it.extents) == 1:
