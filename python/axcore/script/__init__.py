@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import sys
 import time
@@ -189,20 +190,18 @@ def _closure(fn: Callable[..., Any]) -> Dict[str, Any]:
     return out
 
 
-def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
-    fn = pf.fn
-    file, node = _source_of(fn)
-    region = f"the body of prim_func {fn.__name__}"
-    ns: Dict[str, Any] = dict(fn.__globals__)
-    ns.update(_closure(fn))
-    P.check_subset(file, node.body, region)
-    P.set_location(file, node.lineno, node.col_offset + 1)
-    func = mod.prim_func(fn.__name__)
-    names = set()
+def _signature(fn: Callable[..., Any], file: str, node: ast.FunctionDef) -> List[tuple]:
+    """The parameters of a prim_func as (name, shape, dtype, scope, line, column), checked once per
+    function object (its annotations are fixed when it is defined) and kept on it."""
+    sig = getattr(fn, "_ax_signature", None)
+    if sig is not None:
+        return sig
+    P.check_subset(file, node.body, f"the body of prim_func {fn.__name__}")
     params = node.args
     if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
         P.fail_at(file, node, f"prim_func {fn.__name__}: parameters are buffers, named one by one",
                   "def main(x: A.Buffer(shape, dtype, scope=A.DDR), ...)")
+    sig = []
     for arg in params.args:
         ann = fn.__annotations__.get(arg.arg)
         if isinstance(ann, str):  # PEP 563 (from __future__ import annotations) stringified it
@@ -218,11 +217,27 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
         if not isinstance(ann, Buffer):
             P.fail_at(file, arg, f"parameter {arg.arg} of prim_func {fn.__name__} needs an A.Buffer annotation",
                       f"{arg.arg}: A.Buffer((rows, blocks), \"int8x64\", scope=A.DDR)")
-        P.set_location(file, arg.lineno, arg.col_offset + 1)
-        ns[arg.arg] = func.input(arg.arg, list(ann.shape), ann.dtype, ann.scope)
-        names.add(arg.arg)
-    parser = P.Parser(file, ns, region, names, own=True)
-    _s.with_script(func, lambda: parser.run(node.body))
+        sig.append((arg.arg, list(ann.shape), ann.dtype, ann.scope, arg.lineno, arg.col_offset + 1))
+    fn._ax_signature = sig  # type: ignore[attr-defined]
+    return sig
+
+
+def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
+    fn = pf.fn
+    file, node = _source_of(fn)
+    sig = _signature(fn, file, node)
+    ns: Dict[str, Any] = dict(fn.__globals__)
+    if fn.__closure__:
+        ns.update(_closure(fn))
+    P.set_location(file, node.lineno, node.col_offset + 1)
+    func = mod.prim_func(fn.__name__)
+    names = set()
+    for name, shape, dtype, scope, line, column in sig:
+        P.set_line(line, column)
+        ns[name] = func.input(name, shape, dtype, scope)
+        names.add(name)
+    parser = P.Parser(file, ns, f"the body of prim_func {fn.__name__}", names, own=True)
+    _s.with_script(func, functools.partial(parser.run, node.body))
     return file
 
 

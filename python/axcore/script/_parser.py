@@ -226,6 +226,17 @@ def code_of(file: str, node: ast.expr) -> CodeType:
     return code
 
 
+def store_code_of(file: str, st: ast.Assign) -> CodeType:
+    """The code object of the store statement ``st`` (``target[key] = value``: value, then target
+    and key, as Python evaluates it), compiled on first use and kept on the node like code_of's."""
+    node: ast.stmt = st
+    if _needs_rewrite(st):
+        node = ast.fix_missing_locations(_Rewrite().visit(copy.deepcopy(st)))
+    code = compile(ast.Module(body=[node], type_ignores=[]), file, "exec")
+    st._ax_code = code  # type: ignore[attr-defined]
+    return code
+
+
 def names_read(node: ast.AST) -> Dict[str, ast.Name]:
     """The names ``node`` reads (first occurrence of each, in ast.walk order), once per node."""
     out = getattr(node, "_ax_reads", None)
@@ -385,10 +396,16 @@ class Parser:
 
     def s_Assign(self, st: ast.Assign) -> None:
         targets = st.targets
-        if len(targets) == 1 and type(targets[0]) is _Name:
-            self._hint = targets[0].id
-            self.assign_name(targets[0], self.eval(st.value), st.value, False)
-            return
+        if len(targets) == 1:
+            t = type(targets[0])
+            if t is _Name:
+                self._hint = targets[0].id
+                self.assign_name(targets[0], self.eval(st.value), st.value, False)
+                return
+            if t is ast.Subscript:  # `buf[i, j] = v`: Python's own store, one code object for the statement
+                code = getattr(st, "_ax_code", None)
+                eval(code if code is not None else store_code_of(self.file, st), self.ns)
+                return
         v = self.eval(st.value)
         for t in targets:
             self.assign(t, v, st.value)
