@@ -336,8 +336,8 @@ class Parser:
                 set_location(*outer)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
-        """Build the statements of ``body`` (``stmt``, inlined: this loop runs for every
-        statement of every build)."""
+        """Build the statements of ``body``: each sets its line, and its handler builds it (this loop
+        runs for every statement of every build, so it is the one place that does)."""
         for st in body:
             set_line(st.lineno, st.col_offset + 1)
             self._hint = ""
@@ -364,14 +364,8 @@ class Parser:
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
-        set_line(st.lineno, st.col_offset + 1)
-        self._hint = ""
-        if self.lets:
-            self.check_lets(st)
-        handler = _HANDLERS.get(type(st))
-        if handler is None:
-            self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
-        handler(self, st)
+        """Build one statement (block() does it for each of a body)."""
+        self.block((st,))
 
     def check_lets(self, st: ast.stmt) -> None:
         if not self.lets:
