@@ -2,6 +2,8 @@
 compiled expressions and located bodies are reused), and the loop forms of §4.4 / §6.2 build."""
 import textwrap
 
+import pytest
+
 import axcore.script as A
 
 
@@ -76,3 +78,48 @@ def test_edited_file_is_parsed_again(tmp_path):
     first = _load(tmp_path, PROGRAM, "edited").M.dump()
     again = _load(tmp_path, PROGRAM.replace("A.grid(ROWS):", "A.grid(ROWS - 1):"), "edited").M.dump()
     assert "A.grid(4)" in first and "A.grid(3)" in again
+
+
+OPERATOR_THEN_ERROR = '''
+import axcore.script as A
+from dpu_cast_op import dpu_cast
+
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 2), "float32x64", scope=A.DDR)):
+        out = A.alloc_buffer((4, 2), "float32x64", scope=A.DDR)
+        out[0, 0] = dpu_cast(inp)[0, 0, 0]
+        A.output(out)
+'''
+
+
+def test_error_after_an_operator_call_is_at_the_callers_line(tmp_path):
+    """The operator's with A.script(): block is a nested region: when it ends, the builder's
+    location is the calling statement again, so what that statement builds after the call (here a
+    load outside any unit, refused by the lowering) is reported at its line, not at the
+    operator's last line."""
+    from axcore import runtime
+    mod = _load(tmp_path, OPERATOR_THEN_ERROR, "after_op")
+    with pytest.raises(A.CompileError) as err:
+        runtime.compile(mod.M)
+    assert err.value.filename == str(tmp_path / "after_op.py")
+    assert err.value.lineno == 11
+
+
+def test_script_block_of_pass_only(tmp_path):
+    """with A.script(): holding only `pass` builds nothing and lets the method go on (the trace
+    that skips a block's Python run has no line to fire on there)."""
+    body = '''
+    import axcore.script as A
+
+
+    class Helper:
+        def build(self):
+            with A.script():
+                pass
+            return "after"
+    '''
+    mod = _load(tmp_path, body, "pass_only")
+    assert mod.Helper().build() == "after"

@@ -268,6 +268,9 @@ class script:
             P.Parser(file, ns, region, names, own=True).run(node.body)
         except (NativeCompileError, CompileError) as err:
             reraise(err)
+        self._frame = None
+        if all(isinstance(st, ast.Pass) for st in node.body):
+            return self  # nothing to skip (and a lone `pass` has no line event inside the with)
         # The block was built: skip running it as Python (a trace function raises on its first line).
         self._old_trace = sys.gettrace()
         sys.settrace(_no_trace)
@@ -276,6 +279,8 @@ class script:
         return self
 
     def __exit__(self, typ: Any, val: Any, tb: Any) -> bool:
+        if self._frame is None:
+            return False
         sys.settrace(self._old_trace)
         # The frame's own trace goes too: left set, it fires on the method's next event (its
         # return, when the block was the method's last statement) outside this with.
