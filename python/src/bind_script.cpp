@@ -221,20 +221,12 @@ void bind_handles(py::module_& m) {
 void bind_constructs(py::module_& m) {
   // The statement's location: the parser sets the file once per region (set_location) and the line
   // per statement (set_line, no string to convert); the builder copies it into what it records.
-  static SourceLoc statement;
   m.def("set_location",
         [](const std::string& file, uint32_t line, uint32_t column) {
-          statement = SourceLoc{file, line, column};
-          compiler::set_front_end_location(&statement);
+          statement_location() = SourceLoc{file, line, column};
+          compiler::set_front_end_location(&statement_location());
         })
-      .def("set_line",
-           [](uint32_t line, uint32_t column) {
-             if (!compiler::front_end_location())
-               throw std::logic_error("set_line before set_location: the region's file is not set");
-             statement.line = line;
-             statement.column = column;
-             compiler::set_front_end_location(&statement);
-           })
+      .def("set_line", &set_statement_line)
       .def("location",
            []() -> py::object {
              const SourceLoc* l = compiler::front_end_location();
@@ -274,10 +266,7 @@ void bind_constructs(py::module_& m) {
       // loops
       .def("open_loop",
            [](const std::string& kind, int64_t start, int64_t extent, std::optional<std::vector<int64_t>> tiles) {
-             compiler::LoopKind k = kind == "serial"   ? compiler::LoopKind::Serial
-                                    : kind == "grid"   ? compiler::LoopKind::Grid
-                                    : kind == "unroll" ? compiler::LoopKind::Unroll
-                                                       : throw std::invalid_argument("loop kind " + kind);
+             const compiler::LoopKind k = loop_kind(kind);
              std::optional<compiler::TileBounds> tb;
              if (tiles) {
                if (tiles->size() != 4) throw std::invalid_argument("tiles: (tile_min, tile_max, num_tiles, drain)");
@@ -289,21 +278,8 @@ void bind_constructs(py::module_& m) {
            })
       .def("close_loop", [] { A::detail::close_loop(); })
       // blocks
-      .def("Datapath",
-           [](std::optional<std::string> kind, int core, const std::string& id, const py::function& body) {
-             A::DatapathArgs a;
-             if (kind) {
-               if (*kind == "DP_MVMEXE" || *kind == "MVMEXE")
-                 a.kind = compiler::DpKind::MVMEXE;
-               else if (*kind == "DP_DWPU" || *kind == "DWPU")
-                 a.kind = compiler::DpKind::DWPU;
-               else
-                 compiler::fail(here(), "unknown datapath kind '" + *kind + "'", "A.DP_MVMEXE or A.DP_DWPU");
-             }
-             a.core = core;
-             a.id = id;
-             A::Datapath(a, body_of(body));
-           })
+      .def("Datapath", [](const std::optional<std::string>& kind, int core, const std::string& id,
+                          const py::function& body) { A::Datapath(datapath_args(kind, core, id), body_of(body)); })
       .def("IFD", [](int num, const py::function& body) { A::IFD(num, body_of(body)); })
       .def("MatMul", [](const py::function& body) { A::MatMul(body_of(body)); })
       .def("DPU", [](const py::function& body) { A::DPU(body_of(body)); })
@@ -356,6 +332,41 @@ void bind_constructs(py::module_& m) {
 }
 
 }  // namespace
+
+SourceLoc& statement_location() {
+  static SourceLoc statement;
+  return statement;
+}
+
+void set_statement_line(uint32_t line, uint32_t column) {
+  if (!compiler::front_end_location())
+    throw std::logic_error("set_line before set_location: the region's file is not set");
+  statement_location().line = line;
+  statement_location().column = column;
+  compiler::set_front_end_location(&statement_location());
+}
+
+A::DatapathArgs datapath_args(const std::optional<std::string>& kind, int core, const std::string& id) {
+  A::DatapathArgs a;
+  if (kind) {
+    if (*kind == "DP_MVMEXE" || *kind == "MVMEXE")
+      a.kind = compiler::DpKind::MVMEXE;
+    else if (*kind == "DP_DWPU" || *kind == "DWPU")
+      a.kind = compiler::DpKind::DWPU;
+    else
+      compiler::fail(here(), "unknown datapath kind '" + *kind + "'", "A.DP_MVMEXE or A.DP_DWPU");
+  }
+  a.core = core;
+  a.id = id;
+  return a;
+}
+
+compiler::LoopKind loop_kind(const std::string& kind) {
+  if (kind == "serial") return compiler::LoopKind::Serial;
+  if (kind == "grid") return compiler::LoopKind::Grid;
+  if (kind == "unroll") return compiler::LoopKind::Unroll;
+  throw std::invalid_argument("loop kind " + kind);
+}
 
 void bind_script(py::module_& m) {
   bind_values(m);

@@ -28,6 +28,7 @@ from . import _constructs as C
 from ._values import indices, is_device, value
 
 _local = threading.local()
+_UNSET = object()
 # The builder's types and calls the parser uses per statement, bound once.
 _Value, _Reg, _Acc, _Buffer = _s.Value, _s.Reg, _s.Acc, _s.BufferHandle
 _Block, _Loops = C.Block, C.Loops
@@ -336,17 +337,16 @@ class Parser:
                 set_location(*outer)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
-        """Build the statements of ``body``: each sets its line, and its handler builds it (this loop
-        runs for every statement of every build, so it is the one place that does)."""
-        for st in body:
-            set_line(st.lineno, st.col_offset + 1)
-            self._hint = ""
-            if self.lets:
-                self.check_lets(st)
-            handler = _HANDLERS.get(type(st))
-            if handler is None:
-                self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
-            handler(self, st)
+        """Build the statements of ``body``. The loop is the extension's (``_s.run_block``,
+        bind_parser.cpp): per statement it sets the line, resets the name hint, checks the
+        LetStmt names (check_lets) and calls the handler (``s_<Type>``); a ``with`` of a unit
+        block or A.Datapath and a ``for`` over a device loop it builds itself, and hands what
+        else it evaluated to with_evaluated / for_evaluated."""
+        _run_block(self, body)
+
+    def refuse(self, st: ast.stmt) -> None:
+        """A statement no handler takes."""
+        self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
 
     def name_hint(self) -> str:
         """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
@@ -509,7 +509,10 @@ class Parser:
                               "bind it unconditionally to a real buffer (a zero-filled A.alloc_constant)")
 
     def s_For(self, st: ast.For) -> None:
-        it = self.eval(st.iter)
+        self.for_evaluated(st, self.eval(st.iter))
+
+    def for_evaluated(self, st: ast.For, it: Any) -> None:
+        """A ``for`` whose iterable ``it`` is evaluated."""
         if type(it) is range:
             if it.step != 1:
                 self.fail(st.iter, "a device range() takes step 1", "A.serial(start, stop)")
@@ -545,13 +548,19 @@ class Parser:
     def s_With(self, st: ast.With) -> None:
         self.with_items(st, 0, st.body)
 
-    def with_items(self, st: ast.With, k: int, body: Sequence[ast.stmt]) -> None:
-        """Open ``st.items[k]``, and inside it the items after it, then build ``body``."""
+    def with_evaluated(self, st: ast.With, ctx: Any) -> None:
+        """A ``with`` whose first item evaluated to ``ctx``."""
+        self.with_items(st, 0, st.body, ctx)
+
+    def with_items(self, st: ast.With, k: int, body: Sequence[ast.stmt], ctx: Any = _UNSET) -> None:
+        """Open ``st.items[k]`` (``ctx`` when it is evaluated already), and inside it the items
+        after it, then build ``body``."""
         items = st.items
         item = items[k]
         if k:
             self.at(item.context_expr)  # the first item is on the statement's line, already set
-        ctx = self.eval(item.context_expr)
+        if ctx is _UNSET:
+            ctx = self.eval(item.context_expr)
         if k + 1 < len(items):
             inner = _partial(self.with_items, st, k + 1, body)
         else:
@@ -651,6 +660,10 @@ def _binop(op: ast.operator, a: Any, b: Any) -> Any:
 # The statement handlers by node type (Parser.s_<Type>).
 _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
     getattr(ast, name[2:]): fn for name, fn in vars(Parser).items() if name.startswith("s_") and hasattr(ast, name[2:])}
+
+
+_s.parser_hooks(_HANDLERS, ast.With, ast.For, C.Block, C.Loops)
+_run_block = _s.run_block
 
 
 def current() -> Optional[Parser]:
