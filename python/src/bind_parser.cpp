@@ -22,7 +22,8 @@ namespace A = compiler::A;
 // What the loop needs of the Python side, given once by _parser.py (parser_hooks).
 struct Hooks {
   py::dict handlers;  // ast statement type -> Parser.s_<Type>
-  py::handle with_type, for_type, block_type, loops_type;
+  py::handle with_type, for_type, expr_type, assign_type, constant_type, name_type, subscript_type, block_type,
+      loops_type;
 };
 
 Hooks& hooks() {
@@ -37,7 +38,7 @@ struct Names {
       optional_vars{"optional_vars"}, body{"body"}, kind{"kind"}, args{"args"}, num{"num"}, core{"core"}, id{"id"},
       with_evaluated{"with_evaluated"}, for_evaluated{"for_evaluated"}, iter{"iter"}, target{"target"},
       orelse{"orelse"}, assign{"assign"}, starts{"starts"}, extents{"extents"}, always_tuple{"always_tuple"},
-      refuse{"refuse"}, empty{""};
+      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, empty{""};
 };
 
 const Names& names() {
@@ -47,6 +48,17 @@ const Names& names() {
 
 void run_block(py::handle parser, py::handle body);
 
+// parser.<name>(args...) by vectorcall: no bound method, no argument tuple (pybind11's call
+// makes both, which costs more than the Python handler it would replace).
+template <class... Args>
+py::object call_method(py::handle parser, const py::str& name, Args... args) {
+  PyObject* argv[] = {parser.ptr(), py::handle(args).ptr()...};
+  PyObject* r =
+      PyObject_VectorcallMethod(name.ptr(), argv, (sizeof...(Args) + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
 // An expression of the statement: its compiled code (kept on the node) run in the parser's
 // namespace, as Parser.eval does; compiled by Parser.eval the first time.
 py::object eval_expr(py::handle parser, py::handle expr) {
@@ -54,7 +66,7 @@ py::object eval_expr(py::handle parser, py::handle expr) {
   PyObject* code = PyObject_GetAttr(expr.ptr(), n.ax_code.ptr());
   if (!code) {
     PyErr_Clear();
-    return parser.attr(n.eval)(expr);
+    return call_method(parser, n.eval, expr);
   }
   const py::object c = py::reinterpret_steal<py::object>(code);
   const py::object ns = parser.attr(n.ns);
@@ -89,7 +101,7 @@ bool with_statement(py::handle parser, py::handle st) {
   if (!item.attr(n.optional_vars).is_none()) return false;
   const py::object ctx = eval_expr(parser, item.attr(n.context_expr));
   if (Py_TYPE(ctx.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().block_type.ptr())) {
-    parser.attr(n.with_evaluated)(st, ctx);
+    call_method(parser, n.with_evaluated, st, ctx);
     return true;
   }
   const py::object kind = ctx.attr(n.kind);
@@ -112,8 +124,44 @@ bool with_statement(py::handle parser, py::handle st) {
   } else if (k == "init") {
     A::init(unit_body(parser, body, kind));
   } else {
-    parser.attr(n.with_evaluated)(st, ctx);
+    call_method(parser, n.with_evaluated, st, ctx);
   }
+  return true;
+}
+
+bool is_type(py::handle o, py::handle type) { return Py_TYPE(o.ptr()) == reinterpret_cast<PyTypeObject*>(type.ptr()); }
+
+// An expression statement: its value evaluated (a docstring or a bare constant is not).
+void expr_statement(py::handle parser, py::handle st) {
+  const py::object v = st.attr(names().value);
+  if (!is_type(v, hooks().constant_type)) eval_expr(parser, v);
+}
+
+// `name = value` (the name is the hint of what the value allocates; Parser.assign_name binds it)
+// and `target[key] = value` (the statement's code, compiled by the handler the first time). False:
+// the handler's.
+bool assign_statement(py::handle parser, py::handle st) {
+  const Names& n = names();
+  const py::object targets = st.attr(n.targets);
+  if (PyList_Check(targets.ptr()) == 0 || PyList_GET_SIZE(targets.ptr()) != 1) return false;
+  const py::handle target = PyList_GET_ITEM(targets.ptr(), 0);
+  if (is_type(target, hooks().name_type)) {
+    if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), target.attr(n.id).ptr()) != 0) throw py::error_already_set();
+    const py::object rhs = st.attr(n.value);
+    call_method(parser, n.assign_name, target, eval_expr(parser, rhs), rhs, py::handle(Py_False));
+    return true;
+  }
+  if (!is_type(target, hooks().subscript_type)) return false;
+  PyObject* code = PyObject_GetAttr(st.ptr(), n.ax_code.ptr());
+  if (!code) {
+    PyErr_Clear();
+    return false;
+  }
+  const py::object c = py::reinterpret_steal<py::object>(code);
+  const py::object ns = parser.attr(n.ns);
+  PyObject* r = PyEval_EvalCode(c.ptr(), ns.ptr(), ns.ptr());
+  if (!r) throw py::error_already_set();
+  Py_DECREF(r);
   return true;
 }
 
@@ -123,7 +171,7 @@ bool for_statement(py::handle parser, py::handle st) {
   const py::object iter_expr = st.attr(n.iter);
   const py::object it = eval_expr(parser, iter_expr);
   if (Py_TYPE(it.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().loops_type.ptr())) {
-    parser.attr(n.for_evaluated)(st, it);
+    call_method(parser, n.for_evaluated, st, it);
     return true;
   }
   const auto kind = loop_kind(it.attr(n.kind).cast<std::string>());
@@ -138,7 +186,8 @@ bool for_statement(py::handle parser, py::handle st) {
       ++opened;
     }
     const bool as_tuple = extents.size() != 1 || it.attr(n.always_tuple).cast<bool>();
-    parser.attr(n.assign)(st.attr(n.target), as_tuple ? py::object(vars) : py::object(vars[0]), iter_expr, true);
+    const py::object bound = as_tuple ? py::object(vars) : py::object(vars[0]);
+    call_method(parser, n.assign, st.attr(n.target), bound, iter_expr, py::handle(Py_True));
     run_block(parser, st.attr(n.body));
   } catch (...) {
     try {
@@ -158,16 +207,24 @@ void run_block(py::handle parser, py::handle body) {
     set_statement_line(st.attr(n.lineno).cast<uint32_t>(), st.attr(n.col_offset).cast<uint32_t>() + 1);
     if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), n.empty.ptr()) != 0) throw py::error_already_set();
     const py::object lets = parser.attr(n.lets);
-    if (PyObject_IsTrue(lets.ptr())) parser.attr(n.check_lets)(st);
+    if (PyObject_IsTrue(lets.ptr())) call_method(parser, n.check_lets, st);
     PyTypeObject* tp = Py_TYPE(st.ptr());
     if (tp == reinterpret_cast<PyTypeObject*>(h.with_type.ptr()) && with_statement(parser, st)) continue;
     if (tp == reinterpret_cast<PyTypeObject*>(h.for_type.ptr()) && for_statement(parser, st)) continue;
-    PyObject* handler = PyDict_GetItem(h.handlers.ptr(), reinterpret_cast<PyObject*>(tp));  // borrowed
-    if (!handler) {
-      parser.attr(n.refuse)(st);
+    if (tp == reinterpret_cast<PyTypeObject*>(h.expr_type.ptr())) {
+      expr_statement(parser, st);
       continue;
     }
-    const py::object r = py::reinterpret_borrow<py::object>(handler)(parser, st);
+    if (tp == reinterpret_cast<PyTypeObject*>(h.assign_type.ptr()) && assign_statement(parser, st)) continue;
+    PyObject* handler = PyDict_GetItem(h.handlers.ptr(), reinterpret_cast<PyObject*>(tp));  // borrowed
+    if (!handler) {
+      call_method(parser, n.refuse, st);
+      continue;
+    }
+    PyObject* argv[] = {parser.ptr(), st.ptr()};
+    PyObject* r = PyObject_Vectorcall(handler, argv, 2, nullptr);
+    if (!r) throw py::error_already_set();
+    Py_DECREF(r);
   }
 }
 
@@ -176,14 +233,19 @@ void run_block(py::handle parser, py::handle body) {
 void bind_parser(py::module_& m) {
   m.def(
       "parser_hooks",
-      [](const py::dict& handlers, py::handle with_type, py::handle for_type, py::handle block_type,
-         py::handle loops_type) {
+      [](const py::dict& handlers, const py::dict& types) {
         Hooks& h = hooks();
         h.handlers = handlers;
-        h.with_type = with_type.inc_ref();
-        h.for_type = for_type.inc_ref();
-        h.block_type = block_type.inc_ref();
-        h.loops_type = loops_type.inc_ref();
+        auto type = [&](const char* name) { return py::handle(types[name]).inc_ref(); };
+        h.with_type = type("With");
+        h.for_type = type("For");
+        h.expr_type = type("Expr");
+        h.assign_type = type("Assign");
+        h.constant_type = type("Constant");
+        h.name_type = type("Name");
+        h.subscript_type = type("Subscript");
+        h.block_type = type("Block");
+        h.loops_type = type("Loops");
       },
       "the statement handlers by ast type, and the types the loop builds itself");
   m.def(

@@ -339,9 +339,11 @@ class Parser:
     def block(self, body: Sequence[ast.stmt]) -> None:
         """Build the statements of ``body``. The loop is the extension's (``_s.run_block``,
         bind_parser.cpp): per statement it sets the line, resets the name hint, checks the
-        LetStmt names (check_lets) and calls the handler (``s_<Type>``); a ``with`` of a unit
-        block or A.Datapath and a ``for`` over a device loop it builds itself, and hands what
-        else it evaluated to with_evaluated / for_evaluated."""
+        LetStmt names (check_lets) and calls the handler (``s_<Type>``). The common statements it
+        builds as their handler would: an expression statement, ``name = value`` (through
+        assign_name), ``target[key] = value`` (its compiled code), a ``with`` of a unit block or
+        A.Datapath, a ``for`` over a device loop; what else it evaluated goes on to
+        with_evaluated / for_evaluated."""
         _run_block(self, body)
 
     def refuse(self, st: ast.stmt) -> None:
@@ -662,7 +664,9 @@ _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
     getattr(ast, name[2:]): fn for name, fn in vars(Parser).items() if name.startswith("s_") and hasattr(ast, name[2:])}
 
 
-_s.parser_hooks(_HANDLERS, ast.With, ast.For, C.Block, C.Loops)
+_s.parser_hooks(_HANDLERS, {"With": ast.With, "For": ast.For, "Expr": ast.Expr, "Assign": ast.Assign,
+                            "Constant": ast.Constant, "Name": ast.Name, "Subscript": ast.Subscript, "Block": C.Block,
+                            "Loops": C.Loops})
 _run_block = _s.run_block
 
 
