@@ -123,3 +123,41 @@ def test_script_block_of_pass_only(tmp_path):
     '''
     mod = _load(tmp_path, body, "pass_only")
     assert mod.Helper().build() == "after"
+
+
+def test_multi_item_with_and_if_then_else(tmp_path):
+    """`with A.Datapath(), A.IFD(num=0):` opens both, inner in outer, and `with A.If(c):` holding
+    A.Then / A.Else builds the predicated branches (both read the item's index, which the block's
+    kind had shadowed: a TypeError before)."""
+    body = '''
+    import axcore.script as A
+
+
+    @A.ir_module
+    class M:
+        @A.prim_func
+        def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+            out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+            for i in A.grid(8):
+                with A.Datapath():
+                    s = A.decl_stream("float32x64")
+                    d = A.decl_stream("float32x64")
+                    with A.IFD(num=0):
+                        s.push(inp[i, 0])
+                    with A.DPU():
+                        with A.If(i < 4):
+                            with A.Then():
+                                d.push(s.pop())
+                            with A.Else():
+                                d.push(A.cast(A.cast(s.pop(), "float18x64") * A.cast(inp[0, 0], "float18x64"),
+                                              "float32x64"))
+                    with A.ODR():
+                        out[i, 0] = d.pop()
+            for i in A.grid(2):
+                with A.Datapath(), A.IFD(num=0):
+                    pass
+            A.output(out)
+    '''
+    ir = _load(tmp_path, body, "if_then_else").M.dump()
+    assert "with A.If((i" in ir and "with A.Then():" in ir and "with A.Else():" in ir
+    assert "with A.Datapath():\n        with A.IFD(num=0):\n          pass" in ir

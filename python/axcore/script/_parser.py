@@ -571,37 +571,37 @@ class Parser:
             self.fail(item.context_expr, f"with {ast.unparse(item.context_expr)}: not a block of the language",
                       "A.Datapath, A.IFD, A.pseudo.MatMul, A.DPU, A.ODR, A.init, A.pseudo.LoadIMC, A.CoreDMA, "
                       "A.SysDMA, A.AICore, A.If/Then/Else, A.when, A.tiles, A.script")
-        k, a = ctx.kind, ctx.args
-        if item.optional_vars is not None and k != "tiles":
+        kind, a = ctx.kind, ctx.args  # (k stays the item's index)
+        if item.optional_vars is not None and kind != "tiles":
             self.assign(item.optional_vars, ctx, item.context_expr)
-        unit = _UNIT_CALLS.get(k)
+        unit = _UNIT_CALLS.get(kind)
         if unit is not None:
             units = self.units
-            units.append(k)
+            units.append(kind)
             try:
-                if k == "IFD":
+                if kind == "IFD":
                     unit(a["num"], inner)
                 else:
                     unit(inner)
             finally:
                 units.pop()
-        elif k == "Datapath":
+        elif kind == "Datapath":
             _s.Datapath(a["kind"], a["core"], a["id"], inner)
-        elif k == "LoadIMC":
+        elif kind == "LoadIMC":
             _s.LoadIMC(inner)
-        elif k == "CoreDMA":
+        elif kind == "CoreDMA":
             _s.CoreDMA(a["core"], a["id"], inner)
-        elif k == "SysDMA":
+        elif kind == "SysDMA":
             _s.SysDMA(a["id"], inner)
-        elif k == "AICore":
+        elif kind == "AICore":
             _s.AICore(a["core"], inner)
-        elif k == "when":
+        elif kind == "when":
             _s.when(value(a["cond"]), inner)
-        elif k == "If":
+        elif kind == "If":
             self.if_block(st, a["cond"], items[k + 1:], body)
-        elif k in ("Then", "Else"):
-            self.fail(item.context_expr, f"with A.{k}() belongs directly inside with A.If(cond):")
-        elif k == "tiles":
+        elif kind in ("Then", "Else"):
+            self.fail(item.context_expr, f"with A.{kind}() belongs directly inside with A.If(cond):")
+        elif kind == "tiles":
             b = a["bounds"]
             v = _s.open_loop("serial", 0, a["extent"], [b[0], b[1], b[2], b[3]])
             try:
@@ -610,10 +610,10 @@ class Parser:
                 inner()
             finally:
                 _s.close_loop()
-        elif k in ("script", "fuse", "prevent_fuse"):
+        elif kind in ("script", "fuse", "prevent_fuse"):
             inner()  # a nested script region; fusion is advisory (§12) and this compiler does not fuse
         else:  # pragma: no cover - every Block kind is handled above
-            self.fail(item.context_expr, f"with A.{k}: not handled")
+            self.fail(item.context_expr, f"with A.{kind}: not handled")
 
     def if_block(self, st: ast.With, cond: Any, rest: List[ast.withitem], body: Sequence[ast.stmt]) -> None:
         if rest:
