@@ -104,9 +104,37 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     a.doc = t[4].cast<std::string>();
     d.args.push_back(std::move(a));
   }
-  d.validate = [validate](const ops::Call& c) { validate(call_args(c)); };
-  d.infer_output = [infer_output, name](const ops::Call& c) {
-    py::tuple r = infer_output(call_args(c));
+  // The call's arguments as one dict for the three callbacks of a call (validate, always first,
+  // makes it; implementation, last, drops it), so the Python side binds one instance per call.
+  struct Args {
+    const ops::Call* call = nullptr;
+    py::object dict;
+    py::object of(const ops::Call& c) { return call == &c ? dict : py::object(call_args(c)); }
+    void drop() {
+      call = nullptr;
+      dict = py::object();
+    }
+  };
+  auto args_of = std::make_shared<Args>();
+  d.validate = [validate, args_of](const ops::Call& c) {
+    args_of->drop();
+    args_of->dict = call_args(c);
+    args_of->call = &c;
+    try {
+      validate(args_of->dict);
+    } catch (...) {
+      args_of->drop();
+      throw;
+    }
+  };
+  d.infer_output = [infer_output, name, args_of](const ops::Call& c) {
+    py::tuple r;
+    try {
+      r = infer_output(args_of->of(c));
+    } catch (...) {
+      args_of->drop();
+      throw;
+    }
     ops::BufferInfo info;
     info.shape = r[0].cast<std::vector<int64_t>>();
     info.dtype = r[1].cast<std::string>();
@@ -115,8 +143,10 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     info.scope = *sc;
     return info;
   };
-  d.implementation = [implementation](const ops::Call& c, const ops::Tensor& out) {
-    implementation(call_args(c), out);
+  d.implementation = [implementation, args_of](const ops::Call& c, const ops::Tensor& out) {
+    const py::object a = args_of->of(c);
+    args_of->drop();
+    implementation(a, out);
   };
   // The reference: one node the Python runtime runs through the class's emulate(). Inputs are the
   // tensor arguments in declaration order, the scalars ride as attributes.

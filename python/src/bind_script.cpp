@@ -38,6 +38,60 @@ A::Body body_of(const py::function& f) {
   return [f] { f(); };
 }
 
+// A Python operand as a builder expression (axcore.script._values.value): a Value as is, a
+// register read, a Python int (or bool, or anything with __index__ but a buffer or a stream) an
+// immediate, a Python float a float32 immediate; anything else refused at the statement's line.
+// One crossing for what took a Python function and a Value() construction per operand.
+A::Value to_value(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyLong_CheckExact(o)) return A::Value(h.cast<int64_t>());
+  if (py::isinstance<A::Value>(h)) return h.cast<const A::Value&>();
+  if (py::isinstance<A::Reg>(h)) return A::Value(h.cast<const A::Reg&>());
+  if (PyBool_Check(o)) return A::Value(int64_t{o == Py_True});
+  if (PyLong_Check(o)) return A::Value(h.cast<int64_t>());
+  if (PyFloat_Check(o)) return A::float32(PyFloat_AS_DOUBLE(o));
+  if (py::hasattr(h, "__index__") && !py::isinstance<A::BufferHandle>(h) && !py::isinstance<A::StreamHandle>(h))
+    return A::Value(py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>());
+  if (h.is_none())
+    compiler::fail(here(), "a name bound to Python None is used as a value",
+                   "bind a real buffer or value (the parser reads both arms of an if, §4.2, §14)");
+  compiler::fail(
+      here(), "a " + std::string(py::str(py::type::handle_of(h).attr("__name__"))) + " is not an AxScript value here",
+      "a buffer element, a stream pop, a register, a loop variable or a build-time number");
+}
+
+// A subscript as the builder's index list (axcore.script._values.indices): `a:b` is
+// A.slice(a, b), a tuple spreads (buf[loop_vars] with the tuple of A.grid(..., always_tuple=True)).
+void add_indices(py::handle key, std::vector<A::Value>& out) {
+  if (PyTuple_Check(key.ptr())) {
+    for (py::handle k : py::reinterpret_borrow<py::tuple>(key)) add_indices(k, out);
+    return;
+  }
+  if (PySlice_Check(key.ptr())) {
+    const py::object start = key.attr("start"), stop = key.attr("stop"), step = key.attr("step");
+    if (!step.is_none() && !(PyLong_CheckExact(step.ptr()) && step.cast<int64_t>() == 1))
+      compiler::fail(here(), "a slice with a step is not a buffer index", "A.Ramp(base, step, lanes)");
+    if (start.is_none() || stop.is_none()) compiler::fail(here(), "a buffer slice needs both bounds", "buf[a:b]");
+    out.push_back(A::slice(to_value(start), to_value(stop)));
+    return;
+  }
+  out.push_back(to_value(key));
+}
+
+std::vector<A::Value> indices(py::handle key) {
+  std::vector<A::Value> out;
+  add_indices(key, out);
+  return out;
+}
+
+// The one index of a register file (A.array) or the accumulator.
+A::Value one_index(py::handle key, const std::string& name) {
+  auto idx = indices(key);
+  if (idx.size() != 1)
+    compiler::fail(here(), "register file " + name + " takes one index, got " + std::to_string(idx.size()));
+  return std::move(idx[0]);
+}
+
 void bind_values(py::module_& m) {
   py::class_<A::Value>(m, "Value", "an expression: index arithmetic, a loaded value, a DPU computation")
       .def(py::init([](int64_t v) { return A::Value(v); }))
@@ -112,6 +166,9 @@ void bind_handles(py::module_& m) {
       .def("load", [](const A::BufferHandle& b, const std::vector<A::Value>& idx) { return b.at(idx).value(); })
       .def("store",
            [](const A::BufferHandle& b, const std::vector<A::Value>& idx, const A::Value& v) { b.at(idx) = v; })
+      .def("__getitem__", [](const A::BufferHandle& b, py::handle key) { return b.at(indices(key)).value(); })
+      .def("__setitem__",
+           [](const A::BufferHandle& b, py::handle key, py::handle v) { b.at(indices(key)) = to_value(v); })
       .def_property_readonly("shape",
                              [](const A::BufferHandle& b) {
                                py::tuple t(b.shape().size());
@@ -128,6 +185,10 @@ void bind_handles(py::module_& m) {
       .def("write", [](A::Reg& r, const A::Value& v) { r = v; })
       .def("load", [](const A::Reg& r, const A::Value& i) { return r[A::Ix(i)].value(); })
       .def("store", [](const A::Reg& r, const A::Value& i, const A::Value& v) { r[A::Ix(i)] = v; })
+      .def("__getitem__",
+           [](const A::Reg& r, py::handle key) { return r[A::Ix(one_index(key, r.node()->name))].value(); })
+      .def("__setitem__", [](const A::Reg& r, py::handle key,
+                             py::handle v) { r[A::Ix(one_index(key, r.node()->name))] = to_value(v); })
       .def_property_readonly("is_var", [](const A::Reg& r) { return r.node()->is_var; })
       .def_property_readonly("name", [](const A::Reg& r) { return r.node()->name; })
       .def_property_readonly("dtype", [](const A::Reg& r) { return r.node()->dtype.str(); });
@@ -136,8 +197,13 @@ void bind_handles(py::module_& m) {
       .def("load", [](const A::Acc& a, const A::Value& i) { return a[A::Ix(i)].value(); })
       .def_property_readonly("name", [](const A::Acc& a) { return a.node()->name; });
   py::class_<A::StreamHandle>(m, "Stream", "a stream between two units (A.decl_stream)")
-      .def("push", [](const A::StreamHandle& s, const A::Value& v) { s.push(v); })
-      .def("push", [](const A::StreamHandle& s, const A::Acc& acc) { s.push(acc); })
+      .def("push",
+           [](const A::StreamHandle& s, py::handle v) {
+             if (py::isinstance<A::Acc>(v))
+               s.push(v.cast<const A::Acc&>());
+             else
+               s.push(to_value(v));
+           })
       .def("pop", [](const A::StreamHandle& s) { return s.pop(); })
       .def_property_readonly("dtype", [](const A::StreamHandle& s) { return s.node()->dtype.str(); })
       .def_property_readonly("name", [](const A::StreamHandle& s) { return s.node()->name; });
@@ -153,13 +219,24 @@ void bind_handles(py::module_& m) {
 }
 
 void bind_constructs(py::module_& m) {
+  // The statement's location: the parser sets the file once per region (set_location) and the line
+  // per statement (set_line, no string to convert); the builder copies it into what it records.
   m.def("set_location",
         [](const std::string& file, uint32_t line, uint32_t column) {
-          const SourceLoc l{file, line, column};
-          compiler::set_front_end_location(&l);
+          statement_location() = SourceLoc{file, line, column};
+          compiler::set_front_end_location(&statement_location());
         })
+      .def("set_line", &set_statement_line)
+      .def("location",
+           []() -> py::object {
+             const SourceLoc* l = compiler::front_end_location();
+             if (!l) return py::none();
+             return py::make_tuple(l->file, l->line, l->column);
+           })
       .def("clear_location", [] { compiler::set_front_end_location(nullptr); })
       .def("fail", [](const std::string& message, const std::string& hint) { compiler::fail(here(), message, hint); })
+      .def("value", [](py::handle v) { return to_value(v); })
+      .def("indices", [](py::handle key) { return indices(key); })
       .def("with_script",
            [](A::Func& f, const py::function& body) {
              A::Script s(f);
@@ -189,10 +266,7 @@ void bind_constructs(py::module_& m) {
       // loops
       .def("open_loop",
            [](const std::string& kind, int64_t start, int64_t extent, std::optional<std::vector<int64_t>> tiles) {
-             compiler::LoopKind k = kind == "serial"   ? compiler::LoopKind::Serial
-                                    : kind == "grid"   ? compiler::LoopKind::Grid
-                                    : kind == "unroll" ? compiler::LoopKind::Unroll
-                                                       : throw std::invalid_argument("loop kind " + kind);
+             const compiler::LoopKind k = loop_kind(kind);
              std::optional<compiler::TileBounds> tb;
              if (tiles) {
                if (tiles->size() != 4) throw std::invalid_argument("tiles: (tile_min, tile_max, num_tiles, drain)");
@@ -204,21 +278,8 @@ void bind_constructs(py::module_& m) {
            })
       .def("close_loop", [] { A::detail::close_loop(); })
       // blocks
-      .def("Datapath",
-           [](std::optional<std::string> kind, int core, const std::string& id, const py::function& body) {
-             A::DatapathArgs a;
-             if (kind) {
-               if (*kind == "DP_MVMEXE" || *kind == "MVMEXE")
-                 a.kind = compiler::DpKind::MVMEXE;
-               else if (*kind == "DP_DWPU" || *kind == "DWPU")
-                 a.kind = compiler::DpKind::DWPU;
-               else
-                 compiler::fail(here(), "unknown datapath kind '" + *kind + "'", "A.DP_MVMEXE or A.DP_DWPU");
-             }
-             a.core = core;
-             a.id = id;
-             A::Datapath(a, body_of(body));
-           })
+      .def("Datapath", [](const std::optional<std::string>& kind, int core, const std::string& id,
+                          const py::function& body) { A::Datapath(datapath_args(kind, core, id), body_of(body)); })
       .def("IFD", [](int num, const py::function& body) { A::IFD(num, body_of(body)); })
       .def("MatMul", [](const py::function& body) { A::MatMul(body_of(body)); })
       .def("DPU", [](const py::function& body) { A::DPU(body_of(body)); })
@@ -271,6 +332,41 @@ void bind_constructs(py::module_& m) {
 }
 
 }  // namespace
+
+SourceLoc& statement_location() {
+  static SourceLoc statement;
+  return statement;
+}
+
+void set_statement_line(uint32_t line, uint32_t column) {
+  if (!compiler::front_end_location())
+    throw std::logic_error("set_line before set_location: the region's file is not set");
+  statement_location().line = line;
+  statement_location().column = column;
+  compiler::set_front_end_location(&statement_location());
+}
+
+A::DatapathArgs datapath_args(const std::optional<std::string>& kind, int core, const std::string& id) {
+  A::DatapathArgs a;
+  if (kind) {
+    if (*kind == "DP_MVMEXE" || *kind == "MVMEXE")
+      a.kind = compiler::DpKind::MVMEXE;
+    else if (*kind == "DP_DWPU" || *kind == "DWPU")
+      a.kind = compiler::DpKind::DWPU;
+    else
+      compiler::fail(here(), "unknown datapath kind '" + *kind + "'", "A.DP_MVMEXE or A.DP_DWPU");
+  }
+  a.core = core;
+  a.id = id;
+  return a;
+}
+
+compiler::LoopKind loop_kind(const std::string& kind) {
+  if (kind == "serial") return compiler::LoopKind::Serial;
+  if (kind == "grid") return compiler::LoopKind::Grid;
+  if (kind == "unroll") return compiler::LoopKind::Unroll;
+  throw std::invalid_argument("loop kind " + kind);
+}
 
 void bind_script(py::module_& m) {
   bind_values(m);

@@ -26,6 +26,7 @@ PYBIND11_MODULE(_axcore, m) {
   });
   auto script = m.def_submodule("script", "the builder (axcore/compiler/script.hpp)");
   axcore::python::bind_script(script);
+  axcore::python::bind_parser(script);
   auto ops = m.def_submodule("ops", "the operator library (axcore/compiler/ops/op.hpp)");
   axcore::python::bind_ops(ops);
   auto rt = m.def_submodule("runtime", "compile and bundles");

@@ -185,29 +185,41 @@ def register_op(cls: Type[ScriptOp], name: str, generation: Any = None, atomic: 
              for a in inputs]
 
     tensor_specs = [(a, [m for m in _members(a.spec) if isinstance(m, TensorSpec)]) for a in inputs]
+    tensor_specs = [(a, specs) for a, specs in tensor_specs if specs]
+    # One instance per call: validate (first) binds it, infer_outputs and implementation (last) get
+    # the same one (the C++ side passes them the same dict of arguments).
+    current: List[Any] = [None, None]
+
+    def instance(bound: Dict[str, Any]) -> ScriptOp:
+        return current[1] if current[0] is bound else _instance(cls, bound)
 
     def validate(bound: Dict[str, Any]) -> None:
+        current[0] = current[1] = None
         for a, specs in tensor_specs:
             v = bound.get(a.name)
             if isinstance(v, _s.BufferHandle):
+                dtype, shape = v.dtype, v.shape
                 for m in specs:
-                    why = m.admits(v.dtype, tuple(v.shape))
+                    why = m.admits(dtype, shape)
                     if why:
                         _s.fail(f"axol.{full}: argument '{a.name}': {why}", a.description)
+        inst = _instance(cls, bound)
         try:
-            _instance(cls, bound).validate()
+            inst.validate()
         except UnsupportedError as err:
             _s.fail(f"axol.{full}: {err}", "")
+        current[0], current[1] = bound, inst
 
     def infer_output(bound: Dict[str, Any]) -> Tuple[List[int], str, str]:
-        infos = _instance(cls, bound).infer_outputs()
+        infos = instance(bound).infer_outputs()
         if out_arg.name not in infos:
             _s.fail(f"axol.{full}: infer_outputs() has no entry for the output '{out_arg.name}'")
         info = infos[out_arg.name]
         return [int(d) for d in info.shape], str(info.dtype), str(getattr(info.scope, "value", info.scope))
 
     def implementation(bound: Dict[str, Any], out: Any) -> None:
-        inst = _instance(cls, bound)
+        inst = instance(bound)
+        current[0] = current[1] = None
         inst.__dict__[out_arg.name] = out
         inst.implementation()
 

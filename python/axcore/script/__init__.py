@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import sys
 import time
@@ -50,7 +51,7 @@ IFD_0_STREAM, IFD_1_STREAM, MVM_STREAM, DPU_STREAM, ODR_STREAM = (
 
 
 def _scope(s: Any) -> str:
-    return str(getattr(s, "value", s))
+    return s if type(s) is str else str(getattr(s, "value", s))
 
 
 # ---- the parsed regions --------------------------------------------------------------------------
@@ -189,20 +190,18 @@ def _closure(fn: Callable[..., Any]) -> Dict[str, Any]:
     return out
 
 
-def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
-    fn = pf.fn
-    file, node = _source_of(fn)
-    region = f"the body of prim_func {fn.__name__}"
-    ns: Dict[str, Any] = dict(fn.__globals__)
-    ns.update(_closure(fn))
-    P.check_subset(file, node.body, region)
-    P.set_location(file, node.lineno, node.col_offset + 1)
-    func = mod.prim_func(fn.__name__)
-    names = set()
+def _signature(fn: Callable[..., Any], file: str, node: ast.FunctionDef) -> List[tuple]:
+    """The parameters of a prim_func as (name, shape, dtype, scope, line, column), checked once per
+    function object (its annotations are fixed when it is defined) and kept on it."""
+    sig = getattr(fn, "_ax_signature", None)
+    if sig is not None:
+        return sig
+    P.check_subset(file, node.body, f"the body of prim_func {fn.__name__}")
     params = node.args
     if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
         P.fail_at(file, node, f"prim_func {fn.__name__}: parameters are buffers, named one by one",
                   "def main(x: A.Buffer(shape, dtype, scope=A.DDR), ...)")
+    sig = []
     for arg in params.args:
         ann = fn.__annotations__.get(arg.arg)
         if isinstance(ann, str):  # PEP 563 (from __future__ import annotations) stringified it
@@ -218,11 +217,27 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
         if not isinstance(ann, Buffer):
             P.fail_at(file, arg, f"parameter {arg.arg} of prim_func {fn.__name__} needs an A.Buffer annotation",
                       f"{arg.arg}: A.Buffer((rows, blocks), \"int8x64\", scope=A.DDR)")
-        P.set_location(file, arg.lineno, arg.col_offset + 1)
-        ns[arg.arg] = func.input(arg.arg, list(ann.shape), ann.dtype, ann.scope)
-        names.add(arg.arg)
-    parser = P.Parser(file, ns, region, names, own=True)
-    _s.with_script(func, lambda: parser.run(node.body))
+        sig.append((arg.arg, list(ann.shape), ann.dtype, ann.scope, arg.lineno, arg.col_offset + 1))
+    fn._ax_signature = sig  # type: ignore[attr-defined]
+    return sig
+
+
+def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
+    fn = pf.fn
+    file, node = _source_of(fn)
+    sig = _signature(fn, file, node)
+    ns: Dict[str, Any] = dict(fn.__globals__)
+    if fn.__closure__:
+        ns.update(_closure(fn))
+    P.set_location(file, node.lineno, node.col_offset + 1)
+    func = mod.prim_func(fn.__name__)
+    names = set()
+    for name, shape, dtype, scope, line, column in sig:
+        P.set_line(line, column)
+        ns[name] = func.input(name, shape, dtype, scope)
+        names.add(name)
+    parser = P.Parser(file, ns, f"the body of prim_func {fn.__name__}", names, own=True)
+    _s.with_script(func, functools.partial(parser.run, node.body))
     return file
 
 
@@ -253,18 +268,33 @@ class script:
             P.Parser(file, ns, region, names, own=True).run(node.body)
         except (NativeCompileError, CompileError) as err:
             reraise(err)
+        self._frame = None
+        if all(isinstance(st, ast.Pass) for st in node.body):
+            return self  # nothing to skip (and a lone `pass` has no line event inside the with)
         # The block was built: skip running it as Python (a trace function raises on its first line).
         self._old_trace = sys.gettrace()
-        sys.settrace(lambda *args: None)
-        frame.f_trace = self._skip
+        sys.settrace(_no_trace)
+        frame.f_trace = _skip
+        self._frame = frame
         return self
 
-    def _skip(self, frame: types.FrameType, event: str, arg: Any) -> None:
-        raise _SkipBody()
-
     def __exit__(self, typ: Any, val: Any, tb: Any) -> bool:
+        if self._frame is None:
+            return False
         sys.settrace(self._old_trace)
+        # The frame's own trace goes too: left set, it fires on the method's next event (its
+        # return, when the block was the method's last statement) outside this with.
+        self._frame.f_trace = None
+        self._frame = None
         return typ is _SkipBody
+
+
+def _no_trace(*args: Any) -> None:
+    return None
+
+
+def _skip(frame: types.FrameType, event: str, arg: Any) -> None:
+    raise _SkipBody()
 
 
 # The `with A.script():` statement at a line of a function's code, once per (code, line): keyed by
@@ -419,28 +449,39 @@ def tiles(extent: int, tile_min: int = 0, tile_max: int = 0, num_tiles: int = 0,
 # ---- datapaths and blocks (§6, §8) ------------------------------------------------------------------
 def Datapath(kind: Optional[str] = None, core: Optional[int] = None, id: str = "") -> C.Block:  # noqa: A002
     """``with A.Datapath(kind=..., core=..., id=...):`` — one datapath invocation (§6)."""
+    if kind is None and core is None and not id:
+        return _DATAPATH_BLOCK
     k = None if kind is None else str(getattr(kind, "value", kind))
     return C.Block("Datapath", {"kind": k, "core": C.optional_int(core, -1, "core"), "id": id or ""})
 
 
+# The blocks without arguments (and the common argument values) are made once: a Block is a
+# read-only descriptor, and these are evaluated for every block of every build.
+_BLOCKS = {k: C.Block(k) for k in ("DPU", "ODR", "init", "MatMul", "LoadIMC", "Then", "Else", "fuse",
+                                     "prevent_fuse")}
+_IFD_BLOCKS = {n: C.Block("IFD", {"num": n}) for n in (0, 1)}
+_DATAPATH_BLOCK = C.Block("Datapath", {"kind": None, "core": -1, "id": ""})
+
+
 def IFD(num: int = 0) -> C.Block:
     """``with A.IFD(num=0):`` — the input feeder; num=1 is the DPU's side input (§8.2)."""
-    return C.Block("IFD", {"num": C.build_int(num, "IFD num")})
+    b = _IFD_BLOCKS.get(num) if type(num) is int else None
+    return b if b is not None else C.Block("IFD", {"num": C.build_int(num, "IFD num")})
 
 
 def DPU() -> C.Block:
     """``with A.DPU():`` — the DPU's register program (§8.5)."""
-    return C.Block("DPU")
+    return _BLOCKS["DPU"]
 
 
 def ODR() -> C.Block:
     """``with A.ODR():`` — the output store (§8.4)."""
-    return C.Block("ODR")
+    return _BLOCKS["ODR"]
 
 
 def init() -> C.Block:
     """``with A.init():`` — the DPU's one-time preamble (§8.5)."""
-    return C.Block("init")
+    return _BLOCKS["init"]
 
 
 class _Pseudo:
@@ -449,12 +490,12 @@ class _Pseudo:
     @staticmethod
     def MatMul() -> C.Block:
         """``with A.pseudo.MatMul():`` — reset, ``acc += A.mvm_1x1(...)``, push (§6.2)."""
-        return C.Block("MatMul")
+        return _BLOCKS["MatMul"]
 
     @staticmethod
     def LoadIMC() -> C.Block:
         """``with A.pseudo.LoadIMC():`` — makes a matrix resident, one IMC block a store (§6.2)."""
-        return C.Block("LoadIMC")
+        return _BLOCKS["LoadIMC"]
 
 
 pseudo = _Pseudo()
@@ -482,12 +523,12 @@ def If(cond: Any) -> C.Block:
 
 def Then() -> C.Block:
     """The taken branch of ``A.If``."""
-    return C.Block("Then")
+    return _BLOCKS["Then"]
 
 
 def Else() -> C.Block:
     """The other branch of ``A.If``."""
-    return C.Block("Else")
+    return _BLOCKS["Else"]
 
 
 def when(cond: Any) -> C.Block:
@@ -498,12 +539,12 @@ def when(cond: Any) -> C.Block:
 def fuse(unsafe: bool = False, strict: bool = True, disable_dpu_reg_pressure_heuristic: bool = False,
          enable_loop_legalization: bool = False) -> C.Block:
     """``with A.fuse(...):`` — advisory (§12): this compiler does not fuse; the body is built as is."""
-    return C.Block("fuse")
+    return _BLOCKS["fuse"]
 
 
 def prevent_fuse() -> C.Block:
     """``with A.prevent_fuse():`` — advisory (§12); the body is built as is."""
-    return C.Block("prevent_fuse")
+    return _BLOCKS["prevent_fuse"]
 
 
 def where(cond: Any) -> None:
@@ -547,7 +588,11 @@ def barrier(*cores: int) -> None:
 # ---- values (§5, §7) ----------------------------------------------------------------------------------
 def cast(v: Any, dtype: str) -> Any:
     """Convert a value to ``dtype`` (rounding and clipping as the target type does, §5)."""
-    return _s.cast(_v(v), str(getattr(dtype, "name", dtype)) if not isinstance(dtype, str) else dtype)
+    return _cast(v if type(v) is _Value else _v(v),
+                 dtype if type(dtype) is str else str(getattr(dtype, "name", dtype)))
+
+
+_cast, _Value = _s.cast, _s.Value
 
 
 def Broadcast(scalar: Any, lanes: int) -> Any:

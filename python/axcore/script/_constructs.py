@@ -4,18 +4,22 @@ Outside a parsed region they do nothing but say so."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from .._native import script as _s
 
 
-@dataclass
 class Block:
     """A with-block of the language: ``kind`` is the construct, ``args`` its arguments."""
 
-    kind: str
-    args: Dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("kind", "args")
+
+    def __init__(self, kind: str, args: Optional[Dict[str, Any]] = None) -> None:
+        self.kind = kind
+        self.args = {} if args is None else args
+
+    def __repr__(self) -> str:
+        return f"Block({self.kind!r}, {self.args!r})"
 
     def __enter__(self) -> "Block":
         _s.fail(f"with A.{self.kind}(...) is a construct of a parsed region",
@@ -26,14 +30,19 @@ class Block:
         return False
 
 
-@dataclass
 class Loops:
     """A device loop nest: ``kind`` serial / grid / unroll, one (start, extent) per level."""
 
-    kind: str
-    starts: List[int]
-    extents: List[int]
-    always_tuple: bool = False
+    __slots__ = ("kind", "starts", "extents", "always_tuple")
+
+    def __init__(self, kind: str, starts: List[int], extents: List[int], always_tuple: bool = False) -> None:
+        self.kind = kind
+        self.starts = starts
+        self.extents = extents
+        self.always_tuple = always_tuple
+
+    def __repr__(self) -> str:
+        return f"Loops({self.kind!r}, {self.starts!r}, {self.extents!r})"
 
     def __iter__(self):  # noqa: D401 - the error is the point
         _s.fail(f"A.{self.kind}(...) is a device loop: iterate it in a parsed region",
@@ -44,6 +53,8 @@ class Loops:
 
 def build_int(v: Any, what: str) -> int:
     """A build-time integer (a loop extent, a size); a device value is refused at the line."""
+    if type(v) is int:
+        return v
     if isinstance(v, bool) or not isinstance(v, int):
         if hasattr(v, "__index__") and not isinstance(v, (_s.Value, _s.Reg)):
             return int(v)
@@ -53,7 +64,11 @@ def build_int(v: Any, what: str) -> int:
 
 
 def extents(args: Sequence[Any], what: str) -> List[int]:
-    return [build_int(a, what) for a in args]
+    out = list(args)
+    for k, a in enumerate(out):
+        if type(a) is not int:
+            out[k] = build_int(a, what)
+    return out
 
 
 def optional_int(v: Optional[Any], default: int, what: str) -> int:

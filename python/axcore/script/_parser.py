@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import linecache
 import operator
 import threading
@@ -27,6 +28,12 @@ from . import _constructs as C
 from ._values import indices, is_device, value
 
 _local = threading.local()
+_UNSET = object()
+# The builder's types and calls the parser uses per statement, bound once.
+_Value, _Reg, _Acc, _Buffer = _s.Value, _s.Reg, _s.Acc, _s.BufferHandle
+_Block, _Loops = C.Block, C.Loops
+_Name = ast.Name
+_partial = functools.partial
 
 # ---- constructs outside the parsed subset (§4.2) ------------------------------------------------
 _REFUSED_STMT = {
@@ -220,6 +227,17 @@ def code_of(file: str, node: ast.expr) -> CodeType:
     return code
 
 
+def store_code_of(file: str, st: ast.Assign) -> CodeType:
+    """The code object of the store statement ``st`` (``target[key] = value``: value, then target
+    and key, as Python evaluates it), compiled on first use and kept on the node like code_of's."""
+    node: ast.stmt = st
+    if _needs_rewrite(st):
+        node = ast.fix_missing_locations(_Rewrite().visit(copy.deepcopy(st)))
+    code = compile(ast.Module(body=[node], type_ignores=[]), file, "exec")
+    st._ax_code = code  # type: ignore[attr-defined]
+    return code
+
+
 def names_read(node: ast.AST) -> Dict[str, ast.Name]:
     """The names ``node`` reads (first occurrence of each, in ast.walk order), once per node."""
     out = getattr(node, "_ax_reads", None)
@@ -235,6 +253,7 @@ def names_read(node: ast.AST) -> Dict[str, ast.Name]:
 
 # ---- where the builder records a statement ---------------------------------------------------------
 set_location = _s.set_location  # (file, line, column): where the statement being built was written
+set_line = _s.set_line  # (line, column) in the file of the last set_location (the region's)
 clear_location = _s.clear_location
 
 
@@ -259,6 +278,8 @@ def file_tree(file: str) -> Optional[ast.Module]:
 
 # ---- the parser -----------------------------------------------------------------------------------
 _UNITS = {"IFD", "MatMul", "DPU", "ODR", "init"}
+_UNIT_CALLS = {k: getattr(_s, k) for k in _UNITS}
+_open_loop, _close_loop = _s.open_loop, _s.close_loop
 
 
 class Parser:
@@ -288,10 +309,11 @@ class Parser:
         self.units: List[str] = []
         self.lets: Dict[str, int] = {}
         self.names = names if names is not None else set()
+        self._hint = ""
 
     # -- plumbing --
     def at(self, node: ast.AST) -> None:
-        set_location(self.file, node.lineno, node.col_offset + 1)
+        set_line(node.lineno, node.col_offset + 1)
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> None:
         fail_at(self.file, node, message, hint)
@@ -303,15 +325,30 @@ class Parser:
     def run(self, body: Sequence[ast.stmt]) -> None:
         """Build ``body`` (the caller opened the builder's context)."""
         prev = getattr(_local, "parser", None)
+        outer = _s.location() if prev is not None else None
         _local.parser = self
         try:
+            if body:  # the region's file; block() sets the line of each statement
+                set_location(self.file, body[0].lineno, body[0].col_offset + 1)
             self.block(body)
         finally:
             _local.parser = prev
+            if outer is not None:  # the statement that opened this region, in its own file
+                set_location(*outer)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
-        for stmt in body:
-            self.stmt(stmt)
+        """Build the statements of ``body``. The loop is the extension's (``_s.run_block``,
+        bind_parser.cpp): per statement it sets the line, resets the name hint, checks the
+        LetStmt names (check_lets) and calls the handler (``s_<Type>``). The common statements it
+        builds as their handler would: an expression statement, ``name = value`` (through
+        assign_name), ``target[key] = value`` (its compiled code), a ``with`` of a unit block or
+        A.Datapath, a ``for`` over a device loop; what else it evaluated goes on to
+        with_evaluated / for_evaluated."""
+        _run_block(self, body)
+
+    def refuse(self, st: ast.stmt) -> None:
+        """A statement no handler takes."""
+        self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
 
     def name_hint(self) -> str:
         """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
@@ -329,14 +366,8 @@ class Parser:
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
-        set_location(self.file, st.lineno, st.col_offset + 1)
-        self._hint = ""
-        if self.lets:
-            self.check_lets(st)
-        handler = _HANDLERS.get(type(st))
-        if handler is None:
-            self.fail(st, f"{type(st).__name__} is not accepted in {self.region} (§4.2)")
-        handler(self, st)
+        """Build one statement (block() does it for each of a body)."""
+        self.block((st,))
 
     def check_lets(self, st: ast.stmt) -> None:
         if not self.lets:
@@ -360,10 +391,19 @@ class Parser:
         pass
 
     def s_Assign(self, st: ast.Assign) -> None:
-        if len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-            self._hint = st.targets[0].id
+        targets = st.targets
+        if len(targets) == 1:
+            t = type(targets[0])
+            if t is _Name:
+                self._hint = targets[0].id
+                self.assign_name(targets[0], self.eval(st.value), st.value, False)
+                return
+            if t is ast.Subscript:  # `buf[i, j] = v`: Python's own store, one code object for the statement
+                code = getattr(st, "_ax_code", None)
+                eval(code if code is not None else store_code_of(self.file, st), self.ns)
+                return
         v = self.eval(st.value)
-        for t in st.targets:
+        for t in targets:
             self.assign(t, v, st.value)
 
     def s_AnnAssign(self, st: ast.AnnAssign) -> None:
@@ -376,29 +416,8 @@ class Parser:
     def assign(self, target: ast.expr, v: Any, rhs: ast.expr, loop_var: bool = False) -> None:
         """Bind ``target`` to ``v``. A loop's variables (``loop_var``) are names of the loop, not
         intermediate values: they never become a LetStmt."""
-        if isinstance(target, ast.Name):
-            name = target.id
-            cur = self.ns.get(name)
-            fresh_reg = isinstance(v, (_s.Reg, _s.Acc)) and _is_call_to(rhs, ("var", "array", "mvm_accumulator"))
-            if isinstance(cur, _s.Reg) and not fresh_reg:
-                cur.write(value(v))  # an A.var is assigned directly (§5.2)
-                return
-            if v is None:
-                self.fail(target, f"{name} is bound to Python None in {self.region}: the parser reads both arms "
-                          "of an if, so a None name fails even in a branch that cannot run (§14)",
-                          "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
-                          "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
-            if isinstance(v, _s.Value) and self.units and not loop_var:
-                unit = self.units[-1]
-                if unit == "IFD":
-                    self.fail(target, "Expected a single StreamPush",
-                              f"no intermediate assignment in an IFD block: {name} becomes a LetStmt; build the "
-                              "expression in a Python helper and push it directly: s.push(buf[_addr(i, j)]) (§8.3)")
-                self.lets[name] = target.lineno
-                self.ns.pop(name, None)
-                return
-            self.lets.pop(name, None)
-            self.ns[name] = v
+        if type(target) is _Name:
+            self.assign_name(target, v, rhs, loop_var)
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value)
             key = self.eval(target.slice)
@@ -419,6 +438,32 @@ class Parser:
                 self.assign(t, x, rhs, loop_var)
         else:
             self.fail(target, f"cannot assign to {type(target).__name__} in {self.region}")
+
+    def assign_name(self, target: ast.Name, v: Any, rhs: ast.expr, loop_var: bool) -> None:
+        """``name = v`` (assign's case of a plain name)."""
+        name = target.id
+        cur = self.ns.get(name)
+        if type(cur) is _Reg and not (isinstance(v, (_Reg, _Acc)) and
+                                      _is_call_to(rhs, ("var", "array", "mvm_accumulator"))):
+            cur.write(value(v))  # an A.var is assigned directly (§5.2)
+            return
+        if v is None:
+            self.fail(target, f"{name} is bound to Python None in {self.region}: the parser reads both arms "
+                      "of an if, so a None name fails even in a branch that cannot run (§14)",
+                      "bind it unconditionally to a real buffer: zeros = A.alloc_constant([0.0] * 64, "
+                      "\"float32x64\", scope=out.scope()); bias = self.bias if self.bias is not None else zeros")
+        if type(v) is _Value and self.units and not loop_var:
+            unit = self.units[-1]
+            if unit == "IFD":
+                self.fail(target, "Expected a single StreamPush",
+                          f"no intermediate assignment in an IFD block: {name} becomes a LetStmt; build the "
+                          "expression in a Python helper and push it directly: s.push(buf[_addr(i, j)]) (§8.3)")
+            self.lets[name] = target.lineno
+            self.ns.pop(name, None)
+            return
+        if self.lets:
+            self.lets.pop(name, None)
+        self.ns[name] = v
 
     def s_AugAssign(self, st: ast.AugAssign) -> None:
         rhs = self.eval(st.value)
@@ -466,21 +511,33 @@ class Parser:
                               "bind it unconditionally to a real buffer (a zero-filled A.alloc_constant)")
 
     def s_For(self, st: ast.For) -> None:
-        it = self.eval(st.iter)
-        if isinstance(it, range):
+        self.for_evaluated(st, self.eval(st.iter))
+
+    def for_evaluated(self, st: ast.For, it: Any) -> None:
+        """A ``for`` whose iterable ``it`` is evaluated."""
+        if type(it) is range:
             if it.step != 1:
                 self.fail(st.iter, "a device range() takes step 1", "A.serial(start, stop)")
-            it = C.Loops("serial", [it.start], [max(0, it.stop - it.start)])
-        if isinstance(it, C.Loops):
-            self.at(st)
-            vars_ = [_s.open_loop(it.kind, s, e, None) for s, e in zip(it.starts, it.extents)]
+            it = _Loops("serial", [it.start], [max(0, it.stop - it.start)])
+        if type(it) is _Loops:
+            set_line(st.lineno, st.col_offset + 1)
+            kind, opened = it.kind, 0
             try:
-                bound: Any = tuple(vars_) if (it.always_tuple or len(vars_) > 1) else vars_[0]
+                if len(it.extents) == 1:
+                    v = _open_loop(kind, it.starts[0], it.extents[0], None)
+                    opened = 1
+                    bound: Any = (v,) if it.always_tuple else v
+                else:
+                    vars_ = []
+                    for s0, e in zip(it.starts, it.extents):
+                        vars_.append(_open_loop(kind, s0, e, None))
+                        opened += 1
+                    bound = tuple(vars_)
                 self.assign(st.target, bound, st.iter, loop_var=True)
                 self.block(st.body)
             finally:
-                for _ in vars_:
-                    _s.close_loop()
+                for _ in range(opened):
+                    _close_loop()
             return
         if isinstance(it, (list, tuple)):
             for x in it:  # a build-time sequence: unrolled at parse time
@@ -493,50 +550,58 @@ class Parser:
     def s_With(self, st: ast.With) -> None:
         self.with_items(st, 0, st.body)
 
-    def with_items(self, st: ast.With, k: int, body: Sequence[ast.stmt]) -> None:
-        """Open ``st.items[k]``, and inside it the items after it, then build ``body``."""
+    def with_evaluated(self, st: ast.With, ctx: Any) -> None:
+        """A ``with`` whose first item evaluated to ``ctx``."""
+        self.with_items(st, 0, st.body, ctx)
+
+    def with_items(self, st: ast.With, k: int, body: Sequence[ast.stmt], ctx: Any = _UNSET) -> None:
+        """Open ``st.items[k]`` (``ctx`` when it is evaluated already), and inside it the items
+        after it, then build ``body``."""
         items = st.items
         item = items[k]
         if k:
             self.at(item.context_expr)  # the first item is on the statement's line, already set
-        ctx = self.eval(item.context_expr)
+        if ctx is _UNSET:
+            ctx = self.eval(item.context_expr)
         if k + 1 < len(items):
-            inner = lambda: self.with_items(st, k + 1, body)  # noqa: E731
+            inner = _partial(self.with_items, st, k + 1, body)
         else:
-            inner = lambda: self.block(body)  # noqa: E731
-        if not isinstance(ctx, C.Block):
+            inner = _partial(self.block, body)
+        if type(ctx) is not _Block:
             self.fail(item.context_expr, f"with {ast.unparse(item.context_expr)}: not a block of the language",
                       "A.Datapath, A.IFD, A.pseudo.MatMul, A.DPU, A.ODR, A.init, A.pseudo.LoadIMC, A.CoreDMA, "
                       "A.SysDMA, A.AICore, A.If/Then/Else, A.when, A.tiles, A.script")
-        k, a = ctx.kind, ctx.args
-        if item.optional_vars is not None and k != "tiles":
+        kind, a = ctx.kind, ctx.args  # (k stays the item's index)
+        if item.optional_vars is not None and kind != "tiles":
             self.assign(item.optional_vars, ctx, item.context_expr)
-        if k in _UNITS:
-            self.units.append(k)
+        unit = _UNIT_CALLS.get(kind)
+        if unit is not None:
+            units = self.units
+            units.append(kind)
             try:
-                if k == "IFD":
-                    _s.IFD(a["num"], inner)
+                if kind == "IFD":
+                    unit(a["num"], inner)
                 else:
-                    getattr(_s, k)(inner)
+                    unit(inner)
             finally:
-                self.units.pop()
-        elif k == "Datapath":
+                units.pop()
+        elif kind == "Datapath":
             _s.Datapath(a["kind"], a["core"], a["id"], inner)
-        elif k == "LoadIMC":
+        elif kind == "LoadIMC":
             _s.LoadIMC(inner)
-        elif k == "CoreDMA":
+        elif kind == "CoreDMA":
             _s.CoreDMA(a["core"], a["id"], inner)
-        elif k == "SysDMA":
+        elif kind == "SysDMA":
             _s.SysDMA(a["id"], inner)
-        elif k == "AICore":
+        elif kind == "AICore":
             _s.AICore(a["core"], inner)
-        elif k == "when":
+        elif kind == "when":
             _s.when(value(a["cond"]), inner)
-        elif k == "If":
+        elif kind == "If":
             self.if_block(st, a["cond"], items[k + 1:], body)
-        elif k in ("Then", "Else"):
-            self.fail(item.context_expr, f"with A.{k}() belongs directly inside with A.If(cond):")
-        elif k == "tiles":
+        elif kind in ("Then", "Else"):
+            self.fail(item.context_expr, f"with A.{kind}() belongs directly inside with A.If(cond):")
+        elif kind == "tiles":
             b = a["bounds"]
             v = _s.open_loop("serial", 0, a["extent"], [b[0], b[1], b[2], b[3]])
             try:
@@ -545,10 +610,10 @@ class Parser:
                 inner()
             finally:
                 _s.close_loop()
-        elif k in ("script", "fuse", "prevent_fuse"):
+        elif kind in ("script", "fuse", "prevent_fuse"):
             inner()  # a nested script region; fusion is advisory (§12) and this compiler does not fuse
         else:  # pragma: no cover - every Block kind is handled above
-            self.fail(item.context_expr, f"with A.{k}: not handled")
+            self.fail(item.context_expr, f"with A.{kind}: not handled")
 
     def if_block(self, st: ast.With, cond: Any, rest: List[ast.withitem], body: Sequence[ast.stmt]) -> None:
         if rest:
@@ -599,14 +664,20 @@ _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
     getattr(ast, name[2:]): fn for name, fn in vars(Parser).items() if name.startswith("s_") and hasattr(ast, name[2:])}
 
 
+_s.parser_hooks(_HANDLERS, {"With": ast.With, "For": ast.For, "Expr": ast.Expr, "Assign": ast.Assign,
+                            "Constant": ast.Constant, "Name": ast.Name, "Subscript": ast.Subscript, "Block": C.Block,
+                            "Loops": C.Loops})
+_run_block = _s.run_block
+
+
 def current() -> Optional[Parser]:
     """The parser building right now on this thread (None outside a parsed region)."""
     return getattr(_local, "parser", None)
 
 
 def name_hint() -> str:
-    p = current()
-    return p.name_hint() if p is not None else ""
+    p = getattr(_local, "parser", None)
+    return p.name_hint() if p is not None and p._hint else ""
 
 
 def indices_of(key: Any) -> List[Any]:

@@ -1,0 +1,256 @@
+// The parser's statement loop (axcore.script._parser.Parser.block) in the extension: for each
+// statement, its line, the per-statement resets, then its handler. A `with` of a unit block or
+// of A.Datapath and a `for` over a device loop are built here, their bodies by this loop again,
+// so such a statement is one builder call instead of a Python handler, a body callback and a
+// crossing each. Everything else, and every error, is the Python parser's: what this loop
+// evaluates it hands on (Parser.with_evaluated / for_evaluated) instead of evaluating it twice.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>  // every binding file includes it: one type_caster<std::vector> across them
+
+#include <axcore/compiler/diag.hpp>
+#include <axcore/compiler/script.hpp>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace axcore::python {
+namespace {
+
+namespace A = compiler::A;
+
+// What the loop needs of the Python side, given once by _parser.py (parser_hooks).
+struct Hooks {
+  py::dict handlers;  // ast statement type -> Parser.s_<Type>
+  py::handle with_type, for_type, expr_type, assign_type, constant_type, name_type, subscript_type, block_type,
+      loops_type;
+};
+
+Hooks& hooks() {
+  static Hooks* h = new Hooks();  // lives as long as the interpreter (never destroyed at exit)
+  return *h;
+}
+
+// Interned attribute names.
+struct Names {
+  py::str lineno{"lineno"}, col_offset{"col_offset"}, hint{"_hint"}, lets{"lets"}, check_lets{"check_lets"},
+      units{"units"}, ns{"ns"}, ax_code{"_ax_code"}, eval{"eval"}, items{"items"}, context_expr{"context_expr"},
+      optional_vars{"optional_vars"}, body{"body"}, kind{"kind"}, args{"args"}, num{"num"}, core{"core"}, id{"id"},
+      with_evaluated{"with_evaluated"}, for_evaluated{"for_evaluated"}, iter{"iter"}, target{"target"},
+      orelse{"orelse"}, assign{"assign"}, starts{"starts"}, extents{"extents"}, always_tuple{"always_tuple"},
+      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, empty{""};
+};
+
+const Names& names() {
+  static Names* n = new Names();
+  return *n;
+}
+
+void run_block(py::handle parser, py::handle body);
+
+// parser.<name>(args...) by vectorcall: no bound method, no argument tuple (pybind11's call
+// makes both, which costs more than the Python handler it would replace).
+template <class... Args>
+py::object call_method(py::handle parser, const py::str& name, Args... args) {
+  PyObject* argv[] = {parser.ptr(), py::handle(args).ptr()...};
+  PyObject* r =
+      PyObject_VectorcallMethod(name.ptr(), argv, (sizeof...(Args) + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
+// An expression of the statement: its compiled code (kept on the node) run in the parser's
+// namespace, as Parser.eval does; compiled by Parser.eval the first time.
+py::object eval_expr(py::handle parser, py::handle expr) {
+  const Names& n = names();
+  PyObject* code = PyObject_GetAttr(expr.ptr(), n.ax_code.ptr());
+  if (!code) {
+    PyErr_Clear();
+    return call_method(parser, n.eval, expr);
+  }
+  const py::object c = py::reinterpret_steal<py::object>(code);
+  const py::object ns = parser.attr(n.ns);
+  PyObject* r = PyEval_EvalCode(c.ptr(), ns.ptr(), ns.ptr());
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
+// The body of a block: this loop over `body`, with the unit pushed on Parser.units meanwhile
+// (assignments read it: a LetStmt in an IFD block is refused).
+A::Body unit_body(py::handle parser, py::handle body, py::handle unit) {
+  return [parser, body, unit] {
+    const py::object units = parser.attr(names().units);
+    if (PyList_Append(units.ptr(), unit.ptr()) != 0) throw py::error_already_set();
+    try {
+      run_block(parser, body);
+    } catch (...) {
+      PyList_SetSlice(units.ptr(), PyList_GET_SIZE(units.ptr()) - 1, PyList_GET_SIZE(units.ptr()), nullptr);
+      throw;
+    }
+    PyList_SetSlice(units.ptr(), PyList_GET_SIZE(units.ptr()) - 1, PyList_GET_SIZE(units.ptr()), nullptr);
+  };
+}
+
+// `with <one item>:` without `as`. False: not this loop's (the Python handler builds it, nothing
+// evaluated yet).
+bool with_statement(py::handle parser, py::handle st) {
+  const Names& n = names();
+  const py::object items = st.attr(n.items);
+  if (PyList_Check(items.ptr()) == 0 || PyList_GET_SIZE(items.ptr()) != 1) return false;
+  const py::handle item = PyList_GET_ITEM(items.ptr(), 0);
+  if (!item.attr(n.optional_vars).is_none()) return false;
+  const py::object ctx = eval_expr(parser, item.attr(n.context_expr));
+  if (Py_TYPE(ctx.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().block_type.ptr())) {
+    call_method(parser, n.with_evaluated, st, ctx);
+    return true;
+  }
+  const py::object kind = ctx.attr(n.kind);
+  const std::string k = kind.cast<std::string>();
+  const py::object body = st.attr(n.body);
+  if (k == "Datapath") {
+    const py::object a = ctx.attr(n.args);
+    const py::object dk = a[n.kind];
+    A::Datapath(datapath_args(dk.is_none() ? std::nullopt : std::optional<std::string>(dk.cast<std::string>()),
+                              a[n.core].cast<int>(), a[n.id].cast<std::string>()),
+                [parser, &body] { run_block(parser, body); });
+  } else if (k == "IFD") {
+    A::IFD(ctx.attr(n.args)[n.num].cast<int>(), unit_body(parser, body, kind));
+  } else if (k == "DPU") {
+    A::DPU(unit_body(parser, body, kind));
+  } else if (k == "ODR") {
+    A::ODR(unit_body(parser, body, kind));
+  } else if (k == "MatMul") {
+    A::MatMul(unit_body(parser, body, kind));
+  } else if (k == "init") {
+    A::init(unit_body(parser, body, kind));
+  } else {
+    call_method(parser, n.with_evaluated, st, ctx);
+  }
+  return true;
+}
+
+bool is_type(py::handle o, py::handle type) { return Py_TYPE(o.ptr()) == reinterpret_cast<PyTypeObject*>(type.ptr()); }
+
+// An expression statement: its value evaluated (a docstring or a bare constant is not).
+void expr_statement(py::handle parser, py::handle st) {
+  const py::object v = st.attr(names().value);
+  if (!is_type(v, hooks().constant_type)) eval_expr(parser, v);
+}
+
+// `name = value` (the name is the hint of what the value allocates; Parser.assign_name binds it)
+// and `target[key] = value` (the statement's code, compiled by the handler the first time). False:
+// the handler's.
+bool assign_statement(py::handle parser, py::handle st) {
+  const Names& n = names();
+  const py::object targets = st.attr(n.targets);
+  if (PyList_Check(targets.ptr()) == 0 || PyList_GET_SIZE(targets.ptr()) != 1) return false;
+  const py::handle target = PyList_GET_ITEM(targets.ptr(), 0);
+  if (is_type(target, hooks().name_type)) {
+    if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), target.attr(n.id).ptr()) != 0) throw py::error_already_set();
+    const py::object rhs = st.attr(n.value);
+    call_method(parser, n.assign_name, target, eval_expr(parser, rhs), rhs, py::handle(Py_False));
+    return true;
+  }
+  if (!is_type(target, hooks().subscript_type)) return false;
+  PyObject* code = PyObject_GetAttr(st.ptr(), n.ax_code.ptr());
+  if (!code) {
+    PyErr_Clear();
+    return false;
+  }
+  const py::object c = py::reinterpret_steal<py::object>(code);
+  const py::object ns = parser.attr(n.ns);
+  PyObject* r = PyEval_EvalCode(c.ptr(), ns.ptr(), ns.ptr());
+  if (!r) throw py::error_already_set();
+  Py_DECREF(r);
+  return true;
+}
+
+// `for target in <device loop>:`; anything else iterated goes on to Parser.for_evaluated.
+bool for_statement(py::handle parser, py::handle st) {
+  const Names& n = names();
+  const py::object iter_expr = st.attr(n.iter);
+  const py::object it = eval_expr(parser, iter_expr);
+  if (Py_TYPE(it.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().loops_type.ptr())) {
+    call_method(parser, n.for_evaluated, st, it);
+    return true;
+  }
+  const auto kind = loop_kind(it.attr(n.kind).cast<std::string>());
+  const auto starts = it.attr(n.starts).cast<std::vector<int64_t>>();
+  const auto extents = it.attr(n.extents).cast<std::vector<int64_t>>();
+  const compiler::SourceLoc loc = statement_location();
+  std::size_t opened = 0;
+  try {
+    py::tuple vars(extents.size());
+    for (std::size_t k = 0; k < extents.size(); ++k) {
+      vars[k] = py::cast(A::detail::open_loop(kind, starts[k], extents[k], loc, std::nullopt));
+      ++opened;
+    }
+    const bool as_tuple = extents.size() != 1 || it.attr(n.always_tuple).cast<bool>();
+    const py::object bound = as_tuple ? py::object(vars) : py::object(vars[0]);
+    call_method(parser, n.assign, st.attr(n.target), bound, iter_expr, py::handle(Py_True));
+    run_block(parser, st.attr(n.body));
+  } catch (...) {
+    try {
+      for (; opened > 0; --opened) A::detail::close_loop();
+    } catch (...) {  // the body's error is the one to report
+    }
+    throw;
+  }
+  for (; opened > 0; --opened) A::detail::close_loop();
+  return true;
+}
+
+void run_block(py::handle parser, py::handle body) {
+  const Names& n = names();
+  const Hooks& h = hooks();
+  for (py::handle st : body) {
+    set_statement_line(st.attr(n.lineno).cast<uint32_t>(), st.attr(n.col_offset).cast<uint32_t>() + 1);
+    if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), n.empty.ptr()) != 0) throw py::error_already_set();
+    const py::object lets = parser.attr(n.lets);
+    if (PyObject_IsTrue(lets.ptr())) call_method(parser, n.check_lets, st);
+    PyTypeObject* tp = Py_TYPE(st.ptr());
+    if (tp == reinterpret_cast<PyTypeObject*>(h.with_type.ptr()) && with_statement(parser, st)) continue;
+    if (tp == reinterpret_cast<PyTypeObject*>(h.for_type.ptr()) && for_statement(parser, st)) continue;
+    if (tp == reinterpret_cast<PyTypeObject*>(h.expr_type.ptr())) {
+      expr_statement(parser, st);
+      continue;
+    }
+    if (tp == reinterpret_cast<PyTypeObject*>(h.assign_type.ptr()) && assign_statement(parser, st)) continue;
+    PyObject* handler = PyDict_GetItem(h.handlers.ptr(), reinterpret_cast<PyObject*>(tp));  // borrowed
+    if (!handler) {
+      call_method(parser, n.refuse, st);
+      continue;
+    }
+    PyObject* argv[] = {parser.ptr(), st.ptr()};
+    PyObject* r = PyObject_Vectorcall(handler, argv, 2, nullptr);
+    if (!r) throw py::error_already_set();
+    Py_DECREF(r);
+  }
+}
+
+}  // namespace
+
+void bind_parser(py::module_& m) {
+  m.def(
+      "parser_hooks",
+      [](const py::dict& handlers, const py::dict& types) {
+        Hooks& h = hooks();
+        h.handlers = handlers;
+        auto type = [&](const char* name) { return py::handle(types[name]).inc_ref(); };
+        h.with_type = type("With");
+        h.for_type = type("For");
+        h.expr_type = type("Expr");
+        h.assign_type = type("Assign");
+        h.constant_type = type("Constant");
+        h.name_type = type("Name");
+        h.subscript_type = type("Subscript");
+        h.block_type = type("Block");
+        h.loops_type = type("Loops");
+      },
+      "the statement handlers by ast type, and the types the loop builds itself");
+  m.def(
+      "run_block", [](py::handle parser, py::handle body) { run_block(parser, body); },
+      "Parser.block: build each statement of body");
+}
+
+}  // namespace axcore::python
