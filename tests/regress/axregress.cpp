@@ -47,7 +47,10 @@ int main(int argc, char** argv) {
   app.add_option("--testplan", testplan,
                  "verification plan (tests/regress/testplan.yaml): its table per feature in report.html")
       ->check(CLI::ExistingFile);
-  bool coverage = false;
+  bool coverage = false, report_only = false;
+  app.add_flag("--report-only", report_only,
+               "run nothing: rewrite the reports of the run in --out from its results.json (with --testplan / "
+               "--coverage: over every job folder in --out, e.g. several suites run into one --out)");
   app.add_flag("--coverage", coverage,
                "merge the jobs' RTL coverage.dat (a -DAXCORE_RTL_COVERAGE=ON build) into OUT/coverage and the report");
   std::string launcher_arg, run_job_list, shared_token;
@@ -114,7 +117,11 @@ int main(int argc, char** argv) {
                              launcher == LauncherKind::SLURM ? "Slurm tasks at once" : "workers", opt.out_dir.string());
     const auto t0 = std::chrono::steady_clock::now();
     LaunchResult launched;
-    if (launcher == LauncherKind::SLURM) {
+    if (report_only) {
+      launched.results = previous.empty() ? read_previous_results(opt.out_dir) : previous;
+      if (launched.results.empty())
+        throw std::runtime_error("--report-only: no results.json in " + opt.out_dir.string());
+    } else if (launcher == LauncherKind::SLURM) {
       SlurmOptions so;
       so.retries = *retries_opt ? retries : suite.launcher.retries;
       so.sbatch_args = suite.launcher.sbatch_args;

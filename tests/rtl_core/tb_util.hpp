@@ -4,6 +4,11 @@
 
 #include <verilated.h>
 #include <verilated_fst_c.h>
+#ifdef AXCORE_RTL_COVERAGE
+#include <verilated_cov.h>
+
+#include "axcore/rtl/coverage.hpp"
+#endif
 
 #include <array>
 #include <cstdint>
@@ -43,6 +48,9 @@ class Sim {
   ~Sim() {
     m_->final();
     if (fst_) fst_->close();
+#ifdef AXCORE_RTL_COVERAGE  // a coverage build: the counts go beside the run (axcore/rtl/coverage.hpp)
+    ctx_->coveragep()->write(axcore::rtl::coverage_file().c_str());
+#endif
   }
   Sim(const Sim&) = delete;
   Sim& operator=(const Sim&) = delete;

@@ -9,12 +9,14 @@
 #endif
 
 #include <axcore/spec.hpp>
+
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include "axcore/rtl/coverage.hpp"
 
 namespace axcore::rtl {
 
@@ -50,19 +52,6 @@ class Model {
   virtual bool got_error() const = 0;  // an assertion or $error fired
   Pins pins{};
 };
-
-// A coverage build (-DAXCORE_RTL_COVERAGE=ON) writes each model's line and toggle counts when it
-// finishes: to $AXCORE_RTL_COVERAGE_FILE, else coverage.dat in the working directory (axregress
-// runs the rtl step in the job's folder); a name already taken gets -1, -2, ... before .dat, so
-// several devices in one process (or one job) keep every count for verilator_coverage to merge.
-inline std::string coverage_file() {
-  const char* env = std::getenv("AXCORE_RTL_COVERAGE_FILE");
-  const std::filesystem::path base = env && *env ? env : "coverage.dat";
-  std::filesystem::path p = base;
-  for (unsigned n = 1; std::filesystem::exists(p); ++n)
-    p = base.parent_path() / (base.stem().string() + "-" + std::to_string(n) + base.extension().string());
-  return p.string();
-}
 
 template <class V>
 class ModelOf final : public Model {
