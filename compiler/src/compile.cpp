@@ -32,7 +32,12 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   CompileResult r;
   r.timings = pm.run(f);
   auto t0 = std::chrono::steady_clock::now();
-  r.program = lower(f, LowerOptions{opt.cores, tiling.l1_bytes});
+  LowerOptions lo;
+  lo.cores = opt.cores;
+  lo.l1_bytes = tiling.l1_bytes;
+  lo.overlap = opt.overlap;
+  lo.imc_tiles = static_cast<uint32_t>(std::min<int64_t>(tiling.imc_tiles, spec::param::imc_tiles));
+  r.program = lower(f, lo);
   r.timings.push_back(
       {"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   t0 = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "axcore/compiler/scoped_value.hpp"
+#include "axcore/compiler/sync.hpp"
 #include "lower_datapath.hpp"
 
 namespace axcore::compiler {
@@ -84,6 +85,22 @@ void dma_ddr_sides(const std::vector<Stmt>& list, std::vector<const BufferNode*>
   }
 }
 
+// The IMC buffers a launch reads (MatMul) or writes (LoadIMC).
+void imc_buffers(const Expr& e, std::set<const BufferNode*>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load && e->buf && e->buf->role == BufferRole::Imc) out.insert(e->buf.get());
+  for (const auto& a : e->args) imc_buffers(a, out);
+}
+void imc_buffers(const std::vector<Stmt>& list, std::set<const BufferNode*>& out) {
+  for (const auto& s : list) {
+    imc_buffers(s->value, out);
+    for (const auto& i : s->indices) imc_buffers(i, out);
+    if (s->kind == StmtKind::Store && s->buf && s->buf->role == BufferRole::Imc) out.insert(s->buf.get());
+    imc_buffers(s->body, out);
+    imc_buffers(s->else_body, out);
+  }
+}
+
 tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd) {
   tap::LowerOptions o;
   o.direction = mm2s ? tap::Direction::kMm2s : tap::Direction::kS2mm;
@@ -98,7 +115,7 @@ tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, 
 
 class Lowering {
  public:
-  Lowering(const PrimFunc& f, const LowerOptions& opt) : f_(f), opt_(opt) {
+  Lowering(const PrimFunc& f, const LowerOptions& opt) : f_(f), opt_(opt), overlap_(opt.overlap && opt.cores == 1) {
     p_.cores = opt.cores;
     p_.l1_bytes = opt.l1_bytes;
   }
@@ -111,6 +128,12 @@ class Lowering {
     // Every launch is waited before the program ends (a hand-written id nobody waited for too).
     for (std::size_t i = 0; i < p_.steps.size(); ++i)
       if (launch_key_.count(i)) wait_for(i);
+    if (overlap_) {
+      schedule_overlap(p_);
+      p_.overlapped = true;
+    }
+    explain_placement();
+    verify_sync(p_);
     return std::move(p_);
   }
 
@@ -231,10 +254,66 @@ class Lowering {
                ")) holds " + std::to_string(tiles) + " tiles; one residency holds at most " +
                std::to_string(spec::param::imc_tiles) + " (spec imc_tiles, §14)",
            "split the matrix along K (atomic.matmul with partial=, §11.2) or along N, one residency per piece");
-    ImcPlace p{static_cast<uint32_t>(imc_.size() + 1), 0, 0};
-    if (p.matrix_id > 255) fail(b.loc, "more than 255 resident matrices in one program");
+    // Packing (issue 21): a matrix that fits beside the current residency's matrices joins it
+    // (the same matrix_id, the next free tiles), so loading it ends no residency and the
+    // matrices loaded before it stay readable; else it begins a new residency at tile 0, and the
+    // earlier matrices of that core are gone (reading one is the guide's §14 hazard, refused).
+    ImcCore& ic = imc_core_[imc_launch_core_];
+    ImcPlace p{ic.matrix_id, static_cast<uint32_t>(ic.next_tile), imc_launch_core_};
+    if (ic.matrix_id == 0 || ic.next_tile + tiles > opt_.imc_tiles) {
+      p = ImcPlace{++residencies_, 0, imc_launch_core_};
+      if (p.matrix_id > 255) fail(b.loc, "more than 255 resident matrices in one program");
+      ic.matrix_id = p.matrix_id;
+      ic.next_tile = 0;
+      ic.fresh = true;
+    }
+    ic.next_tile += tiles;
     imc_[&b] = p;
     return p;
+  }
+
+  struct ImcCore {
+    uint32_t matrix_id = 0;
+    int64_t next_tile = 0;
+    bool fresh = false;  // the next LoadIMC begins the residency (it invalidates every tile)
+  };
+
+  // The L1 rows of a placed buffer, as one access.
+  Access l1_access(const BufferNode& b, bool write) const {
+    const L1Region& r = p_.l1.at(b.root());
+    return Access{Access::Space::L1, r.core, r.base_row,    static_cast<uint64_t>(r.base_row) + r.rows,
+                  nullptr,           write,  b.root()->name};
+  }
+
+  // What a datapath or LoadIMC touches: its L1 buffers and IMC tiles (a LoadIMC that begins a
+  // residency invalidates every tile of the core's IMC).
+  std::vector<Access> unit_footprint(const Stmt& s, uint32_t core, bool loadimc) {
+    std::vector<Access> fp;
+    const Touched t = touched_by(s);
+    for (const BufferNode* b : t.l1)
+      if (p_.l1.count(b)) fp.push_back(l1_access(*b, t.written.count(b) > 0));
+    std::set<const BufferNode*> imcs;
+    imc_buffers({s}, imcs);
+    for (const BufferNode* b : imcs) {
+      auto it = imc_.find(b);
+      if (it == imc_.end()) continue;
+      const ImcPlace& ip = it->second;
+      ImcCore& ic = imc_core_[core];
+      if (!loadimc && ip.matrix_id != ic.matrix_id)
+        fail(s->loc,
+             b->name + " is read after another matrix began a new residency on core " + std::to_string(core) +
+                 " (loading a second matrix ends the first's residency, §14)",
+             "load " + b->name + " again right before this datapath");
+      const uint64_t tiles = static_cast<uint64_t>(b->shape[0] * b->shape[1]);
+      if (loadimc && ic.fresh) {
+        fp.push_back(Access{Access::Space::Imc, core, 0, spec::param::imc_tiles, nullptr, true,
+                            "residency " + std::to_string(ip.matrix_id)});
+        ic.fresh = false;
+      } else {
+        fp.push_back(Access{Access::Space::Imc, core, ip.tile_base, ip.tile_base + tiles, nullptr, loadimc, b->name});
+      }
+    }
+    return fp;
   }
 
   // Before a launch (guide §11: a unit reads and writes L1 only). A DDR-backed buffer a unit
@@ -288,7 +367,8 @@ class Lowering {
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
     t.ddr_mm2s = to_l1;
     t.ddr_s2mm = !to_l1;
-    t.channel = to_l1 ? 0 : 1;
+    t.channel = to_l1 ? read_channel(0) : 1;
+    if (!to_l1) stored_.insert(0);
     t.name = (to_l1 ? "load " : "store ") + b.name;
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
     const auto lower_all = [&](uint32_t first) {
@@ -303,6 +383,7 @@ class Lowering {
     };
     lower_all(0);
     lower_all(alloc_bds(t, b.loc));
+    t.footprint = {l1_access(b, to_l1), Access{Access::Space::Ddr, 0, 0, 0, &b, !to_l1, b.name}};
     used_by({&b}, launch(Step(std::move(t)), ""));
   }
 
@@ -319,7 +400,8 @@ class Lowering {
     if (d.src.ddr && d.dst.ddr) t.s2mm_buffer = d.dst.buffer;  // DDR to DDR: each side patched with its own buffer
     t.ddr_mm2s = d.src.ddr;
     t.ddr_s2mm = d.dst.ddr;
-    t.channel = d.dst.ddr ? 1 : 0;
+    t.channel = d.dst.ddr ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
+    if (d.dst.ddr) stored_.insert(dma_tile(t));
     t.words = d.words;
     t.id = s.id;
     const DmaSide& l1side = d.src.ddr ? d.dst : d.src;
@@ -333,7 +415,25 @@ class Lowering {
     };
     lower_all(0);
     lower_all(alloc_bds(t, s.loc));
+    for (const DmaSide* side : {&d.src, &d.dst}) {
+      const bool write = side == &d.dst;
+      if (side->ddr)
+        t.footprint.push_back(Access{Access::Space::Ddr, 0, 0, 0, side->buffer, write, side->buffer->name});
+      else if (p_.l1.count(side->buffer))
+        t.footprint.push_back(l1_access(*side->buffer, write));
+    }
     return launch(Step(std::move(t)), s.id, s.loc);
+  }
+
+  // The channel of a copy reading DDR into the chip. With the overlap scheduler consecutive ones
+  // alternate over the engine's channels: a channel runs its copies one after the other, each
+  // waiting ddr_latency_cycles for its first row, so on two channels one copy's latency passes
+  // under the other's data (the bridge keeps axi_max_reads bursts of both in flight). Channel 1
+  // also writes results back to DDR, and a store waits for the compute it saves: from the
+  // engine's first store on, reads stay on channel 0 so none queues behind a store.
+  uint32_t read_channel(uint32_t tile) {
+    if (!overlap_ || stored_.count(tile)) return 0;
+    return read_next_[tile]++ % spec::param::dma_channels;
   }
 
   // The engine tile a copy runs on (shim, or core c + 1).
@@ -348,6 +448,13 @@ class Lowering {
     if (need > have)
       fail(loc, "the copy needs " + std::to_string(need) + " BDs; the " + tap::engine_limits(t.engine).name + " has " +
                     std::to_string(have));
+    if (overlap_) {  // round robin: the scheduler orders copies that share a BD (sync.hpp)
+      uint32_t& next = bd_next_[tile];
+      if (next + need > have) next = 0;
+      const uint32_t first = next;
+      next += need;
+      return first;
+    }
     auto& busy = bd_owner_[tile];
     busy.resize(have, kNoOwner);
     for (;;) {
@@ -372,6 +479,15 @@ class Lowering {
   }
 
   std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+    // Without the overlap scheduler a tagged launch stays in flight until its A.sync; a later
+    // launch touching what it touches (must_order, sync.hpp: e.g. a pipelined tile's copy into an
+    // L1 slot a datapath still reads) waits for it first, so the program has no race.
+    if (!overlap_) {
+      std::vector<std::size_t> conflicts;
+      for (const auto& [j, k] : launch_key_)
+        if (must_order(s, p_.steps[j])) conflicts.push_back(j);
+      for (std::size_t j : conflicts) wait_for(j);
+    }
     const std::size_t i = p_.steps.size();
     launch_key_[i] = key_of(s);
     p_.steps.push_back(std::move(s));
@@ -386,7 +502,9 @@ class Lowering {
 
   // Waits for launch `i`. Tokens of one channel or queue arrive in launch order, so the launches
   // before it on the same channel are waited first; a launch already waited is not waited again.
-  void wait_for(std::size_t i) {
+  // In overlap mode only fences (A.sync) are placed here; schedule_overlap places the rest.
+  void wait_for(std::size_t i, bool fence = false) {
+    if (overlap_ && !fence) return;
     auto it = launch_key_.find(i);
     if (it == launch_key_.end()) return;
     const Key k = it->second;
@@ -402,7 +520,13 @@ class Lowering {
     }
   }
 
+  // A task's descriptor in its core's CMD_MEM. A descriptor equal word for word to one already
+  // placed on that core is shared (tasks never rewrite their descriptor): the host loads each
+  // distinct descriptor once (3 cycles a word through AXI-Lite), e.g. a streamed linear's row
+  // chunks alternate between two descriptors (ping/pong slots), so 12 chunks load 2.
   uint32_t place_descriptor(Task& t, const SourceLoc& loc) {
+    auto& placed = cmd_placed_[t.core];
+    if (auto it = placed.find(t.words); it != placed.end()) return t.cmd_word = it->second;
     uint32_t& next = cmd_next_[t.core];
     const uint32_t at = next;
     next += static_cast<uint32_t>(t.words.size());
@@ -412,6 +536,7 @@ class Lowering {
                " bytes of core command memory",
            "fewer datapath invocations (sink loops into the units instead of unrolling them, §9)");
     t.cmd_word = at;
+    placed.emplace(t.words, at);
     return at;
   }
 
@@ -420,6 +545,7 @@ class Lowering {
       switch (s->kind) {
         case StmtKind::Datapath: {
           const auto touched = stage(s);
+          imc_launch_core_ = core_at(*s, core_);
           Task t = lower_datapath(
               *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
               [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
@@ -427,6 +553,7 @@ class Lowering {
           t.name = "dp" + std::to_string(++dp_count_) + (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") +
                    (op_.empty() ? "" : " (" + op_ + ")");
           t.predicted_cycles = predict(t);
+          t.footprint = unit_footprint(s, t.core, false);
           place_descriptor(t, s->loc);
           used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
           break;
@@ -434,11 +561,13 @@ class Lowering {
         case StmtKind::Block:
           if (s->unit == Unit::LoadIMC) {
             const auto touched = stage(s);
+            imc_launch_core_ = core_at(*s, core_);
             Task t = lower_loadimc(
                 *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
                 [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
             t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
             t.core = core_at(*s, core_);
+            t.footprint = unit_footprint(s, t.core, true);
             place_descriptor(t, s->loc);
             used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
           } else if (s->unit == Unit::AICore) {
@@ -457,7 +586,7 @@ class Lowering {
             if (it == ids_.end())
               fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
                    "tag the launch: id=\"" + w + "\"");
-            wait_for(it->second);
+            wait_for(it->second, true);
           }
           break;
         case StmtKind::Barrier:
@@ -513,9 +642,37 @@ class Lowering {
     return c + t.words.size() + 8;
   }
 
+  // `axc compile --explain`: where the IMC matrices and the L1 buffers went.
+  void explain_placement() {
+    std::map<uint32_t, std::vector<std::string>> by_id;
+    for (const auto& [b, ip] : imc_)
+      by_id[ip.matrix_id].push_back(b->name + " tiles " + std::to_string(ip.tile_base) + ".." +
+                                    std::to_string(ip.tile_base + b->shape[0] * b->shape[1] - 1));
+    for (const auto& [id, names] : by_id) {
+      std::string line = "IMC residency " + std::to_string(id) + ":";
+      for (const auto& n : names) line += " " + n + ";";
+      if (names.size() > 1) line += " (packed: each loads beside the others, none ends another's residency)";
+      p_.placement_notes.push_back(line);
+    }
+    for (const auto& [b, r] : p_.l1) {
+      std::string line = "L1 core" + std::to_string(r.core) + " rows " + std::to_string(r.base_row) + ".." +
+                         std::to_string(r.base_row + r.rows - 1) + ": " + b->name;
+      if (reuses_.count(b)) {
+        line += " (takes rows of";
+        for (const BufferNode* o : reuses_.at(b)) line += " " + o->name;
+        line += " after they are dead)";
+      }
+      p_.placement_notes.push_back(line);
+    }
+  }
+
   const PrimFunc& f_;
   LowerOptions opt_;
+  bool overlap_ = true;
   Program p_;
+  std::map<uint32_t, ImcCore> imc_core_;
+  uint32_t imc_launch_core_ = 0, residencies_ = 0;
+  std::map<uint32_t, uint32_t> bd_next_;  // overlap mode: the next BD per DMA tile (round robin)
   struct Copies {
     bool l1 = true, ddr = true;  // which copy holds the buffer's data (both: equal, or nothing written yet)
   };
@@ -530,6 +687,9 @@ class Lowering {
   std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD
   std::map<uint32_t, uint32_t> cmd_next_;                  // per core
+  std::map<uint32_t, uint32_t> read_next_;                 // overlap mode: per DMA tile, DDR reads so far
+  std::set<uint32_t> stored_;                              // DMA tiles that wrote DDR
+  std::map<uint32_t, std::map<std::vector<uint32_t>, uint32_t>> cmd_placed_;  // per core: descriptor words -> word
   std::map<const BufferNode*, uint32_t> core_of_;
   uint32_t core_ = 0;  // the core of the launch being lowered
   uint32_t barriers_ = 0;
@@ -623,6 +783,50 @@ Task lower_loadimc(const StmtNode& block, const RegionOf& region, const ImcOf& i
 
 Program lower(const PrimFunc& f, const LowerOptions& opt) { return Lowering(f, opt).run(); }
 
+namespace {
+
+// The placement and the schedule in words: where the IMC matrices and the L1 buffers went, which
+// copies are in flight while each datapath runs (pushed before it ends, waited after it starts),
+// and which waits held the stream back and why.
+void explain_overlap(std::ostream& os, const Program& p) {
+  os << "placement:\n";
+  for (const auto& l : p.placement_notes) os << "  " << l << "\n";
+  if (!p.overlapped) {
+    os << "sync: a wait after every launch (" << (p.cores > 1 ? "a multi-core program" : "overlap off") << ")\n";
+    return;
+  }
+  std::map<std::size_t, std::size_t> waited;  // launch -> the step waiting it
+  for (std::size_t i = 0; i < p.steps.size(); ++i)
+    if (const auto* w = std::get_if<Wait>(&p.steps[i])) waited[w->launch] = i;
+  auto name = [&](std::size_t i) {
+    const Step& s = p.steps[i];
+    return std::holds_alternative<Transfer>(s) ? std::get<Transfer>(s).name : std::get<Task>(s).name;
+  };
+  os << "overlap (copies in flight while a datapath or LoadIMC runs):\n";
+  std::size_t alone = 0;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const auto* k = std::get_if<Task>(&p.steps[i]);
+    if (!k || k->queue == spec::Queue::CTRL) continue;
+    std::vector<std::string> with;
+    for (std::size_t j = 0; j < p.steps.size(); ++j) {
+      if (!std::holds_alternative<Transfer>(p.steps[j]) || !waited.count(j)) continue;
+      if (j < waited.at(i) && waited.at(j) > i) with.push_back(name(j));
+    }
+    if (with.empty()) {
+      ++alone;
+      continue;
+    }
+    os << "  [" << i << "] " << k->name << ":";
+    for (std::size_t n = 0; n < with.size(); ++n) os << (n ? ", " : " ") << with[n];
+    os << "\n";
+  }
+  if (alone) os << "  " << alone << " unit launch" << (alone == 1 ? "" : "es") << " with no copy in flight\n";
+  os << "could not overlap (a wait the stream needed before the next launch, and why):\n";
+  for (const auto& l : p.sync_notes) os << "  " << l << "\n";
+}
+
+}  // namespace
+
 std::string explain(const Program& p) {
   std::ostringstream os;
   for (std::size_t c = 0; c < p.l1_rows_used.size(); ++c)
@@ -646,6 +850,7 @@ std::string explain(const Program& p) {
     }
     os << "\n";
   }
+  explain_overlap(os, p);
   return os.str();
 }
 

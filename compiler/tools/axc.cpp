@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
   std::string name, out, bundle_path;
-  bool dump_ir = false, dump_txn = false, show = false;
+  bool dump_ir = false, dump_txn = false, show = false, no_overlap = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
   c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
@@ -97,6 +97,8 @@ int main(int argc, char** argv) {
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
   c->add_flag("--explain", show, "print what runs where");
+  c->add_flag("--no-overlap", no_overlap,
+              "no overlap scheduling: each launch waits for what it touches as it is pushed (docs/compiler.md)");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
   c->add_option("--l1-bytes", l1_bytes,
                 "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
-    const auto r = ax::compile(mod.ir().main(), {cores, label, source}, tiling);
+    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap}, tiling);
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
     if (dump_txn) std::cout << axcore::runtime::explain_txn(r.bundle);

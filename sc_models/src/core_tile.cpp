@@ -27,6 +27,10 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
   dma = std::make_unique<DmaEngine>("coredma", ref::DmaEngine::coredma(),
                                     DmaContext{&regs, &errors, &tracer, token_, row, cores, fabric});
   const UnitEnv env{l1.bytes(), &imc, &tracer, row, &perf_, &l1_banks_};
+  if (fabric)
+    fabric->attach_l1(core, &l1_banks_, [this] {
+      return std::any_of(queues_.begin(), queues_.begin() + kCtrl, [](const Queue& q) { return !q.tasks.empty(); });
+    });
   for (unsigned k = 0; k < 2; ++k) {
     const unsigned base = k * 5;
     const std::string p = k == 0 ? "mvm_" : "dw_";
@@ -260,15 +264,17 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
   tracer.emit(t, row, trace::Unit::CMDPROC, trace::Kind::TASK_START, start, 0, 0, task.push.encode_word());
   if (datapath) return run_datapath(q, task.push.repeat, t, bytes, err_addr);
   if (q.q == kLoadimc) {
+    uint64_t busy = 0;
     for (uint32_t r = 0; r <= task.push.repeat; ++r) {
       if (r > 0) ++t;  // a repeat restarts the cycle after the run ended
+      const uint64_t t0 = t;
       const ErrorCode c = loadimc_->run(li, t, bytes, err_addr);
       if (c != ErrorCode::NONE) return c;
+      busy += t - 1 - t0;  // from the first read through the last row's write (lost banks included)
     }
     auto& pc = perf_[static_cast<unsigned>(spec::PerfUnit::LOADIMC)];
     ++pc.tasks;
-    // one read per row plus the last row's write cycle, per run
-    pc.busy += static_cast<uint32_t>(bytes / spec::param::l1_row_bytes + task.push.repeat + 1);
+    pc.busy += static_cast<uint32_t>(busy);
     return ErrorCode::NONE;
   }
   return run_barrier(bar, t);

@@ -97,7 +97,16 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t) {
 
 template <>
 void DwpuUnit::body(Pipe& pipe, uint64_t& t) {
-  t += desc.weight_count;  // weight fetch, one row per cycle
+  // Weight fetch: weight_count rows from weight_base_row, one request a cycle from the cycle after
+  // the start on the L1 port below LoadIMC (l1_banks.hpp); a lost bank retries the next cycle.
+  if (env_.banks && desc.weight_count) {
+    uint64_t g = t + env_.banks->take_debt(L1Banks::kDwpuWeights);
+    for (uint32_t r = 0; r < desc.weight_count; ++r)
+      g = env_.banks->access(L1Banks::kDwpuWeights, uint64_t{desc.weight_base_row} + r, g + 1);
+    t = g;
+  } else {
+    t += desc.weight_count;
+  }
   auto pop = [&] {
     auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
     stall_in_ += got.cycle - t;
@@ -193,9 +202,14 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
   if (d.d0_size == 0 || d.d1_size == 0) return spec::ErrorCode::DESC_RANGE;
   env_.imc->begin_residency(d.matrix_id);
   // Rows are read one per cycle from the cycle after the start and written into the IMC the
-  // cycle after their read; the task is done the cycle after the last write.
-  const uint64_t first_read = t + 1;
-  uint64_t tiles = 0;
+  // cycle after their read; the task is done the cycle after the last write. A row whose L1
+  // bank a datapath unit holds that cycle is read in the next free one (port L1P_LOADIMC,
+  // below the units, above the DMA word port: l1_banks.hpp). The rows are claimed at the start,
+  // ahead of the DMA fabric (which steps at most a host window ahead of SystemC time); cycles a
+  // unit took from the load later (a datapath started after it) delay its end.
+  constexpr uint64_t kRowCycles = spec::param::loadimc_cycles_per_row;
+  uint64_t next = t + 1;
+  if (env_.banks) next += env_.banks->take_debt(L1Banks::kLoadimc);
   constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
   for (uint32_t t1 = 0; t1 < d.d1_size; ++t1)
     for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
@@ -212,8 +226,17 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
         err_addr = static_cast<uint32_t>(e.code() == spec::ErrorCode::IMC_RANGE ? tile : row);
         return e.code();
       }
-      ++tiles;
-      const uint64_t written = first_read + tiles * spec::param::imc_tile_rows * spec::param::loadimc_cycles_per_row;
+      uint64_t g = next;
+      if (env_.banks) {
+        for (uint32_t r = 0; r < spec::param::imc_tile_rows; ++r) {
+          g = env_.banks->access(L1Banks::kLoadimc, static_cast<uint64_t>(row + int64_t{r} * d.row_stride), next);
+          next = g + kRowCycles;
+        }
+      } else {
+        g = next + (spec::param::imc_tile_rows - 1) * kRowCycles;
+        next = g + kRowCycles;
+      }
+      const uint64_t written = g + kRowCycles;
       t = written + 1;
       const auto& data = env_.imc->tile(static_cast<std::size_t>(tile));
       env_.tracer->emit(written, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE,
@@ -221,6 +244,10 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
                         trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
       bytes += kTileBytes;
     }
+  if (env_.banks) {
+    sync_to(t);
+    t += env_.banks->take_debt(L1Banks::kLoadimc);
+  }
   return spec::ErrorCode::NONE;
 }
 

@@ -7,6 +7,12 @@
 // takes it anyway, and the loser (which already ran past that cycle in simulation) owes one
 // cycle: `take_debt` hands it to the loser's next request, so the pipeline ends as late as the
 // RTL's (the loser's requests in between keep their early cycles).
+//
+// Below the datapath ports: LoadIMC (its rows one per cycle while no unit port holds the bank),
+// the DWPU weight fetch (at a DWPU task's start), and last the DMA word port (sc_models/src/word_fabric), which steps
+// in cycle order: it asks `word_free` in each cycle it has a beat for this L1 and is not granted when a unit holds the
+// bank (the fabric's grant then stays, as ax_word_xbar's arbiter without an ack). A unit that later takes a cycle the
+// word port already had hands the word port a debt, paid by its next beat.
 #pragma once
 
 #include <array>
@@ -19,6 +25,8 @@ namespace axcore::tlm {
 class L1Banks {
  public:
   static constexpr unsigned kNoPort = 0xFF;
+  // ax_core_pkg L1P_LOADIMC, L1P_DWPU_W, L1P_WORD
+  static constexpr unsigned kLoadimc = 6, kDwpuWeights = 7, kWord = 8;
   // The L1 port of a datapath unit by its perf unit index (kNoPort: the unit reads no rows here).
   static constexpr unsigned port_of(unsigned perf_unit) {
     switch (static_cast<spec::PerfUnit>(perf_unit)) {
@@ -50,6 +58,18 @@ class L1Banks {
       }
     }
   }
+  // The DMA word port in cycle t (the fabric's cycle order): false when a unit port holds the
+  // bank of `row` or the word port owes a cycle; else the word port takes the bank.
+  bool word_free(uint64_t row, uint64_t t) {
+    if (debt_[kWord] > 0) {
+      --debt_[kWord];
+      return false;
+    }
+    Slot& s = banks_[row % spec::param::l1_banks][t % kWindow];
+    if (s.cycle == t + 1) return false;
+    s = {t + 1, kWord};
+    return true;
+  }
   // Cycles the port lost since it last asked (added to its next request).
   uint64_t take_debt(unsigned port) {
     const uint64_t d = debt_[port];
@@ -62,9 +82,9 @@ class L1Banks {
     uint64_t cycle = 0;  // taken cycle + 1 (0: free)
     unsigned port = kNoPort;
   };
-  static constexpr uint64_t kWindow = 4096;  // cycles a bank remembers (units run at most this far apart)
+  static constexpr uint64_t kWindow = 16384;  // cycles a bank remembers (units run at most this far apart)
   std::array<std::vector<Slot>, spec::param::l1_banks> banks_;
-  std::array<uint64_t, 8> debt_{};
+  std::array<uint64_t, kWord + 1> debt_{};
 };
 
 }  // namespace axcore::tlm

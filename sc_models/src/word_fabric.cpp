@@ -42,6 +42,21 @@ WordFabric::WordFabric(sc_core::sc_module_name n, unsigned cores, Tracer& tracer
 
 void WordFabric::attach(unsigned id, uint32_t* bytes) { ports_.at(id).bytes = bytes; }
 
+void WordFabric::attach_l1(unsigned core, L1Banks* banks, std::function<bool()> units_pending) {
+  if (l1_.size() <= core) l1_.resize(core + 1);
+  l1_[core] = {banks, std::move(units_pending)};
+}
+
+bool WordFabric::l1_contended(uint64_t c) const {
+  if (c <= now_cycles()) return false;
+  for (const Port& p : ports_) {
+    if (p.phase != Phase::Run || p.w.sel != spec::MemSel::L1) continue;
+    const unsigned k = std::min(p.w.core, cores_ - 1);
+    if (k < l1_.size() && l1_[k].units_pending && l1_[k].units_pending()) return true;
+  }
+  return false;
+}
+
 unsigned WordFabric::target(const Port& p) const {
   switch (p.w.sel) {
     case spec::MemSel::DDR: return 0;
@@ -187,6 +202,10 @@ void WordFabric::stepper() {
         sc_core::wait(work_);
       continue;
     }
+    if (l1_contended(cur_)) {  // a LoadIMC or datapath may still start before cur_ and claim its bank
+      sc_core::wait(static_cast<double>(cur_ - now), sc_core::SC_NS, work_);
+      continue;
+    }
     const uint64_t next = step(cur_);
     if (next == kNever) {  // nothing timed left: only a channel thread can change the picture
       ++cur_;
@@ -305,6 +324,14 @@ uint64_t WordFabric::step(uint64_t c) {
       const bool ok = p.mm2s ? rd_done_.size() < P::axi_max_reads
                              : c >= wpath_free_ && (p.bq_left != 0 || wr_done_.size() < P::axi_max_writes);
       if (!ok) {  // not taken: the grant and the pointer stay
+        soon(c + 1);
+        continue;
+      }
+    } else if (t > P::l2_banks && t - 1 - P::l2_banks < l1_.size()) {
+      // A core's L1 word port, below every unit port of its banks: not granted while a unit
+      // holds the bank of the beat's row (the grant and the pointer stay).
+      L1Banks* banks = l1_[t - 1 - P::l2_banks].banks;
+      if (banks && !banks->word_free(wd.byte_addr / P::l1_row_bytes, c)) {
         soon(c + 1);
         continue;
       }

@@ -23,9 +23,11 @@
 #include <axcore/spec.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "axcore/ref/dma.hpp"
+#include "l1_banks.hpp"
 #include "memory.hpp"
 #include "sim.hpp"
 
@@ -55,6 +57,11 @@ class WordFabric : public sc_core::sc_module {
     return row * kPorts + (mm2s ? 0 : spec::param::dma_channels) + index;
   }
   void attach(unsigned id, uint32_t* bytes);
+  // Core `core`'s L1 row ports: the word port's beats lose a bank a unit holds (l1_banks.hpp).
+  // `units_pending`: the core has a task queued or running, so a unit may still claim L1 rows
+  // from the cycle after SystemC time on; the fabric then steps that L1's beats no further
+  // ahead than SystemC time.
+  void attach_l1(unsigned core, L1Banks* banks, std::function<bool()> units_pending);
   // Channel thread calls. walk: the BD's S_LOAD cycle is t - 1, its first request at t at the
   // earliest; returns with t = the cycle after its last word was issued. Throws StreamFailed
   // when the pair failed. drain: from cycle t (S_DRAIN) until the channel has nothing
@@ -125,6 +132,12 @@ class WordFabric : public sc_core::sc_module {
   std::vector<Port> ports_;
   std::vector<Pair> pairs_;
   std::vector<unsigned> rr_;  // per target: the round-robin pointer
+  struct CoreL1 {
+    L1Banks* banks = nullptr;
+    std::function<bool()> units_pending;
+  };
+  std::vector<CoreL1> l1_;              // per core
+  bool l1_contended(uint64_t c) const;  // a beat into an L1 whose units may still claim cycle c
   // AXI bridge and DDR model (target 0)
   std::deque<uint64_t> rd_done_, wr_done_;  // per outstanding burst: last row / B cycle (kNever: open)
   uint64_t r_free_ = 0;                     // first cycle the DDR model may present the next R beat

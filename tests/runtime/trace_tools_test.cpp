@@ -77,7 +77,41 @@ TEST(RuntimeTraceCompare, TailCheckNamesTheLongerTrace) {
   ASSERT_FALSE(r.equivalent);
   EXPECT_TRUE(r.divergences[0].b_ended);
   EXPECT_THAT(r.report, HasSubstr("B: (no more records)"));
-  EXPECT_THAT(r.report, HasSubstr("(0,2) cmdproc: diverges at record 0; tail: A has 1 more records"));
+  EXPECT_THAT(r.report,
+              HasSubstr("(0,2) cmdproc descriptor at word 64: diverges at record 0; tail: A has 1 more records"));
+}
+
+// A core's queues run concurrently: the CMDPROC records of different descriptors may interleave
+// in another order on the other backend (a DWPU task starting two cycles before or after a
+// LoadIMC ends); one descriptor's records keep their order and their fields.
+TEST(RuntimeTraceCompare, CmdprocRecordsOfConcurrentQueuesMayInterleave) {
+  std::vector<Record> a;
+  auto add = [&](Kind k, uint64_t start, uint32_t bytes) {
+    Record r;
+    r.seq = a.size();
+    r.cycle = 10 * a.size();
+    r.row = 2;
+    r.unit = Unit::CMDPROC;
+    r.kind = k;
+    r.addr = start;
+    r.bytes = bytes;
+    a.push_back(r);
+  };
+  add(Kind::TASK_START, 312, 0);     // LoadIMC
+  add(Kind::TASK_DONE, 312, 8192);   //   done
+  add(Kind::TASK_START, 174, 0);     // DWPU
+  add(Kind::TASK_START, 320, 0);     // the next LoadIMC
+  add(Kind::TASK_DONE, 320, 8192);   //   done
+  add(Kind::TASK_DONE, 174, 16384);  // DWPU done
+  auto b = a;
+  std::swap(b[1], b[2]);  // the DWPU starts before the first LoadIMC is done
+  const auto r = compare_traces(a, b);
+  EXPECT_TRUE(r.equivalent) << r.report;
+  EXPECT_EQ(r.units, 3u);
+  b[5].bytes = 4096;  // a descriptor's own record still differs
+  const auto d = compare_traces(a, b);
+  ASSERT_FALSE(d.equivalent);
+  EXPECT_THAT(d.report, HasSubstr("first divergence in (0,2) cmdproc descriptor at word 174 at record 1"));
 }
 
 // The TLM writes REG_WRITE records with bytes 0 and the RTL with bytes 4 (the smoke suite's

@@ -67,6 +67,39 @@ TEST(TlmRtlAgree, DdrReadsWithEveryOutstandingSlotFull) {
   expect_agreement(run_both(agree::dma_reads_outstanding_full()));
 }
 
+// Issue 21 item 4: the compiler's overlapped schedules run a core's units and the DMA at once;
+// the L1 banks arbitrate them (ODR > IFD0 > IFD1 > LoadIMC > DWPU weights > DMA word port). Each
+// of these failed on the TLM before it modelled LoadIMC and the word port on the banks (span 0.60;
+// tasks 0.76).
+// SysDMA DDR -> L1 while LoadIMC reads its weight rows 8 apart (one bank per tile, 64 cycles):
+// the copy's beats into that bank wait for the next tile, the copy follows the load bank by bank.
+TEST(TlmRtlAgree, LoadImcHoldsBanksADmaIntoL1Waits) {
+  expect_agreement(run_both(agree::loadimc_during_dma_to_l1(8192, 8, 8)));
+}
+TEST(TlmRtlAgree, LoadImcContiguousRowsBesideADmaIntoL1) {
+  expect_agreement(run_both(agree::loadimc_during_dma_to_l1(8192, 8, 1)));
+}
+// A DWPU-queue L1 copy (IFD0 and ODR a row a cycle each) beside a LoadIMC: LoadIMC loses banks.
+TEST(TlmRtlAgree, LoadImcLosesBanksToADwpuDatapath) {
+  expect_agreement(run_both(agree::loadimc_beside_dwpu_copy(1024, 8)));
+}
+// MemDMA L2 -> one L1 bank while a resident matmul's IFD0 walks x: the word port loses that bank.
+TEST(TlmRtlAgree, DmaIntoL1LosesBanksToAMatmul) {
+  expect_agreement(run_both(agree::matmul_during_dma_to_l1(64, 4, 4, 4096)));
+}
+
+// A depthwise CONV's weight fetch (72 rows at its start, the port below LoadIMC) beside a LoadIMC of
+// row stride 8: each time the fetch reaches the bank LoadIMC holds it waits for the next tile
+// (the DWPU task 1 683 cycles on the RTL; 1 267 on the TLM before it modelled the port).
+TEST(TlmRtlAgree, DwpuWeightFetchLosesBanksToLoadImc) {
+  expect_agreement(run_both(agree::dwpu_weights_beside_loadimc()));
+}
+
+// Both SysDMA channels DDR -> L1 at once (the compiler's alternating weight copies).
+TEST(TlmRtlAgree, TwoSysDmaChannelsReadDdrIntoL1) {
+  expect_agreement(run_both(agree::dma_two_channels_ddr_to_l1(8192)));
+}
+
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element

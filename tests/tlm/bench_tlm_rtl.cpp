@@ -3,7 +3,9 @@
 // >= 100x faster on the M = 256, K = 1152, N = 256 matmul). A benchmark: prints, never asserts.
 // BENCH_TLM_ONLY=1 runs the TLM alone (to profile it); AXCORE_MVM_KERNEL picks the MVM kernel.
 //   bench_tlm_rtl [matmul M KB NB | whole_core M KB NB | dma_ddr WORDS | dma_walks |
-//                  dma_bank WORDS | dma_pairs WORDS | dma_engines WORDS]        (default: matmul 256 18 4)
+//                  dma_bank WORDS | dma_pairs WORDS | dma_engines WORDS | loadimc_ddr WORDS TILES STRIDE |
+//                  loadimc_dwpu ROWS TILES | matmul_dma M KB NB WORDS | dma_2ch_l1 WORDS | dwpu_loadimc]
+//                  (default: matmul 256 18 4)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,12 +49,24 @@ int main(int argc, char** argv) {
     p = agree::dma_two_engines_one_bank(num(2, 2048));
   else if (what == "dma_4k")
     p = agree::dma_burst_crosses_4k();
+  else if (what == "loadimc_ddr")
+    p = agree::loadimc_during_dma_to_l1(num(2, 8192), num(3, 8), num(4, 8));
+  else if (what == "loadimc_dwpu")
+    p = agree::loadimc_beside_dwpu_copy(num(2, 1024), num(3, 8));
+  else if (what == "matmul_dma")
+    p = agree::matmul_during_dma_to_l1(num(2, 64), num(3, 4), num(4, 4), num(5, 4096));
+  else if (what == "dwpu_loadimc")
+    p = agree::dwpu_weights_beside_loadimc();
+  else if (what == "dma_2ch_l1")
+    p = agree::dma_two_channels_ddr_to_l1(num(2, 8192));
   else if (what == "dma_outstanding")
     p = agree::dma_reads_outstanding_full();
   else {
     std::fprintf(stderr,
                  "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs "
-                 "N|dma_engines N|dma_ddr_l2 N|dma_l2_l1 N|dma_bank2 N|dma_4k|dma_outstanding]\n");
+                 "N|dma_engines N|dma_ddr_l2 N|dma_l2_l1 N|dma_bank2 N|dma_4k|dma_outstanding|\n"
+                 "loadimc_ddr WORDS TILES STRIDE|loadimc_dwpu ROWS TILES|matmul_dma M KB NB WORDS|dma_2ch_l1 WORDS|\n"
+                 "dwpu_loadimc]\n");
     return 2;
   }
   try {

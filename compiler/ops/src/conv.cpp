@@ -98,10 +98,11 @@ void implementation(const Call& c, const Tensor& out) {
     m.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out.name() + "_w" + std::to_string(nb0));
     m.imc.node()->loc = call_loc();  // the IMC budget error points at the call
     if (!padded) {
-      load_chunk(w2, m.imc, 0, kb, 0, nb0, nbc);
+      load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0));
     } else {
       for (int64_t t = 0; t < taps; ++t)  // IMC tile t*CB + cb holds tap taps-1-t
-        load_chunk(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc);
+        load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
+                      out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t));
     }
     m.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {

@@ -47,23 +47,25 @@ Tensor rows_of(const Tensor& x) {
 }
 
 uint64_t bytes_of(const Tensor& t) { return static_cast<uint64_t>(t.node()->elements()) * t.node()->dtype.bytes(); }
-bool in_ddr(const Tensor& t) {
-  const BufferNode& r = *t.node()->root();
-  return r.role == BufferRole::Input || r.role == BufferRole::Constant || r.scope == Scope::DDR ||
-         r.scope == Scope::DDR_WEAK;
-}
 
 // The output blocks per chunk: one residency and the DPU's registers (max_chunk), and, when the
 // input, the weight and the result do not fit target().l1_bytes together and the weight is in
 // DDR, as many as fit next to the input and the result with the weight streamed (0 = no stream).
-std::pair<int64_t, bool> linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, const Tensor& out) {
+struct LinearPlan {
+  int64_t chunk = 0;
+  bool stream = false;  // the weight streamed a chunk of output blocks at a time
+  int64_t rows = 0;     // > 0: the input and result streamed this many rows at a time (stream.cpp)
+};
+LinearPlan linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, const Tensor& out) {
   const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
   int64_t chunk = max_chunk(kb, e);
   const uint64_t epi_block =
       e.bias.empty() && !e.scale && !e.relu ? 0 : 256;  // the epilogue constants, ~1 PWORD per block
   const uint64_t rest = bytes_of(x) + bytes_of(out), budget = target().l1_bytes;
-  if (!in_ddr(w) || rest + bytes_of(w) + epi_block * static_cast<uint64_t>(nb) <= budget) return {chunk, false};
+  if (!in_ddr(w) || rest + bytes_of(w) + epi_block * static_cast<uint64_t>(nb) <= budget) return {chunk, false, 0};
   const uint64_t per_block = static_cast<uint64_t>(kb) * 64 * 64 + epi_block;  // a 64-column slice of the weight
+  if (rest + per_block > budget && in_ddr(x))
+    if (const int64_t rows = stream_rows(x, w, out, chunk, budget); rows > 0) return {chunk, false, rows};
   if (rest + per_block > budget)
     fail(call_loc(),
          "core.linear: the input (" + std::to_string(bytes_of(x)) + " bytes) and the result (" +
@@ -73,13 +75,17 @@ std::pair<int64_t, bool> linear_chunk(const Tensor& x, const Tensor& w, const Ep
          "L1)");
   chunk = std::min<int64_t>(chunk, static_cast<int64_t>((budget - rest) / per_block));
   const int64_t pieces = (nb + chunk - 1) / chunk;
-  return {(nb + pieces - 1) / pieces, true};  // even chunks
+  return {(nb + pieces - 1) / pieces, true, 0};  // even chunks
 }
 
 void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const Tensor& out_in) {
   const Tensor x = rows_of(x_in), out = rows_of(out_in);
   const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
-  const auto [chunk, stream] = linear_chunk(x, w, e, out);
+  const auto [chunk, stream, rows] = linear_chunk(x, w, e, out);
+  if (rows > 0) {
+    linear_rows_streamed(x, w, e, out, chunk, rows);
+    return;
+  }
   for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, nb - nb0);
     MvmChunk c;
@@ -100,7 +106,7 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
       });
       load_chunk(slot, c.imc, 0, kb, 0, 0, nbc);
     } else {
-      load_chunk(w, c.imc, 0, kb, 0, nb0, nbc);
+      load_streamed(w, c.imc, 0, kb, 0, nb0, nbc, out_in.name() + "_w" + std::to_string(nb0));
     }
     c.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nbc, kb},

@@ -40,7 +40,9 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
   if (e.scale) i_scale = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, *e.scale);
   if (e.relu) i_zero = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, 0.0);
   const int64_t n_k = static_cast<int64_t>(k.size() / 64);
-  const Tensor consts = n_k ? make_constant(out.name() + "_epi", {n_k}, "float32x64", std::move(k)) : Tensor();
+  Tensor consts = c.epi_cache && *c.epi_cache ? *c.epi_cache : Tensor();
+  if (n_k && !consts) consts = make_constant(out.name() + "_epi", {n_k}, "float32x64", std::move(k));
+  if (c.epi_cache) *c.epi_cache = consts;
   std::vector<int64_t> outs = c.outer;
   outs.push_back(c.nbc);
   A::Datapath(A::DP_MVMEXE, [&] {
@@ -81,7 +83,7 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
     A::ODR([&] {
       A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
         std::vector<A::Value> o(i.begin(), i.end());
-        o.back() = o.back() + c.nb0;
+        o.back() = o.back() + (c.out_nb0 < 0 ? c.nb0 : c.out_nb0);
         out.at(o) = res.pop();
       });
     });

@@ -23,6 +23,8 @@ struct MvmChunk {
   Tensor imc;                // (k_blocks, nbc), loaded
   // Emits the IFD(num=0) block's body (its loops and the single push) into `s`.
   std::function<void(const A::StreamHandle& s)> ifd;
+  int64_t out_nb0 = -1;         // the result's first column block (-1: nb0; 0: a result slot of the chunk)
+  Tensor* epi_cache = nullptr;  // shares one epilogue constant between the chunk's datapaths
 };
 
 // Largest output-block chunk one residency and the DPU's registers allow.
@@ -33,6 +35,21 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out);
 // [kb0, kb0 + kbs), nb in [0, nbc), weight block row_block0 + kb - kb0, column nb0 + nb.
 void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
                 int64_t nbc);
+
+// Streaming (stream.cpp). A tensor whose storage is in DDR (input, constant, DDR scratch).
+bool in_ddr(const Tensor& t);
+// load_chunk of a DDR weight through L1, in groups of K blocks: each group its own L1 buffer
+// (`tag`_kN), copied by a SysDMA and loaded from there, so the copies and the LoadIMCs pipeline.
+// A weight already in L1 is loaded as load_chunk does.
+void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
+                   int64_t nbc, const std::string& tag);
+// The rows per chunk of a row-streamed linear (two input and two result slots and the weight's
+// groups in `budget` bytes), 0 when not even one row fits.
+int64_t stream_rows(const Tensor& x, const Tensor& w, const Tensor& out, int64_t nbc, uint64_t budget);
+// out = epilogue(x @ w) with x (M, KB) in DDR and out written to DDR: per output-block chunk the
+// weight made resident once, then `mc` rows at a time through ping/pong L1 slots.
+void linear_rows_streamed(const Tensor& x, const Tensor& w, const Epilogue& e, const Tensor& out, int64_t chunk,
+                          int64_t mc);
 
 // Checks an epilogue's arguments (scale, bias (N,) constant, activation) and builds it.
 Epilogue epilogue_of(const Call& c, int64_t n);

@@ -15,10 +15,16 @@ namespace {
 // stream (source = the token's col/row/dir/channel bits), because the order in which concurrent
 // tasks of different channels finish is timing (a DMA pair's MM2S and S2MM finish a few cycles
 // apart, and a TLM with other latencies may swap them) while one issuer's tokens keep a strict order.
+// Likewise a core's CMDPROC TASK_START/TASK_DONE records: the four queues run concurrently (a
+// LoadIMC or a DWPU task beside an MVMEXE one), so how the records of different queues interleave
+// is timing; each descriptor (source = its CMD_MEM word) is its own stream, and one descriptor's
+// runs keep a strict order (a queue runs its tasks in push order; the HOST stream orders the pushes).
 using Key = StreamKey;
 using Streams = std::map<Key, std::vector<const trace::Record*>>;
 
 int64_t source_of(const trace::Record& r) {
+  if (r.unit == trace::Unit::CMDPROC && (r.kind == trace::Kind::TASK_START || r.kind == trace::Kind::TASK_DONE))
+    return static_cast<int64_t>(r.addr);
   if (r.kind != trace::Kind::TOKEN) return -1;
   const auto t = spec::Token::decode_word(r.token);
   return int64_t{t.col} << 11 | int64_t{t.row} << 6 | int64_t{t.dir} << 5 | t.channel;
@@ -40,8 +46,11 @@ std::string source_text(int64_t src) {
 }
 
 std::string key_text(const Key& k) {
-  return "(" + std::to_string(std::get<0>(k)) + "," + std::to_string(std::get<1>(k)) + ") " +
-         std::string(trace::to_string(std::get<2>(k))) + (std::get<3>(k) < 0 ? "" : source_text(std::get<3>(k)));
+  const std::string unit = "(" + std::to_string(std::get<0>(k)) + "," + std::to_string(std::get<1>(k)) + ") " +
+                           std::string(trace::to_string(std::get<2>(k)));
+  if (std::get<3>(k) < 0) return unit;
+  if (std::get<2>(k) == trace::Unit::CMDPROC) return unit + " descriptor at word " + std::to_string(std::get<3>(k));
+  return unit + source_text(std::get<3>(k));
 }
 
 uint64_t last_cycle(const std::vector<trace::Record>& v) {

@@ -44,7 +44,8 @@ TEST_P(ExampleModel, CompilesAndMatchesItsReferenceOnFsim) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel,
+                         ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed", "resident_linear"));
 
 // The full-size models compiled for firmware/fpga/small.yaml's 256 KiB of L1 (with every buffer
 // resident they need 445 696 (mlp), 374 016 (cnn) and 336 384 (vit_patch_embed) bytes): the

@@ -13,6 +13,7 @@
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
 #include "axcore/rtl/mm_layout.hpp"
+#include "rtl_core/dwpu_case.hpp"
 #include "stimulus.hpp"
 
 namespace axcore::agree {
@@ -53,6 +54,17 @@ void check_token(const spec::Token& t, const char* what) {
     throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
 }
 
+// Both channel pairs of the engine in `row` at once (S2MM ch0 BD 1, ch1 BD 3; MM2S ch0 BD 0,
+// ch1 BD 2); waits for both.
+void two_pairs(runtime::Device& d, uint32_t row) {
+  stim::push_dma(d, row, false, 0, stim::push_word(1, 1));
+  stim::push_dma(d, row, false, 1, stim::push_word(3, 2));
+  stim::push_dma(d, row, true, 0, stim::push_word(0, 3, false));
+  stim::push_dma(d, row, true, 1, stim::push_word(2, 4, false));
+  check_token(stim::wait_dma_token(d, row, false, 0), "pair 0");
+  check_token(stim::wait_dma_token(d, row, false, 1), "pair 1");
+}
+
 // L1 of core 0 through the host debug port (both backends: one register write per word).
 void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_t> bytes) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
@@ -82,6 +94,11 @@ std::vector<uint8_t> dbg_read(runtime::Device& d, uint32_t row, uint32_t addr_re
 std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
   return dbg_read(d, kCore0, spec::core::DBG_MEM_ADDR.offset, spec::core::DBG_MEM_DATA.offset, byte_addr, n);
+}
+
+std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 std::vector<uint8_t> ddr_bytes(runtime::Device& d, uint64_t a, std::size_t n) {
@@ -343,10 +360,8 @@ Program dma_engines_share_l2(uint32_t words) {
   // The CoreDMA's copy in L1, then the MemDMA's copy in L2 (its first rows) through the mem
   // tile's debug port.
   p.readback = [words](runtime::Device& d) {
-    auto out = dbg_read_l1(d, 0x8000, 4 * std::size_t{words});
-    const auto l2 = dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4);
-    out.insert(out.end(), l2.begin(), l2.end());
-    return out;
+    return concat(dbg_read_l1(d, 0x8000, 4 * std::size_t{words}),
+                  dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4));
   };
   return p;
 }
@@ -360,14 +375,7 @@ Program dma_two_pairs(uint32_t words) {
     stim::write_bd(d, kMem, 2, stim::linear_bd(MemSel::L2, 0x200080, words));
     stim::write_bd(d, kMem, 3, stim::linear_bd(MemSel::L2, 0x3000C0, words));
   };
-  p.timed = [](runtime::Device& d) {
-    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 1));
-    stim::push_dma(d, kMem, false, 1, stim::push_word(3, 2));
-    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 3, false));
-    stim::push_dma(d, kMem, true, 1, stim::push_word(2, 4, false));
-    check_token(stim::wait_dma_token(d, kMem, false, 0), "pair 0");
-    check_token(stim::wait_dma_token(d, kMem, false, 1), "pair 1");
-  };
+  p.timed = [](runtime::Device& d) { two_pairs(d, kMem); };
   return p;
 }
 
@@ -517,6 +525,155 @@ rtlcore::Matmul whole_core_mm(uint32_t m, uint32_t kb, uint32_t nb) {
   return mm;
 }
 }  // namespace
+
+namespace {
+// mm's LoadIMC with the weight rows `row_stride` apart: 1 = each tile's 64 rows contiguous;
+// l1_banks = the tiles interleaved row by row (tile k's rows w_row + k + 8r: one bank per tile).
+spec::LoadimcDesc strided_load(const rtlcore::Matmul& mm, uint32_t row_stride) {
+  spec::LoadimcDesc li = mm.load();
+  li.row_stride = row_stride;
+  li.d0_astride = row_stride == 1 ? 64 : 1;
+  return li;
+}
+// Pushes the LoadIMC at kLoadimcWord and the DWPU task at kDpWord (in that order or the other),
+// then waits for both.
+void loadimc_and_dwpu(runtime::Device& d, bool loadimc_first) {
+  const auto li = stim::push_word(kLoadimcWord, 1), dw = stim::push_word(kDpWord, 2);
+  stim::push_queue(d, 0, loadimc_first ? spec::Queue::LOADIMC : spec::Queue::DWPU, loadimc_first ? li : dw);
+  stim::push_queue(d, 0, loadimc_first ? spec::Queue::DWPU : spec::Queue::LOADIMC, loadimc_first ? dw : li);
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
+}
+}  // namespace
+
+Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_stride) {
+  Program p;
+  p.name = "loadimc_during_dma_to_l1_stride" + std::to_string(row_stride);
+  const rtlcore::Matmul mm{16, tiles, 1};
+  const spec::LoadimcDesc li = strided_load(mm, row_stride);
+  constexpr uint64_t kDst = uint64_t{rtlcore::kY0} * 64;
+  p.setup = [=](runtime::Device& d) {
+    d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 11));
+    stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, 0x100000, words));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L1, kDst, words, 0));
+    load_matmul_operands(d, mm, 12);
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
+    stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 3));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+    check_token(stim::wait_dma_token(d, kShim, false, 0), "SysDMA");
+  };
+  p.readback = [words](runtime::Device& d) { return dbg_read_l1(d, kDst, 4 * std::size_t{words}); };
+  return p;
+}
+
+Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
+  Program p;
+  p.name = "loadimc_beside_dwpu_copy";
+  const rtlcore::Matmul mm{16, tiles, 1};
+  const spec::LoadimcDesc li = strided_load(mm, spec::param::l1_banks);
+  constexpr uint32_t kSrc = 12288, kDst = 14336;  // rows past the matmul's operands
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_odr = 1;
+  dp.ifd0 = stim::linear_walk(kSrc, rows, spec::Dtype::INT8, spec::Dtype::INT8);
+  dp.odr = stim::linear_walk(kDst, rows, spec::Dtype::INT8, spec::Dtype::INT8);
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 13);
+    dbg_write_l1(d, uint64_t{kSrc} * 64, pattern(std::size_t{rows} * 64, 14));
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, false); };
+  p.readback = [rows](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
+  return p;
+}
+
+Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words) {
+  Program p;
+  p.name = "matmul_during_dma_to_l1";
+  rtlcore::Matmul mm{m, kb, nb};
+  mm.out = spec::Dtype::INT32;
+  constexpr uint64_t kDst = 11264 * 64;  // past y (int32: m * nb * 4 rows from kY0)
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 15);
+    write_matmul_descriptors(d, mm);
+    stim::write_bd(d, kMem, 0, long_bd(MemSel::L2, 0x40000, words));
+    // The rows of one L1 bank (16 words, then l1_banks rows on): the IFD's walk over x meets
+    // that bank every l1_banks cycles and wins it.
+    spec::DmaBd dst = stim::linear_bd(MemSel::L1, kDst, words, 0);
+    dst.d0_size = 16;
+    dst.d1_size = words / 16;
+    dst.d1_stride = 16 * spec::param::l1_banks;
+    stim::write_bd(d, kMem, 1, dst);
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
+    d.advance(80);  // the descriptor fetch: the copy starts as the matmul does
+    stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
+    stim::push_dma(d, kMem, true, 0, stim::push_word(0, 4, false));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+    check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
+  };
+  p.readback = [mm, words](runtime::Device& d) {
+    return concat(dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()),
+                  dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks));
+  };
+  return p;
+}
+
+Program dwpu_weights_beside_loadimc() {
+  Program p;
+  p.name = "dwpu_weights_beside_loadimc";
+  rtlcore::DwWindow c;
+  c.h = c.w = 4;
+  c.cb = 8;
+  c.kh = c.kw = 3;
+  c.ph = c.pw = 1;
+  c.weights = c.weight_rows();
+  const rtlcore::Matmul mm{16, 8, 1};
+  const spec::LoadimcDesc li = strided_load(mm, spec::param::l1_banks);
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
+  dp.ifd0 = c.ifd();
+  dp.dwpu = c.dwpu();
+  dp.odr = c.odr();
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, mm, 18);
+    dbg_write_l1(d, uint64_t{c.x0} * 64, pattern(std::size_t{c.input_rows()} * 64, 19));
+    dbg_write_l1(d, uint64_t{c.w0} * 64, pattern(std::size_t{c.weight_rows()} * 64, 20));
+    stim::write_cmd(d, 0, kLoadimcWord, li.encode());
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, true); };
+  p.readback = [c](runtime::Device& d) { return dbg_read_l1(d, uint64_t{c.y0} * 64, std::size_t{c.out_rows()} * 64); };
+  return p;
+}
+
+Program dma_two_channels_ddr_to_l1(uint32_t words) {
+  Program p;
+  p.name = "dma_two_channels_ddr_to_l1";
+  constexpr uint64_t kA = 0x100000, kB = 0x300000, kDstA = 0x0, kDstB = 0x80000;
+  p.setup = [=](runtime::Device& d) {
+    d.ddr_write(kA, pattern(4 * std::size_t{words}, 16));
+    d.ddr_write(kB, pattern(4 * std::size_t{words}, 17));
+    stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, kA, words));
+    stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L1, kDstA, words, 0));
+    stim::write_bd(d, kShim, 2, long_bd(MemSel::DDR, kB, words));
+    stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L1, kDstB, words, 0));
+  };
+  p.timed = [](runtime::Device& d) { two_pairs(d, kShim); };
+  p.readback = [words](runtime::Device& d) {
+    return concat(dbg_read_l1(d, kDstA, 4 * std::size_t{words}), dbg_read_l1(d, kDstB, 4 * std::size_t{words}));
+  };
+  return p;
+}
 
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
   Program p;

@@ -69,6 +69,22 @@ Program dma_l2_to_l1(uint32_t words);              // MemDMA L2 -> L1 of core 0,
 Program dma_two_engines_one_bank(uint32_t words);  // MemDMA L2 -> L2 and CoreDMA L2 -> L1 at once, all on L2 bank 0
 Program dma_burst_crosses_4k();        // DDR reads and writes whose runs cross 4 KiB boundaries (split bursts)
 Program dma_reads_outstanding_full();  // 1-row DDR read bursts, one per 4 KiB page: axi_max_reads binds
+// Issue 21 item 4 (the compiler's overlapped schedules): units of a core and DMA engines at once.
+// SysDMA DDR -> L1 of core 0 while core 0 loads `tiles` IMC tiles whose rows are row_stride apart
+// (the compiler's interleaved weights: stride 8 = l1_banks keeps LoadIMC on one bank per tile).
+Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_stride);
+// A DWPU-queue datapath copying `rows` L1 rows (IFD0 -> ODR, one row read and one written a cycle)
+// while core 0 loads `tiles` IMC tiles (row stride 8): LoadIMC loses the banks the units hold.
+Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles);
+// A resident matmul (MVMEXE: IFD0 reads x, the ODR writes int32 rows) while MemDMA streams `words`
+// words L2 -> L1 of core 0: the DMA word port loses the banks the units hold.
+Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words);
+// A depthwise 3x3 CONV (8 channel blocks: 72 weight rows fetched at the DWPU task's start) beside
+// a LoadIMC of 8 tiles with row stride 8: the weight fetch loses the bank LoadIMC holds.
+Program dwpu_weights_beside_loadimc();
+// Both SysDMA channels read DDR into L1 of core 0 at once (`words` each; the compiler alternates
+// its weight copies over them): the bridge interleaves their bursts, the word port their beats.
+Program dma_two_channels_ddr_to_l1(uint32_t words);
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out

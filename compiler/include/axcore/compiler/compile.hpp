@@ -15,6 +15,7 @@ struct CompileOptions {
   uint32_t cores = 1;
   std::string name;
   std::string source;
+  bool overlap = true;  // LowerOptions::overlap: launches wait only for what they touch
 };
 
 struct CompileResult {

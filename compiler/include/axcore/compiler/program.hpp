@@ -20,6 +20,18 @@ struct L1Region {
   uint32_t rows = 0;
 };
 
+// One thing a launch reads or writes (the overlap scheduler and the race verifier, sync.hpp):
+// L1 rows [lo, hi) or IMC tiles [lo, hi) of a core, or a whole DDR buffer.
+struct Access {
+  enum class Space : uint8_t { L1, Imc, Ddr };
+  Space space = Space::L1;
+  uint32_t core = 0;
+  uint64_t lo = 0, hi = 0;
+  const BufferNode* ddr = nullptr;
+  bool write = false;
+  std::string what;  // the buffer, for explanations
+};
+
 // A DMA copy: a whole DDR buffer to or from its L1 region, or an A.SysDMA / A.CoreDMA block
 // (written by hand or inserted by the tiling pass). SysDMA runs on the shim, CoreDMA on its core.
 struct Transfer {
@@ -35,6 +47,7 @@ struct Transfer {
   uint32_t core = 0;     // CoreDMA: the core tile of the engine
   uint32_t channel = 0;  // channel pair: 0 for copies into L1, 1 for copies out of it
   std::string name;      // "load x (tile 2)" for `axc explain`
+  std::vector<Access> footprint;
 };
 
 // One command-processor task: a descriptor in core command memory, pushed to a queue.
@@ -49,6 +62,7 @@ struct Task {
   uint64_t mvm_tile_ops = 0;  // MVM tile-ops (64x64 MACs each)
   uint64_t ifd0_elems = 0, ifd1_elems = 0, odr_elems = 0, dpu_instr_per_iter = 0, dpu_iterations = 0;
   uint64_t predicted_cycles = 0;
+  std::vector<Access> footprint;
 };
 
 struct Wait {
@@ -68,6 +82,10 @@ struct Program {
   std::vector<uint32_t> l1_rows_used;         // per core: the most rows in use at once
   uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget it was placed against
   std::map<std::string, std::string> notes;
+  // `axc compile --explain`: how the overlap scheduler ordered the launches (what waited for
+  // what and why) and where the IMC residencies and L1 buffers went.
+  bool overlapped = false;  // scheduled by schedule_overlap (else: a wait after every launch)
+  std::vector<std::string> sync_notes, placement_notes;
 };
 
 struct LowerOptions {
@@ -75,6 +93,12 @@ struct LowerOptions {
   // The L1 bytes per core the placement may use (a smaller L1 than the spec's, e.g.
   // firmware/fpga/small.yaml's 256 KiB, compiles for that device and runs on this one).
   uint64_t l1_bytes = spec::param::l1_bytes;
+  // Overlap data movement with compute (schedule_overlap, sync.hpp): launches wait only for what
+  // they touch. false: the guide's default sync, a wait right after every launch (the program
+  // order, for comparisons). Multi-core programs always use the default sync.
+  bool overlap = true;
+  // The IMC tiles matrices are packed into (a residency holds at most this many; tests shrink it).
+  uint32_t imc_tiles = spec::param::imc_tiles;
 };
 
 // Places buffers, inserts DMA transfers and default sync, and lowers every datapath, LoadIMC and
