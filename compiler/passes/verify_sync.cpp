@@ -2,6 +2,7 @@
 // program's pushes and waits and reports every pair of launches in flight together that touch
 // the same L1 rows / IMC tiles / DDR buffer / BDs with one writing. lower() runs it on every
 // program it builds, so a schedule with a race is an internal error, never a silent corruption.
+// It also checks that an MVMEXE and a LoadIMC task in flight together are apart for the device.
 // GCC 12 reports -Wmaybe-uninitialized inside std::variant's move of Step (a known false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <deque>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "axcore/compiler/sync.hpp"
+#include "axcore/ref/imc.hpp"
 
 namespace axcore::compiler {
 namespace {
@@ -59,6 +61,28 @@ std::string name_of(const Step& s) {
   if (const auto* t = std::get_if<Transfer>(&s)) return t->name;
   if (const auto* k = std::get_if<Task>(&s)) return k->name;
   return "?";
+}
+
+// An MVMEXE datapath and a LoadIMC of one core that the footprints let run together must also be
+// apart for the device (docs/timing.md "MVMEXE beside LoadIMC": the same matrix_id, disjoint tile
+// spans); else the command processor runs them one after the other, which the schedule (and
+// `axc --explain`) does not assume. Empty when they are apart or not such a pair.
+std::string imc_not_apart(const Step& a, const Step& b) {
+  const auto* ta = std::get_if<Task>(&a);
+  const auto* tb = std::get_if<Task>(&b);
+  if (!ta || !tb || ta->core != tb->core) return "";
+  if (tb->queue == spec::Queue::MVMEXE) std::swap(ta, tb);
+  if (ta->queue != spec::Queue::MVMEXE || tb->queue != spec::Queue::LOADIMC) return "";
+  namespace L = spec::layout::datapath_desc;
+  const std::span<const uint32_t> w(ta->words);
+  const auto h = spec::DpHeader::decode(w.first(spec::DpHeader::kWords));
+  const auto m = spec::MvmDesc::decode(w.subspan(L::mvm));
+  const auto l = spec::LoadimcDesc::decode(tb->words);
+  if (ref::imc_tasks_apart(h.has_main, m, l)) return "";
+  const auto ms = ref::mvm_tile_span(m), ls = ref::loadimc_tile_span(l);
+  return "the IMC but are not apart (MVM matrix " + std::to_string(m.matrix_id) + " tiles " + std::to_string(ms.lo) +
+         ".." + std::to_string(ms.hi) + ", LoadIMC matrix " + std::to_string(l.matrix_id) + " tiles " +
+         std::to_string(ls.lo) + ".." + std::to_string(ls.hi) + "): the device runs them one after the other";
 }
 
 }  // namespace
@@ -116,7 +140,8 @@ std::vector<std::string> find_races(const Program& p) {
     }
     if (!std::holds_alternative<Transfer>(s) && !std::holds_alternative<Task>(s)) continue;
     for (const auto& [j, o] : in_flight) {
-      const std::string why = order_reason(s, *o);
+      std::string why = order_reason(s, *o);
+      if (why.empty()) why = imc_not_apart(s, *o);
       if (!why.empty())
         out.push_back("launch " + std::to_string(i) + " (" + name_of(s) + ") starts while launch " + std::to_string(j) +
                       " (" + name_of(*o) + ") is in flight; both touch " + why);

@@ -821,6 +821,26 @@ void explain_overlap(std::ostream& os, const Program& p) {
     os << "\n";
   }
   if (alone) os << "  " << alone << " unit launch" << (alone == 1 ? "" : "es") << " with no copy in flight\n";
+  // LoadIMC tasks in flight with an MVMEXE task of their core: the device runs them together (the
+  // verifier checked them apart: same matrix_id, disjoint tiles; docs/timing.md).
+  os << "LoadIMC beside MVMEXE (the IMC loads tiles the running datapath does not read):\n";
+  std::size_t beside = 0;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const auto* k = std::get_if<Task>(&p.steps[i]);
+    if (!k || k->queue != spec::Queue::MVMEXE || !waited.count(i)) continue;
+    std::vector<std::string> with;
+    for (std::size_t j = 0; j < p.steps.size(); ++j) {
+      const auto* l = std::get_if<Task>(&p.steps[j]);
+      if (!l || l->queue != spec::Queue::LOADIMC || l->core != k->core || !waited.count(j)) continue;
+      if (j < waited.at(i) && waited.at(j) > i) with.push_back(l->name);
+    }
+    if (with.empty()) continue;
+    ++beside;
+    os << "  [" << i << "] " << k->name << ":";
+    for (std::size_t n = 0; n < with.size(); ++n) os << (n ? ", " : " ") << with[n];
+    os << "\n";
+  }
+  if (!beside) os << "  none\n";
   os << "could not overlap (a wait the stream needed before the next launch, and why):\n";
   for (const auto& l : p.sync_notes) os << "  " << l << "\n";
 }

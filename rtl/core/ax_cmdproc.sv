@@ -2,10 +2,11 @@
 // queue_depth push words run in order. A queue's head task fetches its descriptor from CMD_MEM
 // (one shared read port, one word per cycle, lowest queue first; datapath: header.words words,
 // LoadIMC 8, barrier 4), is validated the cycle after its last word arrived and starts in that
-// cycle (TASK_START) when its resources are free: LoadIMC never overlaps a running MVMEXE task
-// nor the reverse. A task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the
-// token follows the next cycle (always on an error). A refused descriptor or a unit fault ends
-// the task with an error token and one error report. Built units: MVMEXE (IFD0, IFD1, MVM, DPU,
+// cycle (TASK_START) when its resources are free: LoadIMC overlaps a running MVMEXE task (and
+// the reverse) only when ax_imc_apart finds them apart (same matrix_id, disjoint tile spans). A
+// task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the token follows the next
+// cycle (always on an error). A refused descriptor or a unit fault ends the task with an error
+// token and one error report. Built units: MVMEXE (IFD0, IFD1, MVM, DPU,
 // ODR; the DPU program words go to the datapath as they arrive and come back validated),
 // LoadIMC, barriers, the DWPU datapath (IFD0, IFD1, DWPU, DPU, ODR the same way, with its own
 // descriptor buffer, overlapping every other queue).
@@ -351,6 +352,10 @@ module ax_cmdproc
   assign li_run  = (st_q[QLI] == S_RUN);
   assign bar_run = (st_q[QCTRL] == S_RUN);
 
+  // MVMEXE and LoadIMC together only on tiles apart (the running task's buffer and the checked one's)
+  logic imc_apart;
+  ax_imc_apart u_imc_apart (.has_mvm_i(hdr.has_main), .mvm_i(mvm), .li_i(li), .apart_o(imc_apart));
+
   logic [NQ-1:0] can_start, chk_fail, run_done, run_err, start_now, tok_gnt;
   error_code_e [NQ-1:0] chk_code, run_code;
   logic [NQ-1:0][31:0]  run_addr;
@@ -362,8 +367,8 @@ module ax_cmdproc
     chk_code[QMVM]  = dp_code;
     for (int unsigned q = 0; q < NQ; q++) chk_fail[q] = (st_q[q] == S_CHECK) && chk_code[q] != ERROR_CODE_NONE;
     can_start       = '0;
-    can_start[QMVM] = !li_run;
-    can_start[QLI]  = !dp_run;
+    can_start[QMVM] = !li_run || imc_apart;
+    can_start[QLI]  = !dp_run || imc_apart;
     can_start[QDW]  = 1'b1;        // the DWPU datapath reads no IMC: it overlaps everything
     // a barrier waits for every other queue to be idle and empty
     can_start[QCTRL] = 1'b1;

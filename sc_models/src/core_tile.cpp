@@ -194,9 +194,10 @@ void CoreTile::queue_thread(Queue& q) {
 }
 
 bool CoreTile::resources_free(const Queue& q) const {
-  // LoadIMC never overlaps a running MVMEXE task nor the reverse (the IMC).
-  if (q.q == kMvmexe) return !queues_[kLoadimc].in_run;
-  if (q.q == kLoadimc) return !queues_[kMvmexe].in_run;
+  // MVMEXE and LoadIMC run together only when their IMC uses are apart (ax_imc_apart).
+  const Queue &m = queues_[kMvmexe], &l = queues_[kLoadimc];
+  if (q.q == kMvmexe || q.q == kLoadimc)
+    return !(q.q == kMvmexe ? l : m).in_run || ref::imc_tasks_apart(m.has_mvm, m.mvm, l.li);
   // A barrier starts when every other queue is idle and empty (ax_cmdproc's can_start[QCTRL]).
   if (q.q == kCtrl)
     return std::all_of(queues_.begin(), queues_.begin() + kCtrl, [](const Queue& o) { return o.tasks.empty(); });
@@ -241,6 +242,7 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
     code = prepare_datapath(q, w, words);
   else if (q.q == kLoadimc) {
     li = spec::LoadimcDesc::decode(w);
+    q.li = li;
     if (li.magic != spec::magic::loadimc)
       code = ErrorCode::DESC_MAGIC;
     else if (li.d0_size == 0 || li.d1_size == 0)
@@ -307,6 +309,7 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
   if (!h.has_odr || !h.has_ifd0 || (h.has_ifd1 && !h.has_dpu)) return ErrorCode::DESC_UNITS;
   Pipeline& p = pipes_[mvm ? 0 : 1];
   p.header = h;
+  if (mvm) q.has_mvm = h.has_main;
   try {
     if (words < L::program) ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
     p.ifd0->walk = spec::Walk::decode(ws.subspan(L::ifd0));
@@ -318,6 +321,7 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
     if (h.has_main && mvm) {
       p.mvm->desc = spec::MvmDesc::decode(ws.subspan(L::mvm));
       ref::validate_mvm(p.mvm->desc);
+      q.mvm = p.mvm->desc;
     }
     if (h.has_main && !mvm) {
       p.dwpu->desc = spec::DwpuDesc::decode(ws.subspan(L::dwpu));

@@ -62,6 +62,11 @@ class CoreTile : public Tile {
     std::deque<Task> tasks;
     bool running = false, last_error = false;
     bool in_run = false;  // the head task is past its check (the RTL's S_RUN)
+    // The IMC use of the head task once decoded (MVMEXE: has_mvm, mvm; LOADIMC: li), for the
+    // MVMEXE / LoadIMC overlap rule (ref::imc_tasks_apart, the RTL's descriptor buffers).
+    bool has_mvm = false;
+    spec::MvmDesc mvm{};
+    spec::LoadimcDesc li{};
     uint32_t done = 0;
     uint32_t epoch = 0;      // bumped by a reset: the running task ends without a token
     uint64_t next_pick = 0;  // first cycle the next task may enter the fetch engine

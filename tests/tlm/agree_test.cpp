@@ -100,6 +100,45 @@ TEST(TlmRtlAgree, TwoSysDmaChannelsReadDdrIntoL1) {
   expect_agreement(run_both(agree::dma_two_channels_ddr_to_l1(8192)));
 }
 
+// MVMEXE and LoadIMC together (docs/timing.md "Command processor"): the second LoadIMC runs
+// beside the matmul when it names the matmul's matrix_id and tiles it does not read; else the
+// later task starts only after the earlier one's TASK_DONE. Either way the output and the IMC
+// registers equal common/ref's (no stale read), on both backends.
+struct CmdSpan {
+  uint64_t start = 0, done = 0;
+};
+CmdSpan cmd_span(const agree::Run& r, uint64_t desc_word) {
+  CmdSpan s{};
+  for (const auto& rec : r.records)
+    if (rec.unit == trace::Unit::CMDPROC && rec.addr == desc_word) {
+      if (rec.kind == trace::Kind::TASK_START) s.start = rec.cycle;
+      if (rec.kind == trace::Kind::TASK_DONE) s.done = rec.cycle;
+    }
+  return s;
+}
+void expect_beside(uint32_t tile_base, uint8_t matrix_id, bool loadimc_first, bool overlap) {
+  const Both b = run_both(agree::loadimc_beside_matmul(tile_base, matrix_id, loadimc_first));
+  expect_agreement(b);
+  EXPECT_EQ(b.rtl.out, agree::loadimc_beside_matmul_reference(tile_base, matrix_id, loadimc_first))
+      << "output or IMC registers";
+  for (const agree::Run* r : {&b.tlm, &b.rtl}) {
+    const CmdSpan li = cmd_span(*r, agree::kBesideLoadimcWord), mv = cmd_span(*r, agree::kBesideMatmulWord);
+    const CmdSpan& first = loadimc_first ? li : mv;
+    const CmdSpan& second = loadimc_first ? mv : li;
+    ASSERT_GT(first.done, 0u) << r->backend;
+    ASSERT_GT(second.done, 0u) << r->backend;
+    if (overlap)
+      EXPECT_LT(second.start, first.done) << r->backend << ": the second task waited for the first";
+    else
+      EXPECT_GT(second.start, first.done) << r->backend << ": the second task ran beside the first";
+  }
+}
+TEST(TlmRtlAgree, LoadImcBesideMatmulOnOtherTiles) { expect_beside(8, 1, false, true); }
+TEST(TlmRtlAgree, MatmulBesideLoadImcOnOtherTiles) { expect_beside(8, 1, true, true); }
+TEST(TlmRtlAgree, LoadImcOnTilesTheMatmulReadsWaits) { expect_beside(4, 1, false, false); }
+TEST(TlmRtlAgree, MatmulOnTilesTheLoadImcWritesWaits) { expect_beside(4, 1, true, false); }
+TEST(TlmRtlAgree, LoadImcOfAnotherResidencyWaits) { expect_beside(8, 2, false, false); }
+
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element

@@ -325,4 +325,32 @@ void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& p
         }
 }
 
+namespace {
+// (n - 1) * step into [lo, hi]
+void widen(TileSpan& s, uint32_t n, int32_t step) {
+  const int64_t e = int64_t{n == 0 ? 0 : n - 1} * step;
+  (e < 0 ? s.lo : s.hi) += e;
+}
+}  // namespace
+
+TileSpan mvm_tile_span(const spec::MvmDesc& d) {
+  TileSpan s{d.tile_base, d.tile_base};
+  widen(s, d.k_blocks, d.k_stride);
+  const std::array<uint32_t, 4> n{d.o0_size, d.o1_size, d.o2_size, d.o3_size};
+  const std::array<int32_t, 4> step{d.o0_tstride, d.o1_tstride, d.o2_tstride, d.o3_tstride};
+  for (std::size_t k = 0; k < 4 && k < d.ndims; ++k) widen(s, n[k], step[k]);
+  return s;
+}
+
+TileSpan loadimc_tile_span(const spec::LoadimcDesc& d) {
+  TileSpan s{d.tile_base, d.tile_base};
+  widen(s, d.d0_size, d.d0_tstride);
+  widen(s, d.d1_size, d.d1_tstride);
+  return s;
+}
+
+bool imc_tasks_apart(bool has_mvm, const spec::MvmDesc& m, const spec::LoadimcDesc& l) {
+  return !has_mvm || (m.matrix_id == l.matrix_id && mvm_tile_span(m).apart(loadimc_tile_span(l)));
+}
+
 }  // namespace axcore::ref

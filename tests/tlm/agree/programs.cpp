@@ -888,4 +888,61 @@ std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb) 
           l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64 + std::ptrdiff_t(mm.out_bytes())};
 }
 
+namespace {
+const rtlcore::Matmul kBesideMm = whole_core_mm(64, 4, 2);
+spec::LoadimcDesc second_load(uint32_t tile_base, uint8_t matrix_id) {
+  spec::LoadimcDesc li = kBesideMm.load();
+  li.tile_base = tile_base;
+  li.matrix_id = matrix_id;
+  return li;
+}
+}  // namespace
+
+Program loadimc_beside_matmul(uint32_t tile_base, uint8_t matrix_id, bool loadimc_first) {
+  Program p;
+  p.name = "loadimc_beside_matmul_tiles" + std::to_string(tile_base) + "_id" + std::to_string(matrix_id) +
+           (loadimc_first ? "_loadimc_first" : "_mvmexe_first");
+  p.setup = [=](runtime::Device& d) {
+    load_matmul_operands(d, kBesideMm, 21);
+    write_matmul_descriptors(d, kBesideMm);
+    stim::write_cmd(d, 0, kBesideLoadimcWord, second_load(tile_base, matrix_id).encode());
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  };
+  p.timed = [loadimc_first](runtime::Device& d) {
+    const auto li = stim::push_word(kBesideLoadimcWord, 2), mv = stim::push_word(kBesideMatmulWord, 3);
+    stim::push_queue(d, 0, loadimc_first ? spec::Queue::LOADIMC : spec::Queue::MVMEXE, loadimc_first ? li : mv);
+    stim::push_queue(d, 0, loadimc_first ? spec::Queue::MVMEXE : spec::Queue::LOADIMC, loadimc_first ? mv : li);
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+  };
+  p.readback = [](runtime::Device& d) {
+    Regs r;
+    r.bytes = dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, kBesideMm.out_bytes());
+    r.read(d, kCore0, spec::core::IMC_STATUS.offset);
+    r.read(d, kCore0, spec::core::IMC_STALE_READS.offset);
+    return r.bytes;
+  };
+  return p;
+}
+
+std::vector<uint8_t> loadimc_beside_matmul_reference(uint32_t tile_base, uint8_t matrix_id, bool loadimc_first) {
+  const rtlcore::Matmul& mm = kBesideMm;
+  std::vector<uint8_t> l1(spec::param::l1_bytes, 0);
+  const auto x = pattern(std::size_t{mm.m} * mm.kb * 64, 21), w = pattern(std::size_t{mm.kb} * mm.nb * 4096, 22);
+  std::copy(x.begin(), x.end(), l1.begin() + std::ptrdiff_t{rtlcore::kX0} * 64);
+  std::copy(w.begin(), w.end(), l1.begin() + std::ptrdiff_t{rtlcore::kW0} * 64);
+  ref::Imc imc;
+  ref::run_loadimc(mm.load(), l1, imc);
+  if (loadimc_first) ref::run_loadimc(second_load(tile_base, matrix_id), l1, imc);
+  stim::reference_datapath(matmul_datapath(mm), l1, &imc);
+  if (!loadimc_first) ref::run_loadimc(second_load(tile_base, matrix_id), l1, imc);
+  Regs r;
+  r.bytes.assign(l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64,
+                 l1.begin() + std::ptrdiff_t{rtlcore::kY0} * 64 + std::ptrdiff_t(mm.out_bytes()));
+  r.add((imc.matrix_id() & 0xFF) | static_cast<uint32_t>(imc.valid_tiles()) << 8 | (imc.stale_reads ? 1u << 16 : 0u));
+  r.add(static_cast<uint32_t>(imc.stale_reads));
+  return r.bytes;
+}
+
 }  // namespace axcore::agree

@@ -101,4 +101,15 @@ Program perf_counters();         // LoadIMC + matmul; readback = PERF_BUSY/STALL
 // The common/ref result of whole_core's output (the bytes its readback returns).
 std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb);
 
+// The MVMEXE / LoadIMC overlap rule (docs/timing.md "Command processor"): a 64 x 256 x 128 matmul
+// whose 8 tiles (0..7, matrix_id 1) were loaded in the setup runs while a second LoadIMC writes
+// 8 tiles from `tile_base` with `matrix_id` (pushed before or after the MVMEXE task). Apart
+// (matrix_id 1, tiles 8..15) they overlap; tiles 4..11 or another matrix_id wait. Readback: the
+// matmul's int8 output, IMC_STATUS and IMC_STALE_READS.
+Program loadimc_beside_matmul(uint32_t tile_base, uint8_t matrix_id, bool loadimc_first);
+// Its readback on common/ref (the two tasks in push order; the descriptors sit at CMD_MEM words
+// kBesideLoadimcWord and kBesideMatmulWord).
+std::vector<uint8_t> loadimc_beside_matmul_reference(uint32_t tile_base, uint8_t matrix_id, bool loadimc_first);
+inline constexpr uint32_t kBesideLoadimcWord = 0x20, kBesideMatmulWord = 0x100;
+
 }  // namespace axcore::agree

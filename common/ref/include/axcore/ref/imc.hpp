@@ -80,4 +80,18 @@ std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>
                            std::size_t imc_tiles);
 void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push);
 
+// The tiles an affine tile walk can touch, [lo, hi]: tile_base plus, per loop, min(0, (n-1)*step)
+// .. max(0, (n-1)*step) (MVM: kb and the ndims used output dims; LoadIMC: t0 and t1; a size of 0
+// counts as 1).
+struct TileSpan {
+  int64_t lo = 0, hi = 0;
+  bool apart(const TileSpan& o) const { return hi < o.lo || o.hi < lo; }
+};
+TileSpan mvm_tile_span(const spec::MvmDesc& d);
+TileSpan loadimc_tile_span(const spec::LoadimcDesc& d);
+// Whether an MVMEXE task and a LoadIMC task may run at the same time (docs/timing.md "Command
+// processor", rtl/core/ax_imc_apart): the datapath has no MVM (has_mvm false), or both name the
+// same matrix_id (the LoadIMC begins no residency) and their tile spans are disjoint.
+bool imc_tasks_apart(bool has_mvm, const spec::MvmDesc& m, const spec::LoadimcDesc& l);
+
 }  // namespace axcore::ref
