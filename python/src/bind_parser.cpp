@@ -23,7 +23,7 @@ namespace A = compiler::A;
 struct Hooks {
   py::dict handlers;  // ast statement type -> Parser.s_<Type>
   py::handle with_type, for_type, expr_type, assign_type, constant_type, name_type, subscript_type, block_type,
-      loops_type;
+      loops_type, reg_type, value_type;
 };
 
 Hooks& hooks() {
@@ -38,7 +38,7 @@ struct Names {
       optional_vars{"optional_vars"}, body{"body"}, kind{"kind"}, args{"args"}, num{"num"}, core{"core"}, id{"id"},
       with_evaluated{"with_evaluated"}, for_evaluated{"for_evaluated"}, iter{"iter"}, target{"target"},
       orelse{"orelse"}, assign{"assign"}, starts{"starts"}, extents{"extents"}, always_tuple{"always_tuple"},
-      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, empty{""};
+      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, names{"names"}, empty{""};
 };
 
 const Names& names() {
@@ -47,6 +47,32 @@ const Names& names() {
 }
 
 void run_block(py::handle parser, py::handle body);
+
+bool is_type(py::handle o, py::handle type) { return Py_TYPE(o.ptr()) == reinterpret_cast<PyTypeObject*>(type.ptr()); }
+
+// The parser whose statements run_block is building (the innermost region on this thread): the
+// one whose statement a name hint belongs to (the same as _parser._local.parser while it builds).
+thread_local PyObject* current_parser = nullptr;
+
+// Parser.name_hint: the name the statement being built assigns to (`out = A.alloc_buffer(...)`
+// names the buffer "out"), once, made unique among the function's names ("out_2"); "" when none.
+std::string take_name_hint(py::handle parser) {
+  const Names& n = names();
+  PyObject* hint = PyObject_GetAttr(parser.ptr(), n.hint.ptr());
+  if (!hint) {
+    PyErr_Clear();
+    return "";
+  }
+  const py::str h = py::reinterpret_steal<py::str>(hint);
+  if (PyUnicode_GET_LENGTH(h.ptr()) == 0) return "";
+  if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), n.empty.ptr()) != 0) throw py::error_already_set();
+  const py::object taken = parser.attr(n.names);
+  py::str name = h;
+  for (int k = 2; PySet_Contains(taken.ptr(), name.ptr()) == 1; ++k)
+    name = py::str(h.cast<std::string>() + "_" + std::to_string(k));
+  if (PySet_Add(taken.ptr(), name.ptr()) != 0) throw py::error_already_set();
+  return name.cast<std::string>();
+}
 
 // parser.<name>(args...) by vectorcall: no bound method, no argument tuple (pybind11's call
 // makes both, which costs more than the Python handler it would replace).
@@ -57,6 +83,32 @@ py::object call_method(py::handle parser, const py::str& name, Args... args) {
       PyObject_VectorcallMethod(name.ptr(), argv, (sizeof...(Args) + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
   if (!r) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(r);
+}
+
+// Parser.assign_name's common case built here: `name = v` where name is not an A.var register
+// (that assignment writes it), v is not None (refused) and v is not an expression inside a unit
+// block (a LetStmt: refused in IFD, remembered elsewhere). The rest is the Python method's.
+void assign_name(py::handle parser, py::handle target, py::handle v, py::handle rhs, bool loop_var) {
+  const Names& n = names();
+  const Hooks& h = hooks();
+  const py::object name = target.attr(n.id);
+  const py::object ns = parser.attr(n.ns);
+  PyObject* cur = PyDict_GetItemWithError(ns.ptr(), name.ptr());  // borrowed
+  if (!cur && PyErr_Occurred()) throw py::error_already_set();
+  bool python = (cur && is_type(cur, h.reg_type)) || v.is_none();
+  if (!python && !loop_var && is_type(v, h.value_type)) {
+    const py::object units = parser.attr(n.units);
+    python = PyList_GET_SIZE(units.ptr()) != 0;
+  }
+  if (python) {
+    call_method(parser, n.assign_name, target, v, rhs, py::handle(loop_var ? Py_True : Py_False));
+    return;
+  }
+  const py::object lets = parser.attr(n.lets);
+  if (PyDict_Size(lets.ptr()) != 0 && PyDict_Contains(lets.ptr(), name.ptr()) == 1 &&
+      PyDict_DelItem(lets.ptr(), name.ptr()) != 0)
+    throw py::error_already_set();
+  if (PyDict_SetItem(ns.ptr(), name.ptr(), v.ptr()) != 0) throw py::error_already_set();
 }
 
 // An expression of the statement: its compiled code (kept on the node) run in the parser's
@@ -129,8 +181,6 @@ bool with_statement(py::handle parser, py::handle st) {
   return true;
 }
 
-bool is_type(py::handle o, py::handle type) { return Py_TYPE(o.ptr()) == reinterpret_cast<PyTypeObject*>(type.ptr()); }
-
 // An expression statement: its value evaluated (a docstring or a bare constant is not).
 void expr_statement(py::handle parser, py::handle st) {
   const py::object v = st.attr(names().value);
@@ -148,7 +198,7 @@ bool assign_statement(py::handle parser, py::handle st) {
   if (is_type(target, hooks().name_type)) {
     if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), target.attr(n.id).ptr()) != 0) throw py::error_already_set();
     const py::object rhs = st.attr(n.value);
-    call_method(parser, n.assign_name, target, eval_expr(parser, rhs), rhs, py::handle(Py_False));
+    assign_name(parser, target, eval_expr(parser, rhs), rhs, false);
     return true;
   }
   if (!is_type(target, hooks().subscript_type)) return false;
@@ -187,7 +237,11 @@ bool for_statement(py::handle parser, py::handle st) {
     }
     const bool as_tuple = extents.size() != 1 || it.attr(n.always_tuple).cast<bool>();
     const py::object bound = as_tuple ? py::object(vars) : py::object(vars[0]);
-    call_method(parser, n.assign, st.attr(n.target), bound, iter_expr, py::handle(Py_True));
+    const py::object target = st.attr(n.target);
+    if (is_type(target, hooks().name_type))
+      assign_name(parser, target, bound, iter_expr, true);
+    else
+      call_method(parser, n.assign, target, bound, iter_expr, py::handle(Py_True));
     run_block(parser, st.attr(n.body));
   } catch (...) {
     try {
@@ -203,6 +257,11 @@ bool for_statement(py::handle parser, py::handle st) {
 void run_block(py::handle parser, py::handle body) {
   const Names& n = names();
   const Hooks& h = hooks();
+  struct Current {  // this parser's statements, until the loop ends (or raises)
+    PyObject* prev = current_parser;
+    explicit Current(py::handle p) { current_parser = p.ptr(); }
+    ~Current() { current_parser = prev; }
+  } in(parser);
   for (py::handle st : body) {
     set_statement_line(st.attr(n.lineno).cast<uint32_t>(), st.attr(n.col_offset).cast<uint32_t>() + 1);
     if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), n.empty.ptr()) != 0) throw py::error_already_set();
@@ -230,6 +289,8 @@ void run_block(py::handle parser, py::handle body) {
 
 }  // namespace
 
+std::string name_hint() { return current_parser ? take_name_hint(py::handle(current_parser)) : std::string(); }
+
 void bind_parser(py::module_& m) {
   m.def(
       "parser_hooks",
@@ -246,8 +307,14 @@ void bind_parser(py::module_& m) {
         h.subscript_type = type("Subscript");
         h.block_type = type("Block");
         h.loops_type = type("Loops");
+        h.reg_type = type("Reg");
+        h.value_type = type("Value");
       },
       "the statement handlers by ast type, and the types the loop builds itself");
+  m.def(
+      "parser_name_hint", [](py::handle parser) { return take_name_hint(parser); },
+      "Parser.name_hint: the name hint of the statement parser is building, once, unique");
+  m.def("name_hint", &name_hint, "the name hint of the statement being built (\"\" outside a parsed region), once");
   m.def(
       "run_block", [](py::handle parser, py::handle body) { run_block(parser, body); },
       "Parser.block: build each statement of body");

@@ -92,6 +92,23 @@ A::Value one_index(py::handle key, const std::string& name) {
   return std::move(idx[0]);
 }
 
+// A name given as a string or as an object carrying it (an Enum's .value, a dtype's .name).
+std::string text_of(py::handle v, const char* attr) {
+  if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();
+  return py::str(py::getattr(v, attr, v)).cast<std::string>();
+}
+
+// A scope: None (inferred) is "", A.DDR or "DDR" its name.
+std::string scope_text(py::handle scope) { return scope.is_none() ? std::string() : text_of(scope, "value"); }
+
+// An element of the accumulator, `acc[key]`: the builder refuses reading it and storing into it
+// (the accumulator takes no index), each with its own message.
+A::Element acc_element(const A::Acc& a, py::handle key) {
+  std::vector<compiler::Expr> idx;
+  for (const A::Value& v : indices(key)) idx.push_back(v.expr());
+  return A::Element(a.node(), std::move(idx), here());
+}
+
 void bind_values(py::module_& m) {
   py::class_<A::Value>(m, "Value", "an expression: index arithmetic, a loaded value, a DPU computation")
       .def(py::init([](int64_t v) { return A::Value(v); }))
@@ -194,7 +211,9 @@ void bind_handles(py::module_& m) {
       .def_property_readonly("dtype", [](const A::Reg& r) { return r.node()->dtype.str(); });
   py::class_<A::Acc>(m, "Acc", "the MVM accumulator (A.mvm_accumulator())")
       .def("iadd", [](A::Acc& a, const A::Value& v) { a += v; })
-      .def("load", [](const A::Acc& a, const A::Value& i) { return a[A::Ix(i)].value(); })
+      // Both refused by the builder (the accumulator takes no index), with the guide's message.
+      .def("__getitem__", [](const A::Acc& a, py::handle key) { return acc_element(a, key).value(); })
+      .def("__setitem__", [](const A::Acc& a, py::handle key, py::handle v) { acc_element(a, key) = to_value(v); })
       .def_property_readonly("name", [](const A::Acc& a) { return a.node()->name; });
   py::class_<A::StreamHandle>(m, "Stream", "a stream between two units (A.decl_stream)")
       .def("push",
@@ -260,8 +279,14 @@ void bind_constructs(py::module_& m) {
       .def("var", [](const std::string& dtype, const std::string& name) { return A::var(dtype, name); })
       .def("array",
            [](const std::string& dtype, int64_t size, const std::string& name) { return A::array(dtype, size, name); })
-      .def("decl_stream", [](const std::string& dtype, const std::string& scope,
-                             const std::string& name) { return A::decl_stream(dtype, scope, name); })
+      .def(
+          "decl_stream",
+          [](const std::string& dtype, py::handle scope, const std::string& name) {
+            return A::decl_stream(dtype, scope_text(scope), name.empty() ? name_hint() : name);
+          },
+          py::arg("dtype"), py::arg("scope") = py::none(), py::arg("name") = "",
+          "A.decl_stream(dtype, scope=None, name=''): a stream between two units; its device scope is inferred "
+          "from the units (§6.1). Named after the variable it is assigned to unless name is given.")
       .def("output", [](const A::BufferHandle& b) { A::output(b); })
       // loops
       .def("open_loop",
@@ -303,7 +328,11 @@ void bind_constructs(py::module_& m) {
       .def("barrier", [](const std::vector<int>& cores) { A::barrier(cores); })
       .def("op_marker", [](const std::string& name) { A::op_marker(name); })
       // values
-      .def("cast", [](const A::Value& v, const std::string& dtype) { return A::cast(v, dtype); })
+      .def(
+          "cast", [](py::handle v, py::handle dtype) { return A::cast(to_value(v), text_of(dtype, "name")); },
+          py::arg("v"), py::arg("dtype"),
+          "A.cast(v, dtype): v converted to dtype (a name, or a dtype object's .name), rounding and clipping as "
+          "the target type does (§5)")
       .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
       .def("if_then_else",
            [](const A::Value& c, const A::Value& a, const A::Value& b) { return A::if_then_else(c, a, b); })

@@ -20,6 +20,8 @@ compiler::SourceLoc& statement_location();
 void set_statement_line(uint32_t line, uint32_t column);
 // A.Datapath(kind=..., core=..., id=...)'s arguments, the kind checked.
 compiler::A::DatapathArgs datapath_args(const std::optional<std::string>& kind, int core, const std::string& id);
+// The name hint of the statement being built, once ("" outside a parsed region; bind_parser.cpp).
+std::string name_hint();
 // "serial" / "grid" / "unroll".
 compiler::LoopKind loop_kind(const std::string& kind);
 

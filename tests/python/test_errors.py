@@ -121,3 +121,48 @@ def test_none_binding(tmp_path):
     with pytest.raises(CompileError) as info:
         _build(tmp_path, body, "none")
     assert "None" in info.value.msg and info.value.lineno == _line_of(body, "# X")
+
+
+ACC = '''
+import axcore.script as A
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((1, 1), "int8x64", scope=A.DDR)):
+        out = A.alloc_buffer((1, 1), "int32x64", scope=A.DDR)
+        w_imc = A.alloc_imc((1, 1), name="imc")
+        with A.Datapath(kind=A.DP_MVMEXE):
+            ifd = A.decl_stream("int8x64")
+            mvm = A.decl_stream("int32x64")
+            with A.IFD(num=0):
+                ifd.push(inp[0, 0])
+            with A.pseudo.MatMul():
+                acc = A.mvm_accumulator()
+                A.reset_accumulator(acc)
+{matmul}
+                mvm.push(acc)
+            with A.ODR():
+                out[0, 0] = mvm.pop()
+        A.output(out)
+'''
+
+
+@pytest.mark.parametrize("stmt,message", [
+    ("acc[0] = A.mvm_1x1(ifd.pop(), w_imc[0, 0])  # X", "Cannot store into acc"),
+    ("acc += A.mvm_1x1(ifd.pop(), w_imc[0, 0]) + acc[0]  # X", "Cannot index acc"),
+], ids=["store", "read"])
+def test_accumulator_index_refused(tmp_path, stmt, message):
+    """The accumulator takes no index (the builder's check_register_index): `acc[0] = x` is refused at
+    the user's line with the guide's text, a store said as a store."""
+    body = ACC.replace("{matmul}", " " * 16 + stmt)
+    with pytest.raises(CompileError) as info:
+        _build(tmp_path, body, "acc_index")
+    err = info.value
+    assert message in err.msg and "the MVM accumulator is a register, read and written without an index" in err.msg, \
+        err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno

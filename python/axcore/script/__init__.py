@@ -402,9 +402,9 @@ def array(dtype: str, size: int = 16, name: str = "") -> Any:
     return _s.array(dtype, C.build_int(size, "A.array size"), name or P.name_hint())
 
 
-def decl_stream(dtype: str, scope: Optional[str] = None, name: str = "") -> Any:
-    """A stream between two units; its device scope is inferred from the units (§6.1)."""
-    return _s.decl_stream(dtype, "" if scope is None else _scope(scope), name or P.name_hint())
+# A.decl_stream(dtype, scope=None, name=""): a stream between two units, its device scope inferred
+# from the units (§6.1), named after the variable it is assigned to; the extension's own function.
+decl_stream = _s.decl_stream
 
 
 def output(buf: Any) -> None:
@@ -586,13 +586,9 @@ def barrier(*cores: int) -> None:
 
 
 # ---- values (§5, §7) ----------------------------------------------------------------------------------
-def cast(v: Any, dtype: str) -> Any:
-    """Convert a value to ``dtype`` (rounding and clipping as the target type does, §5)."""
-    return _cast(v if type(v) is _Value else _v(v),
-                 dtype if type(dtype) is str else str(getattr(dtype, "name", dtype)))
-
-
-_cast, _Value = _s.cast, _s.Value
+# A.cast(v, dtype): v converted to dtype (rounding and clipping as the target type does, §5); the
+# extension's own function.
+cast = _s.cast
 
 
 def Broadcast(scalar: Any, lanes: int) -> Any:

@@ -352,17 +352,9 @@ class Parser:
 
     def name_hint(self) -> str:
         """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
-        buffer "out"), once; "" when there is none."""
-        hint = getattr(self, "_hint", "")
-        self._hint = ""
-        if not hint:
-            return ""
-        name, k = hint, 1
-        while name in self.names:
-            k += 1
-            name = f"{hint}_{k}"
-        self.names.add(name)
-        return name
+        buffer "out"), once, made unique among the function's names ("out_2"); "" when there is
+        none (the extension's, bind_parser.cpp)."""
+        return _s.parser_name_hint(self)
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
@@ -421,10 +413,7 @@ class Parser:
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value)
             key = self.eval(target.slice)
-            if isinstance(obj, (_s.BufferHandle, _s.Reg, _s.Acc)):
-                obj[key] = v
-            else:
-                obj[key] = v  # build-time Python container
+            obj[key] = v  # the builder's handle (a buffer, a register file, the accumulator: refused) or a Python container
         elif isinstance(target, ast.Attribute):
             setattr(self.eval(target.value), target.attr, v)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -666,7 +655,7 @@ _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
 
 _s.parser_hooks(_HANDLERS, {"With": ast.With, "For": ast.For, "Expr": ast.Expr, "Assign": ast.Assign,
                             "Constant": ast.Constant, "Name": ast.Name, "Subscript": ast.Subscript, "Block": C.Block,
-                            "Loops": C.Loops})
+                            "Loops": C.Loops, "Reg": _s.Reg, "Value": _s.Value})
 _run_block = _s.run_block
 
 
@@ -675,9 +664,9 @@ def current() -> Optional[Parser]:
     return getattr(_local, "parser", None)
 
 
-def name_hint() -> str:
-    p = getattr(_local, "parser", None)
-    return p.name_hint() if p is not None and p._hint else ""
+# The name hint of the statement being built on this thread ("" outside a parsed region), once:
+# Parser.name_hint of the parser whose statement loop runs (bind_parser.cpp).
+name_hint = _s.name_hint
 
 
 def indices_of(key: Any) -> List[Any]:
