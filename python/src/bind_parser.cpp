@@ -291,6 +291,8 @@ void run_block(py::handle parser, py::handle body) {
 
 std::string name_hint() { return current_parser ? take_name_hint(py::handle(current_parser)) : std::string(); }
 
+bool in_parsed_region() { return current_parser != nullptr; }
+
 void bind_parser(py::module_& m) {
   m.def(
       "parser_hooks",

@@ -22,6 +22,8 @@ void set_statement_line(uint32_t line, uint32_t column);
 compiler::A::DatapathArgs datapath_args(const std::optional<std::string>& kind, int core, const std::string& id);
 // The name hint of the statement being built, once ("" outside a parsed region; bind_parser.cpp).
 std::string name_hint();
+// Whether a parsed region is being built on this thread (bind_parser.cpp).
+bool in_parsed_region();
 // "serial" / "grid" / "unroll".
 compiler::LoopKind loop_kind(const std::string& kind);
 

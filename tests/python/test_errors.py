@@ -166,3 +166,87 @@ def test_accumulator_index_refused(tmp_path, stmt, message):
     while tb.tb_next is not None:
         tb = tb.tb_next
     assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+
+
+OP = '''
+import axcore.script as A
+from axcore import tir
+from axcore.compiler.device import DatapathKind
+from axcore.compiler.dtypes import Float32x64
+from axcore.compiler.op_registry import Arg, BufferInfo, ScriptOp, register_op
+
+
+class Copy(ScriptOp):
+    data = Arg(Float32x64[tir.Buffer, "..."])
+    output = Arg(Float32x64[tir.Buffer, "..."] | BufferInfo, default=None, is_output=True)
+    datapath_kind = Arg(DatapathKind | None, default=None, kw=True)
+
+    def infer_outputs(self):
+        return {"output": BufferInfo(shape=tuple(self.data.shape), dtype=self.data.dtype, scope=self.data.scope())}
+
+    def implementation(self):
+        with A.script():
+            for i in A.grid(*self.data.shape, always_tuple=True):
+                with A.Datapath(kind=self.datapath_kind):
+                    s = A.decl_stream(self.data.dtype)
+                    d = A.decl_stream(self.output.dtype)
+                    with A.IFD(num=0):
+                        s.push(self.data[i])
+                    with A.DPU():
+                        d.push(A.cast(s.pop(), self.output.dtype))
+                    with A.ODR():
+                        self.output[i] = d.pop()
+
+
+copy = register_op(Copy, "axol.atomic.{name}")
+{outside}
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((2, 1), "float32x64", scope=A.DDR)):
+        out = {call}  # X
+        A.output(out)
+'''
+
+OP_CALLS = [
+    ("op_positional", "copy(inp, DatapathKind.DP_DWPU)", "axol.atomic.op_positional takes 1 positional argument(s), got 2"),
+    ("op_twice", "copy(inp, data=inp)", "axol.atomic.op_twice: argument 'data' is given twice"),
+    ("op_output", "copy(inp, output=inp)", "axol.atomic.op_output: output= is allocated from infer_outputs()"),
+]
+
+
+@pytest.mark.parametrize("name,call,message", OP_CALLS, ids=[c[0] for c in OP_CALLS])
+def test_script_op_call_refused(tmp_path, name, call, message):
+    """A ScriptOp's call (the extension binds it) refused at the user's line."""
+    body = OP.replace("{name}", name).replace("{call}", call).replace("{outside}", "")
+    with pytest.raises(CompileError) as info:
+        _build(tmp_path, body, name)
+    err = info.value
+    assert message in err.msg, err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+
+
+def test_script_op_call_by_name_and_enum(tmp_path):
+    """A keyword-only Enum argument passes by its value; the output is named after the variable."""
+    body = OP.replace("{name}", "op_enum").replace("{outside}", "").replace(
+        "{call}", "copy(inp, datapath_kind=DatapathKind.DP_DWPU, output=None)")
+    mod = _build(tmp_path, body, "op_enum")
+    ir = mod.M.dump()
+    assert "DP_DWPU" in ir and "out" in ir, ir
+
+
+def test_script_op_called_outside_a_region(tmp_path):
+    """Called at module scope, the op says where it belongs; the traceback ends at the call."""
+    body = OP.replace("{name}", "op_outside").replace("{call}", "copy(inp)").replace("{outside}", "copy(None)  # O")
+    with pytest.raises(Exception, match=r"axol\.atomic\.op_outside\(\.\.\.\) is called outside a parsed region") as info:
+        _build(tmp_path, body, "op_outside")
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == str(tmp_path / "op_outside.py")
+    assert tb.tb_lineno == _line_of(body, "# O")
