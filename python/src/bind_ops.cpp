@@ -28,7 +28,7 @@ std::string py_type(const py::handle& h) { return py::str(py::type::handle_of(h)
 
 ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
   if (h.is_none()) return std::monostate{};
-  if (py::isinstance<A::BufferHandle>(h)) return h.cast<A::BufferHandle>();
+  if (is<A::BufferHandle>(h)) return h.cast<A::BufferHandle>();
   if (py::isinstance<py::bool_>(h)) return h.cast<bool>();
   if (py::isinstance<py::int_>(h)) return h.cast<int64_t>();
   if (py::isinstance<py::float_>(h)) return h.cast<double>();
@@ -37,7 +37,7 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
     bool tensors = seq.size() > 0, ints = true;
     for (const auto& x : seq) {
-      tensors = tensors && py::isinstance<A::BufferHandle>(x);
+      tensors = tensors && is<A::BufferHandle>(x);
       ints = ints && py::isinstance<py::int_>(x) && !py::isinstance<py::bool_>(x);
     }
     if (tensors) return seq.cast<std::vector<A::BufferHandle>>();

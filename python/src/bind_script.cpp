@@ -45,12 +45,12 @@ A::Body body_of(const py::function& f) {
 A::Value to_value(py::handle h) {
   PyObject* o = h.ptr();
   if (PyLong_CheckExact(o)) return A::Value(h.cast<int64_t>());
-  if (py::isinstance<A::Value>(h)) return h.cast<const A::Value&>();
-  if (py::isinstance<A::Reg>(h)) return A::Value(h.cast<const A::Reg&>());
+  if (is<A::Value>(h)) return h.cast<const A::Value&>();
+  if (is<A::Reg>(h)) return A::Value(h.cast<const A::Reg&>());
   if (PyBool_Check(o)) return A::Value(int64_t{o == Py_True});
   if (PyLong_Check(o)) return A::Value(h.cast<int64_t>());
   if (PyFloat_Check(o)) return A::float32(PyFloat_AS_DOUBLE(o));
-  if (py::hasattr(h, "__index__") && !py::isinstance<A::BufferHandle>(h) && !py::isinstance<A::StreamHandle>(h))
+  if (py::hasattr(h, "__index__") && !is<A::BufferHandle>(h) && !is<A::StreamHandle>(h))
     return A::Value(py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>());
   if (h.is_none())
     compiler::fail(here(), "a name bound to Python None is used as a value",
@@ -218,7 +218,7 @@ void bind_handles(py::module_& m) {
   py::class_<A::StreamHandle>(m, "Stream", "a stream between two units (A.decl_stream)")
       .def("push",
            [](const A::StreamHandle& s, py::handle v) {
-             if (py::isinstance<A::Acc>(v))
+             if (is<A::Acc>(v))
                s.push(v.cast<const A::Acc&>());
              else
                s.push(to_value(v));

@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "fast_caster.hpp"  // before any binding converts a builder handle
+
 #include <axcore/compiler/script.hpp>
 #include <optional>
 #include <string>
