@@ -254,10 +254,11 @@ class script:
         frame = sys._getframe(1)
         file = frame.f_code.co_filename
         line = frame.f_lineno
-        node = _script_block(frame.f_code, file, line)
-        if node is None:
+        block = _script_block(frame.f_code, file, line)
+        if block is None:
             raise CompileError("with A.script(): has no source to parse (the block is parsed from its .py file)",
                                "write the method in a .py file", file, line, 1)
+        node, pass_only = block
         region = "a with A.script(): block"
         ns = dict(frame.f_globals)
         ns.update(frame.f_locals)
@@ -269,7 +270,7 @@ class script:
         except (NativeCompileError, CompileError) as err:
             reraise(err)
         self._frame = None
-        if all(isinstance(st, ast.Pass) for st in node.body):
+        if pass_only:
             return self  # nothing to skip (and a lone `pass` has no line event inside the with)
         # The block was built: skip running it as Python (a trace function raises on its first line).
         self._old_trace = sys.gettrace()
@@ -302,14 +303,15 @@ def _skip(frame: types.FrameType, event: str, arg: Any) -> None:
 _blocks: Dict[int, tuple] = {}
 
 
-def _script_block(code: types.CodeType, file: str, line: int) -> Any:
+def _script_block(code: types.CodeType, file: str, line: int) -> Optional[tuple]:
+    """(the With node, whether its body is only ``pass``), None when the line has no source."""
     hit = _blocks.get(id(code))
     if hit is None or hit[0] is not code:
         hit = _blocks[id(code)] = (code, {})
     by_line = hit[1]
-    node = by_line.get(line)
-    if node is not None:
-        return node
+    found = by_line.get(line)
+    if found is not None:
+        return found
     tree = P.file_tree(file)
     node = None
     if tree is not None:
@@ -319,9 +321,10 @@ def _script_block(code: types.CodeType, file: str, line: int) -> Any:
                     for i in n.items):
                 node = n
                 break
-    if node is not None:
-        by_line[line] = node
-    return node
+    if node is None:
+        return None
+    found = by_line[line] = (node, all(isinstance(st, ast.Pass) for st in node.body))
+    return found
 
 
 def _attr_name(f: Any) -> str:

@@ -328,9 +328,9 @@ class Parser:
         outer = _s.location() if prev is not None else None
         _local.parser = self
         try:
-            if body:  # the region's file; block() sets the line of each statement
+            if body:  # the region's file; the statement loop sets the line of each statement
                 set_location(self.file, body[0].lineno, body[0].col_offset + 1)
-            self.block(body)
+            _run_block(self, body)  # self.block(body)
         finally:
             _local.parser = prev
             if outer is not None:  # the statement that opened this region, in its own file
