@@ -120,6 +120,15 @@ ops::Tensor call_py_op(const PyOp& p, const py::args& pargs, const py::kwargs& k
   return ops::invoke_at(p.def, {}, named, name_hint(), here());
 }
 
+// fn(args...) by vectorcall (pybind11's call builds an argument tuple).
+template <class... Args>
+py::object call(const py::function& fn, const Args&... args) {
+  PyObject* argv[] = {py::handle(args).ptr()...};
+  PyObject* r = PyObject_Vectorcall(fn.ptr(), argv, sizeof...(Args), nullptr);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
 py::dict call_args(const ops::Call& c) {
   py::dict d;
   for (const auto& [k, v] : c.args()) d[py::str(k)] = from_arg(v);
@@ -164,7 +173,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     args_of->dict = call_args(c);
     args_of->call = &c;
     try {
-      validate(args_of->dict);
+      call(validate, args_of->dict);
     } catch (...) {
       args_of->drop();
       throw;
@@ -173,7 +182,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
   d.infer_output = [infer_output, name, args_of](const ops::Call& c) {
     py::tuple r;
     try {
-      r = infer_output(args_of->of(c));
+      r = call(infer_output, args_of->of(c));
     } catch (...) {
       args_of->drop();
       throw;
@@ -189,7 +198,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
   d.implementation = [implementation, args_of](const ops::Call& c, const ops::Tensor& out) {
     const py::object a = args_of->of(c);
     args_of->drop();
-    implementation(a, out);
+    call(implementation, a, py::cast(out));
   };
   // The reference: one node the Python runtime runs through the class's emulate(). Inputs are the
   // tensor arguments in declaration order, the scalars ride as attributes.

@@ -61,6 +61,10 @@ template <>
 class type_caster<axcore::compiler::A::StreamHandle> : public cached_type_caster<axcore::compiler::A::StreamHandle> {};
 template <>
 class type_caster<axcore::compiler::A::Acc> : public cached_type_caster<axcore::compiler::A::Acc> {};
+template <>
+class type_caster<axcore::compiler::A::Func> : public cached_type_caster<axcore::compiler::A::Func> {};
+template <>
+class type_caster<axcore::compiler::A::Module> : public cached_type_caster<axcore::compiler::A::Module> {};
 
 }  // namespace pybind11::detail
 
