@@ -38,7 +38,8 @@ struct Names {
       optional_vars{"optional_vars"}, body{"body"}, kind{"kind"}, args{"args"}, num{"num"}, core{"core"}, id{"id"},
       with_evaluated{"with_evaluated"}, for_evaluated{"for_evaluated"}, iter{"iter"}, target{"target"},
       orelse{"orelse"}, assign{"assign"}, starts{"starts"}, extents{"extents"}, always_tuple{"always_tuple"},
-      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, names{"names"}, empty{""};
+      refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, names{"names"},
+      plan{"_ax_plan"}, empty{""};
 };
 
 const Names& names() {
@@ -143,28 +144,24 @@ A::Body unit_body(py::handle parser, py::handle body, py::handle unit) {
   };
 }
 
-// `with <one item>:` without `as`. False: not this loop's (the Python handler builds it, nothing
-// evaluated yet).
-bool with_statement(py::handle parser, py::handle st) {
+// `with <one item>:` without `as` (the item's expression ctx_expr, the block's body). False: not
+// this loop's (the Python handler builds it, nothing evaluated yet).
+bool with_statement(py::handle parser, py::handle st, py::handle ctx_expr, py::handle body) {
   const Names& n = names();
-  const py::object items = st.attr(n.items);
-  if (PyList_Check(items.ptr()) == 0 || PyList_GET_SIZE(items.ptr()) != 1) return false;
-  const py::handle item = PyList_GET_ITEM(items.ptr(), 0);
-  if (!item.attr(n.optional_vars).is_none()) return false;
-  const py::object ctx = eval_expr(parser, item.attr(n.context_expr));
+  if (ctx_expr.is_none()) return false;
+  const py::object ctx = eval_expr(parser, ctx_expr);
   if (Py_TYPE(ctx.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().block_type.ptr())) {
     call_method(parser, n.with_evaluated, st, ctx);
     return true;
   }
   const py::object kind = ctx.attr(n.kind);
   const std::string k = kind.cast<std::string>();
-  const py::object body = st.attr(n.body);
   if (k == "Datapath") {
     const py::object a = ctx.attr(n.args);
     const py::object dk = a[n.kind];
     A::Datapath(datapath_args(dk.is_none() ? std::nullopt : std::optional<std::string>(dk.cast<std::string>()),
                               a[n.core].cast<int>(), a[n.id].cast<std::string>()),
-                [parser, &body] { run_block(parser, body); });
+                [parser, body] { run_block(parser, body); });
   } else if (k == "IFD") {
     A::IFD(ctx.attr(n.args)[n.num].cast<int>(), unit_body(parser, body, kind));
   } else if (k == "DPU") {
@@ -181,23 +178,21 @@ bool with_statement(py::handle parser, py::handle st) {
   return true;
 }
 
-// An expression statement: its value evaluated (a docstring or a bare constant is not).
-void expr_statement(py::handle parser, py::handle st) {
-  const py::object v = st.attr(names().value);
-  if (!is_type(v, hooks().constant_type)) eval_expr(parser, v);
+// An expression statement: its value evaluated (None: a docstring or a bare constant, not).
+void expr_statement(py::handle parser, py::handle value) {
+  if (!value.is_none()) eval_expr(parser, value);
 }
 
 // `name = value` (the name is the hint of what the value allocates; Parser.assign_name binds it)
 // and `target[key] = value` (the statement's code, compiled by the handler the first time). False:
 // the handler's.
-bool assign_statement(py::handle parser, py::handle st) {
+// (target: the one target, None when several; rhs: the value; name: the target's name when it is
+// a Name.)
+bool assign_statement(py::handle parser, py::handle st, py::handle target, py::handle rhs, py::handle name) {
   const Names& n = names();
-  const py::object targets = st.attr(n.targets);
-  if (PyList_Check(targets.ptr()) == 0 || PyList_GET_SIZE(targets.ptr()) != 1) return false;
-  const py::handle target = PyList_GET_ITEM(targets.ptr(), 0);
-  if (is_type(target, hooks().name_type)) {
-    if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), target.attr(n.id).ptr()) != 0) throw py::error_already_set();
-    const py::object rhs = st.attr(n.value);
+  if (target.is_none()) return false;
+  if (!name.is_none()) {
+    if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), name.ptr()) != 0) throw py::error_already_set();
     assign_name(parser, target, eval_expr(parser, rhs), rhs, false);
     return true;
   }
@@ -216,9 +211,8 @@ bool assign_statement(py::handle parser, py::handle st) {
 }
 
 // `for target in <device loop>:`; anything else iterated goes on to Parser.for_evaluated.
-bool for_statement(py::handle parser, py::handle st) {
+bool for_statement(py::handle parser, py::handle st, py::handle iter_expr, py::handle target, py::handle body) {
   const Names& n = names();
-  const py::object iter_expr = st.attr(n.iter);
   const py::object it = eval_expr(parser, iter_expr);
   if (Py_TYPE(it.ptr()) != reinterpret_cast<PyTypeObject*>(hooks().loops_type.ptr())) {
     call_method(parser, n.for_evaluated, st, it);
@@ -237,12 +231,11 @@ bool for_statement(py::handle parser, py::handle st) {
     }
     const bool as_tuple = extents.size() != 1 || it.attr(n.always_tuple).cast<bool>();
     const py::object bound = as_tuple ? py::object(vars) : py::object(vars[0]);
-    const py::object target = st.attr(n.target);
     if (is_type(target, hooks().name_type))
       assign_name(parser, target, bound, iter_expr, true);
     else
       call_method(parser, n.assign, target, bound, iter_expr, py::handle(Py_True));
-    run_block(parser, st.attr(n.body));
+    run_block(parser, body);
   } catch (...) {
     try {
       for (; opened > 0; --opened) A::detail::close_loop();
@@ -254,6 +247,48 @@ bool for_statement(py::handle parser, py::handle st) {
   return true;
 }
 
+// What the loop reads of a statement, read once and kept on the node (`_ax_plan`, it goes with the
+// node): (line, column, a, b, c) — a `with` of one item without `as`: (its expression, the body,
+// None), otherwise a None; a `for`: (iter, target, body); an expression statement: (the value,
+// None for a constant); an assignment of one target: (the target, the value, the target's name or
+// None), several: a None.
+py::tuple plan_of(py::handle st) {
+  const Names& n = names();
+  const Hooks& h = hooks();
+  PyObject* have = PyObject_GetAttr(st.ptr(), n.plan.ptr());
+  if (have) return py::reinterpret_steal<py::tuple>(have);
+  PyErr_Clear();
+  py::object a = py::none(), b = py::none(), c = py::none();
+  if (is_type(st, h.with_type)) {
+    const py::object items = st.attr(n.items);
+    if (PyList_Check(items.ptr()) != 0 && PyList_GET_SIZE(items.ptr()) == 1) {
+      const py::handle item = PyList_GET_ITEM(items.ptr(), 0);
+      if (item.attr(n.optional_vars).is_none()) {
+        a = item.attr(n.context_expr);
+        b = st.attr(n.body);
+      }
+    }
+  } else if (is_type(st, h.for_type)) {
+    a = st.attr(n.iter);
+    b = st.attr(n.target);
+    c = st.attr(n.body);
+  } else if (is_type(st, h.expr_type)) {
+    const py::object v = st.attr(n.value);
+    if (!is_type(v, h.constant_type)) a = v;
+  } else if (is_type(st, h.assign_type)) {
+    const py::object targets = st.attr(n.targets);
+    if (PyList_Check(targets.ptr()) != 0 && PyList_GET_SIZE(targets.ptr()) == 1) {
+      a = py::reinterpret_borrow<py::object>(PyList_GET_ITEM(targets.ptr(), 0));
+      b = st.attr(n.value);
+      if (is_type(a, h.name_type)) c = a.attr(n.id);
+    }
+  }
+  const py::int_ col(st.attr(n.col_offset).cast<uint32_t>() + 1);
+  py::tuple plan = py::make_tuple(st.attr(n.lineno), col, a, b, c);
+  if (PyObject_SetAttr(st.ptr(), n.plan.ptr(), plan.ptr()) != 0) throw py::error_already_set();
+  return plan;
+}
+
 void run_block(py::handle parser, py::handle body) {
   const Names& n = names();
   const Hooks& h = hooks();
@@ -263,18 +298,22 @@ void run_block(py::handle parser, py::handle body) {
     ~Current() { current_parser = prev; }
   } in(parser);
   for (py::handle st : body) {
-    set_statement_line(st.attr(n.lineno).cast<uint32_t>(), st.attr(n.col_offset).cast<uint32_t>() + 1);
+    const py::tuple plan = plan_of(st);
+    const py::handle a = PyTuple_GET_ITEM(plan.ptr(), 2), b = PyTuple_GET_ITEM(plan.ptr(), 3),
+                     c = PyTuple_GET_ITEM(plan.ptr(), 4);
+    set_statement_line(static_cast<uint32_t>(PyLong_AsUnsignedLong(PyTuple_GET_ITEM(plan.ptr(), 0))),
+                       static_cast<uint32_t>(PyLong_AsUnsignedLong(PyTuple_GET_ITEM(plan.ptr(), 1))));
     if (PyObject_SetAttr(parser.ptr(), n.hint.ptr(), n.empty.ptr()) != 0) throw py::error_already_set();
     const py::object lets = parser.attr(n.lets);
     if (PyObject_IsTrue(lets.ptr())) call_method(parser, n.check_lets, st);
     PyTypeObject* tp = Py_TYPE(st.ptr());
-    if (tp == reinterpret_cast<PyTypeObject*>(h.with_type.ptr()) && with_statement(parser, st)) continue;
-    if (tp == reinterpret_cast<PyTypeObject*>(h.for_type.ptr()) && for_statement(parser, st)) continue;
+    if (tp == reinterpret_cast<PyTypeObject*>(h.with_type.ptr()) && with_statement(parser, st, a, b)) continue;
+    if (tp == reinterpret_cast<PyTypeObject*>(h.for_type.ptr()) && for_statement(parser, st, a, b, c)) continue;
     if (tp == reinterpret_cast<PyTypeObject*>(h.expr_type.ptr())) {
-      expr_statement(parser, st);
+      expr_statement(parser, a);
       continue;
     }
-    if (tp == reinterpret_cast<PyTypeObject*>(h.assign_type.ptr()) && assign_statement(parser, st)) continue;
+    if (tp == reinterpret_cast<PyTypeObject*>(h.assign_type.ptr()) && assign_statement(parser, st, a, b, c)) continue;
     PyObject* handler = PyDict_GetItem(h.handlers.ptr(), reinterpret_cast<PyObject*>(tp));  // borrowed
     if (!handler) {
       call_method(parser, n.refuse, st);
