@@ -24,6 +24,7 @@ struct Hooks {
   py::dict handlers;  // ast statement type -> Parser.s_<Type>
   py::handle with_type, for_type, expr_type, assign_type, constant_type, name_type, subscript_type, block_type,
       loops_type, reg_type, value_type;
+  py::handle local;  // _parser._local: .parser is the parser building on this thread
 };
 
 Hooks& hooks() {
@@ -39,7 +40,7 @@ struct Names {
       with_evaluated{"with_evaluated"}, for_evaluated{"for_evaluated"}, iter{"iter"}, target{"target"},
       orelse{"orelse"}, assign{"assign"}, starts{"starts"}, extents{"extents"}, always_tuple{"always_tuple"},
       refuse{"refuse"}, value{"value"}, targets{"targets"}, assign_name{"assign_name"}, names{"names"},
-      plan{"_ax_plan"}, empty{""};
+      plan{"_ax_plan"}, parser{"parser"}, file{"file"}, empty{""};
 };
 
 const Names& names() {
@@ -326,6 +327,48 @@ void run_block(py::handle parser, py::handle body) {
   }
 }
 
+// Parser.run: build `body` as parser's region (the caller opened the builder's context). Meanwhile
+// the parser is the thread's (_parser._local.parser) and the region's file is the location's;
+// after it the previous parser, and the location of the statement that opened this region when it
+// is nested, are restored.
+void run_region(py::handle parser, py::handle body) {
+  const Names& n = names();
+  const py::handle local = hooks().local;
+  PyObject* p = PyObject_GetAttr(local.ptr(), n.parser.ptr());
+  if (!p) {
+    PyErr_Clear();
+    p = Py_NewRef(Py_None);
+  }
+  const py::object prev = py::reinterpret_steal<py::object>(p);
+  std::optional<compiler::SourceLoc> outer;
+  if (!prev.is_none())
+    if (const compiler::SourceLoc* l = compiler::front_end_location()) outer = *l;
+  auto restore = [&] {
+    if (PyObject_SetAttr(local.ptr(), n.parser.ptr(), prev.ptr()) != 0) throw py::error_already_set();
+    if (outer) {
+      statement_location() = *outer;
+      compiler::set_front_end_location(&statement_location());
+    }
+  };
+  if (PyObject_SetAttr(local.ptr(), n.parser.ptr(), parser.ptr()) != 0) throw py::error_already_set();
+  try {
+    if (PySequence_Size(body.ptr()) > 0) {  // the region's file; the loop sets each statement's line
+      const py::tuple plan = plan_of(py::reinterpret_steal<py::object>(PySequence_GetItem(body.ptr(), 0)));
+      statement_location() = compiler::SourceLoc{parser.attr(n.file).cast<std::string>(), plan[0].cast<uint32_t>(),
+                                                 plan[1].cast<uint32_t>()};
+      compiler::set_front_end_location(&statement_location());
+    }
+    run_block(parser, body);
+  } catch (...) {
+    try {
+      restore();
+    } catch (...) {  // the region's error is the one to report
+    }
+    throw;
+  }
+  restore();
+}
+
 }  // namespace
 
 std::string name_hint() { return current_parser ? take_name_hint(py::handle(current_parser)) : std::string(); }
@@ -350,12 +393,16 @@ void bind_parser(py::module_& m) {
         h.loops_type = type("Loops");
         h.reg_type = type("Reg");
         h.value_type = type("Value");
+        h.local = type("local");
       },
       "the statement handlers by ast type, and the types the loop builds itself");
   m.def(
       "parser_name_hint", [](py::handle parser) { return take_name_hint(parser); },
       "Parser.name_hint: the name hint of the statement parser is building, once, unique");
   m.def("name_hint", &name_hint, "the name hint of the statement being built (\"\" outside a parsed region), once");
+  m.def(
+      "run_region", [](py::handle parser, py::handle body) { run_region(parser, body); },
+      "Parser.run: build body as the parser's region");
   m.def(
       "run_block", [](py::handle parser, py::handle body) { run_block(parser, body); },
       "Parser.block: build each statement of body");

@@ -323,18 +323,11 @@ class Parser:
         return eval(code if code is not None else code_of(self.file, node), self.ns)
 
     def run(self, body: Sequence[ast.stmt]) -> None:
-        """Build ``body`` (the caller opened the builder's context)."""
-        prev = getattr(_local, "parser", None)
-        outer = _s.location() if prev is not None else None
-        _local.parser = self
-        try:
-            if body:  # the region's file; the statement loop sets the line of each statement
-                set_location(self.file, body[0].lineno, body[0].col_offset + 1)
-            _run_block(self, body)  # self.block(body)
-        finally:
-            _local.parser = prev
-            if outer is not None:  # the statement that opened this region, in its own file
-                set_location(*outer)
+        """Build ``body`` (the caller opened the builder's context). This parser is the thread's
+        (``current()``) meanwhile and the location's file is its file; after, the previous
+        parser and, in a nested region, the location of the statement that opened it are restored
+        (the extension's, ``_s.run_region``)."""
+        _run_region(self, body)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
         """Build the statements of ``body``. The loop is the extension's (``_s.run_block``,
@@ -655,8 +648,8 @@ _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
 
 _s.parser_hooks(_HANDLERS, {"With": ast.With, "For": ast.For, "Expr": ast.Expr, "Assign": ast.Assign,
                             "Constant": ast.Constant, "Name": ast.Name, "Subscript": ast.Subscript, "Block": C.Block,
-                            "Loops": C.Loops, "Reg": _s.Reg, "Value": _s.Value})
-_run_block = _s.run_block
+                            "Loops": C.Loops, "Reg": _s.Reg, "Value": _s.Value, "local": _local})
+_run_block, _run_region = _s.run_block, _s.run_region
 
 
 def current() -> Optional[Parser]:
