@@ -404,6 +404,13 @@ void bind_parser(py::module_& m) {
       "run_region", [](py::handle parser, py::handle body) { run_region(parser, body); },
       "Parser.run: build body as the parser's region");
   m.def(
+      "build_function",
+      [](A::Func& f, py::handle parser, py::handle body) {
+        A::Script s(f);
+        run_region(parser, body);
+      },
+      "a prim_func's body: parser's region built into f (with A.script(): of the builder)");
+  m.def(
       "run_block", [](py::handle parser, py::handle body) { run_block(parser, body); },
       "Parser.block: build each statement of body");
 }

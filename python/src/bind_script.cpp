@@ -256,11 +256,6 @@ void bind_constructs(py::module_& m) {
       .def("fail", [](const std::string& message, const std::string& hint) { compiler::fail(here(), message, hint); })
       .def("value", [](py::handle v) { return to_value(v); })
       .def("indices", [](py::handle key) { return indices(key); })
-      .def("with_script",
-           [](A::Func& f, const py::function& body) {
-             A::Script s(f);
-             body();
-           })
       // buffers, streams, registers
       .def("alloc_buffer",
            [](std::vector<int64_t> shape, const std::string& dtype, const std::string& scope, const std::string& name) {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import inspect
 import sys
 import time
@@ -122,7 +121,8 @@ class IRModule:
         funcs = [v for v in vars(cls).values() if isinstance(v, _PrimFunc)]
         if not funcs:
             raise TypeError(f"@A.ir_module {cls.__name__} has no @A.prim_func")
-        funcs.sort(key=lambda f: f.__name__ != "main")
+        if len(funcs) > 1:
+            funcs.sort(key=lambda f: f.__name__ != "main")
         self.funcs = [f.__name__ for f in funcs]
         self.source = ""
         for f in funcs:
@@ -237,7 +237,7 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
         ns[name] = func.input(name, shape, dtype, scope)
         names.add(name)
     parser = P.Parser(file, ns, f"the body of prim_func {fn.__name__}", names, own=True)
-    _s.with_script(func, functools.partial(parser.run, node.body))
+    _s.build_function(func, parser, node.body)  # parser.run(node.body) in the builder's function
     return file
 
 
