@@ -250,3 +250,13 @@ def test_script_op_called_outside_a_region(tmp_path):
         tb = tb.tb_next
     assert tb.tb_frame.f_code.co_filename == str(tmp_path / "op_outside.py")
     assert tb.tb_lineno == _line_of(body, "# O")
+
+
+def test_grid_extent_must_be_build_time(tmp_path):
+    """A.grid (the extension's) hands an extent that is not a Python int to the build-time check."""
+    body = DP.replace("for i in A.grid(8):", "for i in A.grid(inp[0, 0]):  # X").replace(
+        "{ifd}", " " * 20 + "s.push(inp[i, 0])").replace("{dpu}", " " * 20 + 'd.push(A.cast(s.pop(), "float32x64"))')
+    with pytest.raises(CompileError) as info:
+        _build(tmp_path, body, "grid_extent")
+    assert "an A.grid extent must be a build-time integer, got Value" in info.value.msg, info.value.msg
+    assert info.value.lineno == _line_of(body, "# X")
