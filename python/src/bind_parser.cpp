@@ -381,19 +381,20 @@ void bind_parser(py::module_& m) {
       [](const py::dict& handlers, const py::dict& types) {
         Hooks& h = hooks();
         h.handlers = handlers;
-        auto type = [&](const char* name) { return py::handle(types[name]).inc_ref(); };
-        h.with_type = type("With");
-        h.for_type = type("For");
-        h.expr_type = type("Expr");
-        h.assign_type = type("Assign");
-        h.constant_type = type("Constant");
-        h.name_type = type("Name");
-        h.subscript_type = type("Subscript");
-        h.block_type = type("Block");
-        h.loops_type = type("Loops");
-        h.reg_type = type("Reg");
-        h.value_type = type("Value");
-        h.local = type("local");
+        using Field = py::handle Hooks::*;
+        for (const auto& [field, name] : {std::pair<Field, const char*>{&Hooks::with_type, "With"},
+                                          {&Hooks::for_type, "For"},
+                                          {&Hooks::expr_type, "Expr"},
+                                          {&Hooks::assign_type, "Assign"},
+                                          {&Hooks::constant_type, "Constant"},
+                                          {&Hooks::name_type, "Name"},
+                                          {&Hooks::subscript_type, "Subscript"},
+                                          {&Hooks::block_type, "Block"},
+                                          {&Hooks::loops_type, "Loops"},
+                                          {&Hooks::reg_type, "Reg"},
+                                          {&Hooks::value_type, "Value"},
+                                          {&Hooks::local, "local"}})
+          h.*field = py::handle(types[name]).inc_ref();
       },
       "the statement handlers by ast type, and the types the loop builds itself");
   m.def(

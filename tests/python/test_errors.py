@@ -25,6 +25,15 @@ def _line_of(body, marker):
     raise AssertionError(marker)
 
 
+def _assert_last_frame_is(info, filename, lineno):
+    """The traceback's last frame is the user's line, not the package's internals."""
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_filename == filename and tb.tb_lineno == lineno, (tb.tb_frame.f_code.co_filename,
+                                                                                    tb.tb_lineno)
+
+
 DP = '''
 import axcore.script as A
 
@@ -89,10 +98,7 @@ def test_guide_error(tmp_path, name, body, message, at_compile):
     assert message in err.msg, err.msg
     assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
     assert err.filename == str(tmp_path / f"{name}.py")
-    tb = info.tb
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+    _assert_last_frame_is(info, err.filename, err.lineno)
 
 
 def test_pep563_points_at_def(tmp_path):
@@ -162,10 +168,7 @@ def test_accumulator_index_refused(tmp_path, stmt, message):
     assert message in err.msg and "the MVM accumulator is a register, read and written without an index" in err.msg, \
         err.msg
     assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
-    tb = info.tb
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+    _assert_last_frame_is(info, err.filename, err.lineno)
 
 
 OP = '''
@@ -225,10 +228,7 @@ def test_script_op_call_refused(tmp_path, name, call, message):
     err = info.value
     assert message in err.msg, err.msg
     assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
-    tb = info.tb
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert tb.tb_frame.f_code.co_filename == err.filename and tb.tb_lineno == err.lineno
+    _assert_last_frame_is(info, err.filename, err.lineno)
 
 
 def test_script_op_call_by_name_and_enum(tmp_path):
@@ -245,11 +245,7 @@ def test_script_op_called_outside_a_region(tmp_path):
     body = OP.replace("{name}", "op_outside").replace("{call}", "copy(inp)").replace("{outside}", "copy(None)  # O")
     with pytest.raises(Exception, match=r"axol\.atomic\.op_outside\(\.\.\.\) is called outside a parsed region") as info:
         _build(tmp_path, body, "op_outside")
-    tb = info.tb
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert tb.tb_frame.f_code.co_filename == str(tmp_path / "op_outside.py")
-    assert tb.tb_lineno == _line_of(body, "# O")
+    _assert_last_frame_is(info, str(tmp_path / "op_outside.py"), _line_of(body, "# O"))
 
 
 def test_grid_extent_must_be_build_time(tmp_path):
