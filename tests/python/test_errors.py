@@ -176,6 +176,7 @@ import axcore.script as A
 from axcore import tir
 from axcore.compiler.device import DatapathKind
 from axcore.compiler.dtypes import Float32x64
+from axcore.axol.common import UnsupportedError
 from axcore.compiler.op_registry import Arg, BufferInfo, ScriptOp, register_op
 
 
@@ -183,6 +184,10 @@ class Copy(ScriptOp):
     data = Arg(Float32x64[tir.Buffer, "..."])
     output = Arg(Float32x64[tir.Buffer, "..."] | BufferInfo, default=None, is_output=True)
     datapath_kind = Arg(DatapathKind | None, default=None, kw=True)
+
+    def validate(self):
+        if self.datapath_kind == "DP_MVMEXE":
+            raise UnsupportedError("a copy runs on the DWPU datapath")
 
     def infer_outputs(self):
         return {"output": BufferInfo(shape=tuple(self.data.shape), dtype=self.data.dtype, scope=self.data.scope())}
@@ -216,12 +221,17 @@ OP_CALLS = [
     ("op_positional", "copy(inp, DatapathKind.DP_DWPU)", "axol.atomic.op_positional takes 1 positional argument(s), got 2"),
     ("op_twice", "copy(inp, data=inp)", "axol.atomic.op_twice: argument 'data' is given twice"),
     ("op_output", "copy(inp, output=inp)", "axol.atomic.op_output: output= is allocated from infer_outputs()"),
+    ("op_dtype", 'copy(A.alloc_buffer((2, 1), "int8x64", scope=A.DDR))',
+     "axol.atomic.op_dtype: argument 'data': dtype int8x64 is not one of float32x64"),
+    ("op_unsupported", "copy(inp, datapath_kind=DatapathKind.DP_MVMEXE)",
+     "axol.atomic.op_unsupported: a copy runs on the DWPU datapath"),
 ]
 
 
 @pytest.mark.parametrize("name,call,message", OP_CALLS, ids=[c[0] for c in OP_CALLS])
 def test_script_op_call_refused(tmp_path, name, call, message):
-    """A ScriptOp's call (the extension binds it) refused at the user's line."""
+    """A ScriptOp's call refused at the user's line: its binding (the extension's), an argument of a dtype the
+    Arg does not admit, validate() raising UnsupportedError."""
     body = OP.replace("{name}", name).replace("{call}", call).replace("{outside}", "")
     with pytest.raises(CompileError) as info:
         _build(tmp_path, body, name)
