@@ -81,11 +81,13 @@ void check_register_access(const Buffer& b, const SourceLoc& loc) {
 }
 
 void check_register_index(const Buffer& b, const std::vector<Expr>& idx, bool store, const SourceLoc& loc) {
-  if (b->role == BufferRole::Accumulator)
+  if (b->role == BufferRole::Accumulator) {
+    const std::string at = "[" + (idx.empty() ? std::string() : index_text(idx[0])) + "]";
     fail(loc,
-         "Cannot index " + b->name + " with [" + (idx.empty() ? "" : index_text(idx[0])) +
-             "]: the MVM accumulator is a register, read and written without an index",
+         (store ? "Cannot store into " + b->name + " at " + at : "Cannot index " + b->name + " with " + at) +
+             ": the MVM accumulator is a register, read and written without an index",
          "acc += A.mvm_1x1(...) and stream.push(acc)");
+  }
   if (b->role != BufferRole::Register) return;
   check_register_access(b, loc);
   if (b->is_var) {

@@ -28,7 +28,7 @@ std::string py_type(const py::handle& h) { return py::str(py::type::handle_of(h)
 
 ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
   if (h.is_none()) return std::monostate{};
-  if (py::isinstance<A::BufferHandle>(h)) return h.cast<A::BufferHandle>();
+  if (is<A::BufferHandle>(h)) return h.cast<A::BufferHandle>();
   if (py::isinstance<py::bool_>(h)) return h.cast<bool>();
   if (py::isinstance<py::int_>(h)) return h.cast<int64_t>();
   if (py::isinstance<py::float_>(h)) return h.cast<double>();
@@ -37,7 +37,7 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
     bool tensors = seq.size() > 0, ints = true;
     for (const auto& x : seq) {
-      tensors = tensors && py::isinstance<A::BufferHandle>(x);
+      tensors = tensors && is<A::BufferHandle>(x);
       ints = ints && py::isinstance<py::int_>(x) && !py::isinstance<py::bool_>(x);
     }
     if (tensors) return seq.cast<std::vector<A::BufferHandle>>();
@@ -79,7 +79,55 @@ ops::ArgKind parse_kind(const std::string& s) {
 // An operator authored in Python. The callbacks get the bound call's arguments as a dict.
 struct PyOp {
   ops::OpDef def;
+  std::vector<std::string> positional;  // the inputs that may be passed by position, in order
+  std::string keywords;                 // the keyword-only inputs, ", "-joined
+  std::string output;                   // the output argument (allocated, never passed)
 };
+
+// An argument as the operator library takes it: an Enum by its value.
+py::object plain(py::handle v) {
+  static const py::handle enum_type = py::object(py::module_::import("enum").attr("Enum")).release();
+  if (PyObject_IsInstance(v.ptr(), enum_type.ptr()) == 1) return v.attr("value");
+  return py::reinterpret_borrow<py::object>(v);
+}
+
+// `dpu_cast(x, core=0)` in a parsed region: the call bound to the op's arguments (by position,
+// then by name), the output named after the statement's variable.
+ops::Tensor call_py_op(const PyOp& p, const py::args& pargs, const py::kwargs& kwargs) {
+  const std::string op = "axol." + p.def.name;
+  if (!in_parsed_region())
+    compiler::fail(here(), op + "(...) is called outside a parsed region",
+                   "call it in an @A.prim_func body or a with A.script(): block");
+  if (pargs.size() > p.positional.size())
+    compiler::fail(here(),
+                   op + " takes " + std::to_string(p.positional.size()) + " positional argument(s), got " +
+                       std::to_string(pargs.size()),
+                   p.keywords.empty() ? std::string() : "pass " + p.keywords + " by name (keyword-only)");
+  std::map<std::string, ops::ArgValue> named;
+  for (std::size_t k = 0; k < pargs.size(); ++k)
+    named[p.positional[k]] = to_arg(plain(pargs[k]), p.def.name + ": argument '" + p.positional[k] + "'");
+  for (const auto& [key, v] : kwargs) {
+    const std::string k = py::str(key);
+    if (k == p.output) {
+      if (!v.is_none())
+        compiler::fail(here(), op + ": output= is allocated from infer_outputs() by this compiler",
+                       "leave it out (None)");
+      continue;
+    }
+    if (named.count(k)) compiler::fail(here(), op + ": argument '" + k + "' is given twice (by position and by name)");
+    named[k] = to_arg(plain(v), p.def.name + ": argument '" + k + "'");
+  }
+  return ops::invoke_at(p.def, {}, named, name_hint(), here());
+}
+
+// fn(args...) by vectorcall (pybind11's call builds an argument tuple).
+template <class... Args>
+py::object call(const py::function& fn, const Args&... args) {
+  PyObject* argv[] = {py::handle(args).ptr()...};
+  PyObject* r = PyObject_Vectorcall(fn.ptr(), argv, sizeof...(Args), nullptr);
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
 
 py::dict call_args(const ops::Call& c) {
   py::dict d;
@@ -89,8 +137,12 @@ py::dict call_args(const ops::Call& c) {
 
 std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& level, const std::string& doc,
                                  const std::vector<py::tuple>& args, py::function validate, py::function infer_output,
-                                 py::function implementation) {
+                                 py::function implementation, std::vector<std::string> positional,
+                                 const std::vector<std::string>& keywords, const std::string& output) {
   auto op = std::make_shared<PyOp>();
+  op->positional = std::move(positional);
+  for (const auto& k : keywords) op->keywords += (op->keywords.empty() ? "" : ", ") + k;
+  op->output = output;
   ops::OpDef& d = op->def;
   d.name = name;
   d.level = level == "core" ? ops::Level::Core : level == "aten" ? ops::Level::Aten : ops::Level::Atomic;
@@ -121,7 +173,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     args_of->dict = call_args(c);
     args_of->call = &c;
     try {
-      validate(args_of->dict);
+      call(validate, args_of->dict);
     } catch (...) {
       args_of->drop();
       throw;
@@ -130,7 +182,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
   d.infer_output = [infer_output, name, args_of](const ops::Call& c) {
     py::tuple r;
     try {
-      r = infer_output(args_of->of(c));
+      r = call(infer_output, args_of->of(c));
     } catch (...) {
       args_of->drop();
       throw;
@@ -146,7 +198,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
   d.implementation = [implementation, args_of](const ops::Call& c, const ops::Tensor& out) {
     const py::object a = args_of->of(c);
     args_of->drop();
-    implementation(a, out);
+    call(implementation, a, py::cast(out));
   };
   // The reference: one node the Python runtime runs through the class's emulate(). Inputs are the
   // tensor arguments in declaration order, the scalars ride as attributes.
@@ -214,9 +266,12 @@ void bind_ops(py::module_& m) {
           auto [pos, nam] = bind_args(name, positional, named);
           return ops::invoke_at(*op, pos, nam, out_name, here());
         });
-  py::class_<PyOp, std::shared_ptr<PyOp>>(m, "PyOp", "an operator authored in Python (ScriptOp)")
+  // dynamic_attr: register_op names the callable (__name__, __qualname__, __doc__).
+  py::class_<PyOp, std::shared_ptr<PyOp>>(m, "PyOp", "an operator authored in Python (ScriptOp)", py::dynamic_attr())
       .def(py::init(&make_py_op), py::arg("name"), py::arg("level"), py::arg("doc"), py::arg("args"),
-           py::arg("validate"), py::arg("infer_output"), py::arg("implementation"))
+           py::arg("validate"), py::arg("infer_output"), py::arg("implementation"), py::arg("positional"),
+           py::arg("keywords"), py::arg("output"))
+      .def("__call__", &call_py_op, "the operator called in a parsed region: dpu_cast(x, core=0)")
       .def_property_readonly("name", [](const PyOp& p) { return p.def.name; })
       .def("invoke", [](const PyOp& p, const py::list& positional, const py::dict& named, const std::string& out_name) {
         auto [pos, nam] = bind_args(p.def.name, positional, named);

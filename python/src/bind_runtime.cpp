@@ -74,9 +74,6 @@ void bind_runtime(py::module_& m) {
         py::dict d;
         d["bundle"] = to_bytes(runtime::encode_bundle(r.bundle));
         d["total_ms"] = r.total_ms;
-        py::list t;
-        for (const auto& p : r.timings) t.append(py::make_tuple(p.name, p.ms));
-        d["timings"] = t;
         d["explain"] = explain ? compiler::explain(r.program) : std::string();
         return d;
       },

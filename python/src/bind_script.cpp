@@ -45,12 +45,12 @@ A::Body body_of(const py::function& f) {
 A::Value to_value(py::handle h) {
   PyObject* o = h.ptr();
   if (PyLong_CheckExact(o)) return A::Value(h.cast<int64_t>());
-  if (py::isinstance<A::Value>(h)) return h.cast<const A::Value&>();
-  if (py::isinstance<A::Reg>(h)) return A::Value(h.cast<const A::Reg&>());
+  if (is<A::Value>(h)) return h.cast<const A::Value&>();
+  if (is<A::Reg>(h)) return A::Value(h.cast<const A::Reg&>());
   if (PyBool_Check(o)) return A::Value(int64_t{o == Py_True});
   if (PyLong_Check(o)) return A::Value(h.cast<int64_t>());
   if (PyFloat_Check(o)) return A::float32(PyFloat_AS_DOUBLE(o));
-  if (py::hasattr(h, "__index__") && !py::isinstance<A::BufferHandle>(h) && !py::isinstance<A::StreamHandle>(h))
+  if (py::hasattr(h, "__index__") && !is<A::BufferHandle>(h) && !is<A::StreamHandle>(h))
     return A::Value(py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>());
   if (h.is_none())
     compiler::fail(here(), "a name bound to Python None is used as a value",
@@ -90,6 +90,23 @@ A::Value one_index(py::handle key, const std::string& name) {
   if (idx.size() != 1)
     compiler::fail(here(), "register file " + name + " takes one index, got " + std::to_string(idx.size()));
   return std::move(idx[0]);
+}
+
+// A name given as a string or as an object carrying it (an Enum's .value, a dtype's .name).
+std::string text_of(py::handle v, const char* attr) {
+  if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();
+  return py::str(py::getattr(v, attr, v)).cast<std::string>();
+}
+
+// A scope: None (inferred) is "", A.DDR or "DDR" its name.
+std::string scope_text(py::handle scope) { return scope.is_none() ? std::string() : text_of(scope, "value"); }
+
+// An element of the accumulator, `acc[key]`: the builder refuses reading it and storing into it
+// (the accumulator takes no index), each with its own message.
+A::Element acc_element(const A::Acc& a, py::handle key) {
+  std::vector<compiler::Expr> idx;
+  for (const A::Value& v : indices(key)) idx.push_back(v.expr());
+  return A::Element(a.node(), std::move(idx), here());
 }
 
 void bind_values(py::module_& m) {
@@ -194,12 +211,14 @@ void bind_handles(py::module_& m) {
       .def_property_readonly("dtype", [](const A::Reg& r) { return r.node()->dtype.str(); });
   py::class_<A::Acc>(m, "Acc", "the MVM accumulator (A.mvm_accumulator())")
       .def("iadd", [](A::Acc& a, const A::Value& v) { a += v; })
-      .def("load", [](const A::Acc& a, const A::Value& i) { return a[A::Ix(i)].value(); })
+      // Both refused by the builder (the accumulator takes no index), with the guide's message.
+      .def("__getitem__", [](const A::Acc& a, py::handle key) { return acc_element(a, key).value(); })
+      .def("__setitem__", [](const A::Acc& a, py::handle key, py::handle v) { acc_element(a, key) = to_value(v); })
       .def_property_readonly("name", [](const A::Acc& a) { return a.node()->name; });
   py::class_<A::StreamHandle>(m, "Stream", "a stream between two units (A.decl_stream)")
       .def("push",
            [](const A::StreamHandle& s, py::handle v) {
-             if (py::isinstance<A::Acc>(v))
+             if (is<A::Acc>(v))
                s.push(v.cast<const A::Acc&>());
              else
                s.push(to_value(v));
@@ -237,11 +256,6 @@ void bind_constructs(py::module_& m) {
       .def("fail", [](const std::string& message, const std::string& hint) { compiler::fail(here(), message, hint); })
       .def("value", [](py::handle v) { return to_value(v); })
       .def("indices", [](py::handle key) { return indices(key); })
-      .def("with_script",
-           [](A::Func& f, const py::function& body) {
-             A::Script s(f);
-             body();
-           })
       // buffers, streams, registers
       .def("alloc_buffer",
            [](std::vector<int64_t> shape, const std::string& dtype, const std::string& scope, const std::string& name) {
@@ -260,8 +274,14 @@ void bind_constructs(py::module_& m) {
       .def("var", [](const std::string& dtype, const std::string& name) { return A::var(dtype, name); })
       .def("array",
            [](const std::string& dtype, int64_t size, const std::string& name) { return A::array(dtype, size, name); })
-      .def("decl_stream", [](const std::string& dtype, const std::string& scope,
-                             const std::string& name) { return A::decl_stream(dtype, scope, name); })
+      .def(
+          "decl_stream",
+          [](const std::string& dtype, py::handle scope, const std::string& name) {
+            return A::decl_stream(dtype, scope_text(scope), name.empty() ? name_hint() : name);
+          },
+          py::arg("dtype"), py::arg("scope") = py::none(), py::arg("name") = "",
+          "A.decl_stream(dtype, scope=None, name=''): a stream between two units; its device scope is inferred "
+          "from the units (§6.1). Named after the variable it is assigned to unless name is given.")
       .def("output", [](const A::BufferHandle& b) { A::output(b); })
       // loops
       .def("open_loop",
@@ -303,7 +323,11 @@ void bind_constructs(py::module_& m) {
       .def("barrier", [](const std::vector<int>& cores) { A::barrier(cores); })
       .def("op_marker", [](const std::string& name) { A::op_marker(name); })
       // values
-      .def("cast", [](const A::Value& v, const std::string& dtype) { return A::cast(v, dtype); })
+      .def(
+          "cast", [](py::handle v, py::handle dtype) { return A::cast(to_value(v), text_of(dtype, "name")); },
+          py::arg("v"), py::arg("dtype"),
+          "A.cast(v, dtype): v converted to dtype (a name, or a dtype object's .name), rounding and clipping as "
+          "the target type does (§5)")
       .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
       .def("if_then_else",
            [](const A::Value& c, const A::Value& a, const A::Value& b) { return A::if_then_else(c, a, b); })

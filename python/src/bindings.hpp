@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "fast_caster.hpp"  // before any binding converts a builder handle
+
 #include <axcore/compiler/script.hpp>
 #include <optional>
 #include <string>
@@ -20,6 +22,10 @@ compiler::SourceLoc& statement_location();
 void set_statement_line(uint32_t line, uint32_t column);
 // A.Datapath(kind=..., core=..., id=...)'s arguments, the kind checked.
 compiler::A::DatapathArgs datapath_args(const std::optional<std::string>& kind, int core, const std::string& id);
+// The name hint of the statement being built, once ("" outside a parsed region; bind_parser.cpp).
+std::string name_hint();
+// Whether a parsed region is being built on this thread (bind_parser.cpp).
+bool in_parsed_region();
 // "serial" / "grid" / "unroll".
 compiler::LoopKind loop_kind(const std::string& kind);
 

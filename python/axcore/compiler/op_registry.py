@@ -20,7 +20,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, U
 from .._native import ops as _ops
 from .._native import script as _s
 from ..axol.common import UnsupportedError
-from ..script import _parser as _P
 from .dtypes import TensorSpec
 
 __all__ = ["Arg", "BufferInfo", "ScriptOp", "register_op", "registered"]
@@ -223,30 +222,12 @@ def register_op(cls: Type[ScriptOp], name: str, generation: Any = None, atomic: 
         inst.__dict__[out_arg.name] = out
         inst.implementation()
 
-    native = _ops.PyOp(full, level, (cls.__doc__ or "").strip(), specs, validate, infer_output, implementation)
+    # The callable (``dpu_cast(x, core=0)``) is the extension's (bind_ops.cpp): it refuses a call
+    # outside a parsed region, binds positional then keyword arguments (an Enum by its value; the
+    # output is allocated, never passed) and calls the operator with the statement's name hint.
+    call = _ops.PyOp(full, level, (cls.__doc__ or "").strip(), specs, validate, infer_output, implementation,
+                     [a.name for a in inputs if not a.kw], [a.name for a in inputs if a.kw], out_arg.name)
     _REGISTRY[full] = cls
-    positional = [a for a in inputs if not a.kw]
-
-    def call(*pargs: Any, **kwargs: Any) -> Any:
-        if _P.current() is None:
-            _s.fail(f"axol.{full}(...) is called outside a parsed region",
-                    "call it in an @A.prim_func body or a with A.script(): block")
-        if len(pargs) > len(positional):
-            kws = [a.name for a in inputs if a.kw]
-            _s.fail(f"axol.{full} takes {len(positional)} positional argument(s), got {len(pargs)}",
-                    f"pass {', '.join(kws)} by name (keyword-only)" if kws else "")
-        named = {a.name: _plain(v) for a, v in zip(positional, pargs)}
-        for k, v in kwargs.items():
-            if k == out_arg.name:
-                if v is not None:
-                    _s.fail(f"axol.{full}: output= is allocated from infer_outputs() by this compiler",
-                            "leave it out (None)")
-                continue
-            if k in named:
-                _s.fail(f"axol.{full}: argument '{k}' is given twice (by position and by name)")
-            named[k] = _plain(v)
-        return native.invoke([], named, _P.name_hint())
-
     call.__name__ = short
     call.__qualname__ = f"axol.{full}"
     call.__doc__ = cls.__doc__

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import inspect
 import sys
 import time
@@ -122,7 +121,8 @@ class IRModule:
         funcs = [v for v in vars(cls).values() if isinstance(v, _PrimFunc)]
         if not funcs:
             raise TypeError(f"@A.ir_module {cls.__name__} has no @A.prim_func")
-        funcs.sort(key=lambda f: f.__name__ != "main")
+        if len(funcs) > 1:
+            funcs.sort(key=lambda f: f.__name__ != "main")
         self.funcs = [f.__name__ for f in funcs]
         self.source = ""
         for f in funcs:
@@ -237,7 +237,7 @@ def _build_prim_func(mod: Any, pf: _PrimFunc) -> str:
         ns[name] = func.input(name, shape, dtype, scope)
         names.add(name)
     parser = P.Parser(file, ns, f"the body of prim_func {fn.__name__}", names, own=True)
-    _s.with_script(func, functools.partial(parser.run, node.body))
+    _s.build_function(func, parser, node.body)  # parser.run(node.body) in the builder's function
     return file
 
 
@@ -254,10 +254,11 @@ class script:
         frame = sys._getframe(1)
         file = frame.f_code.co_filename
         line = frame.f_lineno
-        node = _script_block(frame.f_code, file, line)
-        if node is None:
+        block = _script_block(frame.f_code, file, line)
+        if block is None:
             raise CompileError("with A.script(): has no source to parse (the block is parsed from its .py file)",
                                "write the method in a .py file", file, line, 1)
+        node, pass_only = block
         region = "a with A.script(): block"
         ns = dict(frame.f_globals)
         ns.update(frame.f_locals)
@@ -269,7 +270,7 @@ class script:
         except (NativeCompileError, CompileError) as err:
             reraise(err)
         self._frame = None
-        if all(isinstance(st, ast.Pass) for st in node.body):
+        if pass_only:
             return self  # nothing to skip (and a lone `pass` has no line event inside the with)
         # The block was built: skip running it as Python (a trace function raises on its first line).
         self._old_trace = sys.gettrace()
@@ -302,14 +303,15 @@ def _skip(frame: types.FrameType, event: str, arg: Any) -> None:
 _blocks: Dict[int, tuple] = {}
 
 
-def _script_block(code: types.CodeType, file: str, line: int) -> Any:
+def _script_block(code: types.CodeType, file: str, line: int) -> Optional[tuple]:
+    """(the With node, whether its body is only ``pass``), None when the line has no source."""
     hit = _blocks.get(id(code))
     if hit is None or hit[0] is not code:
         hit = _blocks[id(code)] = (code, {})
     by_line = hit[1]
-    node = by_line.get(line)
-    if node is not None:
-        return node
+    found = by_line.get(line)
+    if found is not None:
+        return found
     tree = P.file_tree(file)
     node = None
     if tree is not None:
@@ -319,9 +321,10 @@ def _script_block(code: types.CodeType, file: str, line: int) -> Any:
                     for i in n.items):
                 node = n
                 break
-    if node is not None:
-        by_line[line] = node
-    return node
+    if node is None:
+        return None
+    found = by_line[line] = (node, all(isinstance(st, ast.Pass) for st in node.body))
+    return found
 
 
 def _attr_name(f: Any) -> str:
@@ -402,9 +405,9 @@ def array(dtype: str, size: int = 16, name: str = "") -> Any:
     return _s.array(dtype, C.build_int(size, "A.array size"), name or P.name_hint())
 
 
-def decl_stream(dtype: str, scope: Optional[str] = None, name: str = "") -> Any:
-    """A stream between two units; its device scope is inferred from the units (§6.1)."""
-    return _s.decl_stream(dtype, "" if scope is None else _scope(scope), name or P.name_hint())
+# A.decl_stream(dtype, scope=None, name=""): a stream between two units, its device scope inferred
+# from the units (§6.1), named after the variable it is assigned to; the extension's own function.
+decl_stream = _s.decl_stream
 
 
 def output(buf: Any) -> None:
@@ -586,13 +589,9 @@ def barrier(*cores: int) -> None:
 
 
 # ---- values (§5, §7) ----------------------------------------------------------------------------------
-def cast(v: Any, dtype: str) -> Any:
-    """Convert a value to ``dtype`` (rounding and clipping as the target type does, §5)."""
-    return _cast(v if type(v) is _Value else _v(v),
-                 dtype if type(dtype) is str else str(getattr(dtype, "name", dtype)))
-
-
-_cast, _Value = _s.cast, _s.Value
+# A.cast(v, dtype): v converted to dtype (rounding and clipping as the target type does, §5); the
+# extension's own function.
+cast = _s.cast
 
 
 def Broadcast(scalar: Any, lanes: int) -> Any:

@@ -323,18 +323,11 @@ class Parser:
         return eval(code if code is not None else code_of(self.file, node), self.ns)
 
     def run(self, body: Sequence[ast.stmt]) -> None:
-        """Build ``body`` (the caller opened the builder's context)."""
-        prev = getattr(_local, "parser", None)
-        outer = _s.location() if prev is not None else None
-        _local.parser = self
-        try:
-            if body:  # the region's file; block() sets the line of each statement
-                set_location(self.file, body[0].lineno, body[0].col_offset + 1)
-            self.block(body)
-        finally:
-            _local.parser = prev
-            if outer is not None:  # the statement that opened this region, in its own file
-                set_location(*outer)
+        """Build ``body`` (the caller opened the builder's context). This parser is the thread's
+        (``current()``) meanwhile and the location's file is its file; after, the previous
+        parser and, in a nested region, the location of the statement that opened it are restored
+        (the extension's, ``_s.run_region``)."""
+        _run_region(self, body)
 
     def block(self, body: Sequence[ast.stmt]) -> None:
         """Build the statements of ``body``. The loop is the extension's (``_s.run_block``,
@@ -352,17 +345,9 @@ class Parser:
 
     def name_hint(self) -> str:
         """The name the statement being built assigns to (``out = A.alloc_buffer(...)`` names the
-        buffer "out"), once; "" when there is none."""
-        hint = getattr(self, "_hint", "")
-        self._hint = ""
-        if not hint:
-            return ""
-        name, k = hint, 1
-        while name in self.names:
-            k += 1
-            name = f"{hint}_{k}"
-        self.names.add(name)
-        return name
+        buffer "out"), once, made unique among the function's names ("out_2"); "" when there is
+        none (the extension's, bind_parser.cpp)."""
+        return _s.parser_name_hint(self)
 
     # -- statements --
     def stmt(self, st: ast.stmt) -> None:
@@ -421,10 +406,7 @@ class Parser:
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value)
             key = self.eval(target.slice)
-            if isinstance(obj, (_s.BufferHandle, _s.Reg, _s.Acc)):
-                obj[key] = v
-            else:
-                obj[key] = v  # build-time Python container
+            obj[key] = v  # the builder's handle (a buffer, a register file, the accumulator: refused) or a Python container
         elif isinstance(target, ast.Attribute):
             setattr(self.eval(target.value), target.attr, v)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -666,8 +648,8 @@ _HANDLERS: Dict[type, Callable[[Parser, Any], None]] = {
 
 _s.parser_hooks(_HANDLERS, {"With": ast.With, "For": ast.For, "Expr": ast.Expr, "Assign": ast.Assign,
                             "Constant": ast.Constant, "Name": ast.Name, "Subscript": ast.Subscript, "Block": C.Block,
-                            "Loops": C.Loops})
-_run_block = _s.run_block
+                            "Loops": C.Loops, "Reg": _s.Reg, "Value": _s.Value, "local": _local})
+_run_block, _run_region = _s.run_block, _s.run_region
 
 
 def current() -> Optional[Parser]:
@@ -675,9 +657,9 @@ def current() -> Optional[Parser]:
     return getattr(_local, "parser", None)
 
 
-def name_hint() -> str:
-    p = getattr(_local, "parser", None)
-    return p.name_hint() if p is not None and p._hint else ""
+# The name hint of the statement being built on this thread ("" outside a parsed region), once:
+# Parser.name_hint of the parser whose statement loop runs (bind_parser.cpp).
+name_hint = _s.name_hint
 
 
 def indices_of(key: Any) -> List[Any]:

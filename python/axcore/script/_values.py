@@ -34,10 +34,6 @@ _to_value = _s.value
 indices = _s.indices
 
 
-def _acc_getitem(self: "_s.Acc", key: Any) -> "_s.Value":
-    return self.load(indices(key)[0])
-
-
 def _binop(name: str):
     def op(self: Any, other: Any) -> Any:
         return getattr(value(self), name)(value(other))
@@ -49,8 +45,6 @@ def install() -> None:
     """Give the builder's handles their Python spellings (once)."""
     if getattr(_s.BufferHandle, "_axcore_installed", False):
         return
-    _s.Acc.__getitem__ = _acc_getitem
-    _s.Acc.__setitem__ = lambda self, key, v: _acc_getitem(self, key)
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__",
                  "__mod__", "__lt__", "__le__", "__gt__", "__ge__", "__and__"):
         setattr(_s.Reg, name, _binop(name))
