@@ -243,6 +243,7 @@ void bind_constructs(py::module_& m) {
       .def("op_marker", [](const std::string& name) { A::op_marker(name); })
       // values
       .def("cast", [](const A::Value& v, const std::string& dtype) { return A::cast(v, dtype); })
+      .def("vtrsp", [](const A::Value& v) { return A::vtrsp(v); })
       .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
       .def("if_then_else",
            [](const A::Value& c, const A::Value& a, const A::Value& b) { return A::if_then_else(c, a, b); })
