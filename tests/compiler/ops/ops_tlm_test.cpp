@@ -75,7 +75,8 @@ TEST_P(ModelOnTlm, MatchesReference) {
   const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"));
   expect_tlm_matches_reference(GetParam(), m.module, 42, -128, 127);
 }
-INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
+INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm,
+                         ::testing::Values("mlp", "cnn", "attention", "self_attention", "vit_patch_embed"));
 
 // The same models compiled for 256 KiB of L1 (firmware/fpga/small.yaml's), run on this device.
 class ModelOnTlmSmallL1 : public ::testing::TestWithParam<std::string> {};
