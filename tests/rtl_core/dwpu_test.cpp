@@ -84,6 +84,13 @@ struct Bench {
     }
     EXPECT_EQ(bad, 0u) << what;
   }
+  // The reference of an IFD0 -> ODR datapath (the bypass) over the image.
+  void ref_copy(const spec::Walk& in, const spec::Walk& out) {
+    std::vector<ref::Element> xs;
+    ref::run_ifd(in, image, [&](const ref::Element& e) { xs.push_back(e); });
+    ref::VectorSource src(xs);
+    ref::run_odr(out, image, src.fn());
+  }
   // One random window: data, the RTL run, the reference, the comparison.
   void window(std::mt19937& rng, const DwWindow& c, unsigned noise, const std::string& what) {
     fill(rng, c.x0, c.input_rows());
@@ -177,10 +184,7 @@ TEST(DwpuTest, BypassCopiesThroughTheOdr) {
   b.fill(rng, in.base_row, 30);
   const Result r = b.run(in, spec::DwpuDesc{}, out, false, 4);
   ASSERT_TRUE(r.done);
-  std::vector<ref::Element> xs;
-  ref::run_ifd(in, b.image, [&](const ref::Element& e) { xs.push_back(e); });
-  ref::VectorSource src(xs);
-  ref::run_odr(out, b.image, src.fn());
+  b.ref_copy(in, out);
   b.expect_rows(out.base_row, 60, "bypass");
   EXPECT_EQ(b.sim->dw_busy_o, 0u);
 }
@@ -299,10 +303,7 @@ void expect_transpose(Bench& b, const spec::Walk& in, const spec::Walk& out, uns
   const Result r = b.run(in, spec::DwpuDesc{}, out, false, noise);
   ASSERT_TRUE(r.done) << what;
   EXPECT_FALSE(r.err) << what;
-  std::vector<ref::Element> xs;
-  ref::run_ifd(in, b.image, [&](const ref::Element& e) { xs.push_back(e); });
-  ref::VectorSource src(xs);
-  ref::run_odr(out, b.image, src.fn());
+  b.ref_copy(in, out);
 }
 
 TEST(DwpuTest, LaneTransposeMatchesTheReference) {
@@ -352,10 +353,7 @@ TEST(DwpuTest, LaneTransposeTiming) {
   b.fill(rng, in.base_row, 64 * kBlocks);
   const Result r = b.run(in, spec::DwpuDesc{}, out, false, 0);
   ASSERT_TRUE(r.done);
-  std::vector<ref::Element> xs;
-  ref::run_ifd(in, b.image, [&](const ref::Element& e) { xs.push_back(e); });
-  ref::VectorSource src(xs);
-  ref::run_odr(out, b.image, src.fn());
+  b.ref_copy(in, out);
   b.expect_rows(out.base_row, 64 * kBlocks, "timing case");
   // per block 64 pop cycles + 64 store cycles; the IFD's first element and the last write are the fixed part
   std::printf("ODR lane transpose, %u int8 blocks (64x64): %llu cycles start to ODR done (%.2f per block)\n", kBlocks,

@@ -175,19 +175,14 @@ Node permute_node(const Call& c, const Tensor& out, const std::vector<int64_t>& 
   return n;
 }
 
-OpDef permute_op() {
+// atomic.permute and atomic.transpose: the same op but for how `dims` comes from the arguments.
+OpDef permute_family(const std::string& name, const std::string& doc, std::vector<ArgSpec> args,
+                     const std::function<std::vector<int64_t>(const Call&)>& dims_of) {
   OpDef op;
-  op.name = "atomic.permute";
+  op.name = name;
   op.level = Level::Atomic;
-  op.doc =
-      "out.shape[k] = x.shape[dims[k]] (logical axes); moving the packed last axis goes through the DWPU ODR's "
-      "lane transpose (A.vtrsp)";
-  op.args = {
-      {"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
-      {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}};
-  auto dims_of = [](const Call& c) {
-    return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims");
-  };
+  op.doc = doc;
+  op.args = std::move(args);
   op.validate = [dims_of](const Call& c) {
     require_dtype(c, "input", kAnyDtype);
     dims_of(c);
@@ -202,34 +197,31 @@ OpDef permute_op() {
   return op;
 }
 
+OpDef permute_op() {
+  return permute_family(
+      "atomic.permute",
+      "out.shape[k] = x.shape[dims[k]] (logical axes); moving the packed last axis goes through the DWPU ODR's "
+      "lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}},
+      [](const Call& c) { return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims"); });
+}
+
 OpDef transpose_op() {
-  OpDef op;
-  op.name = "atomic.transpose";
-  op.level = Level::Atomic;
-  op.doc = "swaps two axes; swapping the packed last axis goes through the DWPU ODR's lane transpose (A.vtrsp)";
-  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
-             {"dim0", ArgKind::Int, true, {}, "an axis"},
-             {"dim1", ArgKind::Int, true, {}, "an axis"}};
-  auto dims_of = [](const Call& c) {
-    const std::size_t r = c.tensor("input").shape().size();
-    std::vector<int64_t> d(r);
-    for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
-    const int64_t a = norm_dim(c, "dim0", c.i("dim0"), r), b = norm_dim(c, "dim1", c.i("dim1"), r);
-    std::swap(d[static_cast<std::size_t>(a)], d[static_cast<std::size_t>(b)]);
-    return checked_dims(c, d, a == static_cast<int64_t>(r) - 1 ? "dim1" : "dim0");
-  };
-  op.validate = [dims_of](const Call& c) {
-    require_dtype(c, "input", kAnyDtype);
-    dims_of(c);
-  };
-  op.infer_output = [dims_of](const Call& c) {
-    return BufferInfo{permuted(c.tensor("input"), dims_of(c)), c.tensor("input").dtype()};
-  };
-  op.implementation = [dims_of](const Call& c, const Tensor& out) { permute_impl(c.tensor("input"), out, dims_of(c)); };
-  op.emulate = [dims_of](const Call& c, const Tensor& out) {
-    return std::vector<Node>{permute_node(c, out, dims_of(c))};
-  };
-  return op;
+  return permute_family(
+      "atomic.transpose",
+      "swaps two axes; swapping the packed last axis goes through the DWPU ODR's lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dim0", ArgKind::Int, true, {}, "an axis"},
+       {"dim1", ArgKind::Int, true, {}, "an axis"}},
+      [](const Call& c) {
+        const std::size_t r = c.tensor("input").shape().size();
+        std::vector<int64_t> d(r);
+        for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
+        const int64_t a = norm_dim(c, "dim0", c.i("dim0"), r), b = norm_dim(c, "dim1", c.i("dim1"), r);
+        std::swap(d[static_cast<std::size_t>(a)], d[static_cast<std::size_t>(b)]);
+        return checked_dims(c, d, a == static_cast<int64_t>(r) - 1 ? "dim1" : "dim0");
+      });
 }
 
 // ---- slice ----------------------------------------------------------------------------------------
