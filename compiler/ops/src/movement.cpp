@@ -177,10 +177,10 @@ Node permute_node(const Call& c, const Tensor& out, const std::vector<int64_t>& 
 
 // atomic.permute and atomic.transpose: the same op but for how `dims` comes from the arguments.
 OpDef permute_family(const std::string& name, const std::string& doc, std::vector<ArgSpec> args,
-                     const std::function<std::vector<int64_t>(const Call&)>& dims_of) {
+                     const std::function<std::vector<int64_t>(const Call&)>& dims_of, Level level = Level::Atomic) {
   OpDef op;
   op.name = name;
-  op.level = Level::Atomic;
+  op.level = level;
   op.doc = doc;
   op.args = std::move(args);
   op.validate = [dims_of](const Call& c) {
@@ -205,6 +205,31 @@ OpDef permute_op() {
       {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
        {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}},
       [](const Call& c) { return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims"); });
+}
+
+// The guide's axol.core.transpose(x, dims=...): permutes any axes (§8.4), as atomic.permute.
+OpDef core_transpose_op() {
+  return permute_family(
+      "core.transpose", "permutes any axes (the guide's axol.core.transpose(x, dims=...)); as atomic.permute",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}},
+      [](const Call& c) { return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims"); },
+      Level::Core);
+}
+
+// The guide's axol.atomic.vector_transpose: the last two axes swapped, in one datapath (A.vtrsp).
+OpDef vector_transpose_op() {
+  return permute_family(
+      "atomic.vector_transpose", "swaps the last two axes through the DWPU ODR's lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "a PWORD tensor of rank >= 2, both last extents multiples of 64"}},
+      [](const Call& c) {
+        const std::size_t r = c.tensor("input").shape().size();
+        if (r < 2) c.refuse("input", "has rank " + std::to_string(r) + ": vector_transpose swaps the last two axes");
+        std::vector<int64_t> d(r);
+        for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
+        std::swap(d[r - 1], d[r - 2]);
+        return checked_dims(c, d, "input");
+      });
 }
 
 OpDef transpose_op() {
@@ -410,7 +435,9 @@ OpDef concat_op() {
 }  // namespace
 
 void add_movement_ops(std::vector<OpDef>& r) {
-  for (auto f : {copy_op, full_op, permute_op, transpose_op, slice_op, reshape_op, concat_op}) r.push_back(f());
+  for (auto f : {copy_op, full_op, permute_op, transpose_op, vector_transpose_op, core_transpose_op, slice_op,
+                 reshape_op, concat_op})
+    r.push_back(f());
 }
 
 }  // namespace axcore::compiler::ops::detail

@@ -81,6 +81,12 @@ TEST(OpsFsim, PermuteAndTransposeMoveThePackedAxis) {
   check([](A::Func& f) {
     A::output(invoke("permute", {input(f, "x", {64, 3, 128}, "float32x64"), std::vector<int64_t>{2, 1, 0}}));
   });
+  // the guide's names: axol.atomic.vector_transpose, axol.core.transpose(x, dims=...)
+  check([](A::Func& f) { A::output(invoke("atomic.vector_transpose", {input(f, "x", {3, 64, 128}, "int8x64")})); });
+  check([](A::Func& f) {
+    A::output(invoke("core.transpose", {input(f, "x", {128, 2, 64}, "float16x64")},
+                     {{"dims", std::vector<int64_t>{1, 2, 0}}}));
+  });
 }
 
 TEST(OpsFsim, SliceAlongAnAxisAndAlongThePackedAxis) {
