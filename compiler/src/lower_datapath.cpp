@@ -106,7 +106,18 @@ struct OdrOut {
   uint64_t elements = 0;
 };
 
-const StreamNode* popped_stream(const Expr& e, spec::Dtype& from) {
+// The popped element of an ODR store: pop, A.cast(pop), wrapped in A.vtrsp or not (transpose).
+const StreamNode* popped_stream(const Expr& e, spec::Dtype& from, bool& transpose) {
+  if (e->kind == ExprKind::Vtrsp && !transpose) {
+    transpose = true;
+    return popped_stream(e->args[0], from, transpose);
+  }
+  if (e->kind == ExprKind::Cast && e->args[0]->kind == ExprKind::Vtrsp && !transpose) {
+    transpose = true;
+    const auto inner = std::make_shared<ExprNode>(*e);
+    inner->args = {e->args[0]->args[0]};
+    return popped_stream(inner, from, transpose);
+  }
   if (e->kind == ExprKind::Pop) {
     from = e->stream->dtype.spec();
     return e->stream.get();
@@ -118,7 +129,7 @@ const StreamNode* popped_stream(const Expr& e, spec::Dtype& from) {
   return nullptr;
 }
 
-OdrOut lower_odr(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf& region) {
+OdrOut lower_odr(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf& region, bool dwpu) {
   std::vector<Loop> loops = outer;
   const std::vector<Stmt>& inner = peel(b.body, loops);
   std::vector<const StmtNode*> work;
@@ -151,7 +162,8 @@ OdrOut lower_odr(const StmtNode& b, const std::vector<Loop>& outer, const Region
   }
   if (store->buf->role == BufferRole::Register) fail(store->loc, "the ODR stores to memory, not to a register");
   spec::Dtype from{};
-  const StreamNode* st = popped_stream(store->value, from);
+  bool transpose = false;
+  const StreamNode* st = popped_stream(store->value, from, transpose);
   if (!st) fail(store->loc, "an ODR store writes a popped stream element", "out[idx] = dpu_stream.pop()");
   OdrOut r;
   r.stream = st;
@@ -159,6 +171,16 @@ OdrOut lower_odr(const StmtNode& b, const std::vector<Loop>& outer, const Region
   if (cond) add_guards(w, loops, cond, s->loc);
   r.walk = encode_walk(w, store->buf->dtype.spec(), from, 0, "ODR", store->loc);
   r.elements = w.elements();
+  if (transpose) {
+    if (!dwpu)
+      fail(store->value->loc, "A.vtrsp is only available on the DWPU datapath (A.DP_DWPU), not on DP_MVMEXE (§8.4)",
+           "transpose in a datapath of its own: IFD -> ODR with out[idx] = A.vtrsp(s.pop())");
+    if (r.elements % spec::param::pword_lanes != 0)
+      fail(store->value->loc,
+           "A.vtrsp transposes blocks of 64 consecutive stores; this ODR stores " + std::to_string(r.elements),
+           "make the innermost ODR loop a multiple of 64 elements");
+    r.walk.transpose = 1;
+  }
   return r;
 }
 
@@ -462,7 +484,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     h.has_ifd1 = 1;
     t.ifd1_elems = ifd1->elements;
   }
-  const OdrOut o = lower_odr(*bl.odr, outer, region);
+  const OdrOut o = lower_odr(*bl.odr, outer, region, !mvm);
   if (odr_stream && o.stream != odr_stream)
     fail(bl.odr->loc, "the ODR pops " + o.stream->name + ", but the stage before it pushes " + odr_stream->name);
   if (o.elements != odr_in)

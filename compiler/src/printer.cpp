@@ -228,6 +228,7 @@ std::string dump(const Expr& e) {
     case ExprKind::Ramp: return "A.Ramp(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ", " + dump(e->args[2]) + ")";
     case ExprKind::Pop: return e->stream->name + ".pop()";
     case ExprKind::Cast: return "A.cast(" + dump(e->args[0]) + ", \"" + e->name + "\")";
+    case ExprKind::Vtrsp: return "A.vtrsp(" + dump(e->args[0]) + ")";
     case ExprKind::Broadcast: return "A.Broadcast(" + dump(e->args[0]) + ", " + std::to_string(e->ival) + ")";
     case ExprKind::IfThenElse:
       return "A.if_then_else(" + dump(e->args[0]) + ", " + dump(e->args[1]) + ", " + dump(e->args[2]) + ")";

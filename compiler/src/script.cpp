@@ -643,6 +643,14 @@ Value cast(const Value& v, const std::string& dtype, Loc l) {
   e->args = {v.expr()};
   return Value(Expr(e));
 }
+Value vtrsp(const Value& v, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (!v) fail(loc, "A.vtrsp takes the popped element of an ODR store", "out[idx] = A.vtrsp(s.pop())");
+  auto e = mk(ExprKind::Vtrsp, loc);
+  e->dtype = v.expr()->dtype;
+  e->args = {v.expr()};
+  return Value(Expr(e));
+}
 Value Broadcast(const Value& scalar, int64_t lanes, Loc l) {
   auto e = mk(ExprKind::Broadcast, SourceLoc::from(l));
   e->ival = lanes;

@@ -58,7 +58,7 @@ A::Module depthwise3x3(int64_t out_h, int64_t out_w, int64_t c_blocks) {
 A::Module vit_patch_embed() {
   A::Module mod("ViTPatchEmbed");
   A::Func f = mod.prim_func("main");
-  // H, W padded 32 -> 36, 3 channels padded to 64 (NHWC: the permute of §13 needs A.vtrsp).
+  // H, W padded 32 -> 36, 3 channels padded to 64 (started in NHWC; §13's NCHW permute would go through A.vtrsp).
   auto image = f.input("image", {32, 36, 1}, "int8x64", A::DDR);
   A::Script script(f);
   const std::vector<int64_t> ws{128, 4, 4, 1}, ms{2};

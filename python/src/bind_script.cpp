@@ -328,6 +328,7 @@ void bind_constructs(py::module_& m) {
           py::arg("v"), py::arg("dtype"),
           "A.cast(v, dtype): v converted to dtype (a name, or a dtype object's .name), rounding and clipping as "
           "the target type does (§5)")
+      .def("vtrsp", [](const A::Value& v) { return A::vtrsp(v); })
       .def("Broadcast", [](const A::Value& v, int64_t lanes) { return A::Broadcast(v, lanes); })
       .def("if_then_else",
            [](const A::Value& c, const A::Value& a, const A::Value& b) { return A::if_then_else(c, a, b); })

@@ -284,9 +284,20 @@ module ax_cmdproc
     bad = (w.ndims < 3'd1) || (w.ndims > 3'(WALK_DIMS)) ||  // nguards: 2 bits, always <= 3
          
           !dtype_is_memory(w.dtype) || !dtype_is_memory(w.cast_from) ||
-          (is_ifd && w.cast_from != w.dtype);
+          (is_ifd && w.cast_from != w.dtype) || (is_ifd && w.transpose);
     for (int unsigned k = 0; k < WALK_DIMS; k++) if (k < 32'(w.ndims) && s[k] == '0) bad = 1'b1;
     return bad;
+  endfunction
+
+  // An ODR transpose (walk field transpose) needs the DWPU datapath and a walk length that is a
+  // multiple of 64 (the product of the used sizes, mod 64, from their low bits).
+  function automatic logic trsp_bad(walk_t w, dp_kind_e kind);
+    logic [5:0][15:0] s;
+    logic [5:0] m;
+    s = {w.d5_size, w.d4_size, w.d3_size, w.d2_size, w.d1_size, w.d0_size};
+    m = 6'd1;
+    for (int unsigned k = 0; k < WALK_DIMS; k++) if (k < 32'(w.ndims)) m = 6'(m * s[k][5:0]);
+    return w.transpose && (kind != DP_KIND_DWPU || m != '0);
   endfunction
 
   function automatic logic mvm_bad(mvm_desc_t d);
@@ -321,7 +332,7 @@ module ax_cmdproc
         (h.has_dpu && 32'(DpWords) + 32'd2 * (32'(d.init_len) + 32'(d.body_len)) > 32'(h.words)))
                                                                           return ERROR_CODE_DESC_RANGE;
     if (h.has_dpu && prog != ERROR_CODE_NONE)                             return prog;
-    if (walk_bad(o, 1'b0))                                                return ERROR_CODE_DESC_RANGE;
+    if (walk_bad(o, 1'b0) || trsp_bad(o, h.kind))                         return ERROR_CODE_DESC_RANGE;
     if ((h.has_main && i0.dtype != DTYPE_INT8) || o.cast_from != odr_dt ||
         (h.has_dpu && d.in0_dtype != main_dt) || (h.has_ifd1 && d.in1_dtype != i1.dtype))
                                                                           return ERROR_CODE_STREAM_DTYPE;

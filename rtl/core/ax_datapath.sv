@@ -139,7 +139,7 @@ module ax_datapath
   assign z_ready    = has_dpu_i && o_in_ready;
   assign y_ready    = has_main_i && (has_dpu_i ? d_in_ready : o_in_ready);
   assign x_ready    = has_main_i ? m_in_ready : has_dpu_i ? d_in_ready : o_in_ready;
-  ax_odr u_odr (
+  ax_odr #(.Trsp(Kind == DP_KIND_DWPU)) u_odr (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (odr_i),
     .busy_o (b_odr), .done_o (odr_done), .err_o (e_odr), .act_o (act_o[2]),
     .in_valid_i (o_in_valid), .in_ready_o (o_in_ready), .in_data_i (o_in),

@@ -8,6 +8,7 @@ rtl/core/ax_pword_cast.sv
 rtl/core/ax_walk_gen.sv
 rtl/core/ax_l1.sv
 rtl/core/ax_ifd.sv
+rtl/core/ax_odr_trsp.sv
 rtl/core/ax_odr.sv
 rtl/core/ax_imc.sv
 rtl/core/ax_loadimc.sv

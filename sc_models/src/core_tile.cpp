@@ -337,6 +337,7 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
     }
     p.odr->walk = spec::Walk::decode(ws.subspan(L::odr));
     ref::validate_walk(p.odr->walk, ref::WalkRole::Odr);
+    ref::validate_odr_kind(h.kind, p.odr->walk);
   } catch (const ref::RefError& e) { return e.code(); }
   return ErrorCode::NONE;
 }

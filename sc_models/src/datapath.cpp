@@ -1,6 +1,7 @@
 #include "datapath.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "axcore/ref/dwpu.hpp"
 #include "axcore/ref/error.hpp"
@@ -140,9 +141,63 @@ void DpuUnit::body(Pipe& pipe, uint64_t& t) {
   busy_ = static_cast<int64_t>(dpu.instructions);  // PERF_BUSY: issue cycles (the RTL's exec)
 }
 
-void OdrUnit::body(Pipe& pipe, uint64_t& t) {
+// One stored element's L1 write from take cycle `c` (a pop, or a transposed element taken from
+// the buffer): the rows from c + odr_latency, the MEM_WRITE record; returns the cycle of its last row.
+uint64_t OdrUnit::store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword& v, uint64_t c) {
   const uint64_t rows = num::element_rows(walk.dtype);
   const std::size_t bytes = num::element_bytes(walk.dtype);
+  try {
+    ref::odr_store(walk, st, v, env_.l1);
+  } catch (const ref::RefError&) {
+    pipe.err_addr = static_cast<uint32_t>(st.row);
+    throw;
+  }
+  const uint64_t late = l1_rows(st.row, rows, c + odr_latency);
+  const uint64_t written = c + odr_latency + rows - 1 + late;
+  const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
+  env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
+                    trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
+  pipe.bytes += static_cast<uint32_t>(bytes);
+  pipe.end = written;
+  return written;
+}
+
+// The lane transpose (docs/timing.md, ODR): a fill of 64 pops (one per cycle as the stream
+// delivers), then from the cycle after the 64th pop 64 takes, each as a pop of the plain ODR
+// (the next take in the cycle of the previous element's last row write, a drop one cycle); the
+// next fill starts the cycle after the 64th take.
+void OdrUnit::body_transpose(Pipe& pipe, uint64_t& t) {
+  uint64_t written = 0;  // last row write of the latest stored element (the write buffer is busy until then)
+  std::vector<ref::Element> pops;
+  for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done();) {
+    pops.clear();
+    for (std::size_t j = 0; j < ref::kTransposeBlock; ++j) {
+      auto got = in->pop(t, &pipe.bt, kOdrIn);
+      const uint64_t writing = written + 1 > t ? std::min(got.cycle, written + 1) - t : 0;
+      stall_in_ += got.cycle - t - writing;
+      pops.push_back(std::move(got.value));
+      t = got.cycle + 1;
+    }
+    const auto block = ref::transpose_block(walk, pops);
+    uint64_t take = t;
+    for (const ref::Element& e : block) {
+      take = std::max(t, written);
+      if (c.step().guards_pass) {
+        written = store(pipe, c.step(), e.value, take);
+        t = written;
+      } else {
+        t = take + 1;
+        pipe.end = std::max(pipe.end, take);
+      }
+      c.advance();
+    }
+    t = take + 1;  // the next fill starts the cycle after the 64th take
+  }
+  t = std::max(t, pipe.end + 1);  // busy through the last write
+}
+
+void OdrUnit::body(Pipe& pipe, uint64_t& t) {
+  if (walk.transpose) return body_transpose(pipe, t);
   bool writing = false;  // the previous element's last row write is in cycle t (busy, not a stall)
   for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
     auto got = in->pop(t, &pipe.bt, kOdrIn);
@@ -158,20 +213,7 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
       ref::fail(spec::ErrorCode::STREAM_DTYPE,
                 std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
                     ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
-    try {
-      ref::odr_element(walk, st, got.value, env_.l1);
-    } catch (const ref::RefError&) {
-      pipe.err_addr = static_cast<uint32_t>(st.row);
-      throw;
-    }
-    const uint64_t late = l1_rows(st.row, rows, got.cycle + odr_latency);
-    const uint64_t written = got.cycle + odr_latency + rows - 1 + late;
-    const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
-    env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
-                      trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
-    pipe.bytes += static_cast<uint32_t>(bytes);
-    pipe.end = written;
-    t = got.cycle + rows + late;
+    t = store(pipe, st, num::convert(got.value.value, walk.dtype), got.cycle);
     writing = true;
   }
   t = std::max(t, pipe.end + 1);  // busy through the last write

@@ -134,6 +134,8 @@ class OdrUnit : public Unit {
 
  private:
   void body(Pipe& pipe, uint64_t& t) override;
+  void body_transpose(Pipe& pipe, uint64_t& t);  // walk.transpose: 64 pops, then 64 stores
+  uint64_t store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword& v, uint64_t c);
 };
 
 // LoadIMC: one 64-byte row per cycle, MEM_WRITE per tile (addr = tile * 4096).

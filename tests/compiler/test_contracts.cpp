@@ -324,6 +324,43 @@ const std::vector<Case>& cases() {
            A::ODR([&] { out(0, 0) = s.pop(); });
          });
        }},
+      {"VtrspOnlyOnTheDwpuDatapath", "A.vtrsp is only available on the DWPU datapath (A.DP_DWPU), not on DP_MVMEXE",
+       [](Kernel& k, int& line) {
+         auto w = A::alloc_constant(std::vector<double>(128 * 64, 1.0), "int8x64", A::DDR, {128, 1}, "w");
+         auto imc = A::alloc_imc({2, 1});
+         for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); });
+         auto out = A::alloc_buffer({64, 1}, "int32x64", A::DDR, "out");
+         for (auto [m] : A::grid(64)) {
+           A::Datapath([&] {
+             auto x = A::decl_stream("int8x64");
+             auto y = A::decl_stream("int32x64");
+             for (auto kb : A::serial(2)) A::IFD(0, [&] { x.push(k.q(0, kb)); });
+             A::MatMul([&] {
+               auto acc = A::mvm_accumulator();
+               A::reset_accumulator(acc);
+               for (auto kb : A::serial(2)) acc += A::mvm_1x1(x.pop(), imc(kb, 0));
+               y.push(acc);
+             });
+             line = __LINE__ + 1;
+             A::ODR([&] { out(m, 0) = A::vtrsp(y.pop()); });
+           });
+         }
+         A::output(out);
+       }},
+      {"VtrspTransposesBlocksOf64Stores", "A.vtrsp transposes blocks of 64 consecutive stores; this ODR stores 8",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         for (auto [i, j] : A::grid(4, 2)) {
+           A::Datapath([&] {
+             auto s = A::decl_stream("float32x64");
+             A::IFD(0, [&] { s.push(k.in(i, j)); });
+             line = __LINE__ + 1;
+             A::ODR([&] { out(i, j) = A::vtrsp(s.pop()); });
+           });
+         }
+         A::output(out);
+       },
+       nullptr, "a multiple of 64"},
   };
   return table;
 }

@@ -185,5 +185,66 @@ TEST(OdrWalk, Faults) {
   expect_error([&] { run_odr(w, l1, src2.fn()); }, ErrorCode::STREAM_DTYPE, "expects cast_from = FLOAT16");
 }
 
+// The DWPU ODR's lane transpose (walk transpose): two int8 blocks of 64 pops into a 64 x 128
+// matrix written column-block by column-block (out row i of block b at row 64 b + i... here a
+// strided walk), checked lane by lane against the definition; a float16 block cast to float32.
+TEST(OdrWalk, TransposeBlocksOf64) {
+  std::vector<uint8_t> l1(512 * 64, 0xAA);
+  std::vector<Element> in;
+  for (int b = 0; b < 2; ++b)
+    for (int j = 0; j < 64; ++j) {
+      num::PwordI8 p;
+      for (std::size_t n = 0; n < 64; ++n) p[n] = static_cast<int8_t>(b * 64 + j * 3 - static_cast<int>(n));
+      in.push_back(Element{num::AnyPword::of(p), false});
+    }
+  // out element (b, i) at row 2 * i + b: the two blocks interleave (d0 = i stride 2, d1 = b stride 1)
+  spec::Walk w = walk2d(0, 64, 2, 2, 1);
+  w.transpose = 1;
+  VectorSource src(in);
+  run_odr(w, l1, src.fn());
+  EXPECT_EQ(src.remaining(), 0u);
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 64; ++j)
+        ASSERT_EQ(static_cast<int8_t>(l1[static_cast<std::size_t>((2 * i + b) * 64 + j)]),
+                  static_cast<int8_t>(b * 64 + j * 3 - i))
+            << b << " " << i << " " << j;
+  // float16 pops stored as float32: each lane cast, then transposed (4 rows per element)
+  std::vector<Element> h;
+  for (int j = 0; j < 64; ++j) {
+    num::PwordF16 p;
+    for (std::size_t n = 0; n < 64; ++n)
+      p[n] = num::f16_from_double(static_cast<double>(j) + 0.5 * static_cast<double>(n));
+    h.push_back(Element{num::AnyPword::of(p), false});
+  }
+  spec::Walk wf = walk2d(0, 64, 4, 1, 0, Dtype::FLOAT32);
+  wf.ndims = 1;
+  wf.cast_from = Dtype::FLOAT16;
+  wf.transpose = 1;
+  VectorSource hs(h);
+  run_odr(wf, l1, hs.fn());
+  for (std::size_t i = 0; i < 64; ++i) {
+    const auto e = num::load_element(Dtype::FLOAT32, std::span<const uint8_t>(l1).subspan(i * 256, 256));
+    for (std::size_t j = 0; j < 64; ++j)
+      ASSERT_EQ(e.value(j), static_cast<double>(j) + 0.5 * static_cast<double>(i)) << i << " " << j;
+  }
+}
+
+TEST(OdrWalk, TransposeRefusals) {
+  spec::Walk w = walk2d(0, 63, 1, 1, 0);
+  w.transpose = 1;
+  expect_error([&] { validate_walk(w, WalkRole::Odr); }, ErrorCode::DESC_RANGE, "multiple of 64, got 63");
+  w.d0_size = 64;
+  validate_walk(w, WalkRole::Odr);
+  expect_error([&] { validate_walk(w, WalkRole::Ifd); }, ErrorCode::DESC_RANGE, "IFD walk: transpose");
+  expect_error([&] { validate_odr_kind(spec::DpKind::MVMEXE, w); }, ErrorCode::DESC_RANGE, "MVMEXE");
+  validate_odr_kind(spec::DpKind::DWPU, w);
+  std::vector<uint8_t> l1(64 * 64);
+  std::vector<Element> in(64, Element{num::AnyPword::splat(Dtype::INT8, 1), false});
+  in[7] = Element{num::AnyPword::splat(Dtype::INT32, 1), false};
+  VectorSource src(in);
+  expect_error([&] { run_odr(w, l1, src.fn()); }, ErrorCode::STREAM_DTYPE, "expects cast_from = INT8");
+}
+
 }  // namespace
 }  // namespace axcore::ref

@@ -490,6 +490,38 @@ TEST(DatapathTest, MovementOnlyDatapathCopiesWithACast) {
   EXPECT_EQ(bad.code, ErrorCode::STREAM_DTYPE);
 }
 
+// The lane transpose in the tile: the DWPU queue's IFD0 -> ODR with walk transpose stores the
+// reference's transposed blocks; the command processor refuses it with DESC_RANGE on the
+// MVMEXE queue, on an IFD walk and with a walk length that is not a multiple of 64.
+TEST(DatapathTest, LaneTransposeOnTheDwpuQueueOnly) {
+  Bench b;
+  std::mt19937 rng(49);
+  b.fill(rng, kX0, 128);
+  Dp dp;
+  dp.kind = spec::DpKind::DWPU;
+  dp.ifd0 = linear_walk(Dtype::INT8, kX0, 128, Dtype::INT8);
+  dp.odr = linear_walk(Dtype::INT8, kY0, 128, Dtype::INT8);
+  dp.odr.transpose = 1;
+  const spec::Token tk = b.run(dp, 60);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  b.reference(dp);
+  b.expect_output(std::size_t{128} * 64);
+  auto code_of = [&](const Dp& d, uint32_t tag) {
+    const spec::Token t = b.run(d, tag, 20000);
+    EXPECT_TRUE(t.error);
+    return t.code;
+  };
+  Dp bad = dp;
+  bad.kind = spec::DpKind::MVMEXE;
+  EXPECT_EQ(code_of(bad, 61), ErrorCode::DESC_RANGE);
+  bad = dp;
+  bad.ifd0.transpose = 1;
+  EXPECT_EQ(code_of(bad, 62), ErrorCode::DESC_RANGE);
+  bad = dp;
+  bad.ifd0.d0_size = bad.odr.d0_size = 96;
+  EXPECT_EQ(code_of(bad, 63), ErrorCode::DESC_RANGE);
+}
+
 // IFD0 walks more elements than the DPU takes: the end of the task clears them, so the next
 // task computes on its own data only (and the datapath is idle in between).
 TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {

@@ -84,6 +84,13 @@ struct Bench {
     }
     EXPECT_EQ(bad, 0u) << what;
   }
+  // The reference of an IFD0 -> ODR datapath (the bypass) over the image.
+  void ref_copy(const spec::Walk& in, const spec::Walk& out) {
+    std::vector<ref::Element> xs;
+    ref::run_ifd(in, image, [&](const ref::Element& e) { xs.push_back(e); });
+    ref::VectorSource src(xs);
+    ref::run_odr(out, image, src.fn());
+  }
   // One random window: data, the RTL run, the reference, the comparison.
   void window(std::mt19937& rng, const DwWindow& c, unsigned noise, const std::string& what) {
     fill(rng, c.x0, c.input_rows());
@@ -177,10 +184,7 @@ TEST(DwpuTest, BypassCopiesThroughTheOdr) {
   b.fill(rng, in.base_row, 30);
   const Result r = b.run(in, spec::DwpuDesc{}, out, false, 4);
   ASSERT_TRUE(r.done);
-  std::vector<ref::Element> xs;
-  ref::run_ifd(in, b.image, [&](const ref::Element& e) { xs.push_back(e); });
-  ref::VectorSource src(xs);
-  ref::run_odr(out, b.image, src.fn());
+  b.ref_copy(in, out);
   b.expect_rows(out.base_row, 60, "bypass");
   EXPECT_EQ(b.sim->dw_busy_o, 0u);
 }
@@ -278,6 +282,96 @@ TEST(DwpuTest, FaultsAndRecovery) {
   EXPECT_FALSE(r.err);
   c.run_ref(b.image);
   b.expect_rows(c.y0, c.out_rows(), "after the faults");
+}
+
+// The ODR's lane transpose (walk transpose, A.vtrsp) on the bypass datapath IFD0 -> ODR, against
+// ref::run_odr: int8 blocks stored through a strided walk with a guard dropping some stores,
+// under L1 bank theft; a float16 -> float32 cast block; the timing of docs/timing.md (64 pops,
+// then from the cycle after the 64th pop one store per R(dtype) cycles, the next block's pops
+// from the cycle after the 64th store); an L1_RANGE store fault and a run after it.
+spec::Walk rows_walk(uint32_t base, uint32_t n, spec::Dtype dt) {
+  spec::Walk w{};
+  w.base_row = base;
+  w.dtype = w.cast_from = dt;
+  w.ndims = 1;
+  w.d0_size = n;
+  w.d0_stride = static_cast<int32_t>(axcore::num::element_rows(dt));
+  return w;
+}
+
+void expect_transpose(Bench& b, const spec::Walk& in, const spec::Walk& out, unsigned noise, const std::string& what) {
+  const Result r = b.run(in, spec::DwpuDesc{}, out, false, noise);
+  ASSERT_TRUE(r.done) << what;
+  EXPECT_FALSE(r.err) << what;
+  b.ref_copy(in, out);
+}
+
+TEST(DwpuTest, LaneTransposeMatchesTheReference) {
+  Bench b;
+  std::mt19937 rng(110);
+  // 3 int8 blocks; out element i of block blk at row kY0 + 3 i + blk (the blocks interleave); then
+  // a guard 0 <= i - 5 < 50 keeps i in 5..54 and drops the rest
+  const spec::Walk in = rows_walk(DwWindow::kX0, 192, spec::Dtype::INT8);
+  spec::Walk out{};
+  out.base_row = DwWindow::kY0;
+  out.dtype = out.cast_from = spec::Dtype::INT8;
+  out.ndims = 2;
+  out.d0_size = 64;
+  out.d0_stride = 3;
+  out.d1_size = 3;
+  out.d1_stride = 1;
+  out.transpose = 1;
+  b.fill(rng, in.base_row, 192);
+  b.fill(rng, out.base_row, 192);
+  expect_transpose(b, in, out, 5, "int8 blocks");
+  b.expect_rows(out.base_row, 192, "int8 blocks");
+  out.nguards = 1;
+  out.g0_offset = -5;
+  out.g0_extent = 50;
+  out.g0_coef0 = 1;
+  b.fill(rng, out.base_row, 192);
+  expect_transpose(b, in, out, 3, "int8 blocks with drops");
+  b.expect_rows(out.base_row, 192, "int8 blocks with drops");
+
+  // float16 pops stored as float32 (4 rows per element)
+  const spec::Walk hin = rows_walk(DwWindow::kX0, 64, spec::Dtype::FLOAT16);
+  spec::Walk hout = rows_walk(DwWindow::kY0, 64, spec::Dtype::FLOAT32);
+  hout.cast_from = spec::Dtype::FLOAT16;
+  hout.transpose = 1;
+  b.fill(rng, hin.base_row, 128);
+  expect_transpose(b, hin, hout, 2, "float16 -> float32 block");
+  b.expect_rows(hout.base_row, 256, "float16 -> float32 block");
+}
+
+TEST(DwpuTest, LaneTransposeTiming) {
+  Bench b;
+  std::mt19937 rng(111);
+  constexpr uint32_t kBlocks = 4;
+  const spec::Walk in = rows_walk(DwWindow::kX0, 64 * kBlocks, spec::Dtype::INT8);
+  spec::Walk out = rows_walk(DwWindow::kY0, 64 * kBlocks, spec::Dtype::INT8);
+  out.transpose = 1;
+  b.fill(rng, in.base_row, 64 * kBlocks);
+  const Result r = b.run(in, spec::DwpuDesc{}, out, false, 0);
+  ASSERT_TRUE(r.done);
+  b.ref_copy(in, out);
+  b.expect_rows(out.base_row, 64 * kBlocks, "timing case");
+  // per block 64 pop cycles + 64 store cycles; the IFD's first element and the last write are the fixed part
+  std::printf("ODR lane transpose, %u int8 blocks (64x64): %llu cycles start to ODR done (%.2f per block)\n", kBlocks,
+              static_cast<unsigned long long>(r.cycles), static_cast<double>(r.cycles) / kBlocks);
+  EXPECT_GE(r.cycles, 128u * kBlocks);
+  EXPECT_LE(r.cycles, 128u * kBlocks + 6);
+  EXPECT_EQ(b.sim->odr_writes_o, 64u * kBlocks);
+
+  // a store outside L1 stops the walk with L1_RANGE; the next task runs
+  spec::Walk bad = rows_walk(static_cast<uint32_t>(spec::param::l1_bytes / 64 - 10), 64, spec::Dtype::INT8);
+  bad.transpose = 1;
+  const Result f = b.run(rows_walk(DwWindow::kX0, 64, spec::Dtype::INT8), spec::DwpuDesc{}, bad, false, 0);
+  EXPECT_FALSE(f.done);
+  EXPECT_TRUE(f.err);
+  EXPECT_EQ(f.code, spec::ErrorCode::L1_RANGE);
+  EXPECT_EQ(f.err_addr, spec::param::l1_bytes / 64);
+  expect_transpose(b, in, out, 0, "after the fault");
+  b.expect_rows(out.base_row, 64 * kBlocks, "after the fault");
 }
 
 }  // namespace

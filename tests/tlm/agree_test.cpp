@@ -141,6 +141,14 @@ TEST(TlmRtlAgree, LoadImcOfAnotherResidencyWaits) { expect_beside(8, 2, false, f
 
 TEST(TlmRtlAgree, LoadImcAndResidentMatmul) { expect_agreement(run_both(agree::matmul(64, 4, 4))); }
 
+// The DWPU ODR's lane transpose (A.vtrsp): 64 pops, then 64 stores per block (docs/timing.md).
+TEST(TlmRtlAgree, LaneTransposeInt8Blocks) {
+  expect_agreement(run_both(agree::lane_transpose(8, spec::Dtype::INT8, spec::Dtype::INT8)));
+}
+TEST(TlmRtlAgree, LaneTransposeFloat16ToFloat32) {  // 4 rows per store
+  expect_agreement(run_both(agree::lane_transpose(2, spec::Dtype::FLOAT16, spec::Dtype::FLOAT32)));
+}
+
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element
   expect_agreement(run_both(agree::matmul(16, 4, 1, spec::Dtype::INT32)));
 }

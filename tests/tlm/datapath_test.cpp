@@ -231,5 +231,55 @@ TEST(TlmDatapath, DwpuMaxPoolMatchesReference) {
   EXPECT_EQ(d.counters(0, static_cast<unsigned>(spec::PerfUnit::DWPU)).tasks, 1u);
 }
 
+// The DWPU ODR's lane transpose (walk transpose, A.vtrsp): IFD0 -> ODR over two int8 blocks
+// stored interleaved, and a float16 block cast to float32, equal to the reference.
+stim::Datapath transpose_dp(uint32_t n, Dtype in, Dtype out) {
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_odr = 1;
+  dp.ifd0 = stim::linear_walk(0, n, in, in);
+  dp.odr = stim::linear_walk(600, n, out, in);
+  dp.odr.transpose = 1;
+  return dp;
+}
+
+TEST(TlmDatapath, DwpuLaneTransposeMatchesReference) {
+  tlm::TlmDevice d;
+  fill(d.l1(0), 0, 256, 9);
+  stim::Datapath dp = transpose_dp(128, Dtype::INT8, Dtype::INT8);
+  dp.odr.ndims = 2;  // element i of block b at row 600 + 2 i + b
+  dp.odr.d0_size = 64, dp.odr.d0_stride = 2;
+  dp.odr.d1_size = 2, dp.odr.d1_stride = 1;
+  run_and_compare(d, dp, Queue::DWPU, nullptr);
+  std::vector<uint8_t> l1(d.l1(0).begin(), d.l1(0).end());
+  for (uint32_t b = 0; b < 2; ++b)  // against the definition, not only the reference
+    for (uint32_t i = 0; i < 64; ++i)
+      for (uint32_t j = 0; j < 64; ++j)
+        ASSERT_EQ(l1[(600 + 2 * i + b) * 64 + j], l1[(64 * b + j) * 64 + i]) << b << " " << i << " " << j;
+  run_and_compare(d, transpose_dp(64, Dtype::FLOAT16, Dtype::FLOAT32), Queue::DWPU, nullptr);
+}
+
+// Refused with DESC_RANGE: a transpose on an IFD walk, on the MVMEXE datapath's ODR, and a walk
+// length that is not a multiple of 64.
+TEST(TlmDatapath, LaneTransposeRefusals) {
+  tlm::TlmDevice d;
+  auto refused = [&](const stim::Datapath& dp, Queue q) {
+    stim::write_cmd(d, 0, 0, dp.words());
+    stim::push_queue(d, 0, q, stim::push_word(0, 3));
+    return stim::wait_queue_token(d, 0, q).code;
+  };
+  stim::Datapath dp = transpose_dp(63, Dtype::INT8, Dtype::INT8);
+  EXPECT_EQ(refused(dp, Queue::DWPU), spec::ErrorCode::DESC_RANGE);
+  dp = transpose_dp(64, Dtype::INT8, Dtype::INT8);
+  dp.ifd0.transpose = 1;
+  EXPECT_EQ(refused(dp, Queue::DWPU), spec::ErrorCode::DESC_RANGE);
+  dp = transpose_dp(64, Dtype::INT8, Dtype::INT8);
+  EXPECT_EQ(refused(dp, Queue::DWPU), spec::ErrorCode::NONE);
+  stim::Datapath mm = small_mvm(1).dp;
+  mm.odr.d1_size = 32;  // 64 stores: only the datapath kind is wrong
+  mm.odr.transpose = 1;
+  EXPECT_EQ(refused(mm, Queue::MVMEXE), spec::ErrorCode::DESC_RANGE);
+}
+
 }  // namespace
 }  // namespace axcore

@@ -1,6 +1,8 @@
 #include "axcore/ref/walk.hpp"
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "axcore/ref/error.hpp"
 
@@ -46,6 +48,14 @@ std::size_t element_offset(const spec::Walk& w, int64_t row, std::size_t l1_size
   return static_cast<std::size_t>(off);
 }
 
+void check_popped(const spec::Walk& w, const Element& popped) {
+  if (popped.value.dtype != w.cast_from) {
+    fail(ErrorCode::STREAM_DTYPE,
+         std::string("ODR: popped a ") + std::string(spec::to_string(popped.value.dtype)) +
+             " element, the walk expects cast_from = " + std::string(spec::to_string(w.cast_from)));
+  }
+}
+
 }  // namespace
 
 void validate_walk(const spec::Walk& w, WalkRole role) {
@@ -75,6 +85,33 @@ void validate_walk(const spec::Walk& w, WalkRole role) {
     fail(ErrorCode::DESC_RANGE, "ODR walk: cast_from " + std::to_string(static_cast<uint32_t>(w.cast_from)) +
                                     " is not a stream dtype (INT8, INT32, FLOAT16, FLOAT32)");
   }
+  if (w.transpose && role == WalkRole::Ifd)
+    fail(ErrorCode::DESC_RANGE, "IFD walk: transpose is set (the lane transpose is the DWPU ODR's)");
+  if (w.transpose && walk_length(w) % kTransposeBlock != 0) {
+    fail(ErrorCode::DESC_RANGE, "ODR walk: transpose needs a walk length that is a multiple of " +
+                                    std::to_string(kTransposeBlock) + ", got " + std::to_string(walk_length(w)));
+  }
+}
+
+void validate_odr_kind(spec::DpKind kind, const spec::Walk& odr) {
+  if (odr.transpose && kind != spec::DpKind::DWPU)
+    fail(ErrorCode::DESC_RANGE, "ODR walk: transpose is set on a MVMEXE datapath (A.vtrsp is the DWPU datapath's)");
+}
+
+std::vector<Element> transpose_block(const spec::Walk& w, std::span<const Element> pops) {
+  if (pops.size() != kTransposeBlock)
+    throw std::invalid_argument("transpose_block: " + std::to_string(pops.size()) + " pops, a block is " +
+                                std::to_string(kTransposeBlock));
+  std::vector<Element> out(kTransposeBlock);
+  for (std::size_t j = 0; j < kTransposeBlock; ++j) {
+    check_popped(w, pops[j]);
+    const num::AnyPword v = num::convert(pops[j].value, w.dtype);
+    for (std::size_t i = 0; i < kTransposeBlock; ++i) {
+      out[i].value.dtype = w.dtype;
+      out[i].value.lanes[j] = v.lanes[i];
+    }
+  }
+  return out;
 }
 
 uint64_t walk_length(const spec::Walk& w) {
@@ -121,14 +158,14 @@ Element ifd_element(const spec::Walk& w, const WalkStep& step, std::span<const u
 }
 
 void odr_element(const spec::Walk& w, const WalkStep& step, const Element& popped, std::span<uint8_t> l1) {
-  if (popped.value.dtype != w.cast_from) {
-    fail(ErrorCode::STREAM_DTYPE,
-         std::string("ODR: popped a ") + std::string(spec::to_string(popped.value.dtype)) +
-             " element, the walk expects cast_from = " + std::string(spec::to_string(w.cast_from)));
-  }
+  check_popped(w, popped);
+  odr_store(w, step, num::convert(popped.value, w.dtype), l1);
+}
+
+void odr_store(const spec::Walk& w, const WalkStep& step, const num::AnyPword& value, std::span<uint8_t> l1) {
   if (!step.guards_pass) return;  // drop
   const std::size_t off = element_offset(w, step.row, l1.size(), "ODR");
-  num::store_element(num::convert(popped.value, w.dtype), l1.subspan(off, num::element_bytes(w.dtype)));
+  num::store_element(value, l1.subspan(off, num::element_bytes(w.dtype)));
 }
 
 void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& push) {
@@ -136,7 +173,19 @@ void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& pus
 }
 
 void run_odr(const spec::Walk& w, std::span<uint8_t> l1, const PopFn& pop) {
-  for (WalkCursor c(w, WalkRole::Odr); !c.done(); c.advance()) odr_element(w, c.step(), pop(), l1);
+  if (!w.transpose) {
+    for (WalkCursor c(w, WalkRole::Odr); !c.done(); c.advance()) odr_element(w, c.step(), pop(), l1);
+    return;
+  }
+  std::vector<Element> pops;
+  for (WalkCursor c(w, WalkRole::Odr); !c.done();) {
+    pops.clear();
+    for (std::size_t j = 0; j < kTransposeBlock; ++j) pops.push_back(pop());
+    for (const Element& e : transpose_block(w, pops)) {
+      odr_store(w, c.step(), e.value, l1);
+      c.advance();
+    }
+  }
 }
 
 }  // namespace axcore::ref

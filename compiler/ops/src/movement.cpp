@@ -99,102 +99,154 @@ OpDef full_op() {
 }
 
 // ---- permute / transpose ------------------------------------------------------------------------
+// `dims` is over the logical axes (the packed last axis is logical axis rank-1). A permute that
+// keeps it last moves whole PWORDs (IFD -> ODR). One that moves it goes through the DWPU ODR's
+// lane transpose (A.vtrsp, spec walk field transpose): per block of the new packed axis p and
+// of the old one, the IFD streams the 64 elements p = 64 cb + t and the ODR stores them
+// transposed at old-last index 64 wb + t — an int8 64 x 64 block of lanes per 64 + 64 cycles.
 void permute_impl(const Tensor& x, const Tensor& out, const std::vector<int64_t>& dims) {
-  move(
-      x, out, out.shape(),
-      [dims](const Idx& i) {
-        Idx s(i.size());
-        for (std::size_t k = 0; k < dims.size(); ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
-        return s;
-      },
-      same);
+  const std::size_t r = dims.size();
+  if (dims.back() == static_cast<int64_t>(r) - 1) {
+    move(
+        x, out, out.shape(),
+        [dims](const Idx& i) {
+          Idx s(i.size());
+          for (std::size_t k = 0; k < dims.size(); ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
+          return s;
+        },
+        same);
+    return;
+  }
+  const auto p = static_cast<std::size_t>(dims.back());  // the input axis that becomes packed
+  std::size_t q = 0;                                     // where the old packed axis goes
+  while (dims[q] != static_cast<int64_t>(r) - 1) ++q;
+  // loops: the output's packed indices with axis q counting blocks (x's last extent), then t < 64
+  std::vector<int64_t> extents = out.shape();
+  extents[q] = x.shape().back();
+  extents.push_back(64);
+  A::grid_nest(extents, [&](const Idx& i) {
+    const A::Value t = i[r];
+    Idx o(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(r));
+    o[q] = i[q] * 64 + t;
+    Idx s(r);
+    for (std::size_t k = 0; k + 1 < r; ++k) s[static_cast<std::size_t>(dims[k])] = i[k];
+    s[p] = i[r - 1] * 64 + t;
+    s[r - 1] = i[q];
+    A::Datapath(A::DP_DWPU, [&] {
+      auto st = A::decl_stream(x.dtype());
+      A::IFD(0, [&] { st.push(x.at(s)); });
+      A::ODR([&] { out.at(o) = A::vtrsp(st.pop()); });
+    });
+  });
 }
 
-std::vector<int64_t> permuted(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
+// The output's packed shape: the logical shape permuted, its last extent in PWORDs.
+std::vector<int64_t> permuted(const Tensor& x, const std::vector<int64_t>& dims) {
+  const std::vector<int64_t> l = logical(x);
   std::vector<int64_t> r;
-  for (int64_t d : dims) r.push_back(shape[static_cast<std::size_t>(d)]);
+  for (int64_t d : dims) r.push_back(l[static_cast<std::size_t>(d)]);
+  r.back() /= 64;
   return r;
 }
 
-OpDef permute_op() {
+// Normalized dims; refuses a non-permutation and a new packed axis whose extent is not a
+// multiple of 64 (the lanes of a PWORD).
+std::vector<int64_t> checked_dims(const Call& c, std::vector<int64_t> d, const std::string& arg) {
+  const Tensor x = c.tensor("input");
+  const std::size_t r = x.shape().size();
+  std::vector<bool> seen(r, false);
+  for (auto& v : d) {
+    v = norm_dim(c, arg, v, r);
+    if (seen[static_cast<std::size_t>(v)]) c.refuse(arg, "is not a permutation (" + std::to_string(v) + " twice)");
+    seen[static_cast<std::size_t>(v)] = true;
+  }
+  const int64_t ext = logical(x)[static_cast<std::size_t>(d.back())];
+  if (d.back() != static_cast<int64_t>(r) - 1 && ext % 64 != 0)
+    c.refuse(arg,
+             "makes axis " + std::to_string(d.back()) + " (extent " + std::to_string(ext) +
+                 ") the PWORD-packed last axis: its extent must be a multiple of 64",
+             "pad that axis to a multiple of 64 first");
+  return d;
+}
+
+Node permute_node(const Call& c, const Tensor& out, const std::vector<int64_t>& dims) {
+  Node n = node("permute", {c.tensor("input").name()}, {out.name()});
+  n.num_attrs["dims"] = as_doubles(dims);
+  return n;
+}
+
+// atomic.permute and atomic.transpose: the same op but for how `dims` comes from the arguments.
+OpDef permute_family(const std::string& name, const std::string& doc, std::vector<ArgSpec> args,
+                     const std::function<std::vector<int64_t>(const Call&)>& dims_of, Level level = Level::Atomic) {
   OpDef op;
-  op.name = "atomic.permute";
-  op.level = Level::Atomic;
-  op.doc = "out.shape[k] = x.shape[dims[k]]; the packed last axis stays last (moving it needs A.vtrsp)";
-  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
-             {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1 ending in rank-1"}};
-  op.validate = [](const Call& c) {
+  op.name = name;
+  op.level = level;
+  op.doc = doc;
+  op.args = std::move(args);
+  op.validate = [dims_of](const Call& c) {
     require_dtype(c, "input", kAnyDtype);
-    const std::size_t r = c.tensor("input").shape().size();
-    auto d = c.ints("dims", r);
-    std::vector<bool> seen(r, false);
-    for (auto& x : d) {
-      x = norm_dim(c, "dims", x, r);
-      if (seen[static_cast<std::size_t>(x)]) c.refuse("dims", "is not a permutation (" + std::to_string(x) + " twice)");
-      seen[static_cast<std::size_t>(x)] = true;
-    }
-    if (d.back() != static_cast<int64_t>(r) - 1)
-      c.refuse("dims",
-               "moves the PWORD-packed last axis: the lanes would have to be transposed (A.vtrsp), which this compiler "
-               "does not lower",
-               "keep the last axis last, or permute the data before it is packed");
+    dims_of(c);
   };
-  op.infer_output = [](const Call& c) {
-    const Tensor x = c.tensor("input");
-    auto d = c.ints("dims", x.shape().size());
-    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
-    return BufferInfo{permuted(x.shape(), d), x.dtype()};
+  op.infer_output = [dims_of](const Call& c) {
+    return BufferInfo{permuted(c.tensor("input"), dims_of(c)), c.tensor("input").dtype()};
   };
-  op.implementation = [](const Call& c, const Tensor& out) {
-    const Tensor x = c.tensor("input");
-    auto d = c.ints("dims", x.shape().size());
-    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
-    permute_impl(x, out, d);
-  };
-  op.emulate = [](const Call& c, const Tensor& out) {
-    const Tensor x = c.tensor("input");
-    auto d = c.ints("dims", x.shape().size());
-    for (auto& v : d) v = v < 0 ? v + static_cast<int64_t>(x.shape().size()) : v;
-    Node n = node("permute", {x.name()}, {out.name()});
-    n.num_attrs["dims"] = as_doubles(d);
-    return std::vector<Node>{n};
+  op.implementation = [dims_of](const Call& c, const Tensor& out) { permute_impl(c.tensor("input"), out, dims_of(c)); };
+  op.emulate = [dims_of](const Call& c, const Tensor& out) {
+    return std::vector<Node>{permute_node(c, out, dims_of(c))};
   };
   return op;
 }
 
+OpDef permute_op() {
+  return permute_family(
+      "atomic.permute",
+      "out.shape[k] = x.shape[dims[k]] (logical axes); moving the packed last axis goes through the DWPU ODR's "
+      "lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}},
+      [](const Call& c) { return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims"); });
+}
+
+// The guide's axol.core.transpose(x, dims=...): permutes any axes (§8.4), as atomic.permute.
+OpDef core_transpose_op() {
+  return permute_family(
+      "core.transpose", "permutes any axes (the guide's axol.core.transpose(x, dims=...)); as atomic.permute",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dims", ArgKind::Ints, true, {}, "a permutation of 0..rank-1; a new last axis needs an extent % 64 == 0"}},
+      [](const Call& c) { return checked_dims(c, c.ints("dims", c.tensor("input").shape().size()), "dims"); },
+      Level::Core);
+}
+
+// The guide's axol.atomic.vector_transpose: the last two axes swapped, in one datapath (A.vtrsp).
+OpDef vector_transpose_op() {
+  return permute_family(
+      "atomic.vector_transpose", "swaps the last two axes through the DWPU ODR's lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "a PWORD tensor of rank >= 2, both last extents multiples of 64"}},
+      [](const Call& c) {
+        const std::size_t r = c.tensor("input").shape().size();
+        if (r < 2) c.refuse("input", "has rank " + std::to_string(r) + ": vector_transpose swaps the last two axes");
+        std::vector<int64_t> d(r);
+        for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
+        std::swap(d[r - 1], d[r - 2]);
+        return checked_dims(c, d, "input");
+      });
+}
+
 OpDef transpose_op() {
-  OpDef op;
-  op.name = "atomic.transpose";
-  op.level = Level::Atomic;
-  op.doc = "swaps two axes other than the packed last one";
-  op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
-             {"dim0", ArgKind::Int, true, {}, "an axis other than the last"},
-             {"dim1", ArgKind::Int, true, {}, "an axis other than the last"}};
-  auto dims_of = [](const Call& c) {
-    const std::size_t r = c.tensor("input").shape().size();
-    std::vector<int64_t> d(r);
-    for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
-    const int64_t a = norm_dim(c, "dim0", c.i("dim0"), r), b = norm_dim(c, "dim1", c.i("dim1"), r);
-    std::swap(d[static_cast<std::size_t>(a)], d[static_cast<std::size_t>(b)]);
-    return d;
-  };
-  op.validate = [dims_of](const Call& c) {
-    require_dtype(c, "input", kAnyDtype);
-    if (dims_of(c).back() != static_cast<int64_t>(c.tensor("input").shape().size()) - 1)
-      c.refuse(c.i("dim0") == -1 || c.i("dim0") == static_cast<int64_t>(c.tensor("input").shape().size()) - 1 ? "dim0"
-                                                                                                              : "dim1",
-               "is the PWORD-packed last axis: transposing it needs A.vtrsp, which this compiler does not lower");
-  };
-  op.infer_output = [dims_of](const Call& c) {
-    return BufferInfo{permuted(c.tensor("input").shape(), dims_of(c)), c.tensor("input").dtype()};
-  };
-  op.implementation = [dims_of](const Call& c, const Tensor& out) { permute_impl(c.tensor("input"), out, dims_of(c)); };
-  op.emulate = [dims_of](const Call& c, const Tensor& out) {
-    Node n = node("permute", {c.tensor("input").name()}, {out.name()});
-    n.num_attrs["dims"] = as_doubles(dims_of(c));
-    return std::vector<Node>{n};
-  };
-  return op;
+  return permute_family(
+      "atomic.transpose",
+      "swaps two axes; swapping the packed last axis goes through the DWPU ODR's lane transpose (A.vtrsp)",
+      {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
+       {"dim0", ArgKind::Int, true, {}, "an axis"},
+       {"dim1", ArgKind::Int, true, {}, "an axis"}},
+      [](const Call& c) {
+        const std::size_t r = c.tensor("input").shape().size();
+        std::vector<int64_t> d(r);
+        for (std::size_t k = 0; k < r; ++k) d[k] = static_cast<int64_t>(k);
+        const int64_t a = norm_dim(c, "dim0", c.i("dim0"), r), b = norm_dim(c, "dim1", c.i("dim1"), r);
+        std::swap(d[static_cast<std::size_t>(a)], d[static_cast<std::size_t>(b)]);
+        return checked_dims(c, d, a == static_cast<int64_t>(r) - 1 ? "dim1" : "dim0");
+      });
 }
 
 // ---- slice ----------------------------------------------------------------------------------------
@@ -383,7 +435,9 @@ OpDef concat_op() {
 }  // namespace
 
 void add_movement_ops(std::vector<OpDef>& r) {
-  for (auto f : {copy_op, full_op, permute_op, transpose_op, slice_op, reshape_op, concat_op}) r.push_back(f());
+  for (auto f : {copy_op, full_op, permute_op, transpose_op, vector_transpose_op, core_transpose_op, slice_op,
+                 reshape_op, concat_op})
+    r.push_back(f());
 }
 
 }  // namespace axcore::compiler::ops::detail

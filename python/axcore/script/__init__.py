@@ -36,7 +36,7 @@ __all__ = [
     "alloc_buffer", "alloc_constant", "alloc_imc", "mvm_accumulator", "reset_accumulator", "var", "array",
     "decl_stream", "output", "input", "grid", "serial", "unroll", "tiles", "Datapath", "IFD", "DPU", "ODR",
     "init", "pseudo", "CoreDMA", "SysDMA", "AICore", "If", "Then", "Else", "when", "where", "drop", "bypass",
-    "sync", "waits", "signals", "barrier", "fuse", "prevent_fuse", "cast", "Broadcast", "if_then_else",
+    "sync", "waits", "signals", "barrier", "fuse", "prevent_fuse", "cast", "vtrsp", "Broadcast", "if_then_else",
     "BufferLoad", "int8", "int32", "float32", "IntImm", "Ramp", "Min", "Max", "min", "max", "mvm_1x1", "dpu",
 ]
 
@@ -592,6 +592,12 @@ def barrier(*cores: int) -> None:
 # A.cast(v, dtype): v converted to dtype (rounding and clipping as the target type does, §5); the
 # extension's own function.
 cast = _s.cast
+
+
+def vtrsp(v: Any) -> Any:
+    """The lane transpose of an ODR store value on A.DP_DWPU (§8.4): store 64b + i gets lane i of
+    pops 64b .. 64b + 63 in its lanes (blocks of 64 consecutive stores)."""
+    return _s.vtrsp(_v(v))
 
 
 def Broadcast(scalar: Any, lanes: int) -> Any:

@@ -45,7 +45,8 @@ TEST_P(ExampleModel, CompilesAndMatchesItsReferenceOnFsim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleModel,
-                         ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed", "resident_linear"));
+                         ::testing::Values("mlp", "cnn", "attention", "self_attention", "vit_patch_embed",
+                                           "resident_linear"));
 
 // The full-size models compiled for firmware/fpga/small.yaml's 256 KiB of L1 (with every buffer
 // resident they need 445 696 (mlp), 374 016 (cnn) and 336 384 (vit_patch_embed) bytes): the
@@ -69,7 +70,7 @@ TEST_P(ExampleModelSmallL1, FitsAndMatchesItsReferenceOnFsim) {
   (void)expect_matches_reference(m.module, random_inputs(c.bundle, 42, -128, 127), t);
 }
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleModelSmallL1,
-                         ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
+                         ::testing::Values("mlp", "cnn", "attention", "self_attention", "vit_patch_embed"));
 
 TEST(Frontend, LinearWhoseInputAndResultFillTheL1BudgetIsRefused) {
   const auto e = compile_error([&] {

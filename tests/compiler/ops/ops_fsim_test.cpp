@@ -68,6 +68,27 @@ TEST(OpsFsim, PermuteAndTransposeKeepThePackedAxis) {
   });
 }
 
+// Moving the packed axis goes through the DWPU ODR's lane transpose (A.vtrsp): NCHW -> NHWC,
+// a swap of the last two axes for each input dtype, a permute with the old packed axis in the middle.
+TEST(OpsFsim, PermuteAndTransposeMoveThePackedAxis) {
+  check([](A::Func& f) {
+    A::output(invoke("permute", {input(f, "x", {1, 64, 5, 128}, "int8x64"), std::vector<int64_t>{0, 2, 3, 1}}));
+  });
+  for (const char* dt : {"int8x64", "float16x64", "float32x64"})  // (the harness makes no int32 inputs)
+    check([&](A::Func& f) {
+      A::output(invoke("transpose", {input(f, "x", {2, 128, 192}, dt), int64_t{1}, int64_t{2}}));
+    });
+  check([](A::Func& f) {
+    A::output(invoke("permute", {input(f, "x", {64, 3, 128}, "float32x64"), std::vector<int64_t>{2, 1, 0}}));
+  });
+  // the guide's names: axol.atomic.vector_transpose, axol.core.transpose(x, dims=...)
+  check([](A::Func& f) { A::output(invoke("atomic.vector_transpose", {input(f, "x", {3, 64, 128}, "int8x64")})); });
+  check([](A::Func& f) {
+    A::output(invoke("core.transpose", {input(f, "x", {128, 2, 64}, "float16x64")},
+                     {{"dims", std::vector<int64_t>{1, 2, 0}}}));
+  });
+}
+
 TEST(OpsFsim, SliceAlongAnAxisAndAlongThePackedAxis) {
   check([](A::Func& f) {
     A::output(invoke("slice_tensor", {input(f, "x", {9, 128}, "float32x64")},

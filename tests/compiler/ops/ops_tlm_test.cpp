@@ -75,7 +75,8 @@ TEST_P(ModelOnTlm, MatchesReference) {
   const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / (GetParam() + ".yaml"));
   expect_tlm_matches_reference(GetParam(), m.module, 42, -128, 127);
 }
-INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm, ::testing::Values("mlp", "cnn", "attention", "vit_patch_embed"));
+INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlm,
+                         ::testing::Values("mlp", "cnn", "attention", "self_attention", "vit_patch_embed"));
 
 // The same models compiled for 256 KiB of L1 (firmware/fpga/small.yaml's), run on this device.
 class ModelOnTlmSmallL1 : public ::testing::TestWithParam<std::string> {};
@@ -128,6 +129,21 @@ TEST(OpsTlm, ElementwiseAndMovement) {
                                                             ops::invoke("slice_tensor", {t}, {{"end", int64_t{1}}})}}));
       }),
       1, -60, 60);
+}
+
+// Moves of the packed axis through the DWPU ODR's lane transpose (A.vtrsp): an NCHW -> NHWC
+// permute of int8 and a float32 transpose of the last two axes (the K^T of attention).
+TEST(OpsTlm, PermuteAndTransposeOfThePackedAxis) {
+  expect_tlm_matches_reference(
+      "lane_transpose", module_of([](A::Func& f) {
+        A::output(ops::invoke("permute", {in(f, "x", {1, 64, 3, 128}, "int8x64"), std::vector<int64_t>{0, 2, 3, 1}}));
+      }),
+      3, -128, 127);
+  expect_tlm_matches_reference(
+      "lane_transpose_f32", module_of([](A::Func& f) {
+        A::output(ops::invoke("transpose", {in(f, "k", {128, 192}, "float32x64"), int64_t{-1}, int64_t{-2}}));
+      }),
+      4, -100, 100);
 }
 
 TEST(OpsTlm, DepthwiseAndPools) {

@@ -77,7 +77,7 @@ TEST(OpsValidate, ConvolutionAndDepthwiseWindows) {
 
 TEST(OpsValidate, MovementKeepsThePackedAxis) {
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("permute", {in(f, "x", {4, 2, 64}, "int8x64"), Ints{0, 2, 1}}); },
-          {"argument 'dims'", "moves the PWORD-packed last axis", "A.vtrsp"});
+          {"argument 'dims'", "makes axis 1 (extent 2) the PWORD-packed last axis", "multiple of 64"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("slice_tensor", {in(f, "x", {4, 256}, "int8x64")}, {{"dim", int64_t{1}}, {"start", int64_t{32}}}); },
           {"argument 'start'", "whole PWORDs"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("reshape", {in(f, "x", {4, 128}, "int8x64"), Ints{16, 32}}); },

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "axcore/num/pword.hpp"
 #include "axcore/ref/dma.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
@@ -513,6 +514,42 @@ Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out) {
   };
   p.timed = push_matmul;
   p.readback = [mm](runtime::Device& d) { return dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()); };
+  return p;
+}
+
+// The DWPU ODR's lane transpose: IFD0 -> ODR over `blocks` blocks of 64 elements of `in`, stored
+// as `out` (cast) with walk transpose, through a 2-D walk that interleaves the blocks (element i of
+// block b at row kY + R(out) (blocks i + b)).
+Program lane_transpose(uint32_t blocks, spec::Dtype in, spec::Dtype out) {
+  Program p;
+  p.name = "lane_transpose_" + std::to_string(blocks) + "x64_" + std::string(spec::to_string(in)) + "_to_" +
+           std::string(spec::to_string(out));
+  constexpr uint32_t kX = 64, kY = 2048;
+  const uint32_t rin = static_cast<uint32_t>(num::element_rows(in)),
+                 rout = static_cast<uint32_t>(num::element_rows(out));
+  stim::Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_odr = 1;
+  dp.ifd0 = stim::linear_walk(kX, 64 * blocks, in, in);
+  dp.odr = stim::linear_walk(kY, 64, out, in);
+  dp.odr.ndims = 2;
+  dp.odr.d0_stride = static_cast<int32_t>(rout * blocks);
+  dp.odr.d1_size = blocks;
+  dp.odr.d1_stride = static_cast<int32_t>(rout);
+  dp.odr.transpose = 1;
+  const std::size_t in_bytes = std::size_t{64} * blocks * rin * 64, out_bytes = std::size_t{64} * blocks * rout * 64;
+  p.setup = [=](runtime::Device& d) {
+    auto x = pattern(in_bytes, 11);
+    if (in == spec::Dtype::FLOAT16)  // finite halves: clear the exponent's top bit
+      for (std::size_t i = 1; i < x.size(); i += 2) x[i] &= 0xBF;
+    dbg_write_l1(d, uint64_t{kX} * 64, x);
+    stim::write_cmd(d, 0, kDpWord, dp.words());
+  };
+  p.timed = [](runtime::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 4));
+    check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
+  };
+  p.readback = [=](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kY} * 64, out_bytes); };
   return p;
 }
 

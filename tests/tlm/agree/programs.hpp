@@ -88,6 +88,8 @@ Program dma_two_channels_ddr_to_l1(uint32_t words);
 // Operands through DBG_MEM; LoadIMC + MVMEXE timed; the ODR stores `out` (int8: 1 row, int32: 4).
 Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dtype::INT8);
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
+// DWPU IFD0 -> ODR with the lane transpose (A.vtrsp): `blocks` 64x64 blocks of `in` stored as `out`
+Program lane_transpose(uint32_t blocks, spec::Dtype in, spec::Dtype out);
 
 // Error paths and control (readback = the registers software looks at, so both backends must
 // give the same bytes):

@@ -101,6 +101,7 @@ enum class ExprKind : uint8_t {
   RegRead,     // reg[i] / var
   Mvm,         // A.mvm_1x1(x, imc[kb, nb])
   DpuCall,     // A.dpu.ops.<name>(args...)
+  Vtrsp,       // A.vtrsp(value): the DWPU ODR's lane transpose of its store value (guide §8.4)
 };
 
 struct ExprNode;

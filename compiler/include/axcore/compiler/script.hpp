@@ -332,6 +332,10 @@ void op_marker(const std::string& name, Loc l = Loc::current());
 
 // ---- values -------------------------------------------------------------------------------------
 Value cast(const Value& v, const std::string& dtype, Loc l = Loc::current());
+// A.vtrsp(value) (guide §8.4): the store value of a DP_DWPU datapath's ODR — the popped element,
+// maybe cast — lane-transposed in blocks of 64 consecutive stores: store 64b + i gets lane i of
+// pops 64b .. 64b + 63 in its lanes 0..63 (spec walk field transpose). Any 64-lane L1 dtype.
+Value vtrsp(const Value& v, Loc l = Loc::current());
 Value Broadcast(const Value& scalar, int64_t lanes, Loc l = Loc::current());
 Value if_then_else(const Value& cond, const Value& a, const Value& b, Loc l = Loc::current());
 Value int8(int64_t v, Loc l = Loc::current());

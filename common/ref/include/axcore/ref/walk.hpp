@@ -7,14 +7,18 @@
 // IFD: all guards pass -> load the element, else push pad_value (its low lane bits) in every
 // lane, flagged pad; the address of a padded element is never checked or read.
 // ODR: pops one element per step; all guards pass -> cast cast_from -> dtype and store, else
-// drop. Descriptor faults raise DESC_RANGE before any access; an access outside L1 raises
-// L1_RANGE at that element (earlier elements have been pushed/stored).
+// drop. With `transpose` (the DWPU ODR's lane transpose, A.vtrsp) it pops a block of 64
+// elements, casts each to dtype and then stores (or drops) 64 walk steps: step 64b + i gets the
+// element whose lane j is lane i of pop 64b + j (a 64 x 64 lane matrix of any L1 dtype). Descriptor faults raise
+// DESC_RANGE before any access; an access outside L1 raises L1_RANGE at that element (earlier elements have been
+// pushed/stored).
 #pragma once
 
 #include <array>
 #include <axcore/spec.hpp>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "axcore/ref/stream.hpp"
 
@@ -25,8 +29,14 @@ inline constexpr std::size_t kWalkGuards = spec::param::walk_guards;
 
 enum class WalkRole { Ifd, Odr };
 
-// Checks ndims (1..6), nguards (0..3), used sizes >= 1, dtypes; throws RefError(DESC_RANGE).
+// Elements (pops in, stores out) of one lane-transpose block: PWORD lanes.
+inline constexpr std::size_t kTransposeBlock = spec::param::pword_lanes;
+
+// Checks ndims (1..6), nguards (0..3), used sizes >= 1, dtypes, transpose (ODR only, length a
+// multiple of 64); throws RefError(DESC_RANGE).
 void validate_walk(const spec::Walk& w, WalkRole role);
+// The datapath-level rule: transpose only on the ODR of a DWPU datapath (DESC_RANGE).
+void validate_odr_kind(spec::DpKind kind, const spec::Walk& odr);
 // Elements the walk visits (product of the used sizes).
 uint64_t walk_length(const spec::Walk& w);
 
@@ -57,6 +67,11 @@ class WalkCursor {
 Element ifd_element(const spec::Walk& w, const WalkStep& step, std::span<const uint8_t> l1);
 // Stores (or drops) one popped element at `step`.
 void odr_element(const spec::Walk& w, const WalkStep& step, const Element& popped, std::span<uint8_t> l1);
+// Stores (or drops) a value already of dtype w.dtype at `step` (a transposed element).
+void odr_store(const spec::Walk& w, const WalkStep& step, const num::AnyPword& value, std::span<uint8_t> l1);
+// The 64 elements a transpose block stores, from its 64 pops (each checked against cast_from,
+// STREAM_DTYPE, and cast to dtype): lane j of element i = lane i of pop j.
+std::vector<Element> transpose_block(const spec::Walk& w, std::span<const Element> pops);
 
 // Whole walks.
 void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& push);
