@@ -118,13 +118,14 @@ int main(int argc, char** argv) {
         fs::remove_all(dir);
         return !r.ok();
       };
+      auto nothing_to_reduce = [&] {
+        std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
+        return 2;
+      };
       const fs::path dest = save.empty() ? fs::path(reduce_file).replace_extension(".reduced.json") : fs::path(save);
       if (rand::is_model_json(j)) {
         const auto p = rand::model_from_json(j);
-        if (!fails(p)) {
-          std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
-          return 2;
-        }
+        if (!fails(p)) return nothing_to_reduce();
         unsigned tried = 0;
         const auto small = rand::reduce_model(p, fails, &tried);
         fs::remove_all(work);
@@ -139,10 +140,7 @@ int main(int argc, char** argv) {
       }
       if (rand::is_datapath_json(j)) {
         const auto p = rand::datapath_from_json(j);
-        if (!fails(p)) {
-          std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
-          return 2;
-        }
+        if (!fails(p)) return nothing_to_reduce();
         unsigned tried = 0;
         const auto small = reduce_datapath(p, fails, tried, quiet);
         fs::remove_all(work);
@@ -153,10 +151,7 @@ int main(int argc, char** argv) {
         return 0;
       }
       const auto p = rand::program_from_json(j);
-      if (!fails(p)) {
-        std::cerr << "axrand: the check passes on " << reduce_file << " already: nothing to reduce\n";
-        return 2;
-      }
+      if (!fails(p)) return nothing_to_reduce();
       rand::ReduceStats st;
       const auto small = rand::reduce(p, fails, &st, [&](const std::string& m) {
         if (!quiet) std::cout << "  " << m << "\n";

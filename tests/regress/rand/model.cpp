@@ -192,6 +192,33 @@ ModelOp random_op(Rng& r, const std::string& name, const std::vector<TensorInfo>
   return op;
 }
 
+// Every field of an operator with its JSON key (to_json and model_from_json).
+template <class F>
+void each_field(F&& f) {
+  f("op", &ModelOp::op);
+  f("src", &ModelOp::src);
+  f("src2", &ModelOp::src2);
+  f("n", &ModelOp::n);
+  f("kh", &ModelOp::kh);
+  f("kw", &ModelOp::kw);
+  f("stride", &ModelOp::stride);
+  f("dilation", &ModelOp::dilation);
+  f("pad", &ModelOp::pad);
+  f("one_d", &ModelOp::one_d);
+  f("ceil_mode", &ModelOp::ceil_mode);
+  f("divisor", &ModelOp::divisor);
+  f("pool", &ModelOp::pool);
+  f("relu", &ModelOp::relu);
+  f("bias", &ModelOp::bias);
+  f("scale", &ModelOp::scale);
+  f("operand", &ModelOp::operand);
+  f("value", &ModelOp::value);
+  f("start", &ModelOp::start);
+  f("end", &ModelOp::end);
+  f("step", &ModelOp::step);
+  f("seed", &ModelOp::seed);
+}
+
 }  // namespace
 
 Derived derive(const ModelProgram& p) {
@@ -287,13 +314,9 @@ nlohmann::json to_json(const ModelProgram& p) {
                    {"input_dtype", p.input_dtype}};
   j["ops"] = nlohmann::json::array();
   for (const auto& o : p.ops) {
-    j["ops"].push_back(
-        {{"op", o.op},           {"src", o.src},     {"src2", o.src2},           {"n", o.n},
-         {"kh", o.kh},           {"kw", o.kw},       {"stride", o.stride},       {"dilation", o.dilation},
-         {"pad", o.pad},         {"one_d", o.one_d}, {"ceil_mode", o.ceil_mode}, {"divisor", o.divisor},
-         {"pool", o.pool},       {"relu", o.relu},   {"bias", o.bias},           {"scale", o.scale},
-         {"operand", o.operand}, {"value", o.value}, {"start", o.start},         {"end", o.end},
-         {"step", o.step},       {"seed", o.seed}});
+    nlohmann::json jo;
+    each_field([&](const char* key, auto member) { jo[key] = o.*member; });
+    j["ops"].push_back(std::move(jo));
   }
   return j;
 }
@@ -316,28 +339,9 @@ ModelProgram model_from_json(const nlohmann::json& j) {
     p.input_dtype = get(j, "input_dtype").get<std::string>();
     for (const auto& o : get(j, "ops")) {
       ModelOp m;
-      m.op = get(o, "op").get<std::string>();
-      m.src = get(o, "src").get<int>();
-      m.src2 = get(o, "src2").get<int>();
-      m.n = get(o, "n").get<int64_t>();
-      m.kh = get(o, "kh").get<int64_t>();
-      m.kw = get(o, "kw").get<int64_t>();
-      m.stride = get(o, "stride").get<int64_t>();
-      m.dilation = get(o, "dilation").get<int64_t>();
-      m.pad = get(o, "pad").get<int64_t>();
-      m.one_d = get(o, "one_d").get<bool>();
-      m.ceil_mode = get(o, "ceil_mode").get<bool>();
-      m.divisor = get(o, "divisor").get<int64_t>();
-      m.pool = get(o, "pool").get<std::string>();
-      m.relu = get(o, "relu").get<bool>();
-      m.bias = get(o, "bias").get<bool>();
-      m.scale = get(o, "scale").get<double>();
-      m.operand = get(o, "operand").get<std::string>();
-      m.value = get(o, "value").get<double>();
-      m.start = get(o, "start").get<int64_t>();
-      m.end = get(o, "end").get<int64_t>();
-      m.step = get(o, "step").get<int64_t>();
-      m.seed = get(o, "seed").get<uint64_t>();
+      each_field([&](const char* key, auto member) {
+        m.*member = get(o, key).template get<std::remove_reference_t<decltype(m.*member)>>();
+      });
       p.ops.push_back(m);
     }
     return p;
