@@ -78,7 +78,9 @@ struct BufferDesc {
 };
 
 // Descriptor words the runtime writes into a core's CMD_MEM (at word `word`) before the TXN
-// plays. The TXN may also blockwrite descriptors itself; both forms are legal.
+// plays. The TXN may also blockwrite descriptors itself; both forms are legal. The compiler uses
+// the TXN only (a compiled bundle's TXN is a self-contained program, docs/runtime.md): its
+// `commands` are empty; command_memory() gives what either form leaves in command memory.
 struct CommandStream {
   std::string name;  // informative ("conv1.mvmexe")
   uint32_t core = 0;
@@ -182,6 +184,10 @@ std::string describe(const Bundle& b);
 // What the host writes before the TXN plays, in order: every command stream into its core's
 // CMD_MEM, then every parameter's default into its targets (as run_on_device does).
 std::vector<txn::Preset> host_preset(const Bundle& b);
+// Each core's command memory once the preloaded streams are written and the TXN has played: one
+// stream per core from word 0 (words nothing writes are 0), the TXN's write32s and blockwrites into
+// CMD_MEM applied in stream order. Throws txn::DecodeError for a TXN that does not decode.
+std::vector<CommandStream> command_memory(const Bundle& b);
 // txn::explain of the bundle's TXN over host_preset(b): descriptors the runtime preloads count as
 // written (axc explain). Empty for a ref-only bundle.
 std::string explain_txn(const Bundle& b);
