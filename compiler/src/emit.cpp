@@ -4,6 +4,9 @@
 #include <axcore/txn/axcore_builder.hpp>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
+#include <set>
 
 namespace axcore::compiler {
 namespace {
@@ -52,6 +55,38 @@ std::string step_names(const Program& p) {
     if (const auto* t = std::get_if<Transfer>(&p.steps[i])) name = &t->name;
     if (const auto* k = std::get_if<Task>(&p.steps[i])) name = &k->name;
     if (name && !name->empty()) out += std::to_string(i) + " " + *name + "\n";
+  }
+  return out;
+}
+
+// A run of descriptor words the TXN blockwrites into one core's CMD_MEM.
+struct DescriptorWrite {
+  uint32_t core = 0, word = 0;
+  std::vector<uint32_t> words;
+};
+
+// Where the TXN writes each descriptor: before the first push that runs it, hoisted above the run
+// of waits that precedes that push, so the host's AXI-Lite writes (3 cycles a word) overlap the
+// tasks those waits wait for instead of delaying the push; a push with no wait before it gets its
+// descriptor just before it. A descriptor several tasks share (lower() never rewrites CMD_MEM) is
+// written once; descriptors written at one point that are consecutive on a core form one write.
+// Key: the step before which the writes go.
+std::map<std::size_t, std::vector<DescriptorWrite>> descriptor_writes(const Program& p) {
+  std::map<std::size_t, std::vector<DescriptorWrite>> out;
+  std::map<uint32_t, std::set<uint32_t>> written;  // per core: CMD_MEM words of descriptors written
+  std::optional<std::size_t> anchor;               // the first wait of the last run of waits
+  bool after_wait = false;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const bool is_wait = std::holds_alternative<Wait>(p.steps[i]);
+    if (is_wait && !after_wait) anchor = i;
+    after_wait = is_wait;
+    const auto* k = std::get_if<Task>(&p.steps[i]);
+    if (!k || !written[k->core].insert(k->cmd_word).second) continue;
+    auto& at = out[anchor.value_or(i)];
+    if (!at.empty() && at.back().core == k->core && at.back().word + at.back().words.size() == k->cmd_word)
+      at.back().words.insert(at.back().words.end(), k->words.begin(), k->words.end());
+    else
+      at.push_back({k->core, k->cmd_word, k->words});
   }
   return out;
 }
@@ -114,7 +149,10 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
 
   txn::AxcoreBuilder tb(p.cores);
   const txn::Tile shim = txn::Tile::shim();
+  const auto descriptors = descriptor_writes(p);
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    if (auto it = descriptors.find(i); it != descriptors.end())
+      for (const DescriptorWrite& d : it->second) tb.write_descriptor(d.core, d.word, d.words);
     const Step& s = p.steps[i];
     if (const auto* t = std::get_if<Transfer>(&s)) {
       const txn::Tile tile = t->engine == tap::Engine::kCoreDma ? txn::Tile::core(t->core) : shim;
@@ -145,18 +183,6 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
     }
   }
   out.txn = tb.words();
-
-  for (uint32_t core = 0; core < p.cores; ++core) {
-    runtime::CommandStream cs;
-    cs.name = "core" + std::to_string(core) + ".descriptors";
-    cs.core = core;
-    for (const auto& s : p.steps)
-      if (const auto* k = std::get_if<Task>(&s); k && k->core == core) {
-        if (cs.words.size() < k->cmd_word + k->words.size()) cs.words.resize(k->cmd_word + k->words.size());
-        std::copy(k->words.begin(), k->words.end(), cs.words.begin() + k->cmd_word);
-      }
-    if (!cs.words.empty()) out.commands.push_back(std::move(cs));
-  }
 
   for (const auto& n : f.graph) {
     runtime::GraphNode g;

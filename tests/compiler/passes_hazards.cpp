@@ -73,7 +73,7 @@ Use use_of(const compiler::Step& s, const std::map<uint32_t, std::vector<uint32_
 
 HazardReport check_hazards(const compiler::Program& p, const runtime::Bundle& bundle) {
   std::map<uint32_t, std::vector<uint32_t>> cmd;
-  for (const auto& cs : bundle.commands) cmd[cs.core] = cs.words;
+  for (const auto& cs : axcore::runtime::command_memory(bundle)) cmd[cs.core] = cs.words;
   HazardReport rep;
   std::map<std::size_t, Use> in_flight;
   for (std::size_t i = 0; i < p.steps.size(); ++i) {

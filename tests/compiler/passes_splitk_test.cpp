@@ -54,7 +54,7 @@ void expect_equal(const NDArray<float>& got, const NDArray<float>& want, const s
 // (matrix_id of each LoadIMC, of each MVM datapath) in program order.
 std::vector<std::pair<char, uint32_t>> residencies(const cc::CompileResult& r) {
   std::vector<std::pair<char, uint32_t>> v;
-  const auto& words = r.bundle.commands.at(0).words;
+  const auto words = axcore::runtime::command_memory(r.bundle).at(0).words;
   for (const auto& s : r.program.steps)
     if (const auto* t = std::get_if<cc::Task>(&s)) {
       const std::span<const uint32_t> d(words.data() + t->cmd_word, t->words.size());

@@ -19,7 +19,7 @@ TEST(CompilerLowering, ScaleSinksIntoOneDatapathWithAnImplicitIfd1) {
   for (const auto& s : r.program.steps)
     if (const auto* k = std::get_if<ax::Task>(&s)) ++tasks, t = k;
   ASSERT_EQ(tasks, 1);
-  const auto& words = r.bundle.commands.at(0).words;
+  const auto words = axcore::runtime::command_memory(r.bundle).at(0).words;
   const auto h = spec::DpHeader::decode(std::span(words).subspan(t->cmd_word));
   EXPECT_EQ(h.magic, spec::magic::datapath);
   EXPECT_EQ(h.kind, spec::DpKind::DWPU);
@@ -48,7 +48,7 @@ TEST(CompilerLowering, MatmulLoadImcAndMvmDescriptors) {
   for (const auto& s : r.program.steps)
     if (const auto* k = std::get_if<ax::Task>(&s)) tasks.push_back(k);
   ASSERT_EQ(tasks.size(), 2u);  // one LoadIMC (grid sunk), one MVMEXE datapath
-  const auto& words = r.bundle.commands.at(0).words;
+  const auto words = axcore::runtime::command_memory(r.bundle).at(0).words;
   const auto li = spec::LoadimcDesc::decode(std::span(words).subspan(tasks[0]->cmd_word));
   EXPECT_EQ(li.magic, spec::magic::loadimc);
   EXPECT_EQ(li.d1_size, 2u);  // kb

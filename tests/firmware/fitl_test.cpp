@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "axcore/runtime/backend.hpp"
+#include "axcore/runtime/buffer_image.hpp"
 #include "axfw/host/run_bundle.hpp"
 #include "sample_programs.hpp"
 
@@ -53,11 +54,39 @@ TEST(FirmwareInTheLoop, BundleMatchesTheRuntimePlayerOnTheRegisterLevelDevice) {
 
 // AXFW_FITL_BACKEND=tlm|rtl AXFW_FITL_MODE=runtime|firmware AXFW_FITL_OUT=file: runs the bundle one way
 // on a fresh device and writes the canonical trace (seq and cycle left out) and the output.
+// AXFW_FITL_BUNDLE=file.axb runs that bundle (a compiled example model, its TXN carrying its
+// descriptors; inputs random_inputs(seed 1)) instead of the DMA copy, and checks every output
+// against the ref backend's.
 TEST(FirmwareInTheLoop, OneHalfPerProcess) {
   const char* backend = std::getenv("AXFW_FITL_BACKEND");
   const char* mode = std::getenv("AXFW_FITL_MODE");
   const char* out = std::getenv("AXFW_FITL_OUT");
   if (!backend || !mode || !out) GTEST_SKIP() << "run by CTest (firmware_fitl_<backend>_*) with AXFW_FITL_* set";
+  if (const char* path = std::getenv("AXFW_FITL_BUNDLE")) {
+    const auto b = runtime::load_bundle(path);
+    ASSERT_TRUE(b.commands.empty()) << "a compiled bundle carries its descriptors in the TXN";
+    const runtime::Arrays in = runtime::random_inputs(b, 1);
+    auto d = runtime::make_device(backend);
+    runtime::Arrays outputs;
+    const auto t = traced(*d, [&] {
+      outputs = std::string(mode) == "firmware" ? fw::run_bundle_via_firmware(*d, b, in).outputs
+                                                : runtime::run_on_device(*d, b, in).outputs;
+    });
+    const auto want = runtime::make_backend("ref")->run(b, in, {}).outputs;
+    std::ofstream f(out);
+    for (const auto& r : t)
+      f << int(r.col) << " " << int(r.row) << " " << int(r.unit) << " " << int(r.kind) << " " << std::hex << r.addr
+        << " " << std::dec << r.bytes << " " << std::hex << r.data_hash << " " << r.token << std::dec << "\n";
+    ASSERT_EQ(outputs.size(), want.size());
+    for (const auto& [name, arr] : want) {
+      const auto bytes = runtime::array_bytes(outputs.at(name));
+      EXPECT_EQ(bytes, runtime::array_bytes(arr)) << name << " differs from the ref backend";
+      f << name << " " << std::hex;
+      for (uint8_t v : bytes) f << int(v);
+      f << std::dec << "\n";
+    }
+    return;
+  }
   const auto b = runtime::testing_support::dma_copy_bundle();
   ref::NDArray<int32_t> x({8, 8});
   for (size_t i = 0; i < 64; ++i) x.data()[i] = static_cast<int32_t>(i * 7919 - 300);

@@ -6,6 +6,7 @@
 #include "axcore/runtime/buffer_image.hpp"
 #include "axcore/runtime/bundle.hpp"
 #include "axcore/txn/axcore_builder.hpp"
+#include "axcore/txn/decode.hpp"
 #include "sample_bundle.hpp"
 
 namespace axcore::runtime {
@@ -140,6 +141,52 @@ TEST(RuntimeBundle, ValidationRules) {
   EXPECT_THAT(with([](Bundle& b) { b.graph[0].outputs[0] = "w"; }), HasSubstr("overwrites the constant buffer"));
   EXPECT_THAT(with([](Bundle& b) { b.graph.pop_back(); }), HasSubstr("is not produced by the operator graph"));
   EXPECT_THAT(with([](Bundle& b) { b.txn.pop_back(); }), HasSubstr("TXN section: TXN header gives"));
+}
+
+// The program a device plays: a bundle without command streams and without parameter targets in
+// its stream plays its TXN word for word; preloaded streams become blockwrites before the first
+// op; a parameter target the stream writes is carried by that write, any other one is written before.
+TEST(RuntimeBundle, ProgramTxnFoldsCommandStreamsAndParameters) {
+  Bundle b = testing_support::sample_bundle();  // a 4-word stream at CMD_MEM word 64, "scale" at word 70
+  const auto cmd = [](uint32_t word) { return spec::tile_addr(0, 2, spec::core::CMD_MEM.at(word)); };
+  Bundle plain = b;
+  plain.commands.clear();
+  plain.params.clear();
+  EXPECT_EQ(program_txn(plain, {}).txn, plain.txn);
+  EXPECT_TRUE(program_txn(plain, {}).before.empty());
+
+  b.commands[0].words.resize(8);  // words 64..71: the stream now covers the target
+  const ProgramTxn p = program_txn(b, {{"scale", 0x40000000u}});
+  EXPECT_TRUE(p.before.empty());
+  const txn::Decoded d = txn::decode(p.txn), orig = txn::decode(b.txn);
+  ASSERT_EQ(d.ops.size(), orig.ops.size() + 1);
+  const auto& w = std::get<txn::BlockWrite>(d.ops[0].body);
+  EXPECT_EQ(w.addr, cmd(64));
+  EXPECT_THAT(std::vector<uint32_t>(w.data.begin(), w.data.end()),
+              ::testing::ElementsAre(0xD9, 1, 2, 3, 0, 0, 0x40000000u, 0));
+  for (std::size_t i = 0; i < orig.ops.size(); ++i) EXPECT_TRUE(d.ops[i + 1].body == orig.ops[i].body) << "op " << i;
+  const auto mem = command_memory(b);
+  ASSERT_EQ(mem.size(), 1u);
+  EXPECT_EQ(mem[0].words.at(70), 0x3f800000u);  // the default
+
+  // A target the TXN writes (a descriptor word of the stream), a target nothing writes.
+  Bundle t = plain;
+  txn::AxcoreBuilder tb(1);
+  const std::vector<uint32_t> desc{0xD9, 5, 6, 7};
+  tb.write_descriptor(0, 10, desc);
+  tb.writer().write32(cmd(12), 9);
+  t.txn = tb.words();
+  t.params.push_back({"lo", ParamType::INT32, 0, {{cmd(11), 0xFF00, 8}, {cmd(12), 0xF, 0}, {cmd(20), 0xF, 0}}, ""});
+  const ProgramTxn q = program_txn(t, {{"lo", 0xAB}});
+  const txn::Decoded dq = txn::decode(q.txn);
+  ASSERT_EQ(dq.ops.size(), 2u);
+  const auto& bw = std::get<txn::BlockWrite>(dq.ops[0].body);
+  EXPECT_THAT(std::vector<uint32_t>(bw.data.begin(), bw.data.end()),
+              ::testing::ElementsAre(0xD9, 0xAB05, 0xB, 7));  // words 11 and 12
+  EXPECT_EQ(std::get<txn::Write32>(dq.ops[1].body).value, 0xBu);
+  ASSERT_EQ(q.before.size(), 1u);
+  EXPECT_EQ(q.before[0].target.addr, cmd(20));
+  EXPECT_EQ(q.before[0].bits, 0xABu);
 }
 
 TEST(RuntimeBufferImage, PwordLayoutRoundTripsAndPads) {

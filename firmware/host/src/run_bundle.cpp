@@ -14,9 +14,9 @@ FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::B
   std::vector<Binding> args;  // the mailbox's form of the runtime's argument bindings
   for (const auto& a : bind_arguments(b, dev.ddr_base(), at)) args.push_back({a.addr, a.bytes});
   write_buffer_images(dev, b, inputs, at);
-  load_commands_and_params(dev, b, bits);
+  const auto program = prepare_program(dev, b, bits);
   FirmwareRunResult r;
-  r.completion = fitl.run(b.txn, args);
+  r.completion = fitl.run(program, args);
   r.status = fitl.client().status();
   if (r.completion.status != AXFW_OK)
     throw MailboxError("firmware: " + r.completion.describe() + "\n  status: " + r.status.describe());

@@ -120,11 +120,10 @@ uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs,
   return bytes;
 }
 
-void load_commands_and_params(Device& dev, const Bundle& b, const std::map<std::string, uint32_t, std::less<>>& bits) {
-  for (const auto& c : b.commands)
-    dev.block_write(spec::tile_addr(0, spec::core_row(c.core), spec::core::CMD_MEM.at(c.word)), c.words);
-  for (const auto& p : b.params)
-    for (const auto& t : p.targets) dev.mask_write32(t.addr, bits.at(p.name) << t.shift, t.mask);
+std::vector<uint32_t> prepare_program(Device& dev, const Bundle& b, const ParamBits& bits) {
+  ProgramTxn prog = program_txn(b, bits);
+  for (const auto& [t, v] : prog.before) dev.mask_write32(t.addr, v << t.shift, t.mask);
+  return std::move(prog.txn);
 }
 
 uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out) {
@@ -157,8 +156,8 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
   const auto args = bind_arguments(b, dev.ddr_base(), res.buffer_addr);
   res.host_bytes_in = write_buffer_images(dev, b, inputs, res.buffer_addr);
   const uint64_t start = dev.cycle();
-  load_commands_and_params(dev, b, bits);
-  res.play = play(dev, b.txn, args, opt.play);
+  const auto program = prepare_program(dev, b, bits);
+  res.play = play(dev, program, args, opt.play);
   dev.run_until_idle(opt.idle_timeout_cycles);
   res.cycles = dev.cycle() - start;
   res.host_bytes_out = read_outputs(dev, b, res.buffer_addr, res.outputs);

@@ -1,12 +1,13 @@
 // libFuzzer target over the bundle reader (clang, ASan/UBSan). Besides "no crash, only
 // BundleError", every accepted bundle must re-encode to bytes that decode to the same bundle.
-// Each input runs twice: as given, and with the header's file size fixed up and checksums off so
-// that mutations reach the section decoders.
+// Every accepted bundle's program TXN (program_txn) decodes. Each input runs twice: as given, and with the header's
+// file size fixed up and checksums off so that mutations reach the section decoders.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "axcore/runtime/bundle.hpp"
+#include "axcore/txn/decode.hpp"
 
 namespace {
 
@@ -25,6 +26,13 @@ void run(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
   const std::vector<uint8_t> twice = encode_bundle(decode_bundle(again, opt));
   require(again == twice);
   require(!describe(b).empty());
+  // The program a device plays: the bundle's ops after one blockwrite per command stream, or the
+  // bundle's TXN's own decode error.
+  try {
+    const ProgramTxn p = program_txn(b, {});
+    if (!b.txn.empty())
+      require(axcore::txn::decode(p.txn).ops.size() == axcore::txn::decode(b.txn).ops.size() + b.commands.size());
+  } catch (const axcore::txn::DecodeError&) {}
 }
 
 }  // namespace

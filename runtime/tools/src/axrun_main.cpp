@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
       std::ofstream t(timeline_path);
       if (!t) throw std::runtime_error("cannot write " + timeline_path);
       auto topt = runtime::timeline_options(bundle.metadata.count("steps") ? bundle.metadata.at("steps") : "");
-      topt.task_units = [&](unsigned row, uint64_t word) {
-        return runtime::task_units(bundle, row - spec::param::first_core_row, static_cast<uint32_t>(word));
+      topt.task_units = [cmd_mem = runtime::command_memory(bundle)](unsigned row, uint64_t word) {
+        return runtime::task_units(cmd_mem, row - spec::param::first_core_row, static_cast<uint32_t>(word));
       };
       runtime::write_timeline(t, records, topt);
     }

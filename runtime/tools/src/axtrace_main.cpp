@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
     if (!names_from.empty()) {
       const auto named = runtime::load_bundle(names_from);
       if (named.metadata.count("steps")) topt = runtime::timeline_options(named.metadata.at("steps"));
-      topt.task_units = [named](unsigned row, uint64_t word) {
-        return runtime::task_units(named, row - spec::param::first_core_row, static_cast<uint32_t>(word));
+      topt.task_units = [cmd_mem = runtime::command_memory(named)](unsigned row, uint64_t word) {
+        return runtime::task_units(cmd_mem, row - spec::param::first_core_row, static_cast<uint32_t>(word));
       };
     }
     runtime::write_timeline(o, load(file), topt);

@@ -88,7 +88,8 @@ std::string grouped(uint64_t v) {
 Work count_work(const Bundle& b) {
   Work w;
   if (b.txn.empty()) return w;
-  const txn::Decoded d = txn::decode(b.txn);
+  const std::vector<uint32_t> program = program_txn(b, {}).txn;
+  const txn::Decoded d = txn::decode(program);
   w.cores = d.header.device.num_rows > 2 ? d.header.device.num_rows - 2 : 1;
   const auto preset = host_preset(b);
   TaskCounter tasks(w);

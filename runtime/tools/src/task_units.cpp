@@ -7,9 +7,9 @@
 
 namespace axcore::runtime {
 
-std::vector<trace::Unit> task_units(const Bundle& b, unsigned core, uint32_t word) {
+std::vector<trace::Unit> task_units(const std::vector<CommandStream>& cmd_mem, unsigned core, uint32_t word) {
   auto at = [&](uint32_t w) -> std::optional<uint32_t> {
-    for (const auto& c : b.commands)
+    for (const auto& c : cmd_mem)
       if (c.core == core && w >= c.word && w - c.word < c.words.size()) return c.words[w - c.word];
     return std::nullopt;
   };

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/sync.hpp>
+#include <axcore/runtime/bundle.hpp>
+#include <axcore/txn/decode.hpp>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -22,6 +24,49 @@ cc::CompileResult compile_model(const std::string& name, bool overlap) {
   cc::CompileOptions o;
   o.overlap = overlap;
   return cc::compile(m.module.ir().main(), o);
+}
+
+struct TxnDescriptors {
+  uint64_t words = 0;                     // CMD_MEM words the TXN writes
+  uint64_t pushes_before_descriptor = 0;  // task pushes whose descriptor was not (wholly) written yet
+  uint64_t written_across_a_wait = 0;     // descriptors whose write and first push a TCT separates
+};
+
+TxnDescriptors txn_descriptors(const cc::CompileResult& r) {
+  namespace sp = axcore::spec;
+  std::map<std::pair<uint32_t, uint32_t>, std::size_t> size;  // (core, cmd_word) -> words
+  for (const auto& s : r.program.steps)
+    if (const auto* k = std::get_if<cc::Task>(&s)) size[{k->core, k->cmd_word}] = k->words.size();
+  TxnDescriptors out;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> written_at;  // (core, word) -> TCTs seen before its write
+  std::set<std::pair<uint32_t, uint32_t>> pushed;
+  uint64_t tcts = 0;
+  for (const auto& op : axcore::txn::decode(r.bundle.txn).ops) {
+    if (std::holds_alternative<axcore::txn::Tct>(op.body)) ++tcts;
+    if (const auto* w = std::get_if<axcore::txn::BlockWrite>(&op.body))
+      for (uint32_t core = 0; core < r.program.cores; ++core) {
+        const uint32_t base = sp::tile_addr(0, sp::core_row(core), sp::core::CMD_MEM.offset);
+        if (w->addr < base || w->addr >= base + 4 * sp::core::CMD_MEM.count) continue;
+        for (std::size_t i = 0; i < w->data.size(); ++i) written_at[{core, (w->addr - base) / 4 + uint32_t(i)}] = tcts;
+        out.words += w->data.size();
+      }
+    const auto* p = std::get_if<axcore::txn::Write32>(&op.body);
+    for (uint32_t core = 0; p && core < r.program.cores; ++core)
+      for (uint32_t q = 0; q < sp::core::Q_PUSH.count; ++q) {
+        if (p->addr != sp::tile_addr(0, sp::core_row(core), sp::core::Q_PUSH.at(q))) continue;
+        const uint32_t start = sp::QueuePush::decode_word(p->value).start;
+        const std::size_t n = size.at({core, start});
+        for (uint32_t i = 0; i < n; ++i)
+          if (!written_at.count({core, start + i})) {
+            ++out.pushes_before_descriptor;
+            break;
+          }
+        if (pushed.insert({core, start}).second && written_at.count({core, start}) &&
+            written_at.at({core, start}) < tcts)
+          ++out.written_across_a_wait;
+      }
+  }
+  return out;
 }
 
 // [push step, wait step] of every launch.
@@ -136,12 +181,35 @@ TEST(Overlap, EqualDescriptorsAreLoadedOnce) {
     if (const auto* k = std::get_if<cc::Task>(&s); k && k->queue == axcore::spec::Queue::MVMEXE) {
       ++dps;
       words.insert(k->cmd_word);
-      const auto& cmd = r.bundle.commands.at(0).words;
+      const auto cmd = axcore::runtime::command_memory(r.bundle).at(0).words;
       ASSERT_LE(k->cmd_word + k->words.size(), cmd.size());
       EXPECT_TRUE(std::equal(k->words.begin(), k->words.end(), cmd.begin() + k->cmd_word)) << k->name;
     }
   EXPECT_EQ(dps, 12u);
   EXPECT_EQ(words.size(), 2u);
+  // Each distinct descriptor of a task once (2 datapaths + the LoadIMCs); the preloaded image
+  // was 319 words, the CMD_MEM of descriptors no step runs included.
+  EXPECT_EQ(txn_descriptors(r).words, 284u);
+}
+
+// What a compiled bundle's TXN does with descriptors, op by op: the CMD_MEM words it blockwrites
+// (per core), whether each push's descriptor was written before it, and how many descriptors were
+// written with a TCT between the write and their first push (written while earlier tasks ran).
+TEST(Overlap, DescriptorsTravelInTheTxnAheadOfTheirPushes) {
+  for (const char* model : {"mlp", "cnn", "attention", "vit_patch_embed", "resident_linear"}) {
+    SCOPED_TRACE(model);
+    const auto r = compile_model(model, true);
+    EXPECT_TRUE(r.bundle.commands.empty());  // no preloaded streams: the TXN is the whole program
+    const TxnDescriptors d = txn_descriptors(r);
+    EXPECT_EQ(d.pushes_before_descriptor, 0u);
+    std::set<std::pair<uint32_t, uint32_t>> distinct;
+    uint64_t words = 0;
+    for (const auto& s : r.program.steps)
+      if (const auto* k = std::get_if<cc::Task>(&s); k && distinct.insert({k->core, k->cmd_word}).second)
+        words += k->words.size();
+    EXPECT_EQ(d.words, words);  // every descriptor written, each once
+    EXPECT_GT(d.written_across_a_wait, 0u);
+  }
 }
 
 // Copies reading DDR alternate over the SysDMA's two channels (one copy's DDR latency passes under

@@ -1,6 +1,7 @@
 // Emission of the runtime's `.axb` bundle (runtime/bundle): the TXN stream (BD writes with
-// DDR_PATCHes, queue pushes with tokens, TCT waits), the command stream preloaded into core
-// command memory, constants, the buffer table (logical <-> device layout) and the ref graph.
+// DDR_PATCHes, descriptors blockwritten into core command memory ahead of their first push, queue
+// pushes with tokens, TCT waits) — a self-contained program, no preloaded command streams —
+// constants, the buffer table (logical <-> device layout) and the ref graph.
 #pragma once
 
 #include <axcore/runtime/bundle.hpp>

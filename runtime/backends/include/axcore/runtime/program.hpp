@@ -1,6 +1,7 @@
 // Running a bundle: inputs and parameters checked against the bundle, buffers placed in device
-// DDR, inputs/constants written in their device layout, command streams loaded, parameters applied,
-// the TXN played (player.hpp), outputs read back. Backends (backend.hpp) build on this.
+// DDR, inputs/constants written in their device layout, parameters applied, the program TXN
+// (program_txn: the bundle's TXN, any preloaded command streams folded in) played (player.hpp),
+// outputs read back. Backends (backend.hpp) build on this.
 #pragma once
 
 #include <functional>
@@ -84,9 +85,10 @@ std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const
 // Writes every INPUT (from `inputs`, checked by check_inputs) and CONSTANT buffer's device image at
 // its offset; returns the bytes written.
 uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at);
-// Loads each command stream into its core's command memory and writes every parameter's bits to
-// its targets.
-void load_commands_and_params(Device& dev, const Bundle& b, const std::map<std::string, uint32_t, std::less<>>& bits);
+// Writes the parameter targets the program TXN does not carry (program_txn's `before`) and returns
+// the TXN to play: the bundle's own words unless it preloads command streams or its TXN writes a
+// parameter target (bundle.hpp).
+std::vector<uint32_t> prepare_program(Device& dev, const Bundle& b, const ParamBits& bits);
 // Reads every OUTPUT buffer back into `out`; returns the bytes read.
 uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out);
 

@@ -77,8 +77,11 @@ struct BufferDesc {
   bool operator==(const BufferDesc&) const = default;
 };
 
-// Descriptor words the runtime writes into a core's CMD_MEM (at word `word`) before the TXN
-// plays. The TXN may also blockwrite descriptors itself; both forms are legal.
+// Descriptor words for a core's CMD_MEM (at word `word`), written before the TXN's first op. The
+// runtime folds them into the stream it plays (program_txn: a blockwrite each), so a device plays
+// one TXN either way. The compiler puts its descriptors in the TXN itself (a compiled bundle's TXN
+// is a self-contained program, docs/runtime.md) and leaves `commands` empty; bundles that carry
+// streams stay readable. command_memory() gives what a bundle leaves in command memory.
 struct CommandStream {
   std::string name;  // informative ("conv1.mvmexe")
   uint32_t core = 0;
@@ -94,9 +97,10 @@ struct ConstantBlob {
 };
 
 // A runtime parameter (axrun --param NAME=VALUE). Its value's 32-bit encoding (int32 two's
-// complement, or float32 bits) is written into every target after the command streams are
-// loaded and before the TXN plays: register = (register & ~mask) | ((bits << shift) & mask).
-// A target is any register address, CMD_MEM words included.
+// complement, or float32 bits) goes into every target: register = (register & ~mask) |
+// ((bits << shift) & mask), carried by every TXN write of the target (a descriptor word the
+// stream writes) or written before the TXN plays (program_txn). A target is any register address,
+// CMD_MEM words included.
 enum class ParamType : uint8_t { INT32 = 0, FLOAT32 = 1 };
 std::string_view to_string(ParamType t);
 struct ParamTarget {
@@ -179,11 +183,34 @@ Bundle load_bundle(const std::filesystem::path& path, const DecodeOptions& opt =
 // Human-readable summary (axrun --describe, axtrace show of a bundle).
 std::string describe(const Bundle& b);
 
-// What the host writes before the TXN plays, in order: every command stream into its core's
-// CMD_MEM, then every parameter's default into its targets (as run_on_device does).
+// The one program a device plays for a bundle: its TXN with the preloaded command streams folded
+// in (a blockwrite each, before the first op, as the runtime used to write them before playing)
+// and every parameter target the stream writes carrying the parameter's bits (in each write32,
+// blockwrite word or maskwrite32 of its address: register = (value & ~mask) | ((bits << shift) &
+// mask)); the targets no TXN op writes go to `before`, which the host writes before the stream
+// plays. A bundle without command streams whose TXN writes no target plays its TXN unchanged
+// (every compiled bundle: the firmware and the runtime's player play the same words). `bits`: per
+// parameter name (param_bits in program.hpp); a parameter it lacks takes its default. Throws
+// txn::DecodeError for a TXN that does not decode.
+using ParamBits = std::map<std::string, uint32_t, std::less<>>;
+struct ProgramTxn {
+  std::vector<uint32_t> txn;  // empty for a ref-only bundle
+  struct Before {
+    ParamTarget target;
+    uint32_t bits = 0;
+  };
+  std::vector<Before> before;
+};
+ProgramTxn program_txn(const Bundle& b, const ParamBits& bits);
+
+// What the host writes before the TXN plays: the parameters' defaults into the targets the program
+// TXN does not write (program_txn(b, {}).before).
 std::vector<txn::Preset> host_preset(const Bundle& b);
-// txn::explain of the bundle's TXN over host_preset(b): descriptors the runtime preloads count as
-// written (axc explain). Empty for a ref-only bundle.
+// Each core's command memory once program_txn(b, {}) has played: one stream per core from word 0
+// (words nothing writes are 0; a parameter written before the stream counts with its bits alone).
+std::vector<CommandStream> command_memory(const Bundle& b);
+// txn::explain of the program TXN over host_preset(b), so a compiled model's pushes resolve to the
+// descriptors the stream wrote (axc explain). Empty for a ref-only bundle.
 std::string explain_txn(const Bundle& b);
 
 }  // namespace axcore::runtime

@@ -80,10 +80,11 @@ struct TimelineOptions {
 TimelineOptions timeline_options(const std::string& steps_metadata);
 void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, const TimelineOptions& opt = {});
 
-struct Bundle;
-// The units a core task runs (from its descriptor in the bundle's preloaded command streams): a
-// datapath's IFDs, MVM or DWPU, DPU and ODR; LoadIMC. Empty when the word holds no descriptor the
-// bundle preloads (the timeline then shows the task on the command processor only).
-std::vector<trace::Unit> task_units(const Bundle& b, unsigned core, uint32_t word);
+struct CommandStream;
+// The units a core task runs (from its descriptor in command memory, `cmd_mem` =
+// command_memory(bundle): what the bundle preloads and its TXN writes): a datapath's IFDs, MVM or
+// DWPU, DPU and ODR; LoadIMC. Empty when the word holds no descriptor (the timeline then shows the
+// task on the command processor only).
+std::vector<trace::Unit> task_units(const std::vector<CommandStream>& cmd_mem, unsigned core, uint32_t word);
 
 }  // namespace axcore::runtime
