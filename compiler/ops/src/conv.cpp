@@ -66,8 +66,12 @@ void validate(const Call& c) {
       c.refuse("padding", std::to_string(g.p[static_cast<std::size_t>(k)]) + " exceeds dilation * (kernel - 1) = " +
                               std::to_string(g.d[static_cast<std::size_t>(k)] * (taps - 1)) +
                               ": a window would hold no input");
-    if (g.d[static_cast<std::size_t>(k)] * (taps - 1) - g.p[static_cast<std::size_t>(k)] >= n)
-      c.refuse("weight", "the kernel is larger than the padded input");
+    if (const int64_t last = g.d[static_cast<std::size_t>(k)] * (taps - 1) - g.p[static_cast<std::size_t>(k)];
+        last >= n)
+      c.refuse("weight", std::string("the first window's last tap along ") + (k ? "W" : "H") +
+                             " (dilation * (kernel - 1) - padding = " + std::to_string(last) +
+                             ") lies past the input's last index " + std::to_string(n - 1) +
+                             ": the input must reach the first window's last tap");
   }
   if (g.oh < 1 || g.ow < 1)
     c.refuse("input", "the output would be empty (" + std::to_string(g.oh) + " x " + std::to_string(g.ow) + ")");

@@ -54,6 +54,8 @@ TEST(OpsValidate, LinearLimits) {
 TEST(OpsValidate, ConvolutionAndDepthwiseWindows) {
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 64}, "int8x64"), cst("w", {3, 3, 64, 64}, "int8x64")}, {{"padding", Ints{3}}}); },
           {"argument 'padding'", "exceeds dilation * (kernel - 1) = 2"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {1, 1, 64}, "int8x64"), cst("w", {3, 3, 64, 64}, "int8x64")}, {{"padding", Ints{1}}}); },
+          {"argument 'weight'", "first window's last tap along H", "= 1) lies past the input's last index 0"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 64}, "int8x64"), cst("w", {3, 3, 128, 64}, "int8x64")}); },
           {"argument 'weight'", "C_in 128", "the input has C_in 64"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 64}, "int8x64"), cst("w", {3, 3, 64}, "int8x64")}, {{"padding", Ints{1}}}); },
