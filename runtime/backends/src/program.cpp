@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "axcore/runtime/buffer_image.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::runtime {
 namespace {
@@ -16,11 +17,7 @@ std::string expected_inputs(const Bundle& b) {
   return s.empty() ? " (none)" : s;
 }
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using text::hex;
 
 }  // namespace
 
