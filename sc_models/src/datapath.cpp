@@ -1,6 +1,7 @@
 #include "datapath.hpp"
 
 #include <algorithm>
+#include <new>
 #include <vector>
 
 #include "axcore/ref/dwpu.hpp"
@@ -56,13 +57,13 @@ void IfdUnit::body(Pipe& pipe, uint64_t& t) {
   for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
     if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
     const uint64_t want = t + rows - 1 + ifd_latency;               // ifd_latency after its last row (timing.md)
-    uint64_t enter;
-    try {  // (push throws no RefError: a RefError here is the element's)
-      enter = out->push(ref::ifd_element(walk, c.step(), env_.l1), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
+    try {  // built in the stream's next slot (a 264-byte element is not copied)
+      ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, c.step(), env_.l1));
     } catch (const ref::RefError&) {
       pipe.err_addr = static_cast<uint32_t>(c.step().row);
       throw;
     }
+    const uint64_t enter = out->commit(want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
     stall_out_ += enter - want;
     t = std::max(t + rows, enter + 1 - ifd_latency);
   }
@@ -79,19 +80,15 @@ void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
 
 template <>
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
-  auto pop = [&] {
-    auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
-    stall_in_ += got.cycle - t;
-    t = got.cycle + kCyclesPerTileOp;
-    return std::move(got.value);
-  };
-  auto push = [&](const ref::Element& e) { push_out(pipe, t, e); };
   uint64_t ops = 0;
-  auto counted_pop = [&] {
+  for (ref::MvmRun run(desc, *env_.imc); !run.done();) {  // ref::run_mvm, reading x in place
+    uint64_t at = 0;
+    const ref::Element& x = pipe.ifd0.pop_ref(t, at, &pipe.bt, kMainIn);
+    stall_in_ += at - t;
+    t = at + kCyclesPerTileOp;
     ++ops;
-    return pop();
-  };
-  ref::run_mvm(desc, *env_.imc, counted_pop, push);
+    if (const ref::Element* y = run.take(x)) push_out(pipe, t, *y);
+  }
   t += mvm_latency;
   busy_ = static_cast<int64_t>(ops * kCyclesPerTileOp);  // PERF_BUSY: tile-op cycles
 }
@@ -200,20 +197,21 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
   if (walk.transpose) return body_transpose(pipe, t);
   bool writing = false;  // the previous element's last row write is in cycle t (busy, not a stall)
   for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
-    auto got = in->pop(t, &pipe.bt, kOdrIn);
-    stall_in_ += got.cycle - t - std::min<uint64_t>(got.cycle - t, writing ? 1 : 0);
+    uint64_t at = 0;
+    const ref::Element& e = in->pop_ref(t, at, &pipe.bt, kOdrIn);
+    stall_in_ += at - t - std::min<uint64_t>(at - t, writing ? 1 : 0);
     const auto& st = c.step();
     if (!st.guards_pass) {
-      t = got.cycle + 1;
+      t = at + 1;
       pipe.end = t - 1;
       writing = false;
       continue;
     }
-    if (got.value.value.dtype != walk.cast_from)
+    if (e.value.dtype != walk.cast_from)
       ref::fail(spec::ErrorCode::STREAM_DTYPE,
-                std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
-                    ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
-    t = store(pipe, st, num::convert(got.value.value, walk.dtype), got.cycle);
+                std::string("ODR: popped ") + std::string(spec::to_string(e.value.dtype)) + ", the walk casts from " +
+                    std::string(spec::to_string(walk.cast_from)));
+    t = store(pipe, st, num::convert(e.value, walk.dtype), at);
     writing = true;
   }
   t = std::max(t, pipe.end + 1);  // busy through the last write

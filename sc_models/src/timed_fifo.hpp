@@ -63,22 +63,21 @@ class BlockTracker {
   bool aborted_ = false;
 };
 
-// The slots of a bounded FIFO: a fixed ring (a std::deque of 260-byte elements would allocate a
-// node per push).
+// The slots of a bounded FIFO of `depth` elements: a fixed ring (a std::deque of 264-byte
+// elements would allocate a node per push) with two slots more than the FIFO holds: `back()`,
+// the slot the next push fills (a producer builds its element there, so it is never copied),
+// and the slot popped last, which stays untouched until the next pop (a consumer reads the
+// element in place). Neither is one of the FIFO's elements: with the FIFO full, back() is the
+// slot before the one popped last.
 template <class S>
 class Ring {
  public:
-  explicit Ring(std::size_t capacity) : v_(capacity) {}
+  explicit Ring(std::size_t depth) : v_(depth + 2) {}
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   S& front() { return v_[head_]; }
-  template <class V>
-  void push_back(V&& value, uint64_t ready) {
-    S& s = v_[(head_ + n_) % v_.size()];
-    s.value = std::forward<V>(value);
-    s.ready = ready;
-    ++n_;
-  }
+  S& back() { return v_[(head_ + n_) % v_.size()]; }
+  void push_back() { ++n_; }  // back() becomes the last element
   void pop_front() {
     head_ = (head_ + 1) % v_.size();
     --n_;
@@ -113,6 +112,15 @@ class TimedFifo {
 
   // Pushes v, produced by cycle `t`; returns the cycle it entered the FIFO.
   uint64_t push(T v, uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
+    staged() = std::move(v);
+    return commit(t, bt, wait_bit);
+  }
+  // The element the next commit pushes: a producer builds it here, in place (also while the
+  // FIFO is full: this slot is none of its elements, nor the one popped last).
+  T& staged() { return q_.back().value; }
+  // Pushes staged(), produced by cycle `t` (waits while the FIFO is full); returns the cycle it
+  // entered the FIFO.
+  uint64_t commit(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.size() >= depth_) {
       if (failed_) throw StreamFailed{code_};
       if (bt)
@@ -123,7 +131,8 @@ class TimedFifo {
     if (failed_) throw StreamFailed{code_};
     uint64_t enter = t;
     if (pushes_ >= depth_) enter = std::max(enter, pop_at_[pushes_ % depth_] + 1);
-    q_.push_back(std::move(v), enter + 1);
+    q_.back().ready = enter + 1;
+    q_.push_back();
     ++pushes_;
     release_waiter();
     data_.notify(sc_core::SC_ZERO_TIME);
@@ -153,6 +162,13 @@ class TimedFifo {
   }
   // Pops at or after cycle `t`.
   Popped pop(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
+    uint64_t at = 0;
+    const T& v = pop_ref(t, at, bt, wait_bit);
+    return Popped{v, at};
+  }
+  // Pops at or after cycle `t` (the cycle of the pop in `at`) and returns the element in place:
+  // it stays valid until this FIFO's next pop.
+  const T& pop_ref(uint64_t t, uint64_t& at, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {
       if (failed_) throw StreamFailed{code_};
       if (bt)
@@ -161,14 +177,13 @@ class TimedFifo {
         sc_core::wait(data_fail_);
     }
     auto& s = q_.front();
-    const uint64_t at = std::max(t, s.ready);
-    Popped out{std::move(s.value), at};
+    at = std::max(t, s.ready);
     q_.pop_front();
     pop_at_[pops_ % depth_] = at;
     ++pops_;
     release_waiter();
     space_.notify(sc_core::SC_ZERO_TIME);
-    return out;
+    return s.value;
   }
   void fail(spec::ErrorCode c) {
     failed_ = true;
