@@ -19,12 +19,26 @@ using spec::param::odr_latency;
 constexpr uint64_t kCyclesPerTileOp = spec::param::imc_tile_rows / spec::param::mvm_rows_per_cycle;
 }  // namespace
 
-void Unit::launch(Pipe& pipe, uint64_t t0) {
+void Unit::begin_run(Pipe& pipe) {
   pipe.bt.start_unit();
+  stall_in_ = stall_out_ = 0;
+  busy_ = -1;
+}
+
+void Unit::end_run(Pipe& pipe, uint64_t t0, uint64_t t) {
+  auto& c = (*env_.perf)[perf_];
+  const uint64_t span = t > t0 ? t - t0 : 0;
+  c.stall_in += static_cast<uint32_t>(stall_in_);
+  c.stall_out += static_cast<uint32_t>(stall_out_);
+  c.busy +=
+      static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_) : span - std::min(span, stall_in_ + stall_out_));
+  pipe.bt.end_unit(t);
+}
+
+void ThreadUnit::launch(Pipe& pipe, uint64_t t0) {
+  begin_run(pipe);
   sc_core::sc_spawn([this, &pipe, t0] {
     uint64_t t = t0;
-    stall_in_ = stall_out_ = 0;
-    busy_ = -1;
     try {
       body(pipe, t);
     } catch (const Aborted&) {
@@ -32,13 +46,8 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
       if (pipe.err == spec::ErrorCode::NONE) pipe.err = e.code();
       pipe.bt.abort();
     }
-    auto& c = (*env_.perf)[perf_];
-    const uint64_t span = t > t0 ? t - t0 : 0;
-    c.stall_in += static_cast<uint32_t>(stall_in_);
-    c.stall_out += static_cast<uint32_t>(stall_out_);
-    c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_)
-                                               : span - std::min(span, stall_in_ + stall_out_));
-    pipe.bt.end_unit(t);
+    pipe.bt.run_inline();  // this unit stops popping: an IFD with room runs now, as its thread would
+    end_run(pipe, t0, t);
   });
 }
 
@@ -52,24 +61,70 @@ uint64_t Unit::l1_rows(int64_t row, uint64_t rows, uint64_t t) {
   return g - (t + rows - 1);
 }
 
-void IfdUnit::body(Pipe& pipe, uint64_t& t) {
-  const uint64_t rows = num::element_rows(walk.dtype);
+void IfdUnit::launch(Pipe& pipe, uint64_t t0) {
+  begin_run(pipe);
+  pipe_ = &pipe;
+  t0_ = t0;
+  t_ = t0 + 1;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
-  ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
-  for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
-    if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
-    const uint64_t want = t + rows - 1 + ifd_latency;               // ifd_latency after its last row (timing.md)
-    try {  // built in the stream's next slot (a 264-byte element is not copied)
-      ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, c.step(), env_.l1));
-    } catch (const ref::RefError&) {
-      pipe.err_addr = static_cast<uint32_t>(c.step().row);
-      throw;
+  cursor_.emplace(walk, ref::WalkRole::Ifd);
+  running_ = true;
+  staged_ = blocked_ = false;
+  out->set_producer(this);
+  pipe.bt.add_inline(this);
+  pipe.bt.on_abort([this] { abandon(); });
+  refill();  // fills the stream, as the IFD's thread did first
+}
+
+void IfdUnit::refill() {
+  if (!running_) return;
+  Pipe& pipe = *pipe_;
+  const uint32_t bit = second_ ? kIfd1Out : kIfd0Out;
+  const uint64_t rows = num::element_rows(walk.dtype);
+  try {
+    for (;;) {
+      if (!staged_) {  // the next element: its rows through the L1 banks, then the element
+        if (cursor_->done()) break;
+        const ref::WalkStep& st = cursor_->step();
+        if (st.guards_pass) t_ += l1_rows(st.row, rows, t_);  // a lost bank delays the element
+        want_ = t_ + rows - 1 + ifd_latency;                  // ifd_latency after its last row (timing.md)
+        try {  // built in the stream's next slot (a 264-byte element is not copied)
+          ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, st, env_.l1));
+        } catch (const ref::RefError&) {
+          pipe.err_addr = static_cast<uint32_t>(st.row);
+          throw;
+        }
+        staged_ = true;
+      }
+      if (out->full()) {  // wait for a pop (blocked on the output, as the thread was)
+        if (blocked_)
+          pipe.bt.progress(want_);
+        else
+          pipe.bt.block(bit, want_);
+        blocked_ = true;
+        return;
+      }
+      const uint64_t enter = out->commit(want_, &pipe.bt, bit);
+      stall_out_ += enter - want_;
+      t_ = std::max(t_ + rows, enter + 1 - ifd_latency);
+      staged_ = false;
+      cursor_->advance();
     }
-    const uint64_t enter = out->commit(want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
-    stall_out_ += enter - want;
-    t = std::max(t + rows, enter + 1 - ifd_latency);
+    t_ += ifd_latency + 1;  // busy until the last element is on the stream
+    if (blocked_) pipe.bt.unblock(bit);
+    running_ = blocked_ = false;
+    end_run(pipe, t0_, t_);
+  } catch (const ref::RefError& e) {
+    if (pipe.err == spec::ErrorCode::NONE) pipe.err = e.code();
+    pipe.bt.abort();  // ends this unit too (abandon)
   }
-  t += ifd_latency + 1;  // busy until the last element is on the stream
+}
+
+void IfdUnit::abandon() {
+  if (!running_) return;
+  if (blocked_) pipe_->bt.unblock(second_ ? kIfd1Out : kIfd0Out);
+  running_ = blocked_ = false;
+  end_run(*pipe_, t0_, t_);
 }
 
 template <class Desc>
