@@ -1,0 +1,130 @@
+"""Weights as inputs and K passes (issue 24): aten.linear / aten.convolution with the weight a
+runtime buffer (PyTorch's layouts repacked on the device through A.vtrsp; the guide's blocked
+(C_out/64, KH, KW, C_in) layout loaded as it is), and a convolution whose window exceeds one IMC
+residency (float18 partial sums). Every case against an independent NumPy computation, on every
+backend."""
+import numpy as np
+import pytest
+
+import axcore.script as A
+from axcore import axol, runtime
+from axcore.compiler.interpreter import emulation as emu
+from axcore.script import CompileError
+
+BACKENDS = ["ref", "fsim", "tlm", "rtl"]
+
+
+def f18(x):
+    """float64 -> float18 (11 significant bits, ties to even), no float32 in between."""
+    m, e = np.frexp(np.asarray(x, dtype=np.float64))
+    return np.ldexp(np.rint(np.ldexp(m, 11)), e - 11)
+
+
+def _run(mod, ins, backend):
+    b = runtime.compile(mod)
+    res = runtime.run(b, backend=backend, inputs=ins)
+    return res.outputs[b.outputs[0].name]
+
+
+def _conv_hwio(x, w_hwio, stride, kh_range=None):
+    """int sums of a valid convolution, x (H, W, C), w (KH, KW, C, O), over kernel rows kh_range."""
+    kh, kw, _, _ = w_hwio.shape
+    sh, sw = stride
+    oh, ow = (x.shape[0] - kh) // sh + 1, (x.shape[1] - kw) // sw + 1
+    out = np.zeros((oh, ow, w_hwio.shape[3]))
+    for y in kh_range if kh_range is not None else range(kh):
+        for z in range(kw):
+            win = x[y:y + sh * (oh - 1) + 1:sh, z:z + sw * (ow - 1) + 1:sw, :].astype(np.float64)
+            out += win @ w_hwio[y, z].astype(np.float64)
+    return out
+
+
+@A.ir_module
+class LinearInputWeight:
+    @A.prim_func
+    def main(x: A.Buffer((8, 2), "int8x64", scope=A.DDR),        # (M, K) = (8, 128)
+             w: A.Buffer((192, 2), "int8x64", scope=A.DDR)):     # PyTorch's (out, in) = (192, 128)
+        A.output(axol.aten.linear(x, w))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_aten_linear_input_weight(backend):
+    rng = np.random.default_rng(1)
+    ins = {"x": rng.integers(-128, 128, (8, 128)).astype(np.int8),
+           "w": rng.integers(-128, 128, (192, 128)).astype(np.int8)}
+    want = emu.rf18((ins["x"].astype(np.int64) @ ins["w"].astype(np.int64).T).astype(np.float32))  # |acc| < 2^24
+    np.testing.assert_array_equal(_run(LinearInputWeight, ins, backend), want)
+
+
+@A.ir_module
+class ConvOhwiInputWeight:
+    @A.prim_func
+    def main(x: A.Buffer((6, 6, 1), "int8x64", scope=A.DDR),            # NHWC without N, C_in 64
+             w: A.Buffer((128, 3, 3, 1), "int8x64", scope=A.DDR)):      # OHWI, C_out 128
+        A.output(axol.aten.convolution(x, w, stride=(1, 1), padding=(0, 0), dilation=(1, 1)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_aten_convolution_ohwi_input_weight(backend):
+    rng = np.random.default_rng(2)
+    ins = {"x": rng.integers(-128, 128, (6, 6, 64)).astype(np.int8),
+           "w": rng.integers(-128, 128, (128, 3, 3, 64)).astype(np.int8)}
+    want = f18(_conv_hwio(ins["x"], np.transpose(ins["w"], (1, 2, 3, 0)), (1, 1)))
+    np.testing.assert_array_equal(_run(ConvOhwiInputWeight, ins, backend), want.astype(np.float32))
+
+
+# The guide's blocked layout, N = 1 input, and a window of 4 x 4 x 576 = 144 IMC tiles: more than
+# one residency (128), so two K passes of 3 and 1 kernel rows, with a bias in pass 0.
+KB = 9
+
+
+@A.ir_module
+class ConvBlockedSplitK:
+    @A.prim_func
+    def main(x: A.Buffer((1, 9, 9, KB), "int8x64", scope=A.DDR),
+             w: A.Buffer((2, 4, 4, KB * 64), "int8x64", scope=A.DDR)):   # (C_out/64, KH, KW, C_in)
+        bias = A.alloc_constant(np.linspace(-300, 300, 128).reshape(2, 64), "float32x64", scope=A.DDR, shape=(2,))
+        A.output(axol.aten.convolution(x, w, bias=bias, stride=(2, 2), padding=(0, 0), dilation=(1, 1)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_convolution_blocked_input_weight_in_k_passes(backend):
+    rng = np.random.default_rng(3)
+    ins = {"x": rng.integers(-128, 128, (1, 9, 9, KB * 64)).astype(np.int8),
+           "w": rng.integers(-128, 128, (2, 4, 4, KB * 64 * 64)).astype(np.int8)}
+    w = np.transpose(ins["w"].reshape(2, 4, 4, KB * 64, 64), (1, 2, 3, 0, 4)).reshape(4, 4, KB * 64, 128)
+    rows = runtime.IMC_TILES // (4 * KB)
+    assert rows == 3  # the case is two passes (3 + 1 kernel rows): the split is what this tests
+    bias = f18(np.linspace(-300, 300, 128).astype(np.float32).astype(np.float64))
+    acc = f18(f18(_conv_hwio(ins["x"][0], w, (2, 2), range(0, rows))) + bias)
+    acc = f18(f18(_conv_hwio(ins["x"][0], w, (2, 2), range(rows, 4))) + acc)
+    got = _run(ConvBlockedSplitK, ins, backend)
+    assert got.shape == (1, 3, 3, 128)
+    np.testing.assert_array_equal(got[0], acc.astype(np.float32))
+
+
+def test_k_passes_refuse_what_does_not_distribute():
+    with pytest.raises(CompileError, match="only a bias distributes over the partial sums"):
+        @A.ir_module
+        class Relu:
+            @A.prim_func
+            def main(x: A.Buffer((9, 9, KB), "int8x64", scope=A.DDR),
+                     w: A.Buffer((2, 4, 4, KB * 64), "int8x64", scope=A.DDR)):
+                A.output(axol.aten.convolution(x, w, activation="relu"))
+        runtime.compile(Relu)
+    with pytest.raises(CompileError, match="K passes, which take no padding"):
+        @A.ir_module
+        class Padded:
+            @A.prim_func
+            def main(x: A.Buffer((9, 9, KB), "int8x64", scope=A.DDR),
+                     w: A.Buffer((2, 4, 4, KB * 64), "int8x64", scope=A.DDR)):
+                A.output(axol.aten.convolution(x, w, padding=(1, 1)))
+        runtime.compile(Padded)
+    with pytest.raises(CompileError, match="PWORDs on its last axis"):
+        @A.ir_module
+        class Neither:
+            @A.prim_func
+            def main(x: A.Buffer((9, 9, 2), "int8x64", scope=A.DDR),
+                     w: A.Buffer((2, 4, 4, 3), "int8x64", scope=A.DDR)):
+                A.output(axol.aten.convolution(x, w))
+        runtime.compile(Neither)
