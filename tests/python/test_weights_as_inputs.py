@@ -103,28 +103,16 @@ def test_convolution_blocked_input_weight_in_k_passes(backend):
     np.testing.assert_array_equal(got[0], acc.astype(np.float32))
 
 
-def test_k_passes_refuse_what_does_not_distribute():
-    with pytest.raises(CompileError, match="only a bias distributes over the partial sums"):
+@pytest.mark.parametrize("xs, ws, act, pad, match", [
+    ((9, 9, KB), (2, 4, 4, KB * 64), "relu", (0, 0), "only a bias distributes over the partial sums"),
+    ((9, 9, KB), (2, 4, 4, KB * 64), "none", (1, 1), "K passes, which take no padding"),
+    ((9, 9, 2), (2, 4, 4, 3), "none", (0, 0), "PWORDs on its last axis"),
+])
+def test_convolution_refusals(xs, ws, act, pad, match):
+    with pytest.raises(CompileError, match=match):
         @A.ir_module
-        class Relu:
+        class Refused:
             @A.prim_func
-            def main(x: A.Buffer((9, 9, KB), "int8x64", scope=A.DDR),
-                     w: A.Buffer((2, 4, 4, KB * 64), "int8x64", scope=A.DDR)):
-                A.output(axol.aten.convolution(x, w, activation="relu"))
-        runtime.compile(Relu)
-    with pytest.raises(CompileError, match="K passes, which take no padding"):
-        @A.ir_module
-        class Padded:
-            @A.prim_func
-            def main(x: A.Buffer((9, 9, KB), "int8x64", scope=A.DDR),
-                     w: A.Buffer((2, 4, 4, KB * 64), "int8x64", scope=A.DDR)):
-                A.output(axol.aten.convolution(x, w, padding=(1, 1)))
-        runtime.compile(Padded)
-    with pytest.raises(CompileError, match="PWORDs on its last axis"):
-        @A.ir_module
-        class Neither:
-            @A.prim_func
-            def main(x: A.Buffer((9, 9, 2), "int8x64", scope=A.DDR),
-                     w: A.Buffer((2, 4, 4, 3), "int8x64", scope=A.DDR)):
-                A.output(axol.aten.convolution(x, w))
-        runtime.compile(Neither)
+            def main(x: A.Buffer(xs, "int8x64", scope=A.DDR), w: A.Buffer(ws, "int8x64", scope=A.DDR)):
+                A.output(axol.aten.convolution(x, w, padding=pad, activation=act))
+        runtime.compile(Refused)

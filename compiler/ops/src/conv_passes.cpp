@@ -143,11 +143,7 @@ std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPla
     nodes.push_back(n);
   };
   auto slice = [&](const std::string& in, const std::string& o, int64_t axis, int64_t start, int64_t end) {
-    Node n = node("slice", {in}, {o});
-    n.num_attrs = {{"axis", {static_cast<double>(axis)}},
-                   {"start", {static_cast<double>(start)}},
-                   {"end", {static_cast<double>(end)}}};
-    nodes.push_back(n);
+    nodes.push_back(slice_node(in, o, axis, start, end));
   };
   auto conv = [&](const std::string& x, const std::string& w, bool padded) {
     Node n = node("conv2d", {x, w}, {});
@@ -182,19 +178,12 @@ std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPla
       slice(tag + "_w", t + "_w", 0, kh0, kh0 + khn);
       Node n = conv(t + "_x", t + "_w", false);
       n.outputs = {t};
-      n.str_attrs["epilogue"] = "none";
+      std::string bias;
       if (pass == 0 && c.has("bias")) {
         slice(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, nb0 * 64 + 64);
-        n.inputs.push_back(tag + "_b");
-        n.str_attrs["epilogue"] = "bias";
+        bias = tag + "_b";
       }
-      nodes.push_back(n);
-      if (pass == 0) {
-        sum = t;
-      } else {
-        nodes.push_back(node("add", {t, sum}, {t + "_sum"}));
-        sum = t + "_sum";
-      }
+      add_pass(nodes, n, bias, sum);
     }
     blocks.push_back(sum);
   }

@@ -122,6 +122,27 @@ Epilogue epilogue_of(const Call& c, int64_t n) {
   return e;
 }
 
+Node slice_node(const std::string& in, const std::string& out, int64_t axis, int64_t start, int64_t end) {
+  Node n = node("slice", {in}, {out});
+  n.num_attrs = {{"axis", {static_cast<double>(axis)}},
+                 {"start", {static_cast<double>(start)}},
+                 {"end", {static_cast<double>(end)}}};
+  return n;
+}
+
+void add_pass(std::vector<Node>& g, Node pass, const std::string& bias, std::string& sum) {
+  pass.str_attrs["epilogue"] = bias.empty() ? "none" : "bias";
+  if (!bias.empty()) pass.inputs.push_back(bias);
+  const std::string t = pass.outputs.at(0);
+  g.push_back(std::move(pass));
+  if (sum.empty()) {
+    sum = t;
+    return;
+  }
+  g.push_back(node("add", {t, sum}, {t + "_sum"}));
+  sum = t + "_sum";
+}
+
 std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out) {
   Node n = mvm;
   const bool scale = c.has("scale"), bias = c.has("bias");

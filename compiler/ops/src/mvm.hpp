@@ -59,6 +59,12 @@ void linear_rows_streamed(const Tensor& x, const Tensor& w, const Epilogue& e, c
 
 // Checks an epilogue's arguments (scale, bias (N,) constant, activation) and builds it.
 Epilogue epilogue_of(const Call& c, int64_t n);
+// Reference pieces of a reduction split into K passes (core.linear's split-k, core.convolution's
+// K passes): a slice node, and one pass — `pass` (its epilogue none, or the bias `bias` when not
+// empty) then its float18 "add" to the running sum `sum` (empty before the first pass).
+Node slice_node(const std::string& in, const std::string& out, int64_t axis, int64_t start, int64_t end);
+void add_pass(std::vector<Node>& g, Node pass, const std::string& bias, std::string& sum);
+
 // The reference of an MVM op with this epilogue: `op` ("linear", "conv2d") then relu.
 std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out);
 
