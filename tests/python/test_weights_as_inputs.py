@@ -103,6 +103,25 @@ def test_convolution_blocked_input_weight_in_k_passes(backend):
     np.testing.assert_array_equal(got[0], acc.astype(np.float32))
 
 
+@A.ir_module
+class ConvInputBeyondL1:
+    @A.prim_func
+    def main(x: A.Buffer((96, 96, 2), "int8x64", scope=A.DDR),            # 1.18 MB: more than L1
+             w: A.Buffer((2, 4, 4, 128), "int8x64", scope=A.DDR)):        # blocked, 32 tiles per block
+        A.output(axol.aten.convolution(x, w, stride=(4, 4), padding=(0, 0), dilation=(1, 1)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_convolution_input_beyond_l1_in_bands(backend):
+    """The input streamed in bands of output rows, one pass, both output blocks in one residency."""
+    rng = np.random.default_rng(4)
+    ins = {"x": rng.integers(-128, 128, (96, 96, 128)).astype(np.int8),
+           "w": rng.integers(-128, 128, (2, 4, 4, 128 * 64)).astype(np.int8)}
+    w = np.transpose(ins["w"].reshape(2, 4, 4, 128, 64), (1, 2, 3, 0, 4)).reshape(4, 4, 128, 128)
+    want = f18(_conv_hwio(ins["x"], w, (4, 4)))
+    np.testing.assert_array_equal(_run(ConvInputBeyondL1, ins, backend), want.astype(np.float32))
+
+
 @pytest.mark.parametrize("xs, ws, act, pad, match", [
     ((9, 9, KB), (2, 4, 4, KB * 64), "relu", (0, 0), "only a bias distributes over the partial sums"),
     ((9, 9, KB), (2, 4, 4, KB * 64), "none", (1, 1), "K passes, which take no padding"),

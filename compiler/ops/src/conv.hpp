@@ -21,8 +21,9 @@ Tensor weight_rows(const Call& c, const Geometry& g);
 // the result (the input streamed a band of output rows at a time). Kernel rows per pass: 0 when
 // the path is not needed.
 struct PassPlan {
-  int64_t kh_per_pass = 0;  // kernel rows a residency holds (one output block per residency)
+  int64_t kh_per_pass = 0;  // kernel rows a residency holds
   int64_t passes = 0;
+  int64_t blocks = 1;     // output blocks per residency: 1 with K passes, else as many as fit (max_chunk)
   int64_t band_rows = 0;  // output rows per streamed input band (0: the input read in place)
 };
 PassPlan pass_plan(const Call& c, const Geometry& g);

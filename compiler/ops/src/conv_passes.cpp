@@ -13,6 +13,8 @@
 // output rows at a time — for output rows [oh0, oh0 + R) and the pass's kernel rows, exactly
 // the input rows the window reads (a SysDMA gather into an (R, kh, W, C_in/64) slot, ping/pong
 // between two slots), so a stride-16 patch embedding reads each input row once per output block.
+// Without K passes (an input beyond L1, a window within one residency) a residency holds as many
+// output blocks as max_chunk allows, and the input is read once per such chunk.
 #include "conv.hpp"
 
 namespace axcore::compiler::ops::detail {
@@ -37,6 +39,7 @@ PassPlan pass_plan(const Call& c, const Geometry& g) {
   PassPlan p;
   p.kh_per_pass = std::max<int64_t>(1, std::min(g.kh, tiles / row_tiles));
   p.passes = (g.kh + p.kh_per_pass - 1) / p.kh_per_pass;
+  if (p.passes == 1) p.blocks = max_chunk(g.kh * row_tiles, epilogue_of(c, g.nb * 64));
   if (stream) {
     const uint64_t row = static_cast<uint64_t>(p.kh_per_pass * g.w * g.cb) * 64;  // one output row's input
     const uint64_t room = budget > out_bytes(g) + kSlack ? budget - out_bytes(g) - kSlack : 0;
@@ -78,20 +81,21 @@ void conv_in_passes(const Call& c, const Geometry& g, const PassPlan& p, const T
   const Tensor x = c.tensor("input"), wk = weight_rows(c, g);
   const Epilogue e = epilogue_of(c, g.nb * 64);
   const int64_t row_tiles = g.kw * g.cb;
-  for (int64_t nb0 = 0; nb0 < g.nb; ++nb0) {
-    Tensor consts;  // the bias of this block, shared by its pass-0 bands
+  for (int64_t nb0 = 0; nb0 < g.nb; nb0 += p.blocks) {
+    const int64_t nbc = std::min(p.blocks, g.nb - nb0);
+    Tensor consts;  // the epilogue constants of these blocks, shared by their pass-0 bands
     for (int64_t pass = 0; pass < p.passes; ++pass) {
       const int64_t kh0 = pass * p.kh_per_pass, khn = std::min(p.kh_per_pass, g.kh - kh0);
       const std::string tag = out.name() + "_w" + std::to_string(nb0) + "_p" + std::to_string(pass);
       MvmChunk m;
       m.k_blocks = khn * row_tiles;
       m.nb0 = nb0;
-      m.nbc = 1;
+      m.nbc = nbc;
       m.accumulate = pass > 0;
       m.epi_cache = pass == 0 ? &consts : nullptr;
-      m.imc = A::alloc_imc({m.k_blocks, 1}, "int8x4096", -1, tag);
+      m.imc = A::alloc_imc({m.k_blocks, nbc}, "int8x4096", -1, tag);
       m.imc.node()->loc = call_loc();
-      load_streamed(wk, m.imc, 0, m.k_blocks, kh0 * row_tiles, nb0, 1, tag, g.blocked);
+      load_streamed(wk, m.imc, 0, m.k_blocks, kh0 * row_tiles, nb0, nbc, tag, g.blocked);
       const Epilogue& ep = pass == 0 ? e : Epilogue{};
       // Output rows [oh0, oh0 + rows): the IFD walks each output's window rows kh0.. of the pass,
       // from the input itself or from the band slot holding exactly those rows.
@@ -99,7 +103,7 @@ void conv_in_passes(const Call& c, const Geometry& g, const PassPlan& p, const T
         m.outer = {rows, g.ow};
         m.out_row0 = oh0;
         m.ifd = [&](const A::StreamHandle& s) {
-          A::grid_nest({rows, g.ow, 1, khn, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
+          A::grid_nest({rows, g.ow, nbc, khn, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
             const A::Value iw = i[1] * g.s[1] + i[4] * g.d[1];
             if (slot)
               s.push((*slot)(i[0], i[3], iw, i[5]));
