@@ -57,6 +57,30 @@ def test_aten_linear_input_weight(backend):
 
 
 @A.ir_module
+class MatmulPartial:
+    @A.prim_func
+    def main(x: A.Buffer((4, 4), "int8x64", scope=A.DDR),       # (M, K) = (4, 256)
+             w: A.Buffer((256, 2), "int8x64", scope=A.DDR)):    # (K, N) = (256, 128), an input
+        imc0 = axol.atomic.load_imc(axol.atomic.slice_tensor(w, dim=0, start=0, end=128))    # K tile 0 resident
+        s0 = axol.atomic.matmul(axol.atomic.slice_tensor(x, dim=1, start=0, end=128), imc0)
+        imc1 = axol.atomic.load_imc(axol.atomic.slice_tensor(w, dim=0, start=128, end=256))  # then K tile 1 (§11.2)
+        s1 = axol.atomic.matmul(axol.atomic.slice_tensor(x, dim=1, start=128, end=256), imc1, partial=s0)
+        A.output(s1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_atomic_matmul_partial(backend):
+    """The guide's partial= (§11.2): each K tile's product added onto the sum of the ones before,
+    in float18, the weight an input made resident one K tile at a time."""
+    rng = np.random.default_rng(5)
+    ins = {"x": rng.integers(-128, 128, (4, 256)).astype(np.int8),
+           "w": rng.integers(-128, 128, (256, 128)).astype(np.int8)}
+    x, w = ins["x"].astype(np.float64), ins["w"].astype(np.float64)
+    want = f18(f18(x[:, 128:] @ w[128:]) + f18(x[:, :128] @ w[:128]))
+    np.testing.assert_array_equal(_run(MatmulPartial, ins, backend), want.astype(np.float32))
+
+
+@A.ir_module
 class ConvOhwiInputWeight:
     @A.prim_func
     def main(x: A.Buffer((6, 6, 1), "int8x64", scope=A.DDR),            # NHWC without N, C_in 64

@@ -91,7 +91,7 @@ void conv_in_passes(const Call& c, const Geometry& g, const PassPlan& p, const T
       m.k_blocks = khn * row_tiles;
       m.nb0 = nb0;
       m.nbc = nbc;
-      m.accumulate = pass > 0;
+      if (pass > 0) m.partial = out;
       m.epi_cache = pass == 0 ? &consts : nullptr;
       m.imc = A::alloc_imc({m.k_blocks, nbc}, "int8x4096", -1, tag);
       m.imc.node()->loc = call_loc();

@@ -230,7 +230,13 @@ OpDef matmul_op() {
   d.level = Level::Atomic;
   d.doc = "float32 out = x @ W against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
   d.args = {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
-            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"}};
+            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"},
+            {"partial",
+             ArgKind::Tensor,
+             false,
+             {},
+             "float32 of the result's shape: out = f18(f18(x @ W) + f18(partial)), a K tile added onto the sum of the "
+             "ones before (the guide's partial=, §11.2)"}};
   d.validate = [](const Call& c) {
     require_dtype(c, "input", {"int8x64"});
     const Tensor imc = c.tensor("imc");
@@ -239,6 +245,15 @@ OpDef matmul_op() {
     if (c.tensor("input").shape().back() != imc.shape()[0])
       c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) +
                             " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
+    if (c.has("partial")) {
+      require_dtype(c, "partial", {"float32x64"});
+      auto s = c.tensor("input").shape();
+      s.back() = imc.shape()[1];
+      if (c.tensor("partial").shape() != s)
+        c.refuse("partial", c.tensor("partial").name() + " " + shape_str(logical(c.tensor("partial"))) +
+                                " is not the result's shape " + shape_str({s.begin(), s.end() - 1}) + " x " +
+                                std::to_string(s.back() * 64));
+    }
   };
   d.infer_output = [](const Call& c) {
     auto s = c.tensor("input").shape();
@@ -253,6 +268,7 @@ OpDef matmul_op() {
     ch.k_blocks = kb;
     ch.nbc = nb;
     ch.imc = imc;
+    if (c.has("partial")) ch.partial = rows_of(c.tensor("partial"));
     ch.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nb, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });
     };
@@ -262,7 +278,9 @@ OpDef matmul_op() {
     Node n =
         node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
     n.str_attrs["epilogue"] = "none";
-    return std::vector<Node>{n};
+    if (!c.has("partial")) return std::vector<Node>{n};
+    n.outputs = {out.name() + "_tile"};
+    return std::vector<Node>{n, node("add", {out.name() + "_tile", c.tensor("partial").name()}, {out.name()})};
   };
   return d;
 }

@@ -65,10 +65,10 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
       A::IFD(1, [&] {
         for (auto j : A::serial(n_k)) side.push(consts(j));
       });
-    else if (c.accumulate)  // the running sum, element by element in the ODR's order
+    else if (c.partial)  // the partial sum, element by element in the ODR's order
       A::IFD(1, [&] {
         A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
-          side.push(out.at(out_index({i.begin(), i.end() - 1}, i.back())));
+          side.push(c.partial.at(out_index({i.begin(), i.end() - 1}, i.back())));
         });
       });
     A::MatMul([&] {
@@ -92,7 +92,7 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
           if (e.scale) y = A::Value(y) * r[i_scale];
           if (!e.bias.empty()) y = A::Value(y) + r[nb];
           if (e.relu) y = A::Max(y, r[i_zero]);
-          if (c.accumulate) y = A::Value(y) + A::cast(side.pop(), "float18x64");
+          if (c.partial) y = A::Value(y) + A::cast(side.pop(), "float18x64");
           res.push(A::cast(y, out.dtype()));
         }
       });

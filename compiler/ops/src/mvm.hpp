@@ -26,9 +26,10 @@ struct MvmChunk {
   int64_t out_nb0 = -1;         // the result's first column block (-1: nb0; 0: a result slot of the chunk)
   Tensor* epi_cache = nullptr;  // shares one epilogue constant between the chunk's datapaths
   int64_t out_row0 = 0;         // the result's first index along its first axis (a band of output rows)
-  // A K pass after the first (split K): out = f18(f18(acc) + f18(out)), the running sum read back
-  // through IFD1 in place (each element is read before the ODR writes it). No epilogue constants.
-  bool accumulate = false;
+  // A K pass after the first (split K; the guide's partial=, §11.2): out = f18(f18(acc) +
+  // f18(partial)), the partial sum streamed through IFD1 in the ODR's order — `out` itself for a
+  // running sum in place (each element is read before the ODR writes it). No epilogue constants.
+  Tensor partial;
 };
 
 // Largest output-block chunk one residency and the DPU's registers allow.
