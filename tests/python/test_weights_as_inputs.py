@@ -146,6 +146,30 @@ def test_convolution_input_beyond_l1_in_bands(backend):
     np.testing.assert_array_equal(_run(ConvInputBeyondL1, ins, backend), want.astype(np.float32))
 
 
+@A.ir_module
+class VitPatchEmbedOhwi:
+    """§13 at the guide's shapes with w_conv an input in PyTorch's OHWI layout (6.3 MB): repacked
+    on the device in bands of kernel rows (A.vtrsp), then as the guide's program."""
+    @A.prim_func
+    def main(arg0: A.Buffer((1, 64, 224, 4), "int8x64", scope=A.DDR),
+             w_conv: A.Buffer((384, 16, 16, 1), "int8x64", scope=A.DDR),
+             w_mean: A.Buffer((1, 1, 6), "float32x64", scope=A.DDR)):
+        b0 = axol.aten.permute(arg0, dims=(0, 2, 3, 1))
+        b1 = axol.aten.slice_tensor(b0, dim=2, end=224)
+        b2 = axol.aten.convolution(b1, w_conv, stride=(16, 16), padding=(0, 0), dilation=(1, 1))
+        A.output(axol.aten.sub_tensor(axol.aten.reshape(b2, shape=(1, 196, 6)), w_mean))
+
+
+@pytest.mark.parametrize("backend", ["ref", "tlm"])  # 1.7 M cycles: the RTL runs the small OHWI case above
+def test_vit_patch_embed_ohwi_input_weight(backend):
+    import vit_patch_embed as v
+    ins = v.inputs(21)
+    ins["arg0"] = np.random.default_rng(3).integers(-128, 128, ins["arg0"].shape).astype(np.int8)
+    want = v.reference(ins)
+    ins["w_conv"] = ins["w_conv"].reshape(6, 16, 16, 64, 64).transpose(0, 4, 1, 2, 3).reshape(384, 16, 16, 64)
+    np.testing.assert_array_equal(_run(VitPatchEmbedOhwi, ins, backend), want)
+
+
 @pytest.mark.parametrize("xs, ws, act, pad, match", [
     ((9, 9, KB), (2, 4, 4, KB * 64), "relu", (0, 0), "only a bias distributes over the partial sums"),
     ((9, 9, KB), (2, 4, 4, KB * 64), "none", (1, 1), "K passes, which take no padding"),

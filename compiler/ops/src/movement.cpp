@@ -1,6 +1,8 @@
 // Data movement: IFD -> ODR datapaths with every compute unit bypassed (guide §6.4), so they are
 // exact for every dtype. The PWORD-packed last axis moves whole: permutes keep it last, slices
 // and concatenations along it go in blocks of 64.
+#include <map>
+
 #include "util.hpp"
 
 namespace axcore::compiler::ops::detail {
@@ -166,19 +168,27 @@ bool permute_banded(const Tensor& x, const Tensor& out, const std::vector<int64_
   const auto ia = static_cast<std::size_t>(dims[k]);  // the same axis in the input
   const int64_t extent = out.shape()[k];
   const uint64_t per = (bytes_of(x) + bytes_of(out)) / static_cast<uint64_t>(extent);
-  const int64_t band = std::min<int64_t>(extent, static_cast<int64_t>((target().l1_bytes - 64 * 1024) / (2 * per)));
+  const uint64_t room = target().l1_bytes - 64 * 1024;
+  // Two slot pairs (band b + 1's copy in beside band b's transpose); one when a band of one only
+  // fits once (the bands then run one after the other).
+  const int sets = room / (2 * per) >= 1 ? 2 : 1;
+  const int64_t band = std::min<int64_t>(extent, static_cast<int64_t>(room / (sets * per)));
   if (band < 1) return false;
   to_ddr(out);
   auto shape_of = [&](std::vector<int64_t> s, std::size_t axis, int64_t n) {
     s[axis] = n;
     return s;
   };
+  std::map<std::pair<int64_t, int64_t>, std::pair<Tensor, Tensor>> slots;  // (band size, set) -> in, out
   for (int64_t b0 = 0, b = 0; b0 < extent; b0 += band, ++b) {
     const int64_t n = std::min(band, extent - b0);
-    const std::string tag = out.name() + "_band" + std::to_string(b % 2);
-    const Tensor xs = A::alloc_buffer(shape_of(x.shape(), ia, n), x.dtype(), A::L1, tag + "_in");
-    const Tensor ys = A::alloc_buffer(shape_of(out.shape(), k, n), out.dtype(), A::L1, tag + "_out");
-    xs.node()->loc = ys.node()->loc = call_loc();
+    auto& [xs, ys] = slots[{n, b % sets}];
+    if (!xs) {
+      const std::string tag = out.name() + "_band" + std::to_string(n) + "_" + std::to_string(b % sets);
+      xs = A::alloc_buffer(shape_of(x.shape(), ia, n), x.dtype(), A::L1, tag + "_in");
+      ys = A::alloc_buffer(shape_of(out.shape(), k, n), out.dtype(), A::L1, tag + "_out");
+      xs.node()->loc = ys.node()->loc = call_loc();
+    }
     A::SysDMA([&] {
       A::grid_nest(xs.shape(), [&](const Idx& i) {
         Idx s = i;
