@@ -38,14 +38,14 @@ def f18(x):
 
 def reference(inputs):
     """What §13 says it computes, in NumPy: the NCHW image permuted to NHWC, the padding columns
-    trimmed, the 16x16 stride-16 patch embedding (int8 x int8, integer sums, exact in float64), flattened to 196
-    patches, minus the per-channel mean (float18 in the DPU, float32 out). w_conv[hb, kh, kw, c]
-    is a PWORD of the 64 output channels hb*64 .. hb*64+63 of input channel c.
+    trimmed, the 16x16 stride-16 patch embedding (int8 x int8, integer sums, exact in float64),
+    flattened to 196 patches, minus the per-channel mean (float18 in the DPU, float32 out).
+    w_conv[hb, kh, kw, c] is a PWORD of the 64 output channels hb*64 .. hb*64+63 of input channel c.
 
-    The window (K = 16 * 16 * 64 = 16 384) is twice one IMC residency: the device
-    sums it in K passes of whole kernel rows (imc_tiles / (PATCH_W * IMG_C / 64) rows each, one
-    output block per residency), each pass's int32 sum rounded to float18 and added to the running
-    float18 sum (docs/compiler_ops.md). The reference sums the same passes."""
+    The window (K = 16 * 16 * 64 = 16 384) is twice one IMC residency: the device sums it in K
+    passes of whole kernel rows (imc_tiles / (PATCH_W * IMG_C / 64) rows each, one output block per
+    residency), each pass's int32 sum rounded to float18 and added to the running float18 sum
+    (docs/compiler_ops.md). The reference sums the same passes."""
     import numpy as np
     from axcore import runtime
     x = np.transpose(inputs["arg0"].astype(np.float64), (0, 2, 3, 1))[0, :, :IMG_W, :]   # (224, 224, 64) NHWC
