@@ -28,6 +28,10 @@ from ._native import runtime as _rt
 
 __all__ = ["Bundle", "BufferDesc", "Result", "RunError", "compile", "load", "run", "backends"]
 
+#: One IMC residency in 64x64 int8 tiles (spec imc_tiles): a convolution window or a linear's K
+#: beyond it runs in K passes whose float18 partial sums a bit-exact reference has to follow.
+IMC_TILES: int = _rt.IMC_TILES
+
 _DTYPES = {"INT8": np.int8, "INT32": np.int32, "FLOAT16": np.float16, "FLOAT32": np.float32}
 
 

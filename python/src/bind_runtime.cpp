@@ -89,6 +89,8 @@ void bind_runtime(py::module_& m) {
     return r;
   });
   m.def("spec_hash", [] { return spec::kSpecHash; });
+  // One IMC residency in 64x64 tiles (spec imc_tiles): where a reduction is split into K passes.
+  m.attr("IMC_TILES") = static_cast<int>(spec::param::imc_tiles);
 }
 
 }  // namespace axcore::python
