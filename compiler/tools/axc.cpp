@@ -116,7 +116,7 @@ int compile_dispatch_model(const std::string& path, const std::string& out, ax::
   std::cout << "axc: " << opt.name << " -> " << out << " (" << axcore::runtime::encode_bundle(bundle).size()
             << " bytes; dispatch-time " << names << ": " << rep.points << " static builds, " << rep.admissible
             << " admissible, " << rep.refused << " refused by a guard, " << bundle.dispatch.staged.size()
-            << " staged values, " << bundle.dispatch.guards.size() << " guards; built and proven in " << rep.ms
+            << " staged values, " << bundle.dispatch.guards.size() << " guard(s); built and proven in " << rep.ms
             << " ms)\n";
   return 0;
 }

@@ -4,10 +4,11 @@
 # the reference bit for bit; the TXN each run plays (--txn-out) equal to the static build of the
 # same M (the model written with that M) by axtxn compare and byte for byte; a failing guard
 # refused with its message, exit 2, before any device exists (no trace file is written).
-# Usage: dispatch_e2e.sh AXC AXRUN AXTXN MODEL WORKDIR [BACKENDS...]
+# With both tlm and rtl, the two traces of M = 24 must be equivalent (axtrace compare).
+# Usage: dispatch_e2e.sh AXC AXRUN AXTXN AXTRACE MODEL WORKDIR [BACKENDS...]
 set -euo pipefail
-axc=$1 axrun=$2 axtxn=$3 model=$4 work=$5
-shift 5
+axc=$1 axrun=$2 axtxn=$3 axtrace=$4 model=$5 work=$6
+shift 6
 backends=("$@")
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 "$axc" compile "$model" -o dl.axb
@@ -24,6 +25,7 @@ for m in 8 24 64; do
       --expect ref$m --trace $be$m.trace
   done
 done
+if [ -e tlm24.trace ] && [ -e rtl24.trace ]; then "$axtrace" compare tlm24.trace rtl24.trace; fi
 for be in ref "${backends[@]}"; do
   set +e
   "$axrun" dl.axb --backend "$be" --param M=12 --trace refused.$be.trace -q > refused.$be.out 2> refused.$be.err

@@ -156,6 +156,35 @@ TEST(Dispatch, BuilderExprAndRequire) {
               HasSubstr("at M = 1: this dispatch-time value is not a multiple of 2"));
 }
 
+// The C++ builder: a kernel function taking its row count as an A::DispatchTime is built at a size
+// (an integer) or under stage_dispatch (A::dispatch_time); the guard is the seed's require().
+A::Module linear_rows(const A::DispatchTime& m) {
+  A::require(m % 4 == 0, "M must be a multiple of 4");
+  return module_of([&](A::Func& f) {
+    std::vector<double> w(128 * 64);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(static_cast<int>(i * 7 % 9) - 4);
+    const auto x = f.input("x", {m, 2}, "int8x64", A::DDR);  // (M, 128) int8, packed
+    const auto wt = A::alloc_constant(std::move(w), "int8x64", A::DDR, {128, 1}, "w");
+    A::output(ops::invoke("core.linear", {x, wt}, {}, "y"));
+  });
+}
+
+TEST(Dispatch, CppBuilderKernelWithADispatchTimeM) {
+  const uint64_t names = cc::generated_name_counter();
+  cc::StageReport rep;
+  const rt::Bundle b = cc::stage_dispatch(
+      {{"M", 1, 16, "rows"}}, [] { return cc::compile(linear_rows(A::dispatch_time("M")).ir().main()).bundle; }, {},
+      &rep);
+  EXPECT_EQ(rep.admissible, 4u);
+  for (int64_t m : {4, 12, 16}) {
+    cc::generated_name_counter() = names;
+    const rt::Bundle ref = cc::compile(linear_rows(m).ir().main()).bundle;  // built at that size
+    EXPECT_EQ(rt::bind_dispatch(b, {{"M", m}}), ref) << "M = " << m;
+  }
+  EXPECT_THROW((void)rt::bind_dispatch(b, {{"M", 6}}), rt::DispatchError);
+  EXPECT_EQ(compile_error([] { (void)linear_rows(6); }).message(), "M must be a multiple of 4");  // static: fails
+}
+
 // A TXN with one write32 whose value is `v`, and `extra` more noops: hand-made static builds.
 std::vector<uint32_t> txn_with(uint32_t v, int extra = 0) {
   axcore::txn::Writer w(axcore::txn::Device::axcore(1));
