@@ -144,6 +144,11 @@ TEST(RuntimeDispatch, RefusedBeforeTheDeviceAndRunWhenAdmissible) {
                 run_ref(b, {{"x", copy_input()}}, {});
               }),
               HasSubstr("dispatch-time scalar 'N' not given"));
+  // A host that plays the bundle its own way (the firmware runner) without binding it is refused.
+  EXPECT_THAT(error_of([&] {
+                check_inputs(b, {{"x", copy_input()}});
+              }),
+              HasSubstr("the bundle has dispatch-time scalars (N): bind the call's values first"));
   EXPECT_EQ(records, 0u);
   opt.params["N"] = "4";
   const auto x = copy_input();

@@ -23,9 +23,19 @@ std::string hex(uint64_t v) {
   return b;
 }
 
+// A bundle whose dispatch-time scalars are not bound would run as its stored point: refused.
+void require_bound(const Bundle& b) {
+  if (b.dispatch.empty()) return;
+  std::string s;
+  for (const auto& x : b.dispatch.scalars) s += " " + x.name;
+  throw RunError("the bundle has dispatch-time scalars (" + s.substr(1) +
+                 "): bind the call's values first (dispatch_call or bind_dispatch; axrun --param NAME=VALUE)");
+}
+
 }  // namespace
 
 void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing) {
+  require_bound(b);
   for (const auto& [name, arr] : inputs) {
     const BufferDesc* buf = b.find_buffer(name);
     if (!buf || buf->role != BufferRole::INPUT)
@@ -43,6 +53,7 @@ void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing) {
 
 std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
                                                         const std::map<std::string, std::string, std::less<>>& values) {
+  require_bound(b);
   std::map<std::string, uint32_t, std::less<>> out;
   for (const auto& p : b.params) out[p.name] = p.default_bits;
   for (const auto& [name, text] : values) {
@@ -83,7 +94,8 @@ DispatchedCall dispatch_call(const Bundle& b, const std::map<std::string, std::s
   if (b.dispatch.empty()) return {b, params};
   DispatchedCall out;
   DispatchValues values;
-  for (const auto& [name, text] : params) {
+  for (const auto& kv : params) {
+    const std::string &name = kv.first, &text = kv.second;
     const bool scalar = std::any_of(b.dispatch.scalars.begin(), b.dispatch.scalars.end(),
                                     [&](const DispatchScalar& s) { return s.name == name; });
     if (!scalar) {

@@ -61,6 +61,8 @@ int64_t evaluate(const Affine& a, std::span<const int64_t> values) {
 }
 
 std::string affine_text(const Affine& a, const std::vector<DispatchScalar>& scalars) {
+  // |c| without negating INT64_MIN.
+  auto mag = [](int64_t c) { return std::to_string(c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c)); };
   std::string s;
   for (const auto& t : a.terms) {
     const std::string name = t.scalar < scalars.size() ? scalars[t.scalar].name : "?" + std::to_string(t.scalar);
@@ -68,10 +70,10 @@ std::string affine_text(const Affine& a, const std::vector<DispatchScalar>& scal
     if (s.empty())
       s = c == 1 ? name : c == -1 ? "-" + name : std::to_string(c) + " * " + name;
     else
-      s += (c < 0 ? " - " : " + ") + (c == 1 || c == -1 ? name : std::to_string(c < 0 ? -c : c) + " * " + name);
+      s += (c < 0 ? " - " : " + ") + (c == 1 || c == -1 ? name : mag(c) + " * " + name);
   }
   if (s.empty()) return std::to_string(a.constant);
-  if (a.constant) s += (a.constant < 0 ? " - " : " + ") + std::to_string(a.constant < 0 ? -a.constant : a.constant);
+  if (a.constant) s += (a.constant < 0 ? " - " : " + ") + mag(a.constant);
   return s;
 }
 
@@ -82,7 +84,8 @@ Bundle bind_dispatch(const Bundle& b, const DispatchValues& values) {
       refuse("dispatch: the bundle has no dispatch-time scalars, the call gives '" + values.begin()->first + "'");
     return b;
   }
-  for (const auto& [name, v] : values) {
+  for (const auto& kv : values) {
+    const std::string& name = kv.first;
     const bool known = std::any_of(d.scalars.begin(), d.scalars.end(), [&](const auto& s) { return s.name == name; });
     if (!known) refuse("dispatch: unknown dispatch-time scalar '" + name + "'; the bundle's are:" + scalar_list(d));
   }
@@ -123,7 +126,11 @@ Bundle bind_dispatch(const Bundle& b, const DispatchValues& values) {
         break;
     }
   }
-  validate(out);
+  try {
+    validate(out);
+  } catch (const BundleError& e) {
+    refuse(std::string("dispatch: the bundle at these values is invalid: ") + e.what());
+  }
   return out;
 }
 

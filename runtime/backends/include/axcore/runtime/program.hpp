@@ -67,7 +67,8 @@ struct RunResult {
 };
 
 // Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected): an
-// unknown name or a wrong dtype / shape, and, unless `allow_missing`, an input not given.
+// unknown name or a wrong dtype / shape, and, unless `allow_missing`, an input not given. It and
+// param_bits refuse a bundle whose dispatch-time scalars are not bound (dispatch_call below).
 void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing = false);
 // The 32-bit encodings of every parameter: defaults overridden by `values` (RunError for an
 // unknown name or a value that does not parse as the parameter's type).
