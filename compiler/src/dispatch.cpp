@@ -341,7 +341,10 @@ runtime::Bundle stage_dispatch(const std::vector<runtime::DispatchScalar>& scala
     std::string why;
     try {
       const runtime::Bundle bound = runtime::bind_dispatch(out, values_at(v.point));
-      if (varying(bound, v.point).txn != v.txn) why = "its TXN differs from the static build's";
+      for (size_t w = 0; w < v.txn.size() && why.empty(); ++w)
+        if (bound.txn[w] != v.txn[w])
+          why = "TXN word " + std::to_string(w) + " is " + std::to_string(bound.txn[w]) + " in the bundle, " +
+                std::to_string(v.txn[w]) + " in the static build";
       for (size_t i = 0; i < v.dims.size() && why.empty(); ++i)
         if (bound.buffers[i].shape != v.dims[i] || bound.buffers[i].layout.bytes != v.bytes[i])
           why = "buffer '" + bound.buffers[i].name + "' differs from the static build's";

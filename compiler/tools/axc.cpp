@@ -99,14 +99,20 @@ int compile_dispatch_model(const std::string& path, const std::string& out, ax::
   ax::TilingOptions tiling;
   tiling.l1_bytes = l1_bytes;
   ax::StageReport rep;
-  const auto bundle = ax::stage_dispatch(
-      scalars,
-      [&] {
-        auto m = ax::frontend::load_model(path, ax::ops::target());
-        opt.name = m.name;
-        return ax::compile(m.module.ir().main(), opt, tiling).bundle;
-      },
-      {}, &rep);
+  axcore::runtime::Bundle bundle;
+  try {
+    bundle = ax::stage_dispatch(
+        scalars,
+        [&] {
+          auto m = ax::frontend::load_model(path, ax::ops::target());
+          opt.name = m.name;
+          return ax::compile(m.module.ir().main(), opt, tiling).bundle;
+        },
+        {}, &rep);
+  } catch (const ax::CompileError& e) {  // staging's own errors are about the model file
+    if (e.loc().known()) throw;
+    throw ax::CompileError({path, 1, 1}, e.message(), e.hint());
+  }
   if (dump_txn) std::cout << axcore::runtime::explain_txn(bundle);
   axcore::runtime::save_bundle(out, bundle);
   std::string names;
