@@ -98,6 +98,22 @@ void validate_dispatch(const Bundle& b, const std::set<std::string, std::less<>>
   }
 }
 
+// " (register 0x00200040)": the register a staged TXN word writes, when a blockwrite or write32
+// carries it ("" otherwise).
+std::string staged_register(const Bundle& b, uint32_t index) {
+  try {
+    for (const txn::Op& op : txn::decode(b.txn).ops) {
+      if (index < op.pos || index >= op.pos + op.words.size()) continue;
+      if (const auto* w = std::get_if<txn::BlockWrite>(&op.body)) {
+        const auto first = static_cast<uint32_t>(w->data.data() - b.txn.data());
+        if (index >= first) return " (register " + hex(uint64_t{w->addr} + 4 * (index - first)) + ")";
+      }
+      if (const auto* w = std::get_if<txn::Write32>(&op.body)) return " (register " + hex(w->addr) + ")";
+    }
+  } catch (const txn::Error&) {}
+  return "";
+}
+
 }  // namespace
 
 std::string_view to_string(BufferRole r) {
@@ -317,7 +333,7 @@ std::string describe(const Bundle& b) {
     for (const auto& s : d.staged) {
       o << "    " << to_string(s.kind) << " ";
       if (s.kind == StagedKind::TXN_WORD)
-        o << s.index;
+        o << s.index << staged_register(b, s.index);
       else
         o << b.buffers[s.index].name << (s.kind == StagedKind::BUFFER_DIM ? "[" + std::to_string(s.sub) + "]" : "");
       o << " = " << affine_text(s.value, d.scalars) << "\n";
