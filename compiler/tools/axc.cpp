@@ -8,6 +8,7 @@
 // Exit codes: 0 ok, 1 compile error (message with the source location), 2 usage.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/dispatch.hpp>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/txn/compare.hpp>
@@ -15,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -83,6 +86,47 @@ axcore::compiler::A::Module onnx_module(const std::string& path, std::string* re
 }
 }  // namespace
 
+// A YAML model with dispatch-time scalars (`dispatch_time:`): one bundle for every admissible value,
+// staged and proven by stage_dispatch (docs/compiler.md "Dispatch-time shapes"). -1 for a static
+// model (compiled as usual by the caller).
+int compile_dispatch_model(const std::string& path, const std::string& out, ax::CompileOptions opt, uint64_t l1_bytes,
+                           bool dump_txn) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto scalars = ax::frontend::model_dispatch_scalars(text.str(), path);
+  if (scalars.empty()) return -1;
+  ax::TilingOptions tiling;
+  tiling.l1_bytes = l1_bytes;
+  ax::StageReport rep;
+  axcore::runtime::Bundle bundle;
+  try {
+    bundle = ax::stage_dispatch(
+        scalars,
+        [&] {
+          auto m = ax::frontend::load_model(path, ax::ops::target());
+          opt.name = m.name;
+          return ax::compile(m.module.ir().main(), opt, tiling).bundle;
+        },
+        {}, &rep);
+  } catch (const ax::CompileError& e) {  // staging's own errors are about the model file
+    if (e.loc().known()) throw;
+    throw ax::CompileError({path, 1, 1}, e.message(), e.hint());
+  }
+  if (dump_txn) std::cout << axcore::runtime::explain_txn(bundle);
+  axcore::runtime::save_bundle(out, bundle);
+  std::string names;
+  for (const auto& s : scalars)
+    names +=
+        (names.empty() ? "" : ", ") + s.name + " in [" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
+  std::cout << "axc: " << opt.name << " -> " << out << " (" << axcore::runtime::encode_bundle(bundle).size()
+            << " bytes; dispatch-time " << names << ": " << rep.points << " static builds, " << rep.admissible
+            << " admissible, " << rep.refused << " refused by a guard, " << bundle.dispatch.staged.size()
+            << " staged values, " << bundle.dispatch.guards.size() << " guard(s); built and proven in " << rep.ms
+            << " ms)\n";
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (const int rc = compile_python(argc, argv); rc >= 0) return rc;
   CLI::App app{"axc — the axcore compiler"};
@@ -145,6 +189,8 @@ int main(int argc, char** argv) {
     ax::A::Module mod("none");
     std::string label = name, source = "examples/kernels";
     if (is_model(name)) {
+      if (const int rc = compile_dispatch_model(name, out, {cores, "", name, !no_overlap}, l1_bytes, dump_txn); rc >= 0)
+        return rc;
       auto m = ax::frontend::load_model(name, ax::ops::target());
       mod = m.module;
       label = m.name;

@@ -103,8 +103,20 @@ class Bundle:
             self._info = {
                 "buffers": [BufferDesc(b["name"], b["role"].upper(), np.dtype(_DTYPES[b["dtype"]]), tuple(b["shape"]),
                                        b["layout"].upper(), b["axis"]) for b in info["buffers"]],
-                "graph": list(info["graph"]), "metadata": dict(info["metadata"]), "describe": info["describe"]}
+                "graph": list(info["graph"]), "metadata": dict(info["metadata"]), "describe": info["describe"],
+                "dispatch_time": list(info["dispatch_time"])}
         return self._info
+
+    @property
+    def dispatch_time(self) -> List[Dict[str, Any]]:
+        """The dispatch-time scalars (name, min, max, doc); empty for a static bundle."""
+        return self._decode()["dispatch_time"]
+
+    def bind(self, **values: int) -> "Bundle":
+        """The bundle a call with these dispatch-time values runs (runtime::bind_dispatch): its
+        buffers and TXN at that size. A refused call (a value missing or out of range, a failing
+        guard) raises ValueError with the guard's message."""
+        return Bundle(_rt.bind_dispatch(self.data, {k: int(v) for k, v in values.items()}))
 
     @property
     def buffers(self) -> List[BufferDesc]:
@@ -289,7 +301,7 @@ _UNIT = re.compile(r"^\s+(\S+)\s+busy\s+([\d.]+)%\s+stall in\s+([\d.]+)%\s+out\s
 
 def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         inputs: Optional[Mapping[str, Any]] = None, cores: int = 1, trace: Optional[str] = None,
-        timeout: Optional[float] = None) -> Result:
+        timeout: Optional[float] = None, dispatch: Optional[Mapping[str, int]] = None) -> Result:
     """Run a bundle on a backend.
 
     Parameters
@@ -308,6 +320,9 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         Write the canonical trace here (tlm / rtl / fsim).
     timeout : float, optional
         Seconds before the child process is stopped.
+    dispatch : dict of str to int, optional
+        The values of a bundle's dispatch-time scalars (``{"M": 24}``); a call whose guard fails
+        raises RunError with the guard's message before any backend runs.
 
     Returns
     -------
@@ -317,6 +332,11 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         bundle = load(bundle)
     if backend not in backends():
         raise RunError(f"unknown backend {backend!r}: one of {', '.join(backends())}")
+    if bundle.dispatch_time or dispatch:
+        try:
+            bundle = bundle.bind(**dict(dispatch or {}))
+        except ValueError as err:
+            raise RunError(f"the call is refused: {err}") from None
     given = dict(inputs or {})
     arrays: Dict[str, np.ndarray] = {}
     for d in bundle.inputs:

@@ -51,7 +51,12 @@ py::dict info(const runtime::Bundle& b) {
     graph.append(py::dict(py::arg("op") = n.op, py::arg("inputs") = n.inputs, py::arg("outputs") = n.outputs,
                           py::arg("attrs") = attrs));
   }
+  py::list scalars;
+  for (const auto& s : b.dispatch.scalars)
+    scalars.append(
+        py::dict(py::arg("name") = s.name, py::arg("min") = s.min, py::arg("max") = s.max, py::arg("doc") = s.doc));
   py::dict r;
+  r["dispatch_time"] = scalars;
   r["buffers"] = buffers;
   r["graph"] = graph;
   r["metadata"] = b.metadata;
@@ -80,6 +85,14 @@ void bind_runtime(py::module_& m) {
       py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "",
       py::arg("explain") = false);
   m.def("bundle_info", [](const py::bytes& b) { return info(runtime::decode_bundle(from_bytes(b))); });
+  // The concrete bundle a call with these dispatch-time values runs (runtime::bind_dispatch); a
+  // refused call is a ValueError with the guard's message.
+  m.def("bind_dispatch", [](const py::bytes& b, const std::map<std::string, int64_t>& values) {
+    runtime::DispatchValues v(values.begin(), values.end());
+    try {
+      return to_bytes(runtime::encode_bundle(runtime::bind_dispatch(runtime::decode_bundle(from_bytes(b)), v)));
+    } catch (const runtime::DispatchError& e) { throw py::value_error(e.what()); }
+  });
   // The guide's emu.rf18: a float32 array rounded to float18 precision (common/num).
   m.def("rf18", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
     py::array_t<float> r(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
