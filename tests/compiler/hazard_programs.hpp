@@ -55,16 +55,25 @@ inline void load(A::BufferHandle& imc, A::BufferHandle& w, A::Loc l = A::Loc::cu
   for (auto [kb] : A::grid(2)) A::LoadIMC([&] { imc(kb, 0) = w(A::slice(kb * 64, kb * 64 + 64), 0); }, l);
 }
 
-// §14 "Reusing an IMC matrix after a different one was used": w1 is used, w2 is loaded (with an
-// IMC budget of 2 tiles, compile with imc_tiles_budget(): it cannot pack beside w1, so it begins a
-// new residency), then w1 is used again — stale unless `reload` loads it again first. Outputs
-// o1 = x·w1, o2 = x·w2, o3 = x·w1 (or, stale, what the IMC holds: x·w2).
-inline Built imc_reuse(bool reload) {
+// main(x: (4, 2) int8x64) with the statements `body(x, built)` makes (it sets the lines).
+template <class Body>
+Built program(Body body) {
   Built b;
   A::Func f = b.mod.prim_func("main");
   auto x = f.input("x", {4, 2}, "int8x64", A::DDR);
   {
     A::Script s(f);
+    body(x, b);
+  }
+  return b;
+}
+
+// §14 "Reusing an IMC matrix after a different one was used": w1 is used, w2 is loaded (with an
+// IMC budget of 2 tiles, compile with imc_tiles_budget(): it cannot pack beside w1, so it begins a
+// new residency), then w1 is used again — stale unless `reload` loads it again first. Outputs
+// o1 = x·w1, o2 = x·w2, o3 = x·w1 (or, stale, what the IMC holds: x·w2).
+inline Built imc_reuse(bool reload) {
+  return program([&](A::BufferHandle& x, Built& b) {
     auto w1 = A::alloc_constant(weights(128, 1), "int8x64", A::DDR, {128, 1}, "w1");
     auto w2 = A::alloc_constant(weights(128, 2), "int8x64", A::DDR, {128, 1}, "w2");
     auto i1 = A::alloc_imc({2, 1}, "int8x4096", -1, "w1_imc");
@@ -83,8 +92,7 @@ inline Built imc_reuse(bool reload) {
     A::output(o1);
     A::output(o2);
     A::output(o3);
-  }
-  return b;
+  });
 }
 // The IMC budget imc_reuse is compiled with (two tiles: one matrix per residency).
 inline compiler::TilingOptions imc_tiles_budget() {
@@ -99,11 +107,7 @@ inline compiler::TilingOptions imc_tiles_budget() {
 // placed after both — unless `fenced`, where the producer is waited for before the consumer
 // starts. out = x·w either way (the compiler orders them).
 inline Built wait_after_both(bool fenced) {
-  Built b;
-  A::Func f = b.mod.prim_func("main");
-  auto x = f.input("x", {4, 2}, "int8x64", A::DDR);
-  {
-    A::Script s(f);
+  return program([&](A::BufferHandle& x, Built& b) {
     auto w = A::alloc_constant(weights(128, 4), "int8x64", A::DDR, {128, 1}, "w");
     auto imc = A::alloc_imc({2, 1}, "int8x4096", -1, "w_imc");
     auto t = A::alloc_buffer({4, 2}, "int8x64", A::L1, "t");
@@ -122,19 +126,14 @@ inline Built wait_after_both(bool fenced) {
     matmul(t, imc, out, "consume");
     A::sync(fenced ? std::vector<std::string>{"consume"} : std::vector<std::string>{"produce", "consume"});
     A::output(out);
-  }
-  return b;
+  });
 }
 
 // §14 "A K-tiled matmul without partial=": K = 128 in two K tiles of 64, one LoadIMC and one
 // MatMul datapath per tile (a build-time loop), each storing its product into the same out rows:
 // the second overwrites the first, so out = x[:, 64:128] · w[64:128] only.
 inline Built k_tiles_overwrite() {
-  Built b;
-  A::Func f = b.mod.prim_func("main");
-  auto x = f.input("x", {4, 2}, "int8x64", A::DDR);
-  {
-    A::Script s(f);
+  return program([&](A::BufferHandle& x, Built& b) {
     auto w = A::alloc_constant(weights(128, 3), "int8x64", A::DDR, {128, 1}, "w");
     auto imc = A::alloc_imc({1, 1}, "int8x4096", -1, "w_tile");
     auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
@@ -157,8 +156,7 @@ inline Built k_tiles_overwrite() {
       }
     }
     A::output(out);
-  }
-  return b;
+  });
 }
 
 }  // namespace axcore::hazard_programs

@@ -22,7 +22,7 @@ namespace rt = axcore::runtime;
 namespace fs = std::filesystem;
 namespace hp = axcore::hazard_programs;
 
-struct Run {
+struct AxrunRun {
   std::string log, stats;
   rt::Arrays outputs;
 };
@@ -54,13 +54,13 @@ class HazardsE2e : public ::testing::Test {
     return rt::make_backend("fsim")->run(r.bundle, in_, {});
   }
 
-  Run axrun(const std::string& backend) {
+  AxrunRun axrun(const std::string& backend) {
     const fs::path log = dir_ / (backend + ".log"), stats = dir_ / (backend + ".stats.json");
     const std::string cmd = std::string(AXRUN) + " " + (dir_ / "k.axb").string() + " --backend " + backend +
                             " -q --input x=" + (dir_ / "x.npy").string() + " --output-dir " +
                             (dir_ / backend).string() + " --stats-json " + stats.string() + " > " + log.string() +
                             " 2>&1";
-    Run r;
+    AxrunRun r;
     const int rc = std::system(cmd.c_str());
     r.log = slurp(log);
     EXPECT_EQ(rc, 0) << cmd << "\n" << r.log;
@@ -74,19 +74,17 @@ class HazardsE2e : public ::testing::Test {
   rt::Arrays in_;
 };
 
+void expect_in_log(const AxrunRun& r, const std::string& be, const std::string& text) {
+  EXPECT_NE(r.log.find(text), std::string::npos) << be << ": no '" << text << "' in:\n" << r.log;
+}
+
 TEST_F(HazardsE2e, StaleImcReadsAreCountedAndPrintedOnTlmAndRtl) {
   const auto fsim = prepare(hp::imc_reuse(false));
   ASSERT_EQ(fsim.imc_stale_reads(), 8u);
   for (const std::string be : {"tlm", "rtl"}) {
-    const Run r = axrun(be);
-    EXPECT_NE(r.log.find("sticky status: IMC_STALE_READS 8 (core0 8), TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0"),
-              std::string::npos)
-        << be << ":\n"
-        << r.log;
-    EXPECT_NE(r.log.find("warning: 8 MVM tile-ops read IMC tiles outside their residency (IMC_STALE_READS)"),
-              std::string::npos)
-        << be << ":\n"
-        << r.log;
+    const AxrunRun r = axrun(be);
+    expect_in_log(r, be, "sticky status: IMC_STALE_READS 8 (core0 8), TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0");
+    expect_in_log(r, be, "warning: 8 MVM tile-ops read IMC tiles outside their residency (IMC_STALE_READS)");
     EXPECT_NE(r.stats.find("\"core0.IMC_STALE_READS\": 8"), std::string::npos) << be << ": " << r.stats;
     for (const char* o : {"o1", "o2", "o3"}) {
       ASSERT_TRUE(r.outputs.count(o)) << be << " " << o;
@@ -101,11 +99,8 @@ TEST_F(HazardsE2e, ReloadedMatrixReadsNothingStaleOnTlmAndRtl) {
   const auto fsim = prepare(hp::imc_reuse(true));
   ASSERT_EQ(fsim.imc_stale_reads(), 0u);
   for (const std::string be : {"tlm", "rtl"}) {
-    const Run r = axrun(be);
-    EXPECT_NE(r.log.find("sticky status: IMC_STALE_READS 0, TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0"),
-              std::string::npos)
-        << be << ":\n"
-        << r.log;
+    const AxrunRun r = axrun(be);
+    expect_in_log(r, be, "sticky status: IMC_STALE_READS 0, TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0");
     EXPECT_EQ(r.log.find("warning:"), std::string::npos) << be << ":\n" << r.log;
     EXPECT_EQ(std::get<ax::ref::NDArray<int32_t>>(r.outputs.at("o3")).data(),
               std::get<ax::ref::NDArray<int32_t>>(fsim.outputs.at("o1")).data())

@@ -31,7 +31,7 @@ class M:
         w_imc = A.alloc_imc((2, 1), name="w_imc")
         t = A.alloc_buffer((4, 2), "int8x64", scope=A.L1)
         out = A.alloc_buffer((4, 1), "int32x64", scope=A.DDR)
-        for kb in A.grid(2):
+        for kb in A.serial(2):
             with A.pseudo.LoadIMC():
                 w_imc[kb, 0] = w[kb * 64: kb * 64 + 64, 0]
         for i, j in A.grid(4, 2):
@@ -42,7 +42,7 @@ class M:
                 with A.ODR():
                     t[i, j] = a.pop()
         {fence}
-        for m in A.grid(4):
+        for m in A.serial(4):
             with A.Datapath(id="consume"):  # CONSUMER
                 s = A.decl_stream("int8x64")
                 y = A.decl_stream("int32x64")
@@ -62,6 +62,23 @@ class M:
 '''
 
 # The IMC reuse hazard: w1 fills the IMC (128 tiles), w2 begins a new residency, w1 is used again.
+MM = '''
+        for m, nb in A.grid(4, 64):
+            with A.Datapath():  # {marker}
+                s = A.decl_stream("int8x64")
+                y = A.decl_stream("int32x64")
+                for kb in A.serial(2):
+                    with A.IFD(num=0):
+                        s.push(x[m, kb])
+                with A.pseudo.MatMul():
+                    acc = A.mvm_accumulator()
+                    A.reset_accumulator(acc)
+                    for kb in A.serial(2):
+                        acc += A.mvm_1x1(s.pop(), i1[kb, nb])
+                    y.push(acc)
+                with A.ODR():
+                    {out}[m, nb] = y.pop()'''
+
 IMC = '''
 import numpy as np
 import axcore.script as A
@@ -82,40 +99,10 @@ class M:
         o3 = A.alloc_buffer((4, 64), "int32x64", scope=A.DDR)
         for kb, nb in A.grid(2, 64):
             with A.pseudo.LoadIMC():
-                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]
-        for m, nb in A.grid(4, 64):
-            with A.Datapath():  # FIRST
-                s = A.decl_stream("int8x64")
-                y = A.decl_stream("int32x64")
-                for kb in A.serial(2):
-                    with A.IFD(num=0):
-                        s.push(x[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
-                    for kb in A.serial(2):
-                        acc += A.mvm_1x1(s.pop(), i1[kb, nb])
-                    y.push(acc)
-                with A.ODR():
-                    o1[m, nb] = y.pop()
+                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]''' + MM.format(marker="FIRST", out="o1") + '''
         with A.pseudo.LoadIMC():  # ENDS
             i2[0, 0] = w2[0:64, 0]
-        {reload}
-        for m, nb in A.grid(4, 64):
-            with A.Datapath():  # REUSE
-                s = A.decl_stream("int8x64")
-                y = A.decl_stream("int32x64")
-                for kb in A.serial(2):
-                    with A.IFD(num=0):
-                        s.push(x[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
-                    for kb in A.serial(2):
-                        acc += A.mvm_1x1(s.pop(), i1[kb, nb])
-                    y.push(acc)
-                with A.ODR():
-                    o3[m, nb] = y.pop()
+        {reload}''' + MM.format(marker="REUSE", out="o3") + '''
         A.output(o1)
         A.output(o3)
 '''

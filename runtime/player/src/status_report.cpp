@@ -112,7 +112,7 @@ std::string sticky_line(const StickyStatus& s) {
     for (const auto& [key, v] : s) {
       if (reg_of(key) != reg) continue;
       seen = true;
-      sum += v;
+      sum = std::string_view(reg).ends_with("_STATUS") ? (sum | v) : sum + v;  // bits OR-ed, counters summed
       if (v) where += (where.empty() ? "" : ", ") + tile_of(key) + " " + std::to_string(v);
     }
     if (!seen) continue;

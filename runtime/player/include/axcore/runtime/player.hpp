@@ -80,7 +80,8 @@ std::string status_report(Device& dev);
 using StickyStatus = std::map<std::string, uint64_t, std::less<>>;
 StickyStatus read_sticky_status(Device& dev);
 // "sticky status: IMC_STALE_READS 32 (core0 32), TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0":
-// each register summed over its tiles, the tiles where it is not zero in parentheses.
+// each counter summed over its tiles (each status register's bits OR-ed), the tiles where it is
+// not zero in parentheses.
 std::string sticky_line(const StickyStatus& s);
 // What a non-zero sticky status means, one warning per register ("" lines left out).
 std::vector<std::string> sticky_warnings(const StickyStatus& s);
