@@ -26,10 +26,10 @@ inline std::vector<double> weights(int64_t k, int seed) {
   return v;
 }
 
-// y[m] = x[m, :] · imc over two K blocks, for m < 4: one MVMEXE datapath (the loop is sunk),
-// tagged `id` when not empty.
+// y[m] = x[m, kb0 : kb0 + k_blocks] · imc[0 : k_blocks], for m < 4: one MVMEXE datapath (the loop is
+// sunk), tagged `id` when not empty.
 inline void matmul(A::BufferHandle& x, A::BufferHandle& imc, A::BufferHandle& out, const std::string& id = "",
-                   A::Loc l = A::Loc::current()) {
+                   int64_t kb0 = 0, int64_t k_blocks = 2, A::Loc l = A::Loc::current()) {
   A::DatapathArgs args;
   args.id = id;
   for (auto [m] : A::grid(4)) {
@@ -38,11 +38,11 @@ inline void matmul(A::BufferHandle& x, A::BufferHandle& imc, A::BufferHandle& ou
         [&] {
           auto s = A::decl_stream("int8x64");
           auto y = A::decl_stream("int32x64");
-          for (auto kb : A::serial(2)) A::IFD(0, [&] { s.push(x(m, kb)); });
+          for (auto kb : A::serial(k_blocks)) A::IFD(0, [&] { s.push(x(m, kb + kb0)); });
           A::MatMul([&] {
             auto acc = A::mvm_accumulator();
             A::reset_accumulator(acc);
-            for (auto kb : A::serial(2)) acc += A::mvm_1x1(s.pop(), imc(kb, 0));
+            for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(s.pop(), imc(kb, 0));
             y.push(acc);
           });
           A::ODR([&] { out(m, 0) = y.pop(); });
@@ -139,22 +139,37 @@ inline Built k_tiles_overwrite() {
     auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
     for (int64_t kt = 0; kt < 2; ++kt) {
       A::LoadIMC([&] { imc(0, 0) = w(A::slice(kt * 64, kt * 64 + 64), 0); });
-      for (auto [m] : A::grid(4)) {
-        b.at = b.related = __LINE__ + 1;
-        A::Datapath([&] {
-          auto xs = A::decl_stream("int8x64");
-          auto y = A::decl_stream("int32x64");
-          A::IFD(0, [&] { xs.push(x(m, kt)); });
-          A::MatMul([&] {
-            auto acc = A::mvm_accumulator();
-            A::reset_accumulator(acc);
-            for (auto kb : A::serial(1)) acc += A::mvm_1x1(xs.pop(), imc(kb, 0));
-            y.push(acc);
-          });
-          A::ODR([&] { out(m, 0) = y.pop(); });
-        });
-      }
+      b.at = b.related = __LINE__ + 1;
+      matmul(x, imc, out, "", kt, 1);
     }
+    A::output(out);
+  });
+}
+
+// The same K tiles as one datapath: the K-tile loop around it is sunk into its units, so the ODR
+// stores out[m] once per K tile (a walk dimension of stride 0) and keeps the last.
+inline Built k_tiles_sunk() {
+  return program([&](A::BufferHandle& x, Built& b) {
+    auto w = A::alloc_constant(weights(128, 3), "int8x64", A::DDR, {128, 1}, "w");
+    auto imc = A::alloc_imc({2, 1}, "int8x4096", -1, "w_imc");
+    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
+    load(imc, w);
+    for (auto [m, kt] : A::grid(4, 2)) {
+      b.at = __LINE__ + 1;
+      A::Datapath([&] {
+        auto xs = A::decl_stream("int8x64");
+        auto y = A::decl_stream("int32x64");
+        A::IFD(0, [&] { xs.push(x(m, kt)); });
+        A::MatMul([&] {
+          auto acc = A::mvm_accumulator();
+          A::reset_accumulator(acc);
+          for (auto kb : A::serial(1)) acc += A::mvm_1x1(xs.pop(), imc(kb + kt, 0));
+          y.push(acc);
+        });
+        A::ODR([&] { out(m, 0) = y.pop(); });
+      });
+    }
+    b.related = b.at;
     A::output(out);
   });
 }

@@ -149,6 +149,18 @@ TEST(Hazards, KTiledMatmulOverwritingItsPartialSumsWarns) {
   EXPECT_NE(out(res, "out").data(), matmul_ref(x, hp::weights(128, 3), 0, 128));
 }
 
+TEST(Hazards, KTilesSunkIntoOneDatapathStoringTheSameRowsWarns) {
+  const auto b = hp::k_tiles_sunk();
+  const auto r = compile(b);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].message.find("stores the same rows for every step of a loop"), std::string::npos)
+      << r.warnings[0].str();
+  EXPECT_EQ(r.warnings[0].loc.line, b.at);
+  const auto x = int8_input(4);
+  const auto res = run_fsim(r, {{"x", x}});
+  EXPECT_EQ(out(res, "out").data(), matmul_ref(x, hp::weights(128, 3), 64, 128));
+}
+
 // No example kernel of the catalog (matmuls with a K split that accumulates, pipelined tiling
 // with its own ids and waits, several matrices on one core) raises a hazard.
 TEST(Hazards, NoExampleKernelRaisesOne) {

@@ -13,6 +13,24 @@ from axcore import _paths, runtime
 from axcore.runtime import HazardWarning
 from axcore.script import CompileError
 
+# One MVMEXE datapath (a loop sunk into it): {out}[m, {nb}] = {src}[m, :] · {imc}[:, {nb}] over two K blocks.
+MM = '''
+        for {loop}:
+            with A.Datapath({args}):  # {marker}
+                s = A.decl_stream("int8x64")
+                y = A.decl_stream("int32x64")
+                for kb in A.serial(2):
+                    with A.IFD(num=0):
+                        s.push({src}[m, kb])
+                with A.pseudo.MatMul():
+                    acc = A.mvm_accumulator()
+                    A.reset_accumulator(acc)
+                    for kb in A.serial(2):
+                        acc += A.mvm_1x1(s.pop(), {imc}[kb, {nb}])
+                    y.push(acc)
+                with A.ODR():
+                    {out}[m, {nb}] = y.pop()'''
+
 # The wait hazard: a DWPU datapath (tagged "produce") copies x into t, an MVMEXE datapath (tagged
 # "consume", another queue of the core: the hardware does not order it after the first) multiplies
 # t by the resident matrix, and the only A.sync is placed after both.
@@ -42,43 +60,13 @@ class M:
                 with A.ODR():
                     t[i, j] = a.pop()
         {fence}
-        for m in A.serial(4):
-            with A.Datapath(id="consume"):  # CONSUMER
-                s = A.decl_stream("int8x64")
-                y = A.decl_stream("int32x64")
-                for kb in A.serial(2):
-                    with A.IFD(num=0):
-                        s.push(t[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
-                    for kb in A.serial(2):
-                        acc += A.mvm_1x1(s.pop(), w_imc[kb, 0])
-                    y.push(acc)
-                with A.ODR():
-                    out[m, 0] = y.pop()
+''' + MM.format(loop="m in A.serial(4)", args='id="consume"', marker="CONSUMER", src="t", imc="w_imc", nb="0",
+                out="out") + '''
         A.sync(waits={waits})
         A.output(out)
 '''
 
 # The IMC reuse hazard: w1 fills the IMC (128 tiles), w2 begins a new residency, w1 is used again.
-MM = '''
-        for m, nb in A.grid(4, 64):
-            with A.Datapath():  # {marker}
-                s = A.decl_stream("int8x64")
-                y = A.decl_stream("int32x64")
-                for kb in A.serial(2):
-                    with A.IFD(num=0):
-                        s.push(x[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
-                    for kb in A.serial(2):
-                        acc += A.mvm_1x1(s.pop(), i1[kb, nb])
-                    y.push(acc)
-                with A.ODR():
-                    {out}[m, nb] = y.pop()'''
-
 IMC = '''
 import numpy as np
 import axcore.script as A
@@ -99,10 +87,10 @@ class M:
         o3 = A.alloc_buffer((4, 64), "int32x64", scope=A.DDR)
         for kb, nb in A.grid(2, 64):
             with A.pseudo.LoadIMC():
-                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]''' + MM.format(marker="FIRST", out="o1") + '''
+                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="FIRST", src="x", imc="i1", nb="nb", out="o1") + '''
         with A.pseudo.LoadIMC():  # ENDS
             i2[0, 0] = w2[0:64, 0]
-        {reload}''' + MM.format(marker="REUSE", out="o3") + '''
+        {reload}''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="REUSE", src="x", imc="i1", nb="nb", out="o3") + '''
         A.output(o1)
         A.output(o3)
 '''
