@@ -13,19 +13,19 @@ from axcore import _paths, runtime
 from axcore.runtime import HazardWarning
 from axcore.script import CompileError
 
-# One MVMEXE datapath (a loop sunk into it): {out}[m, {nb}] = {src}[m, :] · {imc}[:, {nb}] over two K blocks.
+# One MVMEXE datapath (a loop sunk into it): {out}[m, {nb}] = {src}[m, kt:kt + k] · {imc}[:, {nb}].
 MM = '''
         for {loop}:
             with A.Datapath({args}):  # {marker}
                 s = A.decl_stream("int8x64")
                 y = A.decl_stream("int32x64")
-                for kb in A.serial(2):
+                for kb in A.serial({k}):
                     with A.IFD(num=0):
-                        s.push({src}[m, kb])
+                        s.push({src}[m, {kt}kb])
                 with A.pseudo.MatMul():
                     acc = A.mvm_accumulator()
                     A.reset_accumulator(acc)
-                    for kb in A.serial(2):
+                    for kb in A.serial({k}):
                         acc += A.mvm_1x1(s.pop(), {imc}[kb, {nb}])
                     y.push(acc)
                 with A.ODR():
@@ -61,7 +61,7 @@ class M:
                     t[i, j] = a.pop()
         {fence}
 ''' + MM.format(loop="m in A.serial(4)", args='id="consume"', marker="CONSUMER", src="t", imc="w_imc", nb="0",
-                out="out") + '''
+                out="out", k=2, kt="") + '''
         A.sync(waits={waits})
         A.output(out)
 '''
@@ -87,12 +87,38 @@ class M:
         o3 = A.alloc_buffer((4, 64), "int32x64", scope=A.DDR)
         for kb, nb in A.grid(2, 64):
             with A.pseudo.LoadIMC():
-                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="FIRST", src="x", imc="i1", nb="nb", out="o1") + '''
+                i1[kb, nb] = w1[kb * 64: kb * 64 + 64, nb]''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="FIRST", src="x", imc="i1", nb="nb", out="o1", k=2,
+                  kt="") + '''
         with A.pseudo.LoadIMC():  # ENDS
             i2[0, 0] = w2[0:64, 0]
-        {reload}''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="REUSE", src="x", imc="i1", nb="nb", out="o3") + '''
+        {reload}''' + MM.format(loop="m, nb in A.grid(4, 64)", args="", marker="REUSE", src="x", imc="i1", nb="nb", out="o3", k=2,
+                  kt="") + '''
         A.output(o1)
         A.output(o3)
+'''
+
+# K tiles without partial=: K = 128 as two 64-row tiles loaded one after the other into one IMC
+# tile, each multiplied into the same out rows (a build-time loop): the second overwrites the first.
+KTILES = '''
+import numpy as np
+import axcore.script as A
+
+W = (np.arange(128 * 64) % 7 - 3).astype(np.float64)
+
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(x: A.Buffer((4, 2), "int8x64", scope=A.DDR)):
+        w = A.alloc_constant(W, "int8x64", scope=A.DDR, shape=(128, 1))
+        w_tile = A.alloc_imc((1, 1), name="w_tile")
+        out = A.alloc_buffer((4, 1), "int32x64", scope=A.DDR)
+        for kt in range(2):
+            with A.pseudo.LoadIMC():
+                w_tile[0, 0] = w[kt * 64: kt * 64 + 64, 0]''' + MM.format(
+    loop="m in A.serial(4)", args="", marker="KTILE", src="x", imc="w_tile", nb="0", out="out", k=1,
+    kt="kt + ").replace("\n", "\n    ") + '''
+        A.output(out)
 '''
 
 RELOAD = '''for kb, nb in A.grid(2, 64):
@@ -201,3 +227,14 @@ def test_a_buffer_region_is_not_an_operator_operand(tmp_path):
         _load(p, "region")
     assert info.value.lineno == _line(p, "# REGION")
     assert "is not an operator argument" in info.value.message
+
+
+def test_k_tiles_overwriting_each_other_warn_at_the_datapath(tmp_path):
+    p = _write(tmp_path, KTILES, "ktiles")
+    ws = _compile_warnings(_load(p, "ktiles").M)
+    assert len(ws) == 1, [str(w.message) for w in ws]
+    h = ws[0].message
+    assert h.filename == str(p) and h.lineno == _line(p, "# KTILE")
+    assert "each K tile's product overwrites the one before it" in h.message
+    assert h.related[1] == _line(p, "# KTILE")  # the same datapath, one K tile earlier
+    assert "core.linear" in h.hint
