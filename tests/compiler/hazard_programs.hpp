@@ -26,23 +26,24 @@ inline std::vector<double> weights(int64_t k, int seed) {
   return v;
 }
 
-// y[m] = x[m, kb0 : kb0 + k_blocks] · imc[0 : k_blocks], for m < 4: one MVMEXE datapath (the loop is
-// sunk), tagged `id` when not empty.
+// y[m] = x[m, kb0 + kt·k_blocks : + k_blocks] · imc[kt·k_blocks : + k_blocks] for m < 4 and each
+// K tile kt < k_tiles, all stored into out[m]: one MVMEXE datapath (the loops are sunk), tagged `id`
+// when not empty. k_tiles > 1 is the §14 hazard: each K tile overwrites the one before.
 inline void matmul(A::BufferHandle& x, A::BufferHandle& imc, A::BufferHandle& out, const std::string& id = "",
-                   int64_t kb0 = 0, int64_t k_blocks = 2, A::Loc l = A::Loc::current()) {
+                   int64_t kb0 = 0, int64_t k_blocks = 2, int64_t k_tiles = 1, A::Loc l = A::Loc::current()) {
   A::DatapathArgs args;
   args.id = id;
-  for (auto [m] : A::grid(4)) {
+  for (auto [m, kt] : A::grid(4, k_tiles)) {
     A::Datapath(
         args,
         [&] {
           auto s = A::decl_stream("int8x64");
           auto y = A::decl_stream("int32x64");
-          for (auto kb : A::serial(k_blocks)) A::IFD(0, [&] { s.push(x(m, kb + kb0)); });
+          for (auto kb : A::serial(k_blocks)) A::IFD(0, [&] { s.push(x(m, kb + kb0 + kt * k_blocks)); });
           A::MatMul([&] {
             auto acc = A::mvm_accumulator();
             A::reset_accumulator(acc);
-            for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(s.pop(), imc(kb, 0));
+            for (auto kb : A::serial(k_blocks)) acc += A::mvm_1x1(s.pop(), imc(kb + kt * k_blocks, 0));
             y.push(acc);
           });
           A::ODR([&] { out(m, 0) = y.pop(); });
@@ -129,47 +130,26 @@ inline Built wait_after_both(bool fenced) {
   });
 }
 
-// §14 "A K-tiled matmul without partial=": K = 128 in two K tiles of 64, one LoadIMC and one
-// MatMul datapath per tile (a build-time loop), each storing its product into the same out rows:
-// the second overwrites the first, so out = x[:, 64:128] · w[64:128] only.
-inline Built k_tiles_overwrite() {
+// §14 "A K-tiled matmul without partial=": K = 128 in two K tiles of 64, each storing its product
+// into the same out rows, so out = x[:, 64:128] · w[64:128] only. Not `sunk`: one LoadIMC and one
+// MatMul datapath per tile (a build-time loop); `sunk`: both tiles resident, and the K-tile loop
+// sunk into one datapath whose ODR stores out[m] once per tile (a walk dimension of stride 0).
+inline Built k_tiles(bool sunk) {
   return program([&](A::BufferHandle& x, Built& b) {
     auto w = A::alloc_constant(weights(128, 3), "int8x64", A::DDR, {128, 1}, "w");
-    auto imc = A::alloc_imc({1, 1}, "int8x4096", -1, "w_tile");
+    auto imc = A::alloc_imc({sunk ? 2 : 1, 1}, "int8x4096", -1, "w_imc");
     auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
-    for (int64_t kt = 0; kt < 2; ++kt) {
-      A::LoadIMC([&] { imc(0, 0) = w(A::slice(kt * 64, kt * 64 + 64), 0); });
+    if (sunk) {
+      load(imc, w);
       b.at = b.related = __LINE__ + 1;
-      matmul(x, imc, out, "", kt, 1);
+      matmul(x, imc, out, "", 0, 1, 2);
+    } else {
+      for (int64_t kt = 0; kt < 2; ++kt) {
+        A::LoadIMC([&] { imc(0, 0) = w(A::slice(kt * 64, kt * 64 + 64), 0); });
+        b.at = b.related = __LINE__ + 1;
+        matmul(x, imc, out, "", kt, 1);
+      }
     }
-    A::output(out);
-  });
-}
-
-// The same K tiles as one datapath: the K-tile loop around it is sunk into its units, so the ODR
-// stores out[m] once per K tile (a walk dimension of stride 0) and keeps the last.
-inline Built k_tiles_sunk() {
-  return program([&](A::BufferHandle& x, Built& b) {
-    auto w = A::alloc_constant(weights(128, 3), "int8x64", A::DDR, {128, 1}, "w");
-    auto imc = A::alloc_imc({2, 1}, "int8x4096", -1, "w_imc");
-    auto out = A::alloc_buffer({4, 1}, "int32x64", A::DDR, "out");
-    load(imc, w);
-    for (auto [m, kt] : A::grid(4, 2)) {
-      b.at = __LINE__ + 1;
-      A::Datapath([&] {
-        auto xs = A::decl_stream("int8x64");
-        auto y = A::decl_stream("int32x64");
-        A::IFD(0, [&] { xs.push(x(m, kt)); });
-        A::MatMul([&] {
-          auto acc = A::mvm_accumulator();
-          A::reset_accumulator(acc);
-          for (auto kb : A::serial(1)) acc += A::mvm_1x1(xs.pop(), imc(kb + kt, 0));
-          y.push(acc);
-        });
-        A::ODR([&] { out(m, 0) = y.pop(); });
-      });
-    }
-    b.related = b.at;
     A::output(out);
   });
 }

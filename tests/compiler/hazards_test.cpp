@@ -139,7 +139,7 @@ TEST(Hazards, WaitingOnTheProducerBeforeTheConsumerIsClean) {
 }
 
 TEST(Hazards, KTiledMatmulOverwritingItsPartialSumsWarns) {
-  const auto b = hp::k_tiles_overwrite();
+  const auto b = hp::k_tiles(false);
   const auto r = compile(b);
   expect_one_warning(r, b, "each K tile's product overwrites the one before it");
   // Only the second K tile reached out: x[:, 64:] · w[64:].
@@ -150,7 +150,7 @@ TEST(Hazards, KTiledMatmulOverwritingItsPartialSumsWarns) {
 }
 
 TEST(Hazards, KTilesSunkIntoOneDatapathStoringTheSameRowsWarns) {
-  const auto b = hp::k_tiles_sunk();
+  const auto b = hp::k_tiles(true);
   const auto r = compile(b);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].message.find("stores the same rows for every step of a loop"), std::string::npos)

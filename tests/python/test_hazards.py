@@ -31,10 +31,8 @@ MM = '''
                 with A.ODR():
                     {out}[m, {nb}] = y.pop()'''
 
-# The wait hazard: a DWPU datapath (tagged "produce") copies x into t, an MVMEXE datapath (tagged
-# "consume", another queue of the core: the hardware does not order it after the first) multiplies
-# t by the resident matrix, and the only A.sync is placed after both.
-WAIT = '''
+# main(x) of the programs below, with w a (128, 1) int8x64 constant (K = 128, N = 64).
+HEAD = '''
 import numpy as np
 import axcore.script as A
 
@@ -46,7 +44,12 @@ class M:
     @A.prim_func
     def main(x: A.Buffer((4, 2), "int8x64", scope=A.DDR)):
         w = A.alloc_constant(W, "int8x64", scope=A.DDR, shape=(128, 1))
-        w_imc = A.alloc_imc((2, 1), name="w_imc")
+'''
+
+# The wait hazard: a DWPU datapath (tagged "produce") copies x into t, an MVMEXE datapath (tagged
+# "consume", another queue of the core: the hardware does not order it after the first) multiplies
+# t by the resident matrix, and the only A.sync is placed after both.
+WAIT = HEAD + '''        w_imc = A.alloc_imc((2, 1), name="w_imc")
         t = A.alloc_buffer((4, 2), "int8x64", scope=A.L1)
         out = A.alloc_buffer((4, 1), "int32x64", scope=A.DDR)
         for kb in A.serial(2):
@@ -99,19 +102,7 @@ class M:
 
 # K tiles without partial=: K = 128 as two 64-row tiles loaded one after the other into one IMC
 # tile, each multiplied into the same out rows (a build-time loop): the second overwrites the first.
-KTILES = '''
-import numpy as np
-import axcore.script as A
-
-W = (np.arange(128 * 64) % 7 - 3).astype(np.float64)
-
-
-@A.ir_module
-class M:
-    @A.prim_func
-    def main(x: A.Buffer((4, 2), "int8x64", scope=A.DDR)):
-        w = A.alloc_constant(W, "int8x64", scope=A.DDR, shape=(128, 1))
-        w_tile = A.alloc_imc((1, 1), name="w_tile")
+KTILES = HEAD + '''        w_tile = A.alloc_imc((1, 1), name="w_tile")
         out = A.alloc_buffer((4, 1), "int32x64", scope=A.DDR)
         for kt in range(2):
             with A.pseudo.LoadIMC():
