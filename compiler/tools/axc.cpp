@@ -1,5 +1,6 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
 //   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
+//               [--Werror=hazard]       a §14 hazard (printed as a warning on stderr) is an error
 //   axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]   an AxScript program (the Python package)
 //   axc ops                 the operator library, with every operator's arguments
 //   axc import MODEL.onnx   the ONNX node -> operator mapping and the layout decisions
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
-  std::string name, out, bundle_path;
+  std::string name, out, bundle_path, werror;
   bool dump_ir = false, dump_txn = false, show = false, no_overlap = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
@@ -144,6 +145,10 @@ int main(int argc, char** argv) {
   c->add_flag("--no-overlap", no_overlap,
               "no overlap scheduling: each launch waits for what it touches as it is pushed (docs/compiler.md)");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
+  c->add_option("--Werror", werror,
+                "hazard: the language guide's §14 hazards the compiler finds (IMC reuse after another matrix, a "
+                "wait placed after dependent launches, K tiles overwriting each other) are errors, not warnings")
+      ->check(CLI::IsMember({"hazard"}));
   c->add_option("--l1-bytes", l1_bytes,
                 "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
       ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
@@ -211,7 +216,8 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
-    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap}, tiling);
+    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap, werror == "hazard"}, tiling);
+    for (const auto& w : r.warnings) std::cerr << w.str() << "\n";
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
     if (dump_txn) std::cout << axcore::runtime::explain_txn(r.bundle);

@@ -70,20 +70,27 @@ py::dict info(const runtime::Bundle& b) {
 void bind_runtime(py::module_& m) {
   m.def(
       "compile",
-      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source, bool explain) {
+      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source, bool explain,
+         bool hazards_are_errors) {
         compiler::CompileOptions opt;
         opt.cores = cores;
         opt.name = name;
         opt.source = source;
+        opt.hazards_are_errors = hazards_are_errors;
         const auto r = compiler::compile(mod.ir().main(), opt);
         py::dict d;
         d["bundle"] = to_bytes(runtime::encode_bundle(r.bundle));
         d["total_ms"] = r.total_ms;
         d["explain"] = explain ? compiler::explain(r.program) : std::string();
+        py::list warnings;  // the §14 hazards: (kind, message, hint, file, line, column, related file/line/column/what)
+        for (const auto& w : r.warnings)
+          warnings.append(py::make_tuple(w.kind, w.message, w.hint, w.loc.file, w.loc.line, w.loc.column,
+                                         w.related.file, w.related.line, w.related.column, w.related_what));
+        d["warnings"] = warnings;
         return d;
       },
-      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "",
-      py::arg("explain") = false);
+      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "", py::arg("explain") = false,
+      py::arg("hazards_are_errors") = false);
   m.def("bundle_info", [](const py::bytes& b) { return info(runtime::decode_bundle(from_bytes(b))); });
   // The concrete bundle a call with these dispatch-time values runs (runtime::bind_dispatch); a
   // refused call is a ValueError with the guard's message.

@@ -223,7 +223,15 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
           res.dma_bytes += bytes;
         }
   } catch (const DeviceError&) {}
+  res.sticky = read_sticky_status(dev);
   return res;
+}
+
+uint64_t RunResult::imc_stale_reads() const {
+  uint64_t n = 0;
+  for (const auto& [key, v] : sticky)
+    if (key.size() > 16 && key.ends_with(".IMC_STALE_READS")) n += v;
+  return n;
 }
 
 }  // namespace axcore::runtime

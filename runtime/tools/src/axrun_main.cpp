@@ -7,8 +7,10 @@
 // A bundle with dispatch-time scalars takes each as --param NAME=VALUE; a call whose guard fails is
 // refused with the guard's message (exit 2) before any device is made.
 // Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
-// and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle and the
-// roofline line. An input not given is filled with seeded random data (the arrays `axrand
+// and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle, the
+// roofline line and the sticky status registers (IMC_STALE_READS, TOKEN_DROPPED, ERROR_STATUS,
+// WDOG_STATUS; a warning for each that is not zero). An input not given is filled with seeded random data (the arrays
+// `axrand
 // --inputs-for BUNDLE --seed N` writes), written to OUTDIR/inputs/NAME.npy and named on stderr;
 // without --output-dir the outputs go to BUNDLE_STEM.out/ next to the bundle. Exit codes: 0 success, 1 the run failed
 // on the device (timeout, error token, ...) or an output differs from --expect, 2 bad usage, bundle or inputs (messages
@@ -293,6 +295,8 @@ int main(int argc, char** argv) {
               << axrun::grouped(res.host_bytes_in) << ", host out " << axrun::grouped(res.host_bytes_out) << "\n";
     std::cout << "  " << runtime::stats_line(work, stats) << "\n";
     for (const auto& m : stats.mismatches) std::cout << "  warning: " << m << "\n";
+    std::cout << "  " << runtime::sticky_line(res.sticky) << "\n";
+    for (const auto& w : runtime::sticky_warnings(res.sticky)) std::cout << "  warning: " << w << "\n";
     if (writer) std::cout << "  trace: " << writer->count() << " records -> " << trace_path << "\n";
   }
   for (const auto& name : filled)

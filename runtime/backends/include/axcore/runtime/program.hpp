@@ -64,6 +64,11 @@ struct RunResult {
   uint64_t host_bytes_out = 0;  // bytes read back
   std::map<std::string, uint64_t, std::less<>>
       buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
+  // The sticky status registers after the run (player.hpp read_sticky_status: IMC_STALE_READS,
+  // TOKEN_DROPPED, ERROR_STATUS, WDOG_STATUS per tile), where the device reads them; empty for ref.
+  StickyStatus sticky;
+  // IMC_STALE_READS summed over the cores: MVM tile-ops that computed with stale weights.
+  uint64_t imc_stale_reads() const;
 };
 
 // Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected): an
