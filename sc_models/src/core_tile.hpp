@@ -1,6 +1,7 @@
 // Rows 2..: one AI core. L1 (a DMI memory on the fabric), the IMC, CoreDMA, the two datapath
 // pipelines and LoadIMC, the command processor (one SC_THREAD per queue: MVMEXE, DWPU,
-// LOADIMC, CTRL) with descriptor fetch from CMD_MEM, the watchdog, perf counters and the
+// LOADIMC, CTRL) with descriptor fetch from CMD_MEM and the prefetch of the task queued behind
+// the head (docs/timing.md "Command processor"), the watchdog, perf counters and the
 // IMC/debug/status registers.
 #pragma once
 
@@ -57,6 +58,15 @@ class CoreTile : public Tile {
     spec::QueuePush push;
     uint64_t accepted;
   };
+  // A descriptor fetch through the CMD_MEM read port: picked in cycle p, word i read in p + 1 + i,
+  // `words` words (0 when it ran past CMD_MEM: the head fetch then reports it).
+  struct Fetch {
+    bool valid = false;
+    uint64_t p = 0;
+    uint32_t start = 0, words = 0;
+    std::vector<uint32_t> w;
+    uint64_t end() const { return p + words + 2; }  // the cycle the task can be checked
+  };
   struct Queue {
     unsigned q = 0;
     std::deque<Task> tasks;
@@ -70,6 +80,10 @@ class CoreTile : public Tile {
     uint32_t done = 0;
     uint32_t epoch = 0;      // bumped by a reset: the running task ends without a token
     uint64_t next_pick = 0;  // first cycle the next task may enter the fetch engine
+    // The head is past its fetch from this cycle on (the RTL's S_CHECK): the task behind it may
+    // prefetch its descriptor (pf) from then; ~0 while the head fetches or the queue is idle.
+    uint64_t head_checked = ~uint64_t{0};
+    Fetch pf;
     sc_core::sc_event wake;
   };
   struct Pipeline {
@@ -94,6 +108,12 @@ class CoreTile : public Tile {
   void reset_queue(Queue& q, bool running_too);
   spec::ErrorCode run_barrier(const spec::BarrierDesc& b, uint64_t& t);
   uint32_t cmd_word(uint32_t a);
+  // Reads a descriptor of queue q at `start` through the read port from cycle p (fetch_free_ is
+  // moved past it); words 0 when it runs past CMD_MEM.
+  Fetch fetch(const Queue& q, uint32_t start, uint64_t p);
+  // Starts the prefetch of the task behind the head when it may (head past its fetch, none yet).
+  void try_prefetch(Queue& q, uint64_t earliest);
+  void cmd_mem_written(uint32_t word);
 
   unsigned core_;
   uint32_t cores_;
