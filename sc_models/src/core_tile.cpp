@@ -48,6 +48,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     queues_[q].q = q;
     sc_core::sc_spawn([this, q] { queue_thread(queues_[q]); });
   }
+  sc_core::sc_spawn([this] { fetch_thread(); });
   regs.on_write("Q_PUSH", [this](uint32_t q, uint32_t, uint32_t v) {
     const auto p = spec::QueuePush::decode_word(v);
     Queue& qu = queues_[q];
@@ -114,6 +115,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
 void CoreTile::reset_queue(Queue& q, bool running_too) {
   while (q.tasks.size() > (q.running ? 1u : 0u)) q.tasks.pop_back();
   q.pf = {};  // the prefetch of a dropped task
+  cancel_fetch(q);
   if (!running_too || !q.running) return;
   ++q.epoch;
   if (q.q == kMvmexe || q.q == kDwpu) {  // abort the datapath run (its units leave at once)
@@ -175,10 +177,48 @@ CoreTile::Fetch CoreTile::fetch(const Queue& q, uint32_t start, uint64_t p) {
   return f;
 }
 
+void CoreTile::ask_fetch(Queue& q, bool prefetch, uint32_t start, uint64_t ready) {
+  fetch_requests_.push_back({q.q, prefetch, start, ready});
+  q.pf_asked = prefetch;
+  fetch_request_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CoreTile::cancel_fetch(Queue& q) {
+  std::erase_if(fetch_requests_, [&](const FetchRequest& r) { return r.q == q.q && r.prefetch; });
+  q.pf_asked = false;
+}
+
+void CoreTile::fetch_thread() {
+  for (;;) {
+    while (fetch_requests_.empty()) sc_core::wait(fetch_request_ev_);
+    uint64_t c = fetch_free_;
+    uint64_t first = ~uint64_t{0};
+    for (const auto& r : fetch_requests_) first = std::min(first, r.ready);
+    c = std::max({c, first, now_cycles()});
+    if (c > now_cycles()) {  // a request may come that is ready earlier
+      sc_core::wait(static_cast<double>(c - now_cycles()), sc_core::SC_NS, fetch_request_ev_);
+      continue;
+    }
+    // The requests of this cycle come from threads and host writes of the same cycle.
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    auto best = fetch_requests_.end();
+    for (auto it = fetch_requests_.begin(); it != fetch_requests_.end(); ++it)
+      if (it->ready <= c && (best == fetch_requests_.end() || it->q < best->q)) best = it;
+    if (best == fetch_requests_.end()) continue;
+    const FetchRequest r = *best;
+    fetch_requests_.erase(best);
+    Queue& q = queues_[r.q];
+    (r.prefetch ? q.pf : q.head) = fetch(q, r.start, c);
+    if (r.prefetch) q.pf_asked = false;
+    q.fetched.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
 void CoreTile::try_prefetch(Queue& q, uint64_t earliest) {
-  if (q.tasks.size() < 2 || q.pf.valid || q.head_checked > now_cycles()) return;
+  if (q.tasks.size() < 2 || q.pf.valid || q.pf_asked || q.head_checked > now_cycles()) return;
   const Task& next = q.tasks[1];
-  q.pf = fetch(q, next.push.start, std::max({earliest, next.accepted + 1, q.head_checked, fetch_free_}));
+  ask_fetch(q, true, next.push.start, std::max({earliest, next.accepted + 1, q.head_checked}));
 }
 
 void CoreTile::cmd_mem_written(uint32_t word) {
@@ -275,8 +315,13 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
   if (q.pf.valid && q.pf.words > 0) {
     f = std::move(q.pf);
     t_ready = q.next_pick - 1;
-  } else {
-    f = fetch(q, start, std::max({task.accepted + 2, q.next_pick, fetch_free_, now_cycles()}));
+  } else {  // not prefetched (or the port has not picked the prefetch yet): the head's own fetch
+    cancel_fetch(q);
+    q.head = {};
+    ask_fetch(q, false, start, std::max({task.accepted + 2, q.next_pick, now_cycles()}));
+    while (!q.head.valid) sc_core::wait(q.fetched);
+    f = std::move(q.head);
+    q.head = {};
   }
   q.pf = {};
   const uint64_t p = f.p;

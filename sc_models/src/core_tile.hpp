@@ -83,7 +83,9 @@ class CoreTile : public Tile {
     // The head is past its fetch from this cycle on (the RTL's S_CHECK): the task behind it may
     // prefetch its descriptor (pf) from then; ~0 while the head fetches or the queue is idle.
     uint64_t head_checked = ~uint64_t{0};
-    Fetch pf;
+    Fetch pf, head;         // the prefetch of tasks[1]; the head's own fetch (fetch_thread fills them)
+    bool pf_asked = false;  // a prefetch request waits for the port
+    sc_core::sc_event fetched;
     sc_core::sc_event wake;
   };
   struct Pipeline {
@@ -111,7 +113,19 @@ class CoreTile : public Tile {
   // Reads a descriptor of queue q at `start` through the read port from cycle p (fetch_free_ is
   // moved past it); words 0 when it runs past CMD_MEM.
   Fetch fetch(const Queue& q, uint32_t start, uint64_t p);
-  // Starts the prefetch of the task behind the head when it may (head past its fetch, none yet).
+  // The read port: requests (a head's fetch, or the prefetch of the task behind a head past its
+  // fetch) from their ready cycle; when the port is free it picks the lowest queue ready, as
+  // ax_cmdproc does, in that cycle.
+  struct FetchRequest {
+    unsigned q;
+    bool prefetch;
+    uint32_t start;
+    uint64_t ready;
+  };
+  void ask_fetch(Queue& q, bool prefetch, uint32_t start, uint64_t ready);
+  void cancel_fetch(Queue& q);  // drops the queue's waiting prefetch request (a head fetch completes)
+  void fetch_thread();
+  // Asks for the prefetch of the task behind the head when it may (head past its fetch, none yet).
   void try_prefetch(Queue& q, uint64_t earliest);
   void cmd_mem_written(uint32_t word);
 
@@ -127,6 +141,8 @@ class CoreTile : public Tile {
   sc_core::sc_event resource_ev_;
   uint64_t cmdproc_busy_ = 0, cmdproc_busy_until_ = 0;
   uint64_t fetch_free_ = 0;  // first cycle the CMD_MEM fetch engine can pick a queue
+  std::vector<FetchRequest> fetch_requests_;
+  sc_core::sc_event fetch_request_ev_;
   std::string wdog_report_;
 };
 
