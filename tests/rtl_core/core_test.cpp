@@ -209,17 +209,7 @@ TEST(CoreTileTest, QueuedTaskPrefetchesItsDescriptorAndARewriteIsFetchedAgain) {
   Tile t;
   constexpr uint32_t kA = kLiWord, kB = kLiWord + 0x20;
   auto load = [](uint32_t tiles, uint32_t tile_base) {
-    axcore::spec::LoadimcDesc l{};
-    l.magic = axcore::spec::magic::loadimc;
-    l.matrix_id = 1;
-    l.d0_size = tiles;
-    l.d1_size = 1;
-    l.base_row = 64 * tile_base;
-    l.row_stride = 1;
-    l.d0_astride = 64;
-    l.tile_base = tile_base;
-    l.d0_tstride = 1;
-    return l.encode();
+    return rtlcore::tile_load(tiles, tile_base, 64 * tile_base).encode();
   };
   // the cmd_events entry of the n-th event of queue 2 at descriptor `word`, as (cycle)
   auto cycle_of = [&](uint32_t word, bool start, unsigned nth) -> uint64_t {

@@ -5,6 +5,7 @@
 // task fetch it again and run the new words.
 #include <gtest/gtest.h>
 
+#include <axcore/rtl/mm_layout.hpp>
 #include <vector>
 
 #include "axcore/ref/imc.hpp"
@@ -19,54 +20,29 @@ using spec::Queue;
 constexpr uint32_t kLiA = 0x10, kLiB = 0x30;
 
 std::vector<uint32_t> loadimc_words(uint32_t tiles, uint32_t tile_base) {
-  spec::LoadimcDesc l;
-  l.magic = spec::magic::loadimc;
-  l.matrix_id = 1;
-  l.d0_size = tiles;
-  l.d1_size = 1;
-  l.base_row = 64 * tile_base;
-  l.row_stride = 1;
-  l.d0_astride = 64;
-  l.tile_base = tile_base;
-  l.d0_tstride = 1;
-  const auto w = l.encode();
+  const auto w = rtlcore::tile_load(tiles, tile_base, 64 * tile_base).encode();
   return {w.begin(), w.end()};
 }
 
-struct Span {
-  uint64_t start = 0, done = 0;
-};
+using Span = stim::TaskSpan;
 
-// TASK_START / TASK_DONE of core 0's tasks by descriptor word (one task each).
-struct Recorder {
-  std::vector<std::pair<uint32_t, Span>> tasks;
-  Span& of(uint32_t word) {
-    for (auto& [w, s] : tasks)
-      if (w == word) return s;
-    tasks.push_back({word, {}});
-    return tasks.back().second;
-  }
-  void attach(runtime::Device& d) {
-    d.set_trace_sink([this](const trace::Record& r) {
-      if (r.unit != trace::Unit::CMDPROC || r.row != spec::core_row(0)) return;
-      Span& s = of(static_cast<uint32_t>(r.addr));
-      if (r.kind == trace::Kind::TASK_START) s.start = r.cycle;
-      if (r.kind == trace::Kind::TASK_DONE) s.done = r.cycle;
-    });
-  }
-};
+// Core 0's command processor tasks; LoadIMC A (8 tiles from tile 0) and B (`b_tiles` from tile
+// 8) written and pushed back to back.
+void push_two_loads(tlm::TlmDevice& d, stim::TaskSpans& rec, uint32_t b_tiles) {
+  rec.attach(d, spec::core_row(0));
+  stim::write_cmd(d, 0, kLiA, loadimc_words(8, 0));
+  stim::write_cmd(d, 0, kLiB, loadimc_words(b_tiles, 8));
+  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiA, 1));
+  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiB, 2));
+}
 
 // A LoadIMC queued behind a longer one fetches its 8 words while that one runs: it starts two
 // cycles after the first one's TASK_DONE (S_TOKEN, then its check), where a fetch after the pop
 // would take 3 + 8 + 2 cycles.
 TEST(TlmCmdproc, QueuedLoadImcStartsTwoCyclesAfterItsPredecessor) {
   tlm::TlmDevice d;
-  Recorder rec;
-  rec.attach(d);
-  stim::write_cmd(d, 0, kLiA, loadimc_words(8, 0));
-  stim::write_cmd(d, 0, kLiB, loadimc_words(2, 8));
-  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiA, 1));
-  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiB, 2));
+  stim::TaskSpans rec;
+  push_two_loads(d, rec, 2);
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).tag, 1u);
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).tag, 2u);
   const Span a = rec.of(kLiA), b = rec.of(kLiB);
@@ -79,8 +55,8 @@ TEST(TlmCmdproc, QueuedLoadImcStartsTwoCyclesAfterItsPredecessor) {
 // descriptor words were fetched while that one ran) and every output equals the reference.
 TEST(TlmCmdproc, QueuedDatapathsRunTheirOwnProgramsWithoutAFetchGap) {
   tlm::TlmDevice d;
-  Recorder rec;
-  rec.attach(d);
+  stim::TaskSpans rec;
+  rec.attach(d, spec::core_row(0));
   constexpr uint32_t n = 160;
   auto l1 = d.l1(0);
   struct Job {
@@ -117,12 +93,8 @@ TEST(TlmCmdproc, QueuedDatapathsRunTheirOwnProgramsWithoutAFetchGap) {
 // pushed with, still without a gap after its predecessor.
 TEST(TlmCmdproc, RewriteOfAPrefetchedDescriptorRunsTheNewOne) {
   tlm::TlmDevice d;
-  Recorder rec;
-  rec.attach(d);
-  stim::write_cmd(d, 0, kLiA, loadimc_words(8, 0));
-  stim::write_cmd(d, 0, kLiB, loadimc_words(1, 8));
-  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiA, 1));
-  stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiB, 2));
+  stim::TaskSpans rec;
+  push_two_loads(d, rec, 1);
   d.advance(100);  // B's 8 words were read long ago; A loads for 512 cycles
   stim::write_cmd(d, 0, kLiB, loadimc_words(3, 8));
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).tag, 1u);

@@ -108,6 +108,22 @@ std::vector<uint8_t> f16_elements(uint32_t n, uint32_t seed) {
   return b;
 }
 
+TaskSpan& TaskSpans::of(uint32_t word) {
+  for (auto& [w, s] : tasks)
+    if (w == word) return s;
+  tasks.push_back({word, {}});
+  return tasks.back().second;
+}
+
+void TaskSpans::attach(runtime::Device& d, uint32_t row) {
+  d.set_trace_sink([this, row](const trace::Record& r) {
+    if (r.unit != trace::Unit::CMDPROC || r.row != row) return;
+    TaskSpan& s = of(static_cast<uint32_t>(r.addr));
+    if (r.kind == trace::Kind::TASK_START) s.start = r.cycle, s.started = true;
+    if (r.kind == trace::Kind::TASK_DONE) s.done = r.cycle;
+  });
+}
+
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {
   ref::VectorSink s0, s1;
   ref::run_ifd(dp.ifd0, l1, s0.fn());

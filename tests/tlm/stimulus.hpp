@@ -52,6 +52,18 @@ std::vector<uint8_t> f16_elements(uint32_t n, uint32_t seed);
 // The result of running `dp` on `l1` (modified in place) with the reference units.
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc);
 
+// TASK_START / TASK_DONE cycles of one core's command processor tasks, by descriptor word (one
+// task each), from the device's trace.
+struct TaskSpan {
+  uint64_t start = 0, done = 0;
+  bool started = false;
+};
+struct TaskSpans {
+  std::vector<std::pair<uint32_t, TaskSpan>> tasks;
+  TaskSpan& of(uint32_t word);
+  void attach(runtime::Device& d, uint32_t row);
+};
+
 // Waits for a core queue's token; returns it decoded.
 spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout = 5'000'000);
 spec::Token wait_dma_token(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout = 50'000'000);

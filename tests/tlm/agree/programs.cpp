@@ -559,17 +559,7 @@ Program queued_tasks(uint32_t n) {
   constexpr uint32_t kJobs = 5, kW = 12288, kLiA = 0x10, kLiB = 0x20;
   auto word = [](uint32_t i) { return 0x400 + 0x100 * i; };
   auto load = [](uint32_t tiles, uint32_t tile_base) {
-    spec::LoadimcDesc l{};
-    l.magic = spec::magic::loadimc;
-    l.matrix_id = 1;
-    l.d0_size = tiles;
-    l.d1_size = 1;
-    l.base_row = kW + 64 * tile_base;
-    l.row_stride = 1;
-    l.d0_astride = 64;
-    l.tile_base = tile_base;
-    l.d0_tstride = 1;
-    return l.encode();
+    return rtlcore::tile_load(tiles, tile_base, kW + 64 * tile_base).encode();
   };
   std::vector<stim::Datapath> dps;
   for (uint32_t i = 0; i < kJobs; ++i)
