@@ -82,3 +82,43 @@ TEST(RegressSuite, ErrorsNameFileLineAndColumn) {
             "s.yaml:3:12: test name 'A b' must be lower-case letters, digits, '_', '-', '.'");
   EXPECT_NE(error_of("suite: [x\n").find("s.yaml:"), std::string::npos);
 }
+
+// `include:` puts another suite's tests first, with that suite's defaults and {suite_dir}.
+TEST(RegressSuite, IncludesOtherSuites) {
+  const auto dir = std::filesystem::temp_directory_path() / "axregress_suite_include";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "plan.yaml") << "suite: plan\ndefaults: {timeout: 7, tags: [plan]}\n"
+                                              "tests:\n  - {name: p, command: [sh, \"{suite_dir}/x.sh\", \"{out}\"]}\n";
+  std::ofstream(dir / "main.yaml") << "suite: main\ninclude: [sub/plan.yaml]\ndefaults: {timeout: 9}\n"
+                                      "tests:\n  - {name: m, random: {seed: 3, count: 2}}\n";
+  const auto s = load_suite(dir / "main.yaml");
+  ASSERT_EQ(s.tests.size(), 2u);
+  EXPECT_EQ(s.tests[0].name, "p");
+  EXPECT_DOUBLE_EQ(s.tests[0].timeout_s, 7);
+  EXPECT_EQ(s.tests[0].tags, (std::vector<std::string>{"plan"}));
+  EXPECT_EQ(s.tests[0].command[1], (dir / "sub" / "x.sh").string());
+  EXPECT_EQ(s.tests[0].command[2], "{out}");
+  EXPECT_EQ(s.tests[1].name, "m");
+  EXPECT_DOUBLE_EQ(s.tests[1].timeout_s, 9);
+  EXPECT_EQ(expand(s, {}).size(), 3u);
+  EXPECT_EQ(expand(s, {"plan"}).size(), 1u);
+
+  std::ofstream(dir / "only.yaml") << "suite: only\ninclude: sub/plan.yaml\n";  // no tests of its own
+  EXPECT_EQ(load_suite(dir / "only.yaml").tests.size(), 1u);
+
+  auto error = [&](const std::string& name, const std::string& yaml) {
+    std::ofstream(dir / name) << yaml;
+    try {
+      load_suite(dir / name);
+    } catch (const SuiteError& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  EXPECT_EQ(error("twice.yaml", "suite: t\ninclude: [sub/plan.yaml]\ntests:\n  - {name: p, command: [x]}\n"),
+            (dir / "twice.yaml").string() + ":4:12: test 'p' is declared twice");
+  EXPECT_EQ(error("gone.yaml", "suite: g\ninclude: [nowhere.yaml]\n"),
+            (dir / "gone.yaml").string() + ":2:10: included suite " + (dir / "nowhere.yaml").string() + " not found");
+  const auto loop = error("loop.yaml", "suite: l\ninclude: [loop.yaml]\n");
+  EXPECT_NE(loop.find("includes itself"), std::string::npos) << loop;
+  std::filesystem::remove_all(dir);
+}

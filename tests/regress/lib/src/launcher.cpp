@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -32,8 +33,47 @@ std::atomic<bool>& interrupt_requested() {
   return flag;
 }
 
+namespace {
+void on_signal(int) { interrupt_requested().store(true); }
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  interrupt_requested().store(false);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+}
+
+InterruptGuard::~InterruptGuard() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+// Worker threads on this machine. On SIGINT/SIGTERM the running commands' process groups are killed,
+// nothing more starts, and the results come back for the reports (axregress exits 130).
 LaunchResult launch_local(const std::vector<Job>& jobs, const RunOptions& opt, const std::vector<JobResult>& previous) {
-  return {run_suite(jobs, opt, previous), false};
+  LaunchResult lr;
+  {
+    InterruptGuard guard;
+    RunOptions o = opt;
+    o.stop = &interrupt_requested();
+    lr.results = run_suite(jobs, o, previous);
+    lr.interrupted = interrupt_requested().load();
+  }
+  if (lr.interrupted) {
+    unsigned stopped = 0, not_started = 0;
+    for (const auto& r : lr.results) {
+      if (r.status != Status::ERROR || r.message.rfind(kInterrupted, 0) != 0) continue;
+      (r.steps.empty() ? not_started : stopped) += 1;
+    }
+    std::printf("axregress: interrupted; %zu jobs finished, %u stopped, %u not started (--resume reruns them)\n",
+                lr.results.size() - stopped - not_started, stopped, not_started);
+    std::fflush(stdout);
+  }
+  return lr;
 }
 
 unsigned slurm_minutes(double timeout_s) { return static_cast<unsigned>(std::max(1.0, std::ceil(timeout_s / 60.0))); }

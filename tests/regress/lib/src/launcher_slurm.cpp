@@ -91,8 +91,6 @@ std::string tail(const fs::path& file, std::size_t n) {
   return out;
 }
 
-void on_signal(int) { interrupt_requested().store(true); }
-
 // What the controller knows of one job across its attempts.
 struct Attempt {
   std::string slurm_job;  // "A_K"
@@ -128,12 +126,7 @@ class Controller {
     std::vector<std::size_t> all(tracks_.size());
     for (std::size_t t = 0; t < tracks_.size(); ++t) all[t] = t;
     submit(all);
-    struct sigaction sa {
-    }, old_int{}, old_term{};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
+    const InterruptGuard guard;
     std::size_t left = tracks_.size();
     while (left > 0) {
       if (interrupt_requested().load()) {
@@ -198,8 +191,6 @@ class Controller {
       }
       if (!resubmit.empty()) submit(resubmit);
     }
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
     write_launch_json(lr.results);
     return lr;
   }

@@ -19,6 +19,7 @@ namespace axcore::regress {
 
 std::string ProcessResult::describe() const {
   if (timed_out) return fmt::format("timed out after {:.1f} s", seconds);
+  if (interrupted) return fmt::format("interrupted after {:.1f} s", seconds);
   if (signal != 0) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
   return fmt::format("exit {}", exit_code);
 }
@@ -42,7 +43,8 @@ std::string shell_join(const std::vector<std::string>& argv) {
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& log,
-                          std::chrono::duration<double> timeout, const std::filesystem::path& cwd) {
+                          std::chrono::duration<double> timeout, const std::filesystem::path& cwd,
+                          const std::atomic<bool>* stop) {
   if (argv.empty()) throw std::invalid_argument("run_process: empty command");
   {
     std::ofstream head(log, std::ios::app);
@@ -93,8 +95,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    if (elapsed() > timeout) {
-      r.timed_out = true;
+    const bool stopped = stop && stop->load();
+    if (stopped || elapsed() > timeout) {
+      (stopped ? r.interrupted : r.timed_out) = true;
       ::kill(-pid, SIGTERM);
       for (int i = 0; i < 100 && ::waitpid(pid, &status, WNOHANG) == 0; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -109,7 +112,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   ::kill(-pid, SIGKILL);  // children the command left behind
   r.seconds = elapsed().count();
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !r.timed_out) r.signal = WTERMSIG(status);
+  if (WIFSIGNALED(status) && !r.timed_out && !r.interrupted) r.signal = WTERMSIG(status);
   std::ofstream(log, std::ios::app) << "# " << r.describe() << fmt::format(" ({:.2f} s)\n", r.seconds);
   return r;
 }

@@ -74,9 +74,11 @@ fs::path find_one(const fs::path& build, const std::string& name, std::initializ
   return name;  // looked up in PATH when run
 }
 
-// The job's deadline, shared by its steps.
+// The job's deadline, shared by its steps, and the runner's stop flag (may be null).
 struct Clock {
   std::chrono::steady_clock::time_point end;
+  const std::atomic<bool>* stop = nullptr;
+  bool stopped() const { return stop && stop->load(); }
   std::chrono::duration<double> left() const {
     return std::max(std::chrono::duration<double>(0.05),
                     std::chrono::duration<double>(end - std::chrono::steady_clock::now()));
@@ -129,12 +131,17 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
                         const fs::path& dir, const Clock& clock, const fs::path& cwd = {}) {
   StepResult s;
   s.name = name;
+  if (clock.stopped()) {  // the runner was interrupted before this step began
+    s.status = Status::ERROR;
+    s.message = std::string(kInterrupted) + ": not run";
+    return s;
+  }
   const auto log = dir / (name + ".log");
   s.log = fs::relative(log, out_dir).string();
   try {
-    const auto p = run_process(argv, log, clock.left(), cwd);
+    const auto p = run_process(argv, log, clock.left(), cwd, clock.stop);
     s.seconds = p.seconds;
-    s.status = p.timed_out ? Status::TIMEOUT : p.ok() ? Status::PASS : Status::FAIL;
+    s.status = p.timed_out ? Status::TIMEOUT : p.interrupted ? Status::ERROR : p.ok() ? Status::PASS : Status::FAIL;
     s.exit_code = p.exit_code;
     if (!p.ok()) s.message = p.describe();
   } catch (const std::exception& e) {
@@ -395,7 +402,8 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
   fs::create_directories(dir);
   const auto t0 = std::chrono::steady_clock::now();
   const Clock clock{t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(job.test->timeout_s))};
+                             std::chrono::duration<double>(job.test->timeout_s)),
+                    opt.stop};
   if (job.test->kind == Kind::COMMAND) {
     std::vector<std::string> argv;
     for (const auto& a : job.test->command) argv.push_back(substitute(a, job, dir, opt));
@@ -422,6 +430,14 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
   if (r.steps.empty()) {
     r.status = Status::ERROR;
     r.message = "nothing ran";
+  }
+  // A step the runner's stop killed or never started: the job is interrupted, not failed.
+  for (const auto& s : r.steps) {
+    if (s.status == Status::ERROR && s.message.rfind(kInterrupted, 0) == 0) {
+      r.status = Status::ERROR;
+      r.message = fmt::format("{}: the runner was stopped during step {} ({})", kInterrupted, s.name, s.message);
+      break;
+    }
   }
   return r;
 }
@@ -464,8 +480,10 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
     return fmt::format("[{}/{}] {} passed, {} failed{}  {:02}:{:02}{}", finished.load(), jobs.size(), passed, failed,
                        skips, static_cast<int>(s) / 60, static_cast<int>(s) % 60, cur);
   };
+  auto stopped = [&] { return opt.stop && opt.stop->load(); };
   auto worker = [&] {
     for (;;) {
+      if (stopped()) return;
       const std::size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
       const std::size_t i = todo[k];
@@ -488,7 +506,7 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < std::max(1u, opt.jobs); ++w) pool.emplace_back(worker);
   if (opt.progress_tty) {
-    while (finished.load() < jobs.size()) {
+    while (finished.load() < jobs.size() && !stopped()) {
       {
         std::lock_guard<std::mutex> lock(mu);
         std::printf("\r\033[K%s", line().c_str());
@@ -499,6 +517,12 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
   }
   for (auto& t : pool) t.join();
   if (opt.progress_tty) std::printf("\r\033[K%s\n", line().c_str());
+  for (std::size_t i : todo) {  // after a stop: the jobs no worker took
+    if (!results[i].id.empty()) continue;
+    results[i] = new_result(jobs[i]);
+    results[i].status = Status::ERROR;
+    results[i].message = std::string(kInterrupted) + ": not started";
+  }
   return results;
 }
 

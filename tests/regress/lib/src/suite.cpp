@@ -132,7 +132,44 @@ const char* to_string(Mode m) {
   return "?";
 }
 
-Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
+namespace {
+Suite parse_suite_in(const std::string& yaml, const std::filesystem::path& file,
+                     std::vector<std::filesystem::path>& including);
+
+Suite load_suite_in(const std::filesystem::path& file, std::vector<std::filesystem::path>& including) {
+  std::ifstream in(file);
+  if (!in) throw SuiteError(file.string() + ": cannot read the suite");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_suite_in(ss.str(), file, including);
+}
+
+// `include: [other.yaml, ...]`: the other suites' tests (with their own defaults, {suite_dir} their
+// own folder) come first, in order; a name declared twice across them is an error, as is a cycle.
+void include_suites(const Ctx& c, const YAML::Node& inc, const std::filesystem::path& dir,
+                    std::vector<std::filesystem::path>& including, std::set<std::string>& names, Suite& s) {
+  for (const auto& f : c.strings(inc, "include")) {
+    const auto path = std::filesystem::weakly_canonical(dir / f);
+    if (!std::filesystem::exists(path)) c.fail(inc, fmt::format("included suite {} not found", path.string()));
+    if (std::find(including.begin(), including.end(), path) != including.end())
+      c.fail(inc, fmt::format("{} includes itself (through {})", path.string(), c.file.string()));
+    including.push_back(path);
+    auto sub = load_suite_in(path, including);
+    including.pop_back();
+    for (auto& t : sub.tests) {
+      if (!names.insert(t.name).second)
+        c.fail(inc, fmt::format("test '{}' of {} is declared twice", t.name, path.string()));
+      for (auto& a : t.command) {
+        for (std::size_t p; (p = a.find("{suite_dir}")) != std::string::npos;)
+          a.replace(p, 11, path.parent_path().string());
+      }
+      s.tests.push_back(std::move(t));
+    }
+  }
+}
+
+Suite parse_suite_in(const std::string& yaml, const std::filesystem::path& file,
+                     std::vector<std::filesystem::path>& including) {
   const Ctx c{file};
   YAML::Node root;
   try {
@@ -141,7 +178,7 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     throw SuiteError(fmt::format("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw SuiteError(file.string() + ":1:1: a suite is a map with 'suite' and 'tests'");
-  check_keys(c, root, {"suite", "doc", "defaults", "tests", "launcher"}, "the suite");
+  check_keys(c, root, {"suite", "doc", "defaults", "tests", "launcher", "include"}, "the suite");
   Suite s;
   s.file = std::filesystem::absolute(file);
   const auto dir = s.file.parent_path();
@@ -158,11 +195,12 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
     check_keys(c, d, {"backends", "cores", "mode", "tolerance", "timeout", "tags", "seed"}, "defaults");
     apply_common(c, d, defaults);
   }
-  const auto tests = root["tests"];
-  if (!tests || !tests.IsSequence() || tests.size() == 0)
-    c.fail(tests ? tests : root, "'tests' must be a non-empty list");
-
   std::set<std::string> names;
+  if (auto inc = root["include"]) include_suites(c, inc, dir, including, names, s);
+  const YAML::Node tests = root["tests"] ? root["tests"] : YAML::Node(YAML::NodeType::Sequence);
+  if (!tests.IsSequence() || (tests.size() == 0 && s.tests.empty()))
+    c.fail(root["tests"] ? tests : root, "'tests' must be a non-empty list");
+
   for (const auto& n : tests) {
     if (!n.IsMap()) c.fail(n, "a test is a map");
     check_keys(c, n,
@@ -231,12 +269,16 @@ Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
   return s;
 }
 
+}  // namespace
+
+Suite parse_suite(const std::string& yaml, const std::filesystem::path& file) {
+  std::vector<std::filesystem::path> including{std::filesystem::weakly_canonical(std::filesystem::absolute(file))};
+  return parse_suite_in(yaml, file, including);
+}
+
 Suite load_suite(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw SuiteError(file.string() + ": cannot read the suite");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_suite(ss.str(), file);
+  std::vector<std::filesystem::path> including{std::filesystem::weakly_canonical(std::filesystem::absolute(file))};
+  return load_suite_in(file, including);
 }
 
 std::vector<Job> expand(const Suite& suite, const std::vector<std::string>& tags) {

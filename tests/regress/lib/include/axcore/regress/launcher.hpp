@@ -3,6 +3,8 @@
 // write the same results, so --resume works across launchers. See docs/regress.md "Launchers".
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -28,11 +30,27 @@ struct SlurmOptions {
 
 struct LaunchResult {
   std::vector<JobResult> results;  // in job order
-  bool interrupted = false;        // SIGINT/SIGTERM: Slurm jobs cancelled, unfinished jobs ERROR
+  // SIGINT/SIGTERM: the running commands killed (local) or the Slurm jobs cancelled; the jobs that
+  // had not finished are ERROR "interrupted: ..." and the reports are written for --resume.
+  bool interrupted = false;
 };
 
-// Set by the SIGINT/SIGTERM handler the Slurm launcher installs (tests may set it too).
+// Set by the SIGINT/SIGTERM handler both launchers install while they run (tests may set it too).
 std::atomic<bool>& interrupt_requested();
+
+// While it lives, SIGINT and SIGTERM set interrupt_requested() (cleared when it is made) instead of
+// ending the process; the earlier handlers come back when it goes.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 LaunchResult launch_local(const std::vector<Job>& jobs, const RunOptions& opt, const std::vector<JobResult>& previous);
 LaunchResult launch_slurm(const std::vector<Job>& jobs, const RunOptions& opt, const std::vector<JobResult>& previous,

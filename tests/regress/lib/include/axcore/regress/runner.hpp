@@ -3,6 +3,7 @@
 // RTL traces compared with `axtrace compare`, a live progress line while it runs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -68,7 +69,13 @@ struct RunOptions {
   bool progress_tty = false;  // redraw one line; otherwise one line per finished job
   Tools tools;
   std::vector<std::string> extra_axrun_args;  // e.g. --coverage
+  // When it becomes true (the local launcher's SIGINT/SIGTERM handler sets it) the running steps'
+  // processes are killed, no further step or job starts, and run_suite returns: the jobs it stopped
+  // are ERROR "interrupted: ..." (kInterrupted), those it never started ERROR "interrupted: not started".
+  const std::atomic<bool>* stop = nullptr;
 };
+// The message prefix of a job (or step) the runner's stop ended; --resume reruns such jobs.
+inline constexpr const char* kInterrupted = "interrupted";
 
 struct Summary {
   unsigned passed = 0, failed = 0, skipped = 0;
@@ -88,7 +95,8 @@ JobResult run_job(const Job& job, const RunOptions& opt);
 std::vector<std::size_t> take_resumed(const std::vector<Job>& jobs, const std::vector<JobResult>& previous, bool resume,
                                       std::vector<JobResult>& results);
 
-// Runs every job; `previous` (from results.json) feeds --resume. Results are in job order.
+// Runs every job; `previous` (from results.json) feeds --resume. Results are in job order (every
+// job has one, also after opt.stop).
 std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions& opt,
                                  const std::vector<JobResult>& previous = {});
 
