@@ -478,7 +478,7 @@ class Lowering {
     return {1, k.core, static_cast<uint32_t>(k.queue)};
   }
 
-  std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+  std::size_t launch(Step s, const std::string& id, const SourceLoc& /*loc*/ = {}) {
     // Without the overlap scheduler a tagged launch stays in flight until its A.sync; a later
     // launch touching what it touches (must_order, sync.hpp: e.g. a pipelined tile's copy into an
     // L1 slot a datapath still reads) waits for it first, so the program has no race.
@@ -494,8 +494,7 @@ class Lowering {
     if (id.empty()) {
       wait_for(i);
     } else {
-      if (ids_.count(id)) fail(loc, "id \"" + id + "\" tags two launches", "give each launch its own id");
-      ids_[id] = i;
+      ids_[id].push_back(i);  // one id may tag several launches (an operator call's, id= on ops::invoke)
     }
     return i;
   }
@@ -566,6 +565,7 @@ class Lowering {
                 *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
                 [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
             t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
+            t.id = s->id;
             t.core = core_at(*s, core_);
             t.footprint = unit_footprint(s, t.core, true);
             place_descriptor(t, s->loc);
@@ -586,7 +586,7 @@ class Lowering {
             if (it == ids_.end())
               fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
                    "tag the launch: id=\"" + w + "\"");
-            wait_for(it->second, true);
+            for (std::size_t i : it->second) wait_for(i, true);
           }
           break;
         case StmtKind::Barrier:
@@ -682,7 +682,7 @@ class Lowering {
   std::map<const BufferNode*, std::vector<const BufferNode*>> reuses_;  // L1 rows taken over (l1_alloc.cpp)
   std::set<const BufferNode*> started_;                                 // touched by a launch so far
   std::map<const BufferNode*, ImcPlace> imc_;
-  std::map<std::string, std::size_t> ids_;
+  std::map<std::string, std::vector<std::size_t>> ids_;  // the launches each id tags
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
   std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD

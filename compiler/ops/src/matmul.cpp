@@ -4,6 +4,7 @@
 // Reference: common/ref/op/matmul.hpp (the ref backend's "linear").
 #include <map>
 
+#include "dpu_map.hpp"
 #include "mvm.hpp"
 
 namespace axcore::compiler::ops::detail {
@@ -239,29 +240,59 @@ OpDef load_imc_op() {
   return d;
 }
 
+// atomic.matmul(matrix_ifd=, matrix_imc=, partial=, output=) (guide §11.2): with partial=, the
+// product is added onto partial (float32, the output's shape) and the sum written to output, so a
+// K loop of matmuls with partial=c, output=c accumulates (c zeroed once before it, atomic.full).
+// The sum is a second datapath: the product into a scratch buffer, then partial + product in the
+// DPU (float18, as atomic.add), elementwise, so partial may be the output.
+// The scratch buffer the last matmul with partial= wrote its product to (its reference names it).
+std::string& partial_product() {
+  static thread_local std::string name;
+  return name;
+}
+
 OpDef matmul_op() {
   OpDef d;
   d.name = "atomic.matmul";
   d.level = Level::Atomic;
-  d.doc = "float32 out = x @ W against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
-  d.args = {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
-            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"}};
+  d.doc = "float32 out = x @ W (+ partial) against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
+  d.args = {{"matrix_ifd", ArgKind::Tensor, true, {}, "(..., K) int8, streamed by the IFD"},
+            {"matrix_imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc wrote"},
+            {"partial",
+             ArgKind::Tensor,
+             false,
+             {},
+             "float32 of the output's shape: the product is added onto it (split K, guide §11.2); may be the output"}};
+  d.in_place = {"partial"};
   d.validate = [](const Call& c) {
-    require_dtype(c, "input", {"int8x64"});
-    const Tensor imc = c.tensor("imc");
+    require_dtype(c, "matrix_ifd", {"int8x64"});
+    const Tensor imc = c.tensor("matrix_imc");
     if (imc.scope() != Scope::IMC || !imc_sources().count(imc.node().get()))
-      c.refuse("imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
-    if (c.tensor("input").shape().back() != imc.shape()[0])
-      c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) +
-                            " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
+      c.refuse("matrix_imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
+    if (c.tensor("matrix_ifd").shape().back() != imc.shape()[0])
+      c.refuse("matrix_ifd", "K = " + std::to_string(logical(c.tensor("matrix_ifd")).back()) +
+                                 " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
+    if (c.has("partial")) {
+      require_dtype(c, "partial", {"float32x64"});
+      auto s = c.tensor("matrix_ifd").shape();
+      s.back() = imc.shape()[1];
+      if (c.tensor("partial").shape() != s)
+        c.refuse("partial", c.tensor("partial").name() + " is " + shape_str(c.tensor("partial").shape()) +
+                                " float32x64, the product is " + shape_str(s));
+    }
   };
   d.infer_output = [](const Call& c) {
-    auto s = c.tensor("input").shape();
-    s.back() = c.tensor("imc").shape()[1];
+    auto s = c.tensor("matrix_ifd").shape();
+    s.back() = c.tensor("matrix_imc").shape()[1];
     return BufferInfo{s, "float32x64"};
   };
   d.implementation = [](const Call& c, const Tensor& out_in) {
-    const Tensor x = rows_of(c.tensor("input")), out = rows_of(out_in), imc = c.tensor("imc");
+    const Tensor x = rows_of(c.tensor("matrix_ifd")), imc = c.tensor("matrix_imc");
+    const Tensor product =
+        c.has("partial") ? A::alloc_buffer(out_in.shape(), "float32x64", Scope::L1_WEAK, fresh(out_in.name() + "_mm"))
+                         : out_in;
+    partial_product() = product.name();
+    const Tensor out = rows_of(product);
     const int64_t m = x.shape()[0], kb = imc.shape()[0], nb = imc.shape()[1];
     MvmChunk ch;
     ch.outer = {m};
@@ -272,12 +303,17 @@ OpDef matmul_op() {
       A::grid_nest({m, nb, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });
     };
     mvm_chunk(ch, {}, out);
+    if (c.has("partial"))
+      dpu_map(c.tensor("partial"), out_in, product, {},
+              [](const A::Value& p, const A::Value& v, const A::Reg&) { return p + v; });
   };
   d.emulate = [](const Call& c, const Tensor& out) {
-    Node n =
-        node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
+    const std::string w = imc_sources().at(c.tensor("matrix_imc").node().get()).name();
+    const std::string product = c.has("partial") ? partial_product() : out.name();
+    Node n = node("linear", {c.tensor("matrix_ifd").name(), w}, {product});
     n.str_attrs["epilogue"] = "none";
-    return std::vector<Node>{n};
+    if (!c.has("partial")) return std::vector<Node>{n};
+    return std::vector<Node>{n, node("add", {c.tensor("partial").name(), product}, {out.name()})};
   };
   return d;
 }
