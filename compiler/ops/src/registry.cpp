@@ -2,6 +2,7 @@
 // allocate -> implementation -> reference).
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -273,7 +274,8 @@ bool take_keyword(const OpDef& op, const std::string& name, const ArgValue& v, C
       kw.where = *i == 1;
     } else {
       fail(loc, op.name + ": where= takes a build-time condition (a bool), got " + kind_of(v),
-           "compute the condition from build-time values (a C++ for, a Python range), e.g. where=(step == 0)");
+           "compute the condition from build-time values (a C++ for; in Python a for over a tuple), e.g. where=(step "
+           "== 0)");
     }
     return true;
   }
@@ -379,7 +381,13 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
            name == "value" ? "a number in place of the tensor argument is the scalar value= already" : "");
     c.args()[name] = v;
   };
-  for (std::size_t k = 0; k < positional.size(); ++k) bind(bound_name(*by_position[k], positional[k]), positional[k]);
+  std::set<std::string> by_pos;
+  std::string positional_names;
+  for (const auto* a : by_position) positional_names += (positional_names.empty() ? "" : ", ") + a->name;
+  for (std::size_t k = 0; k < positional.size(); ++k) {
+    by_pos.insert(by_position[k]->name);
+    bind(bound_name(*by_position[k], positional[k]), positional[k]);
+  }
   CallKeywords kw;
   for (const auto& [name, v] : named) {
     if (take_keyword(op, name, v, kw, loc)) continue;
@@ -401,7 +409,12 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
       c.args()[a.name] = a.def;
       continue;
     }
-    if (!kind_ok(a.kind, it->second)) c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second));
+    if (!kind_ok(a.kind, it->second))
+      c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second),
+               by_pos.count(a.name) && !keyword_only.empty()
+                   ? "positional arguments bind " + positional_names + " in order; pass " + keyword_only +
+                         " by name (keyword-only)"
+                   : std::string());
     if (a.kind == ArgKind::Tensor && !std::get<Tensor>(it->second)) c.refuse(a.name, "is an empty tensor handle");
   }
   const detail::CallScope scope(loc);
