@@ -227,6 +227,39 @@ TEST(OpsCallForms, WhereGatesTheCall) {
   }
 }
 
+// §6.3 and §13 as the guide writes the calls: keyword arguments with tuples and scalars, the
+// depthwise filters inputs in the guide's layout, NCHW -> NHWC, a slice by end= only, reshape to
+// the buffer's (packed) shape, a per-channel (1, 1, C) subtraction. (§13's convolution with an
+// input weight is issue 24 item 2.)
+TEST(OpsCallForms, GuideSection6_3And13Forms) {
+  const A::Module m = module_of([](A::Func& f) {
+    auto inp = f.input("inp", {10, 18, 2}, "int8x64");
+    auto flt = f.input("flt", {2, 3, 3, 1}, "int8x64");  // (C_BLOCKS, KH, KW, 1)
+    A::output(invoke("core.dw_convolution_2d", {inp, flt},
+                     {{"stride", Ints{1, 1}}, {"dilation", Ints{1, 1}}, {"padding", Ints{0, 0}}}));
+    auto seq = f.input("seq", {20, 1}, "int8x64");
+    auto w1 = f.input("w1", {1, 5, 1}, "int8x64");  // (C_BLOCKS, K, 1)
+    A::output(invoke("core.dw_convolution_1d", {seq, w1},
+                     {{"stride", int64_t{1}}, {"dilation", int64_t{2}}, {"padding", int64_t{0}}}));
+    A::output(invoke("core.dwpu_pool", {inp},
+                     {{"pool_type", S("MAX")},
+                      {"kernel", Ints{2, 2}},
+                      {"stride", Ints{2, 2}},
+                      {"dilation", Ints{1, 1}},
+                      {"padding", int64_t{0}},
+                      {"ceil_mode", true}}));
+    auto arg0 = f.input("arg0", {1, 64, 6, 2}, "int8x64");  // NCHW, W packed (W = 128)
+    auto b0 = invoke("aten.permute", {arg0}, {{"dims", Ints{0, 2, 3, 1}}});
+    auto b1 = invoke("aten.slice_tensor", {b0}, {{"dim", int64_t{2}}, {"end", int64_t{96}}});
+    auto b1f = invoke("atomic.dpu_cast", {b1, S("float32")});
+    auto b3 = invoke("aten.reshape", {b1f}, {{"shape", Ints{1, 6 * 96, 1}}});  // (1, 6, 96, 1) -> (1, 576, 1)
+    auto w_mean = f.input("w_mean", {1, 1, 1}, "float32x64");
+    A::output(invoke("aten.sub_tensor", {b3, w_mean}));
+  });
+  EXPECT_EQ(m.ir().main().outputs.back()->shape, (Ints{1, 576, 1}));
+  run(m, 11, -100, 100);
+}
+
 // register_op (guide §4.3) in C++: the guide's AtomicDpuCast — data, an output whose dtype picks
 // the cast, a keyword-only core= it passes to its datapath — registered, called by name, listed.
 ops::OpDef dpu_cast_def() {

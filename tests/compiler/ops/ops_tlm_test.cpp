@@ -177,4 +177,31 @@ TEST(OpsTlm, LinearSplitAlongK) {
       4, -128, 127);
 }
 
+// The guide's call keywords that change the lowering (docs/axscript.md, "Operator call forms"):
+// id= leaves an operator's launches in flight until A.waits (a matmul beside an elementwise op),
+// core= runs each call on its own core (a 2-core program); both equal the reference on the TLM.
+TEST(OpsCallFormsOnTlm, IdAndCoreKeywords) {
+  const A::Module tagged = module_of([](A::Func& f) {
+    auto mm = ops::invoke("core.linear", {in(f, "x", {16, 128}, "int8x64"), cst("w", {128, 128}, "int8x64", 0)},
+                          {{"id", std::string("mm")}});
+    auto ew = ops::invoke("atomic.mul", {in(f, "y", {16, 64}, "float32x64"), 0.5}, {{"id", std::string("ew")}});
+    A::waits("mm");
+    A::waits("ew");
+    A::output(mm);
+    A::output(ew);
+  });
+  axcore::compiler::CompileOptions serial;
+  serial.overlap = false;
+  (void)expect_tlm_matches_reference("call_forms_id", axcore::compiler::compile(tagged.ir().main(), serial), 8, -100,
+                                     100);
+  const A::Module cores = module_of([](A::Func& f) {
+    A::output(ops::invoke("atomic.mul", {in(f, "x", {4, 64}, "float32x64"), 2.0}, {{"core", int64_t{1}}}));
+    A::output(ops::invoke("atomic.add", {in(f, "y", {4, 64}, "float32x64"), 1.0}, {{"core", int64_t{0}}}));
+  });
+  axcore::compiler::CompileOptions two;
+  two.cores = 2;
+  (void)expect_tlm_matches_reference("call_forms_core", axcore::compiler::compile(cores.ir().main(), two), 9, -100,
+                                     100);
+}
+
 }  // namespace
