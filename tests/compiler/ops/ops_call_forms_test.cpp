@@ -331,12 +331,7 @@ TEST(OpsCallForms, RegisterOpInCpp) {
 // Line-sensitive: each refusal stays on the line its __LINE__ names, so the formatter leaves these alone.
 // clang-format off
 void refused(const std::function<void(A::Func&, uint32_t&)>& body, const std::vector<std::string>& fragments) {
-  uint32_t line = 0;
-  const auto e = compile_error([&] { (void)module_of([&](A::Func& f) { body(f, line); }); });
-  EXPECT_EQ(e.loc().line, line) << e.what();
-  EXPECT_NE(e.loc().file.find("ops_call_forms_test.cpp"), std::string::npos) << e.loc().str();
-  for (const auto& fr : fragments)
-    EXPECT_NE(std::string(e.what()).find(fr), std::string::npos) << "missing '" << fr << "' in: " << e.what();
+  expect_refused(body, fragments, "ops_call_forms_test.cpp");
 }
 
 TEST(OpsCallForms, WrongCallsAreRefusedAtTheCallersLine) {
