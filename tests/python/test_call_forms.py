@@ -104,3 +104,25 @@ def test_reshape_takes_the_guides_packed_shape():
     assert list(b.outputs[0].shape) == [1, 6, 128]
     res = runtime.run(b, backend="ref", inputs={"b2": x})
     np.testing.assert_array_equal(res.outputs[b.outputs[0].name], x.reshape(1, 6, 128))
+
+
+@A.ir_module
+class OnCores:  # §6 / §12: core= places a call on a core (the call inside A.AICore(core=n))
+    @A.prim_func
+    def main(x: A.Buffer((4, 1), "float32x64", scope=A.DDR), y: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        A.output(axol.atomic.mul(x, 2.0, core=1))
+        A.output(axol.atomic.add(y, 1.0, core=0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_core_places_the_call(backend):
+    rng = np.random.default_rng(6)
+    ins = {"x": rng.uniform(-9, 9, (4, 64)).astype(np.float32), "y": rng.uniform(-9, 9, (4, 64)).astype(np.float32)}
+    b = runtime.compile(OnCores, cores=2, explain=True)
+    lines = b.explain.splitlines()
+    assert any("core1 DWPU" in ln and "(atomic.mul)" in ln for ln in lines), b.explain
+    assert any("core0 DWPU" in ln and "(atomic.add)" in ln for ln in lines), b.explain
+    res = runtime.run(b, backend=backend, inputs=ins, cores=2)
+    mul, add = (o.name for o in b.outputs)
+    np.testing.assert_array_equal(res.outputs[mul], emu.rf18(emu.rf18(ins["x"]) * 2.0))
+    np.testing.assert_array_equal(res.outputs[add], emu.rf18(emu.rf18(ins["y"]) + 1.0))
