@@ -2,7 +2,6 @@
 // allocate -> implementation -> reference).
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -358,36 +357,46 @@ Tensor expand(const Call& c, const std::string& out_arg, const SourceLoc& loc) {
 Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const std::map<std::string, ArgValue>& named,
                  const std::string& out_name, const SourceLoc& loc) {
   Call c(op, loc, out_name.empty() ? detail::fresh(op.name.substr(op.name.find('.') + 1)) : out_name);
-  std::vector<const ArgSpec*> by_position;
-  std::string keyword_only;
-  for (const auto& a : op.args) {
-    if (!a.kw_only)
-      by_position.push_back(&a);
-    else
-      keyword_only += (keyword_only.empty() ? "" : ", ") + a.name;
-  }
-  if (positional.size() > by_position.size())
-    fail(loc,
-         op.name + " takes " + std::to_string(by_position.size()) + " positional arguments, got " +
-             std::to_string(positional.size()),
-         keyword_only.empty() ? std::string() : "pass " + keyword_only + " by name (keyword-only)");
+  // The names of the arguments positional ones bind (declaration order, keyword-only ones
+  // skipped) or of the keyword-only ones; built for messages only.
+  auto names_of = [&op](bool kw_only) {
+    std::string l;
+    for (const auto& a : op.args)
+      if (a.kw_only == kw_only) l += (l.empty() ? "" : ", ") + a.name;
+    return l;
+  };
   // A number given for a tensor argument with a scalar alternative binds that (mul(inp, 2.0)).
-  auto bound_name = [](const ArgSpec& a, const ArgValue& v) {
+  auto bound_name = [](const ArgSpec& a, const ArgValue& v) -> const std::string& {
     return !a.scalar_alt.empty() && is_number(v) ? a.scalar_alt : a.name;
   };
   auto bind = [&](const std::string& name, const ArgValue& v) {
-    if (c.args().count(name))
+    if (!c.args().emplace(name, v).second)
       fail(loc, op.name + ": argument '" + name + "' is given twice (by position and by name)",
            name == "value" ? "a number in place of the tensor argument is the scalar value= already" : "");
-    c.args()[name] = v;
   };
-  std::set<std::string> by_pos;
-  std::string positional_names;
-  for (const auto* a : by_position) positional_names += (positional_names.empty() ? "" : ", ") + a->name;
-  for (std::size_t k = 0; k < positional.size(); ++k) {
-    by_pos.insert(by_position[k]->name);
-    bind(bound_name(*by_position[k], positional[k]), positional[k]);
+  std::size_t k = 0;  // positional arguments bound
+  const ArgSpec* last_positional = nullptr;
+  for (const auto& a : op.args) {
+    if (a.kw_only || k == positional.size()) continue;
+    bind(bound_name(a, positional[k]), positional[k]);
+    last_positional = &a;
+    ++k;
   }
+  if (k < positional.size()) {
+    const std::string kw_names = names_of(true);
+    fail(loc,
+         op.name + " takes " + std::to_string(k) + " positional arguments, got " + std::to_string(positional.size()),
+         kw_names.empty() ? std::string() : "pass " + kw_names + " by name (keyword-only)");
+  }
+  // Whether `a` was bound by position (it is declared before the last positional one).
+  auto by_position = [&](const ArgSpec& a) {
+    if (!last_positional || a.kw_only) return false;
+    for (const auto& x : op.args) {
+      if (&x == &a) return true;
+      if (&x == last_positional) return false;
+    }
+    return false;
+  };
   CallKeywords kw;
   for (const auto& [name, v] : named) {
     if (take_keyword(op, name, v, kw, loc)) continue;
@@ -409,12 +418,13 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
       c.args()[a.name] = a.def;
       continue;
     }
-    if (!kind_ok(a.kind, it->second))
+    if (!kind_ok(a.kind, it->second)) {
+      const std::string kw_names = names_of(true);
       c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second),
-               by_pos.count(a.name) && !keyword_only.empty()
-                   ? "positional arguments bind " + positional_names + " in order; pass " + keyword_only +
-                         " by name (keyword-only)"
-                   : std::string());
+               by_position(a) && !kw_names.empty() ? "positional arguments bind " + names_of(false) +
+                                                         " in order; pass " + kw_names + " by name (keyword-only)"
+                                                   : std::string());
+    }
     if (a.kind == ArgKind::Tensor && !std::get<Tensor>(it->second)) c.refuse(a.name, "is an empty tensor handle");
   }
   const detail::CallScope scope(loc);
@@ -429,6 +439,7 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
            "pass output= the buffer the gated call writes (guide §12: each pipeline stage writes its own buffer)");
     return c.tensor(out_arg);
   }
+  if (kw.id.empty() && kw.core < 0) return expand(c, out_arg, loc);
   Tensor out;
   A::Body emit = [&] { out = expand(c, out_arg, loc); };
   if (!kw.id.empty()) emit = [&, inner = emit] { A::tag_launches(kw.id, inner, loc); };
