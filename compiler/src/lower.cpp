@@ -146,27 +146,30 @@ class Lowering {
   }
 
   // Which core's L1 holds each buffer: the core of the launches that touch it (one core only).
-  void assign_cores(const std::vector<Stmt>& list, uint32_t core) {
+  // `region` is the innermost A.AICore's location: a launch written in another file (an
+  // operator's, placed by core= on the call) is reported there, at the user's line.
+  void assign_cores(const std::vector<Stmt>& list, uint32_t core, const SourceLoc* region = nullptr) {
     for (const auto& s : list) {
       const uint32_t c = core_at(*s, core);
       if (s->kind == StmtKind::Block && s->unit == Unit::AICore) {
         if (c >= opt_.cores)
           fail(s->loc, "A.AICore(core=" + std::to_string(c) + ") on a " + std::to_string(opt_.cores) + "-core target",
                "compile for more cores (axc --cores N), or use a core below " + std::to_string(opt_.cores));
-        assign_cores(s->body, c);
+        assign_cores(s->body, c, &s->loc);
         continue;
       }
       if (s->kind == StmtKind::For || s->kind == StmtKind::Seq) {
-        assign_cores(s->body, c);
+        assign_cores(s->body, c, region);
         continue;
       }
+      const SourceLoc& at = region && region->file != s->loc.file ? *region : s->loc;
       std::vector<const BufferNode*> order;
       std::set<const BufferNode*> w, r;
       collect({s}, order, w, r);
       for (const BufferNode* b : order) {
         auto [it, fresh] = core_of_.emplace(b, c);
         if (!fresh && it->second != c)
-          fail(s->loc,
+          fail(at,
                b->name + " is used on core " + std::to_string(it->second) + " and on core " + std::to_string(c) +
                    ": a buffer lives in one core's L1",
                "give each core its own buffer (and its own copy of shared data), or let the compiler partition the "

@@ -355,6 +355,14 @@ TEST(OpsCallForms, WrongCallsAreRefusedAtTheCallersLine) {
           {"atomic.guide_dpu_cast takes 2 positional arguments, got 3", "pass core by name (keyword-only)"});
   refused([](A::Func& f, uint32_t& l) { auto x = in(f, "x", {4, 64}, "int8x64"); auto imc = A::alloc_imc({1, 1}); auto w = int8_const("w", {64, 64}, 1); invoke("atomic.load_imc", {w, imc}); auto p = A::alloc_buffer({4, 2}, "float32x64"); l = __LINE__; invoke("atomic.matmul", {x, imc}, {{"partial", p}}); },
           {"atomic.matmul: argument 'partial'", "is (4, 2) float32x64, the product is (4, 1)"});
+  // core= putting one buffer on two cores names the second call's line.
+  refused([](A::Func& f, uint32_t& l) {
+            auto a = invoke("atomic.mul", {in(f, "x", {4, 64}, "float32x64"), 2.0}, {{"core", int64_t{1}}});
+            l = __LINE__; A::output(invoke("atomic.add", {a, 1.0}, {{"core", int64_t{0}}}));
+            cc::CompileOptions two; two.cores = 2;
+            (void)cc::compile(A::current_func(), two);
+          },
+          {"is used on core 1 and on core 0: a buffer lives in one core's L1"});
   // A wait on an id nothing is tagged with names the wait's line.
   refused([](A::Func& f, uint32_t& l) {
             auto x = in(f, "x", {4, 64}, "float32x64");
