@@ -126,3 +126,31 @@ def test_core_places_the_call(backend):
     mul, add = (o.name for o in b.outputs)
     np.testing.assert_array_equal(res.outputs[mul], emu.rf18(emu.rf18(ins["x"]) * 2.0))
     np.testing.assert_array_equal(res.outputs[add], emu.rf18(emu.rf18(ins["y"]) + 1.0))
+
+
+def _dpu_cast_program():
+    """§4.3's AtomicDpuCast called with a given output: an int8 buffer, and a BufferInfo it is
+    allocated from; the output's dtype picks the cast (the guide's `self.output.dtype`)."""
+    from dpu_cast_op import dpu_cast
+    from axcore.compiler.op_registry import BufferInfo
+
+    @A.ir_module
+    class CastInto:
+        @A.prim_func
+        def main(inp: A.Buffer((4, 2), "float32x64", scope=A.DDR)):
+            q = A.alloc_buffer((4, 2), "int8x64")
+            dpu_cast(inp, q)                                              # output by position (declared second)
+            h = dpu_cast(inp, output=BufferInfo((4, 2), "float16x64", "L1_WEAK"))
+            A.output(q)
+            A.output(h)
+    return CastInto
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scriptop_output_given(backend):
+    x = np.random.default_rng(7).uniform(-300, 300, (4, 128)).astype(np.float32)
+    b = runtime.compile(_dpu_cast_program())
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    q, h = (o.name for o in b.outputs)
+    np.testing.assert_array_equal(res.outputs[q], np.clip(np.round(emu.rf18(x)), -128, 127).astype(np.int8))
+    np.testing.assert_array_equal(res.outputs[h], emu.rf18(x).astype(np.float16))
