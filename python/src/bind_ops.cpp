@@ -47,10 +47,10 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
     compiler::fail(
         here(),
         what +
-            ": a device value (an expression of a device loop variable or of data) is not a build-time "
-            "operator argument",
-        "where= takes a build-time condition: compute it from Python values (a build-time loop over a tuple, "
-        "for step in (0, 1, 2):), e.g. where=(step == 0)");
+            ": a device value (a buffer element or region, or an expression of a device loop variable or of "
+            "data) is not an operator argument (a call takes build-time values)",
+        "an operand is a whole buffer (a region x[a:b] is none); where= takes a build-time condition: compute it "
+        "from Python values (a build-time loop over a tuple, for step in (0, 1, 2):), e.g. where=(step == 0)");
   if (py::hasattr(h, "__index__")) {
     try {
       return py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>();

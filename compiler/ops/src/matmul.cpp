@@ -4,7 +4,6 @@
 // Reference: common/ref/op/matmul.hpp (the ref backend's "linear").
 #include <map>
 
-#include "dpu_map.hpp"
 #include "mvm.hpp"
 
 namespace axcore::compiler::ops::detail {
@@ -162,40 +161,25 @@ std::vector<Node> split_k_reference(const Call& c, const Tensor& out) {
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
   const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
   const std::string base = out.name() + "_k";
-  auto slice = [](const std::string& in, const std::string& o, int64_t axis, int64_t start, int64_t end) {
-    Node n = node("slice", {in}, {o});
-    n.num_attrs = {{"axis", {static_cast<double>(axis)}},
-                   {"start", {static_cast<double>(start)}},
-                   {"end", {static_cast<double>(end)}}};
-    return n;
-  };
   std::vector<Node> g;
   std::vector<std::string> parts;
   const int64_t rank = static_cast<int64_t>(x.shape().size());
   for (int64_t nb0 = 0; nb0 < nb; nb0 += kSplitKBlocks) {
     const int64_t nbc = std::min(kSplitKBlocks, nb - nb0), kc = spec::param::imc_tiles / nbc;
     const std::string tag = base + std::to_string(nb0);
-    g.push_back(slice(w.name(), tag + "_w", 1, nb0 * 64, (nb0 + nbc) * 64));
+    g.push_back(slice_node(w.name(), tag + "_w", 1, nb0 * 64, (nb0 + nbc) * 64));
     std::string sum;
     for (int64_t k0 = 0; k0 < kb; k0 += kc) {
       const int64_t k1 = std::min(kb, k0 + kc);
       const std::string t = tag + "_c" + std::to_string(k0);
-      g.push_back(slice(x.name(), t + "_x", rank - 1, k0 * 64, k1 * 64));
-      g.push_back(slice(tag + "_w", t + "_w", 0, k0 * 64, k1 * 64));
-      Node l = node("linear", {t + "_x", t + "_w"}, {t});
-      l.str_attrs["epilogue"] = "none";
+      g.push_back(slice_node(x.name(), t + "_x", rank - 1, k0 * 64, k1 * 64));
+      g.push_back(slice_node(tag + "_w", t + "_w", 0, k0 * 64, k1 * 64));
+      std::string bias;
       if (k0 == 0 && c.has("bias")) {
-        g.push_back(slice(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, (nb0 + nbc) * 64));
-        l.inputs.push_back(tag + "_b");
-        l.str_attrs["epilogue"] = "bias";
+        g.push_back(slice_node(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, (nb0 + nbc) * 64));
+        bias = tag + "_b";
       }
-      g.push_back(l);
-      if (k0 == 0) {
-        sum = t;
-      } else {
-        g.push_back(node("add", {t, sum}, {t + "_sum"}));
-        sum = t + "_sum";
-      }
+      add_pass(g, node("linear", {t + "_x", t + "_w"}, {t}), bias, sum);
     }
     parts.push_back(sum);
   }
@@ -241,16 +225,10 @@ OpDef load_imc_op() {
 }
 
 // atomic.matmul(matrix_ifd=, matrix_imc=, partial=, output=) (guide §11.2): with partial=, the
-// product is added onto partial (float32, the output's shape) and the sum written to output, so a
-// K loop of matmuls with partial=c, output=c accumulates (c zeroed once before it, atomic.full).
-// The sum is a second datapath: the product into a scratch buffer, then partial + product in the
-// DPU (float18, as atomic.add), elementwise, so partial may be the output.
-// The scratch buffer the last matmul with partial= wrote its product to (its reference names it).
-std::string& partial_product() {
-  static thread_local std::string name;
-  return name;
-}
-
+// product is added onto partial (float32, the output's shape) inside the MVMEXE datapath — IFD1
+// streams partial in the ODR's order and the DPU writes f18(f18(x @ W) + f18(partial)) (MvmChunk::
+// partial) — so a K loop of matmuls with partial=c, output=c accumulates in place (c zeroed once
+// before it, atomic.full): each element is read before the ODR writes it.
 OpDef matmul_op() {
   OpDef d;
   d.name = "atomic.matmul";
@@ -262,7 +240,8 @@ OpDef matmul_op() {
              ArgKind::Tensor,
              false,
              {},
-             "float32 of the output's shape: the product is added onto it (split K, guide §11.2); may be the output"}};
+             "float32 of the output's shape: out = f18(f18(x @ W) + f18(partial)), a K tile added onto the sum of the "
+             "ones before (split K, guide §11.2); may be the output"}};
   d.in_place = {"partial"};
   d.validate = [](const Call& c) {
     require_dtype(c, "matrix_ifd", {"int8x64"});
@@ -287,33 +266,27 @@ OpDef matmul_op() {
     return BufferInfo{s, "float32x64"};
   };
   d.implementation = [](const Call& c, const Tensor& out_in) {
-    const Tensor x = rows_of(c.tensor("matrix_ifd")), imc = c.tensor("matrix_imc");
-    const Tensor product =
-        c.has("partial") ? A::alloc_buffer(out_in.shape(), "float32x64", Scope::L1_WEAK, fresh(out_in.name() + "_mm"))
-                         : out_in;
-    partial_product() = product.name();
-    const Tensor out = rows_of(product);
+    const Tensor x = rows_of(c.tensor("matrix_ifd")), out = rows_of(out_in), imc = c.tensor("matrix_imc");
     const int64_t m = x.shape()[0], kb = imc.shape()[0], nb = imc.shape()[1];
     MvmChunk ch;
     ch.outer = {m};
     ch.k_blocks = kb;
     ch.nbc = nb;
     ch.imc = imc;
+    if (c.has("partial")) ch.partial = rows_of(c.tensor("partial"));
     ch.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nb, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });
     };
     mvm_chunk(ch, {}, out);
-    if (c.has("partial"))
-      dpu_map(c.tensor("partial"), out_in, product, {},
-              [](const A::Value& p, const A::Value& v, const A::Reg&) { return p + v; });
   };
   d.emulate = [](const Call& c, const Tensor& out) {
     const std::string w = imc_sources().at(c.tensor("matrix_imc").node().get()).name();
-    const std::string product = c.has("partial") ? partial_product() : out.name();
-    Node n = node("linear", {c.tensor("matrix_ifd").name(), w}, {product});
+    Node n = node("linear", {c.tensor("matrix_ifd").name(), w}, {out.name()});
     n.str_attrs["epilogue"] = "none";
     if (!c.has("partial")) return std::vector<Node>{n};
-    return std::vector<Node>{n, node("add", {c.tensor("partial").name(), product}, {out.name()})};
+    const std::string tile = fresh(out.name() + "_tile");  // a K loop's matmuls each name their own
+    n.outputs = {tile};
+    return std::vector<Node>{n, node("add", {tile, c.tensor("partial").name()}, {out.name()})};
   };
   return d;
 }

@@ -174,6 +174,9 @@ TEST(OpsCallForms, IdTagsEveryLaunchOfTheCall) {
     }
   ASSERT_EQ(mm_launches.size(), 2u);  // the LoadIMC and the MVMEXE datapath
   ASSERT_EQ(ew_launches.size(), 1u);
+  // The datapath follows its own LoadIMC, both tagged "mm": one unit of work (§12), no §14
+  // wait-after-both hazard between them.
+  for (const auto& w : r.program.warnings) ADD_FAILURE() << w.message;
   std::size_t mm_waited = 0;
   for (std::size_t i = 0; i < r.program.steps.size(); ++i)
     if (const auto* w = std::get_if<cc::Wait>(&r.program.steps[i]); w && w->launch == mm_launches[1]) mm_waited = i;
@@ -230,7 +233,7 @@ TEST(OpsCallForms, WhereGatesTheCall) {
 // §6.3 and §13 as the guide writes the calls: keyword arguments with tuples and scalars, the
 // depthwise filters inputs in the guide's layout, NCHW -> NHWC, a slice by end= only, reshape to
 // the buffer's (packed) shape, a per-channel (1, 1, C) subtraction. (§13's convolution with an
-// input weight is issue 24 item 2.)
+// input weight: OpsFsim.AtenWeightsAsInputs.)
 TEST(OpsCallForms, GuideSection6_3And13Forms) {
   const A::Module m = module_of([](A::Func& f) {
     auto inp = f.input("inp", {10, 18, 2}, "int8x64");
