@@ -147,27 +147,30 @@ class Lowering {
   }
 
   // Which core's L1 holds each buffer: the core of the launches that touch it (one core only).
-  void assign_cores(const std::vector<Stmt>& list, uint32_t core) {
+  // `region` is the innermost A.AICore's location: a launch written in another file (an
+  // operator's, placed by core= on the call) is reported there, at the user's line.
+  void assign_cores(const std::vector<Stmt>& list, uint32_t core, const SourceLoc* region = nullptr) {
     for (const auto& s : list) {
       const uint32_t c = core_at(*s, core);
       if (s->kind == StmtKind::Block && s->unit == Unit::AICore) {
         if (c >= opt_.cores)
           fail(s->loc, "A.AICore(core=" + std::to_string(c) + ") on a " + std::to_string(opt_.cores) + "-core target",
                "compile for more cores (axc --cores N), or use a core below " + std::to_string(opt_.cores));
-        assign_cores(s->body, c);
+        assign_cores(s->body, c, &s->loc);
         continue;
       }
       if (s->kind == StmtKind::For || s->kind == StmtKind::Seq) {
-        assign_cores(s->body, c);
+        assign_cores(s->body, c, region);
         continue;
       }
+      const SourceLoc& at = region && region->file != s->loc.file ? *region : s->loc;
       std::vector<const BufferNode*> order;
       std::set<const BufferNode*> w, r;
       collect({s}, order, w, r);
       for (const BufferNode* b : order) {
         auto [it, fresh] = core_of_.emplace(b, c);
         if (!fresh && it->second != c)
-          fail(s->loc,
+          fail(at,
                b->name + " is used on core " + std::to_string(it->second) + " and on core " + std::to_string(c) +
                    ": a buffer lives in one core's L1",
                "give each core its own buffer (and its own copy of shared data), or let the compiler partition the "
@@ -474,8 +477,10 @@ class Lowering {
 
   // A launch the program wrote (a datapath, LoadIMC or DMA block): checked against the launches
   // tagged id= that no A.sync waited for yet (a §14 hazard), and tagged itself when its author did.
+  // The launches one id tags are one unit of work (§12: an operator call's id= tags all of its
+  // launches); their order among themselves is the compiler's, not a missing wait.
   std::size_t launch_stmt(Step st, const StmtNode& s) {
-    hazards_.before_launch(st, p_.steps, s.loc);
+    hazards_.before_launch(st, s.id_generated ? std::string() : s.id, p_.steps, s.loc);
     const std::size_t i = launch(std::move(st), s.id, s.loc);
     if (!s.id.empty() && !s.id_generated) hazards_.tagged(i, s.id, s.loc);
     return i;
@@ -498,8 +503,7 @@ class Lowering {
     if (id.empty()) {
       wait_for(i);
     } else {
-      if (ids_.count(id)) fail(loc, "id \"" + id + "\" tags two launches", "give each launch its own id");
-      ids_[id] = i;
+      ids_[id].push_back(i);  // one id may tag several launches (an operator call's, id= on ops::invoke)
     }
     return i;
   }
@@ -570,6 +574,7 @@ class Lowering {
                 *s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
                 [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
             t.name = "loadimc" + std::to_string(++li_count_) + (op_.empty() ? "" : " (" + op_ + ")");
+            t.id = s->id;
             t.core = core_at(*s, core_);
             t.footprint = unit_footprint(s, t.core, true);
             place_descriptor(t, s->loc);
@@ -590,8 +595,10 @@ class Lowering {
             if (it == ids_.end())
               fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
                    "tag the launch: id=\"" + w + "\"");
-            wait_for(it->second, true);
-            hazards_.fenced(it->second, p_.steps);
+            for (std::size_t i : it->second) {
+              wait_for(i, true);
+              hazards_.fenced(i, p_.steps);
+            }
           }
           break;
         case StmtKind::Barrier:
@@ -688,7 +695,7 @@ class Lowering {
   std::map<const BufferNode*, std::vector<const BufferNode*>> reuses_;  // L1 rows taken over (l1_alloc.cpp)
   std::set<const BufferNode*> started_;                                 // touched by a launch so far
   std::map<const BufferNode*, ImcPlace> imc_;
-  std::map<std::string, std::size_t> ids_;
+  std::map<std::string, std::vector<std::size_t>> ids_;  // the launches each id tags
   static constexpr std::size_t kNoOwner = static_cast<std::size_t>(-1);
   std::map<std::size_t, Key> launch_key_;                  // launches not waited yet
   std::map<uint32_t, std::vector<std::size_t>> bd_owner_;  // per DMA tile: the launch holding each BD

@@ -113,10 +113,11 @@ void HazardChecker::mvm_reads(uint32_t core, const BufferNode& b, const SourceLo
   report(std::move(d));
 }
 
-void HazardChecker::before_launch(const Step& s, const std::vector<Step>& steps, const SourceLoc& loc) {
+void HazardChecker::before_launch(const Step& s, const std::string& id, const std::vector<Step>& steps,
+                                  const SourceLoc& loc) {
   // A launch tagged by the author and not waited for yet, which this one must follow.
   for (auto it = tagged_.begin(); it != tagged_.end();) {
-    const std::string why = order_reason(s, steps[it->first]);
+    const std::string why = !id.empty() && it->second.id == id ? std::string() : order_reason(s, steps[it->first]);
     if (why.empty()) {
       ++it;
       continue;

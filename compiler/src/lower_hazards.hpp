@@ -33,7 +33,9 @@ class HazardChecker {
   void launching(const Step& s, const SourceLoc& loc);
   // Before a launch written in the program (a datapath, LoadIMC or DMA block, not a copy the
   // compiler inserts), after launching(): whether it must follow a tagged launch nobody waited for.
-  void before_launch(const Step& s, const std::vector<Step>& steps, const SourceLoc& loc);
+  // `id` is the author's tag of this launch: a launch tagged with the same id is part of the same
+  // unit of work (§12: an operator call's id= tags each of its launches), not a producer to wait on.
+  void before_launch(const Step& s, const std::string& id, const std::vector<Step>& steps, const SourceLoc& loc);
   // After it: a launch tagged id= by the author is in flight until an A.sync waits for it.
   void tagged(std::size_t index, const std::string& id, const SourceLoc& loc);
   // An A.sync waited for launch `index`: it and the earlier launches of its channel / queue.

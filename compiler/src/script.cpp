@@ -575,13 +575,36 @@ void SysDMA(const Body& body, const std::string& id, Loc l) {
   Opened o(s, Unit::SysDMA, false);
   body();
 }
-void AICore(int core, const Body& body, Loc l) {
-  const SourceLoc loc = SourceLoc::from(l);
+void AICore(int core, const Body& body, Loc l) { AICore(core, body, SourceLoc::from(l)); }
+void AICore(int core, const Body& body, const SourceLoc& loc) {
   auto s = make_stmt(StmtKind::Block, loc);
   s->unit = Unit::AICore;
   s->core = core;
   Opened o(s, Unit::AICore, false);
   body();
+}
+
+namespace {
+void tag(const std::vector<Stmt>& list, const std::string& id) {
+  for (const auto& s : list) {
+    const bool launch = s->kind == StmtKind::Datapath ||
+                        (s->kind == StmtKind::Block &&
+                         (s->unit == Unit::LoadIMC || s->unit == Unit::CoreDMA || s->unit == Unit::SysDMA));
+    if (launch) {
+      if (s->id.empty()) s->id = id;
+      continue;
+    }
+    tag(s->body, id);
+    tag(s->else_body, id);
+  }
+}
+}  // namespace
+
+void tag_launches(const std::string& id, const Body& body, const SourceLoc& loc) {
+  std::vector<Stmt>& into = *ctx(loc).containers.back();
+  const std::size_t first = into.size();
+  body();
+  tag(std::vector<Stmt>(into.begin() + static_cast<std::ptrdiff_t>(first), into.end()), id);
 }
 
 void If(const Value& cond, const Body& then_body, const Body& else_body, Loc l) {

@@ -43,6 +43,14 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
     if (tensors) return seq.cast<std::vector<A::BufferHandle>>();
     if (ints) return seq.cast<std::vector<int64_t>>();
   }
+  if (is<A::Value>(h))
+    compiler::fail(
+        here(),
+        what +
+            ": a device value (a buffer element or region, or an expression of a device loop variable or of "
+            "data) is not an operator argument (a call takes build-time values)",
+        "an operand is a whole buffer (a region x[a:b] is none); where= takes a build-time condition: compute it "
+        "from Python values (a build-time loop over a tuple, for step in (0, 1, 2):), e.g. where=(step == 0)");
   if (py::hasattr(h, "__index__")) {
     try {
       return py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>();
@@ -79,9 +87,6 @@ ops::ArgKind parse_kind(const std::string& s) {
 // An operator authored in Python. The callbacks get the bound call's arguments as a dict.
 struct PyOp {
   ops::OpDef def;
-  std::vector<std::string> positional;  // the inputs that may be passed by position, in order
-  std::string keywords;                 // the keyword-only inputs, ", "-joined
-  std::string output;                   // the output argument (allocated, never passed)
 };
 
 // An argument as the operator library takes it: an Enum by its value.
@@ -91,33 +96,49 @@ py::object plain(py::handle v) {
   return py::reinterpret_borrow<py::object>(v);
 }
 
-// `dpu_cast(x, core=0)` in a parsed region: the call bound to the op's arguments (by position,
-// then by name), the output named after the statement's variable.
+// output=BufferInfo(shape, dtype, scope) (the guide's Arg(... | BufferInfo, is_output=True)): a
+// buffer allocated from it, named after the statement's variable.
+ops::ArgValue output_arg(const py::handle& v, const std::string& what) {
+  if (!v.is_none() && !is<A::BufferHandle>(v) && py::hasattr(v, "shape") && py::hasattr(v, "dtype") &&
+      py::hasattr(v, "scope") && !py::hasattr(v, "__call__")) {
+    const py::object sc = v.attr("scope");
+    const std::string scope = py::str(py::hasattr(sc, "value") ? sc.attr("value") : sc);
+    auto parsed = compiler::parse_scope(scope);
+    if (!parsed) compiler::fail(here(), what + ": BufferInfo scope '" + scope + "' is not a buffer scope");
+    const std::string n = name_hint();
+    return A::alloc_buffer(v.attr("shape").cast<std::vector<int64_t>>(), v.attr("dtype").cast<std::string>(), *parsed,
+                           n.empty() ? std::string() : n);
+  }
+  return to_arg(plain(v), what);
+}
+
+// `dpu_cast(x, core=0)` in a parsed region: the operator library binds the call (positional
+// arguments in declaration order, keyword-only ones by name, output=, the call keywords id=,
+// core=, where=), the output named after the statement's variable.
 ops::Tensor call_py_op(const PyOp& p, const py::args& pargs, const py::kwargs& kwargs) {
   const std::string op = "axol." + p.def.name;
   if (!in_parsed_region())
     compiler::fail(here(), op + "(...) is called outside a parsed region",
                    "call it in an @A.prim_func body or a with A.script(): block");
-  if (pargs.size() > p.positional.size())
-    compiler::fail(here(),
-                   op + " takes " + std::to_string(p.positional.size()) + " positional argument(s), got " +
-                       std::to_string(pargs.size()),
-                   p.keywords.empty() ? std::string() : "pass " + p.keywords + " by name (keyword-only)");
-  std::map<std::string, ops::ArgValue> named;
-  for (std::size_t k = 0; k < pargs.size(); ++k)
-    named[p.positional[k]] = to_arg(plain(pargs[k]), p.def.name + ": argument '" + p.positional[k] + "'");
-  for (const auto& [key, v] : kwargs) {
-    const std::string k = py::str(key);
-    if (k == p.output) {
-      if (!v.is_none())
-        compiler::fail(here(), op + ": output= is allocated from infer_outputs() by this compiler",
-                       "leave it out (None)");
-      continue;
-    }
-    if (named.count(k)) compiler::fail(here(), op + ": argument '" + k + "' is given twice (by position and by name)");
-    named[k] = to_arg(plain(v), p.def.name + ": argument '" + k + "'");
+  std::vector<ops::ArgValue> pos;
+  std::size_t k = 0;
+  for (const auto& a : p.def.args) {
+    if (a.kw_only || k >= pargs.size()) continue;
+    const std::string what = p.def.name + ": argument '" + a.name + "'";
+    pos.push_back(a.is_output ? output_arg(pargs[k], what) : to_arg(plain(pargs[k]), what));
+    ++k;
   }
-  return ops::invoke_at(p.def, {}, named, name_hint(), here());
+  for (; k < pargs.size(); ++k)
+    pos.push_back(to_arg(plain(pargs[k]), p.def.name + ": argument " + std::to_string(k + 1)));
+  std::map<std::string, ops::ArgValue> named;
+  for (const auto& [key, v] : kwargs) {
+    const std::string n = py::str(key);
+    bool out = false;
+    for (const auto& a : p.def.args) out = out || (a.is_output && a.name == n);
+    named[n] = out ? output_arg(v, p.def.name + ": argument '" + n + "'")
+                   : to_arg(plain(v), p.def.name + ": argument '" + n + "'");
+  }
+  return ops::invoke_at(p.def, pos, named, name_hint(), here());
 }
 
 // fn(args...) by vectorcall (pybind11's call builds an argument tuple).
@@ -137,12 +158,8 @@ py::dict call_args(const ops::Call& c) {
 
 std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& level, const std::string& doc,
                                  const std::vector<py::tuple>& args, py::function validate, py::function infer_output,
-                                 py::function implementation, std::vector<std::string> positional,
-                                 const std::vector<std::string>& keywords, const std::string& output) {
+                                 py::function implementation) {
   auto op = std::make_shared<PyOp>();
-  op->positional = std::move(positional);
-  for (const auto& k : keywords) op->keywords += (op->keywords.empty() ? "" : ", ") + k;
-  op->output = output;
   ops::OpDef& d = op->def;
   d.name = name;
   d.level = level == "core" ? ops::Level::Core : level == "aten" ? ops::Level::Aten : ops::Level::Atomic;
@@ -154,8 +171,11 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     a.required = t[2].cast<bool>();
     a.def = to_arg(t[3], name + ": default of '" + a.name + "'");
     a.doc = t[4].cast<std::string>();
+    a.kw_only = t[5].cast<bool>();
+    a.is_output = t[6].cast<bool>();
     d.args.push_back(std::move(a));
   }
+  d.check_given_output = false;  // a given output is taken as it is (the guide's ScriptOp)
   // The call's arguments as one dict for the three callbacks of a call (validate, always first,
   // makes it; implementation, last, drops it), so the Python side binds one instance per call.
   struct Args {
@@ -207,6 +227,7 @@ std::shared_ptr<PyOp> make_py_op(const std::string& name, const std::string& lev
     n.op = "py:" + c.op().name;
     std::string tensor_args;
     for (const auto& a : c.op().args) {
+      if (a.is_output) continue;
       const auto& v = c.args().at(a.name);
       if (const auto* t = std::get_if<ops::Tensor>(&v)) {
         n.inputs.push_back(t->name());
@@ -269,8 +290,7 @@ void bind_ops(py::module_& m) {
   // dynamic_attr: register_op names the callable (__name__, __qualname__, __doc__).
   py::class_<PyOp, std::shared_ptr<PyOp>>(m, "PyOp", "an operator authored in Python (ScriptOp)", py::dynamic_attr())
       .def(py::init(&make_py_op), py::arg("name"), py::arg("level"), py::arg("doc"), py::arg("args"),
-           py::arg("validate"), py::arg("infer_output"), py::arg("implementation"), py::arg("positional"),
-           py::arg("keywords"), py::arg("output"))
+           py::arg("validate"), py::arg("infer_output"), py::arg("implementation"))
       .def("__call__", &call_py_op, "the operator called in a parsed region: dpu_cast(x, core=0)")
       .def_property_readonly("name", [](const PyOp& p) { return p.def.name; })
       .def("invoke", [](const PyOp& p, const py::list& positional, const py::dict& named, const std::string& out_name) {

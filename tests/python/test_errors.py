@@ -218,9 +218,16 @@ class M:
 '''
 
 OP_CALLS = [
-    ("op_positional", "copy(inp, DatapathKind.DP_DWPU)", "axol.atomic.op_positional takes 1 positional argument(s), got 2"),
-    ("op_twice", "copy(inp, data=inp)", "axol.atomic.op_twice: argument 'data' is given twice"),
-    ("op_output", "copy(inp, output=inp)", "axol.atomic.op_output: output= is allocated from infer_outputs()"),
+    # The guide's rule (§4.3): positional arguments bind in declaration order (data, then output);
+    # datapath_kind is keyword-only.
+    ("op_positional", "copy(inp, DatapathKind.DP_DWPU)",
+     "atomic.op_positional: argument 'output': takes tensor, got a string"),
+    ("op_too_many", "copy(inp, None, DatapathKind.DP_DWPU)", "atomic.op_too_many takes 2 positional arguments, got 3"),
+    ("op_twice", "copy(inp, data=inp)", "atomic.op_twice: argument 'data' is given twice"),
+    ("op_output", "copy(inp, output=inp)", "atomic.op_output: argument 'output': inp is an input of the function"),
+    ("op_where", "copy(inp, where=inp[0, 0] > 0)",
+     "atomic.op_where: argument 'where': a device value (a buffer element or region, or an expression of a device "
+     "loop variable or of data) is not an operator argument (a call takes build-time values)"),
     ("op_dtype", 'copy(A.alloc_buffer((2, 1), "int8x64", scope=A.DDR))',
      "axol.atomic.op_dtype: argument 'data': dtype int8x64 is not one of float32x64"),
     ("op_unsupported", "copy(inp, datapath_kind=DatapathKind.DP_MVMEXE)",
@@ -237,6 +244,8 @@ def test_script_op_call_refused(tmp_path, name, call, message):
         _build(tmp_path, body, name)
     err = info.value
     assert message in err.msg, err.msg
+    if name in ("op_positional", "op_too_many"):
+        assert "pass datapath_kind by name (keyword-only)" in err.hint, err.hint
     assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
     _assert_last_frame_is(info, err.filename, err.lineno)
 

@@ -46,7 +46,12 @@ OpDef binary_op(const std::string& name, const std::string& ref, Bin op, const s
   d.level = Level::Atomic;
   d.doc = doc;
   d.args = {{"input", ArgKind::Tensor, true, {}, "int8, float16 or float32"},
-            {"other", ArgKind::Tensor, false, {}, "broadcast to the input (e.g. per-channel (C,))"},
+            {"other",
+             ArgKind::Tensor,
+             false,
+             {},
+             "broadcast to the input (e.g. per-channel (C,)); a number here is `value` (mul(x, 2.0))",
+             "value"},
             {"value", ArgKind::Float, false, {}, "a scalar instead of `other`"}};
   d.validate = [](const Call& c) {
     require_dtype(c, "input", kIn);
@@ -58,6 +63,7 @@ OpDef binary_op(const std::string& name, const std::string& ref, Bin op, const s
     }
   };
   d.infer_output = [](const Call& c) { return BufferInfo{c.tensor("input").shape(), float_out(c.tensor("input"))}; };
+  d.in_place = {"input", "other"};
   d.implementation = [op](const Call& c, const Tensor& out) {
     const Tensor x = c.tensor("input");
     if (c.has("other")) {
@@ -84,6 +90,7 @@ OpDef relu_op() {
   d.args = {{"input", ArgKind::Tensor, true, {}, "int8, float16 or float32"}};
   d.validate = [](const Call& c) { require_dtype(c, "input", kIn); };
   d.infer_output = [](const Call& c) { return BufferInfo{c.tensor("input").shape(), float_out(c.tensor("input"))}; };
+  d.in_place = {"input"};
   d.implementation = [](const Call& c, const Tensor& out) {
     const Tensor k = preamble_constants(out.name() + "_k", {0.0});
     dpu_map(c.tensor("input"), out, {}, k,

@@ -224,44 +224,49 @@ OpDef load_imc_op() {
   return d;
 }
 
+// atomic.matmul(matrix_ifd=, matrix_imc=, partial=, output=) (guide §11.2): with partial=, the
+// product is added onto partial (float32, the output's shape) inside the MVMEXE datapath — IFD1
+// streams partial in the ODR's order and the DPU writes f18(f18(x @ W) + f18(partial)) (MvmChunk::
+// partial) — so a K loop of matmuls with partial=c, output=c accumulates in place (c zeroed once
+// before it, atomic.full): each element is read before the ODR writes it.
 OpDef matmul_op() {
   OpDef d;
   d.name = "atomic.matmul";
   d.level = Level::Atomic;
-  d.doc = "float32 out = x @ W against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
-  d.args = {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
-            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"},
+  d.doc = "float32 out = x @ W (+ partial) against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
+  d.args = {{"matrix_ifd", ArgKind::Tensor, true, {}, "(..., K) int8, streamed by the IFD"},
+            {"matrix_imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc wrote"},
             {"partial",
              ArgKind::Tensor,
              false,
              {},
-             "float32 of the result's shape: out = f18(f18(x @ W) + f18(partial)), a K tile added onto the sum of the "
-             "ones before (the guide's partial=, §11.2)"}};
+             "float32 of the output's shape: out = f18(f18(x @ W) + f18(partial)), a K tile added onto the sum of the "
+             "ones before (split K, guide §11.2); may be the output"}};
+  d.in_place = {"partial"};
   d.validate = [](const Call& c) {
-    require_dtype(c, "input", {"int8x64"});
-    const Tensor imc = c.tensor("imc");
+    require_dtype(c, "matrix_ifd", {"int8x64"});
+    const Tensor imc = c.tensor("matrix_imc");
     if (imc.scope() != Scope::IMC || !imc_sources().count(imc.node().get()))
-      c.refuse("imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
-    if (c.tensor("input").shape().back() != imc.shape()[0])
-      c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) +
-                            " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
+      c.refuse("matrix_imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
+    if (c.tensor("matrix_ifd").shape().back() != imc.shape()[0])
+      c.refuse("matrix_ifd", "K = " + std::to_string(logical(c.tensor("matrix_ifd")).back()) +
+                                 " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
     if (c.has("partial")) {
       require_dtype(c, "partial", {"float32x64"});
-      auto s = c.tensor("input").shape();
+      auto s = c.tensor("matrix_ifd").shape();
       s.back() = imc.shape()[1];
       if (c.tensor("partial").shape() != s)
-        c.refuse("partial", c.tensor("partial").name() + " " + shape_str(logical(c.tensor("partial"))) +
-                                " is not the result's shape " + shape_str({s.begin(), s.end() - 1}) + " x " +
-                                std::to_string(s.back() * 64));
+        c.refuse("partial", c.tensor("partial").name() + " is " + shape_str(c.tensor("partial").shape()) +
+                                " float32x64, the product is " + shape_str(s));
     }
   };
   d.infer_output = [](const Call& c) {
-    auto s = c.tensor("input").shape();
-    s.back() = c.tensor("imc").shape()[1];
+    auto s = c.tensor("matrix_ifd").shape();
+    s.back() = c.tensor("matrix_imc").shape()[1];
     return BufferInfo{s, "float32x64"};
   };
   d.implementation = [](const Call& c, const Tensor& out_in) {
-    const Tensor x = rows_of(c.tensor("input")), out = rows_of(out_in), imc = c.tensor("imc");
+    const Tensor x = rows_of(c.tensor("matrix_ifd")), out = rows_of(out_in), imc = c.tensor("matrix_imc");
     const int64_t m = x.shape()[0], kb = imc.shape()[0], nb = imc.shape()[1];
     MvmChunk ch;
     ch.outer = {m};
@@ -275,12 +280,13 @@ OpDef matmul_op() {
     mvm_chunk(ch, {}, out);
   };
   d.emulate = [](const Call& c, const Tensor& out) {
-    Node n =
-        node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
+    const std::string w = imc_sources().at(c.tensor("matrix_imc").node().get()).name();
+    Node n = node("linear", {c.tensor("matrix_ifd").name(), w}, {out.name()});
     n.str_attrs["epilogue"] = "none";
     if (!c.has("partial")) return std::vector<Node>{n};
-    n.outputs = {out.name() + "_tile"};
-    return std::vector<Node>{n, node("add", {out.name() + "_tile", c.tensor("partial").name()}, {out.name()})};
+    const std::string tile = fresh(out.name() + "_tile");  // a K loop's matmuls each name their own
+    n.outputs = {tile};
+    return std::vector<Node>{n, node("add", {tile, c.tensor("partial").name()}, {out.name()})};
   };
   return d;
 }

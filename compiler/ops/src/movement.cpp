@@ -55,33 +55,50 @@ OpDef copy_op() {
 }
 
 // ---- full ----------------------------------------------------------------------------------------
+// The shape, packed: the guide passes the buffer's own shape with output= (§11.2:
+// atomic.full((m_tile.lanes, n_blocks), 0.0, output=c_l1...)); otherwise it is logical.
+std::vector<int64_t> full_shape(const Call& c) {
+  auto s = c.ints("shape");
+  if (c.has("output") && s == c.tensor("output").shape()) return s;
+  if (!s.empty()) s.back() /= 64;
+  return s;
+}
+// dtype= if given, else the given output's, else float32.
+std::string full_dtype(const Call& c) {
+  if (c.has("dtype")) return c.s("dtype");
+  return c.has("output") ? base_name(c.tensor("output").dtype()) : "float32";
+}
+
 OpDef full_op() {
   OpDef op;
   op.name = "atomic.full";
   op.level = Level::Atomic;
   op.doc = "a tensor of one value: the IFD streams its all-pad Broadcast (no memory read)";
-  op.args = {{"shape", ArgKind::Ints, true, {}, "logical shape; the last extent a multiple of 64"},
+  op.args = {{"shape",
+              ArgKind::Ints,
+              true,
+              {},
+              "logical shape, the last extent a multiple of 64; or, with output=, that buffer's (packed) shape"},
              {"value", ArgKind::Float, true, {}, "the fill value"},
-             {"dtype", ArgKind::String, false, std::string("float32"), "int8, float16 or float32"}};
+             {"dtype", ArgKind::String, false, {}, "int8, float16 or float32 (default: the output's, else float32)"}};
   op.validate = [](const Call& c) {
     const auto s = c.ints("shape");
-    if (s.empty() || s.back() % 64 != 0)
-      c.refuse("shape", "the last (PWORD-packed) extent must be a multiple of 64, got " + shape_str(s));
-    const std::string d = c.s("dtype");
+    const bool packed = c.has("output") && s == c.tensor("output").shape();
+    if (!packed && (s.empty() || s.back() % 64 != 0))
+      c.refuse(
+          "shape", "the last (PWORD-packed) extent must be a multiple of 64, got " + shape_str(s),
+          c.has("output") ? "the logical shape, or output='s own shape " + shape_str(c.tensor("output").shape()) : "");
+    const std::string d = full_dtype(c);
     if (d != "int8" && d != "float16" && d != "float32")
       c.refuse("dtype", "'" + d + "' is not int8, float16 or float32");
     if (d == "int8" && (c.f("value") != static_cast<double>(static_cast<int64_t>(c.f("value"))) ||
                         c.f("value") < -128 || c.f("value") > 127))
       c.refuse("value", "an int8 fill must be a whole number in -128..127");
   };
-  op.infer_output = [](const Call& c) {
-    auto s = c.ints("shape");
-    s.back() /= 64;
-    return BufferInfo{s, c.s("dtype") + "x64"};
-  };
+  op.infer_output = [](const Call& c) { return BufferInfo{full_shape(c), full_dtype(c) + "x64"}; };
   op.implementation = [](const Call& c, const Tensor& out) {
     const double v = c.f("value");
-    const A::Value pad = c.s("dtype") == "int8" ? A::int8(static_cast<int64_t>(v)) : A::float32(v);
+    const A::Value pad = full_dtype(c) == "int8" ? A::int8(static_cast<int64_t>(v)) : A::float32(v);
     A::grid_nest(out.shape(), [&](const Idx& i) {
       A::Datapath([&] {
         auto s = A::decl_stream(out.dtype());
@@ -399,11 +416,8 @@ OpDef slice_op() {
 }
 
 // ---- reshape (a view) -----------------------------------------------------------------------------
-std::vector<int64_t> reshape_target(const Call& c) {
-  const Tensor x = c.tensor("input");
-  int64_t total = 1;
-  for (int64_t d : logical(x)) total *= d;
-  auto s = c.ints("shape");
+// `shape` with its -1 inferred from `total` elements; empty when it does not hold `total`.
+std::vector<int64_t> fill_shape(const Call& c, std::vector<int64_t> s, int64_t total) {
   int64_t known = 1, infer = -1;
   for (std::size_t k = 0; k < s.size(); ++k) {
     if (s[k] == -1) {
@@ -418,15 +432,30 @@ std::vector<int64_t> reshape_target(const Call& c) {
   if (infer >= 0) s[static_cast<std::size_t>(infer)] = known ? total / known : 0;
   int64_t n = 1;
   for (int64_t d : s) n *= d;
-  // The guide writes a packed shape with its last extent in PWORDs ((1, 196, 6) for 6 x 64
-  // channels, §13): a shape 64 times too small is that form (the two never both match).
-  if (infer < 0 && n * 64 == total) {
-    s.back() *= 64;
-    n = total;
+  return n == total ? s : std::vector<int64_t>{};
+}
+
+// The logical target shape. `shape` counts elements (logical), or, as the guide's §13 writes it
+// (aten.reshape(b2, shape=(1, N_PATCHES, HIDDEN_BLOCKS))), PWORDs on the last axis (the buffer's
+// packed shape). An explicit shape holds the element count of one reading only; with a -1 the
+// logical reading is taken when it keeps the last extent a multiple of 64.
+std::vector<int64_t> reshape_target(const Call& c) {
+  const Tensor x = c.tensor("input");
+  int64_t total = 1, packed = 1;
+  for (int64_t d : logical(x)) total *= d;
+  for (int64_t d : x.shape()) packed *= d;
+  const auto given = c.ints("shape");
+  auto s = fill_shape(c, given, total);
+  if (!s.empty() && s.back() % 64 == 0) return s;
+  if (auto p = fill_shape(c, given, packed); !p.empty()) {
+    p.back() *= 64;
+    return p;
   }
-  if (n != total)
-    c.refuse("shape", shape_str(s) + " has " + std::to_string(n) + " elements, the input " + std::to_string(total));
-  return s;
+  if (!s.empty()) return s;  // refused in validate: the last extent is not a multiple of 64
+  int64_t n = 1;
+  for (int64_t d : given) n *= d;
+  c.refuse("shape", shape_str(given) + " has " + std::to_string(n) + " elements, the input " + std::to_string(total) +
+                        " (" + std::to_string(packed) + " PWORDs)");
 }
 
 OpDef reshape_op() {
@@ -435,7 +464,11 @@ OpDef reshape_op() {
   op.level = Level::Atomic;
   op.doc = "a view with another logical shape over the same storage (the last extent a multiple of 64)";
   op.args = {{"input", ArgKind::Tensor, true, {}, "any PWORD tensor"},
-             {"shape", ArgKind::Ints, true, {}, "the new logical shape; one -1 is inferred"}};
+             {"shape",
+              ArgKind::Ints,
+              true,
+              {},
+              "the new logical shape, or the packed one (PWORDs on the last axis, guide §13); one -1 is inferred"}};
   op.validate = [](const Call& c) {
     const auto s = reshape_target(c);
     if (s.back() % 64 != 0)

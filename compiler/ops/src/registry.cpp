@@ -1,7 +1,9 @@
 // The operator registry, argument binding, and the invoke driver (validate -> infer_output ->
 // allocate -> implementation -> reference).
 #include <algorithm>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "util.hpp"
@@ -72,8 +74,22 @@ void Call::refuse(const std::string& arg, const std::string& why, const std::str
   fail(loc_, op_->name + ": argument '" + arg + "': " + why, hint);
 }
 
-const std::vector<OpDef>& registry() {
-  static const std::vector<OpDef> r = [] {
+namespace {
+// The output argument every operator has (guide §4.3): appended when the op declares none.
+void with_output(OpDef& op) {
+  for (const auto& a : op.args)
+    if (a.is_output) return;
+  op.args.push_back({"output",
+                     ArgKind::Tensor,
+                     false,
+                     {},
+                     "the buffer to write (default: allocated from the inferred shape, dtype and scope)",
+                     "",
+                     true});
+}
+
+std::deque<OpDef>& mutable_registry() {
+  static std::deque<OpDef> r = [] {
     std::vector<OpDef> v;
     detail::add_movement_ops(v);
     detail::add_elementwise_ops(v);
@@ -82,9 +98,41 @@ const std::vector<OpDef>& registry() {
     detail::add_depthwise_ops(v);
     detail::add_norm_ops(v);
     detail::add_aten_ops(v);
-    return v;
+    std::deque<OpDef> d;
+    for (auto& op : v) {
+      with_output(op);
+      d.push_back(std::move(op));
+    }
+    return d;
   }();
   return r;
+}
+}  // namespace
+
+const std::deque<OpDef>& registry() { return mutable_registry(); }
+
+const OpDef& register_op(OpDef def, bool atomic) {
+  if (def.name.rfind("axol.", 0) == 0) def.name = def.name.substr(5);
+  const std::string level = def.name.substr(0, def.name.find('.'));
+  if (def.name.find('.') == std::string::npos || def.name.size() == level.size() + 1 ||
+      (level != "atomic" && level != "core" && level != "aten"))
+    throw std::invalid_argument("register_op: '" + def.name + "' is not axol.<atomic|core|aten>.<name>");
+  if (atomic && level != "atomic")
+    throw std::invalid_argument("register_op: " + def.name + " is atomic=true but not in axol.atomic");
+  def.level = level == "atomic" ? Level::Atomic : level == "core" ? Level::Core : Level::Aten;
+  if (!def.compose && !def.implementation)
+    throw std::invalid_argument("register_op: " + def.name + " has neither an implementation nor a compose");
+  if (!def.compose && !def.infer_output)
+    throw std::invalid_argument("register_op: " + def.name + " has an implementation but no infer_output");
+  int outputs = 0;
+  for (const auto& a : def.args) outputs += a.is_output ? 1 : 0;
+  if (outputs > 1) throw std::invalid_argument("register_op: " + def.name + " declares more than one output argument");
+  with_output(def);
+  auto& r = mutable_registry();
+  for (auto& op : r)
+    if (op.name == def.name) return op = std::move(def);
+  r.push_back(std::move(def));
+  return r.back();
 }
 
 // " (did you mean 'atomic.relu'?)" for the candidate nearest to a misspelt name (edit distance at
@@ -187,25 +235,181 @@ std::string kind_of(const ArgValue& v) {
 }
 }  // namespace
 
+namespace {
+bool is_number(const ArgValue& v) { return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v); }
+
+const ArgSpec* spec_of(const OpDef& op, const std::string& name) {
+  for (const auto& a : op.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+// The guide's call keywords (§10 where=, §12 id=, §6 core=) a call takes when its op does not
+// declare an argument of that name.
+struct CallKeywords {
+  std::string id;
+  int core = -1;
+  std::optional<bool> where;
+};
+
+bool take_keyword(const OpDef& op, const std::string& name, const ArgValue& v, CallKeywords& kw, const SourceLoc& loc) {
+  if (spec_of(op, name)) return false;
+  if (name == "id") {
+    const auto* s = std::get_if<std::string>(&v);
+    if (!s || s->empty()) fail(loc, op.name + ": id= takes a non-empty string, got " + kind_of(v), "id=\"load\"");
+    kw.id = *s;
+    return true;
+  }
+  if (name == "core") {
+    const auto* i = std::get_if<int64_t>(&v);
+    if (!i || *i < 0) fail(loc, op.name + ": core= takes a core number >= 0, got " + kind_of(v), "core=0");
+    kw.core = static_cast<int>(*i);
+    return true;
+  }
+  if (name == "where") {
+    if (const auto* b = std::get_if<bool>(&v)) {
+      kw.where = *b;
+    } else if (const auto* i = std::get_if<int64_t>(&v); i && (*i == 0 || *i == 1)) {
+      kw.where = *i == 1;
+    } else {
+      fail(loc, op.name + ": where= takes a build-time condition (a bool), got " + kind_of(v),
+           "compute the condition from build-time values (a C++ for; in Python a for over a tuple), e.g. where=(step "
+           "== 0)");
+    }
+    return true;
+  }
+  return false;
+}
+
+// The output argument's name ("" for an OpDef built outside the registry without one).
+std::string output_arg(const OpDef& op) {
+  for (const auto& a : op.args)
+    if (a.is_output) return a.name;
+  return "";
+}
+
+// A given output (output=): a buffer the program allocated, of the shape and dtype the op
+// produces, aliasing no tensor argument except those the op may update in place.
+void check_given_output(const Call& c, const std::string& arg) {
+  const Tensor out = c.tensor(arg);
+  const BufferNode* root = out.node()->root();
+  if (root->role == BufferRole::Input || root->role == BufferRole::Constant)
+    c.refuse(arg,
+             out.name() + " is " + (root->role == BufferRole::Input ? "an input" : "a constant") +
+                 " of the function: an operator writes only buffers the program allocates",
+             "A.alloc_buffer(...) a buffer for the result and pass it as output=");
+  const OpDef& op = c.op();
+  if (op.compose) return;  // the parts it invokes check theirs; a fresh result is copied in
+  if (op.check_given_output) {
+    const BufferInfo info = op.infer_output(c);
+    if (out.shape() != info.shape || out.dtype() != info.dtype)
+      c.refuse(arg,
+               out.name() + " is " + detail::shape_str(out.shape()) + " " + out.dtype() + ", but " + op.name +
+                   " writes " + detail::shape_str(info.shape) + " " + info.dtype,
+               "pass a buffer of that shape and dtype, or leave output= out to have one allocated");
+  }
+  for (const auto& a : op.args) {
+    if (a.is_output || std::find(op.in_place.begin(), op.in_place.end(), a.name) != op.in_place.end()) continue;
+    std::vector<Tensor> ts;
+    if (const auto* t = std::get_if<Tensor>(&c.args().at(a.name))) ts.push_back(*t);
+    if (const auto* l = std::get_if<std::vector<Tensor>>(&c.args().at(a.name))) ts = *l;
+    for (const auto& t : ts)
+      if (t && t.node()->root() == root)
+        c.refuse(arg,
+                 out.name() + " is also the argument '" + a.name + "': " + op.name + " does not update it in place",
+                 "write the result to another buffer");
+  }
+}
+
+// Validated call -> the output: the implementation writes the given or allocated output, or the
+// composition's result (copied into a given output that it is not).
+Tensor expand(const Call& c, const std::string& out_arg, const SourceLoc& loc) {
+  const OpDef& op = c.op();
+  const bool given = !out_arg.empty() && c.has(out_arg);
+  if (op.compose) {
+    Tensor out = op.compose(c);
+    if (op.emulate)
+      for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
+    if (given && out.node() != c.tensor(out_arg).node())
+      out = invoke_at(*find_op("atomic.copy"), {out}, {{"output", c.tensor(out_arg)}}, "", loc);
+    return out;
+  }
+  Tensor out;
+  if (given) {
+    out = c.tensor(out_arg);
+  } else {
+    const BufferInfo info = op.infer_output(c);
+    if (info.scope == Scope::IMC) {
+      out = A::alloc_imc(info.shape, info.dtype, -1, c.out_name());
+    } else {
+      out = A::alloc_buffer(info.shape, info.dtype, info.scope, c.out_name());
+    }
+    out.node()->loc = loc;  // placement errors about the output point at the call
+  }
+  A::op_marker(op.name);
+  op.implementation(c, out);
+  if (op.emulate)
+    for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
+  return out;
+}
+}  // namespace
+
 Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const std::map<std::string, ArgValue>& named,
                  const std::string& out_name, const SourceLoc& loc) {
   Call c(op, loc, out_name.empty() ? detail::fresh(op.name.substr(op.name.find('.') + 1)) : out_name);
-  if (positional.size() > op.args.size())
+  // The names of the arguments positional ones bind (declaration order, keyword-only ones
+  // skipped) or of the keyword-only ones; built for messages only.
+  auto names_of = [&op](bool kw_only) {
+    std::string l;
+    for (const auto& a : op.args)
+      if (a.kw_only == kw_only) l += (l.empty() ? "" : ", ") + a.name;
+    return l;
+  };
+  // A number given for a tensor argument with a scalar alternative binds that (mul(inp, 2.0)).
+  auto bound_name = [](const ArgSpec& a, const ArgValue& v) -> const std::string& {
+    return !a.scalar_alt.empty() && is_number(v) ? a.scalar_alt : a.name;
+  };
+  auto bind = [&](const std::string& name, const ArgValue& v) {
+    if (!c.args().emplace(name, v).second)
+      fail(loc, op.name + ": argument '" + name + "' is given twice (by position and by name)",
+           name == "value" ? "a number in place of the tensor argument is the scalar value= already" : "");
+  };
+  std::size_t k = 0;  // positional arguments bound
+  const ArgSpec* last_positional = nullptr;
+  for (const auto& a : op.args) {
+    if (a.kw_only || k == positional.size()) continue;
+    bind(bound_name(a, positional[k]), positional[k]);
+    last_positional = &a;
+    ++k;
+  }
+  if (k < positional.size()) {
+    const std::string kw_names = names_of(true);
     fail(loc,
-         op.name + " takes " + std::to_string(op.args.size()) + " arguments, got " + std::to_string(positional.size()));
-  for (std::size_t k = 0; k < positional.size(); ++k) c.args()[op.args[k].name] = positional[k];
-  for (const auto& [name, v] : named) {
-    bool known = false;
-    for (const auto& a : op.args) known = known || a.name == name;
-    if (!known) {
-      std::string list;
-      for (const auto& a : op.args) list += (list.empty() ? "" : ", ") + a.name;
-      std::vector<std::string> names;
-      for (const auto& a : op.args) names.push_back(a.name);
-      fail(loc, op.name + " has no argument '" + name + "'" + did_you_mean(name, names), "its arguments are: " + list);
+         op.name + " takes " + std::to_string(k) + " positional arguments, got " + std::to_string(positional.size()),
+         kw_names.empty() ? std::string() : "pass " + kw_names + " by name (keyword-only)");
+  }
+  // Whether `a` was bound by position (it is declared before the last positional one).
+  auto by_position = [&](const ArgSpec& a) {
+    if (!last_positional || a.kw_only) return false;
+    for (const auto& x : op.args) {
+      if (&x == &a) return true;
+      if (&x == last_positional) return false;
     }
-    if (c.args().count(name)) fail(loc, op.name + ": argument '" + name + "' is given twice (by position and by name)");
-    c.args()[name] = v;
+    return false;
+  };
+  CallKeywords kw;
+  for (const auto& [name, v] : named) {
+    if (take_keyword(op, name, v, kw, loc)) continue;
+    const ArgSpec* a = spec_of(op, name);
+    if (!a) {
+      std::string list;
+      for (const auto& x : op.args) list += (list.empty() ? "" : ", ") + x.name;
+      std::vector<std::string> names = {"id", "core", "where"};
+      for (const auto& x : op.args) names.push_back(x.name);
+      fail(loc, op.name + " has no argument '" + name + "'" + did_you_mean(name, names),
+           "its arguments are: " + list + " (and every call takes id=, core=, where=)");
+    }
+    bind(bound_name(*a, v), v);
   }
   for (const auto& a : op.args) {
     auto it = c.args().find(a.name);
@@ -214,29 +418,33 @@ Tensor invoke_at(const OpDef& op, const std::vector<ArgValue>& positional, const
       c.args()[a.name] = a.def;
       continue;
     }
-    if (!kind_ok(a.kind, it->second)) c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second));
+    if (!kind_ok(a.kind, it->second)) {
+      const std::string kw_names = names_of(true);
+      c.refuse(a.name, "takes " + to_string(a.kind) + ", got " + kind_of(it->second),
+               by_position(a) && !kw_names.empty() ? "positional arguments bind " + names_of(false) +
+                                                         " in order; pass " + kw_names + " by name (keyword-only)"
+                                                   : std::string());
+    }
     if (a.kind == ArgKind::Tensor && !std::get<Tensor>(it->second)) c.refuse(a.name, "is an empty tensor handle");
   }
   const detail::CallScope scope(loc);
   if (op.validate) op.validate(c);
-  if (op.compose) {
-    Tensor out = op.compose(c);
-    if (op.emulate)
-      for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
-    return out;
+  const std::string out_arg = output_arg(op);
+  const bool given = !out_arg.empty() && c.has(out_arg);
+  if (given) check_given_output(c, out_arg);
+  if (kw.where && !*kw.where) {
+    // with A.when(False): the call is built (and validated) but runs nothing (guide §10).
+    if (!given)
+      fail(loc, op.name + ": where= is false, so the call writes nothing, and it has no output= to hold its result",
+           "pass output= the buffer the gated call writes (guide §12: each pipeline stage writes its own buffer)");
+    return c.tensor(out_arg);
   }
-  const BufferInfo info = op.infer_output(c);
+  if (kw.id.empty() && kw.core < 0) return expand(c, out_arg, loc);
   Tensor out;
-  if (info.scope == Scope::IMC) {
-    out = A::alloc_imc(info.shape, info.dtype, -1, c.out_name());
-  } else {
-    out = A::alloc_buffer(info.shape, info.dtype, info.scope, c.out_name());
-  }
-  out.node()->loc = loc;  // placement errors about the output point at the call
-  A::op_marker(op.name);
-  op.implementation(c, out);
-  if (op.emulate)
-    for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
+  A::Body emit = [&] { out = expand(c, out_arg, loc); };
+  if (!kw.id.empty()) emit = [&, inner = emit] { A::tag_launches(kw.id, inner, loc); };
+  if (kw.core >= 0) emit = [&, inner = emit] { A::AICore(kw.core, inner, loc); };
+  emit();
   return out;
 }
 

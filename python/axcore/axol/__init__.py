@@ -19,22 +19,14 @@ from ..script import _parser as _P
 __all__ = ["atomic", "core", "aten", "describe"]
 
 
-def _call_native(full: str, schema: List[Any]) -> Callable[..., Any]:
-    kinds = [a[1] for a in schema]
-    names = [a[0] for a in schema]
-    scalar = "value" in names and kinds[names.index("value")] == "float"
-
+def _call_native(full: str) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         if _P.current() is None:
             _s.fail(f"axol.{full}(...) is called outside a parsed region",
                     "call it in an @A.prim_func body or a with A.script(): block")
-        pos = list(args)
-        # The guide's scalar form, axol.atomic.mul(inp, 2.0): a number where the schema has the
-        # second tensor is the op's scalar `value`.
-        if scalar and len(pos) >= 2 and kinds[1] == "tensor" and isinstance(pos[1], (int, float)) \
-                and not isinstance(pos[1], bool) and "value" not in kwargs:
-            kwargs["value"] = float(pos.pop(1))
-        return _ops.invoke(full, pos, dict(kwargs), _P.name_hint())
+        # The C++ library binds the call as the guide writes it: axol.atomic.mul(inp, 2.0) (a
+        # number in a tensor argument's place is its scalar), output=, id=, core=, where=.
+        return _ops.invoke(full, list(args), dict(kwargs), _P.name_hint())
     call.__name__ = full.split(".")[-1]
     call.__qualname__ = "axol." + full
     return call
@@ -71,7 +63,7 @@ _LEVELS = {"atomic": atomic, "core": core, "aten": aten}
 for _name, _level, _doc, _args in _ops.registry():
     _lv, _short = _name.split(".", 1)
     _sig = ", ".join(f"{a[0]}{'' if a[2] else '=...'}" for a in _args)
-    _LEVELS[_lv]._add(_short, _call_native(_name, _args), f"axol.{_name}({_sig}): {_doc}")
+    _LEVELS[_lv]._add(_short, _call_native(_name), f"axol.{_name}({_sig}): {_doc}")
 
 
 def describe() -> str:

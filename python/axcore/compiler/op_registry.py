@@ -179,11 +179,12 @@ def register_op(cls: Type[ScriptOp], name: str, generation: Any = None, atomic: 
     if len(outputs) != 1:
         raise TypeError(f"{cls.__name__}: declare exactly one Arg(..., is_output=True), found {len(outputs)}")
     out_arg = outputs[0]
-    inputs = [a for a in args if not a.is_output]
-    specs = [(a.name, a.kind(), a.required, None if a.required else _plain(a.default), a.description)
-             for a in inputs]
+    # Every argument in declaration order, the output too: positional arguments bind in that order
+    # (the output where it is declared), kw=True ones by name only (the C++ library's binding).
+    specs = [(a.name, a.kind(), a.required, None if a.required else _plain(a.default), a.description, a.kw,
+              a.is_output) for a in args]
 
-    tensor_specs = [(a, [m for m in _members(a.spec) if isinstance(m, TensorSpec)]) for a in inputs]
+    tensor_specs = [(a, [m for m in _members(a.spec) if isinstance(m, TensorSpec)]) for a in args]
     tensor_specs = [(a, specs) for a, specs in tensor_specs if specs]
     # One instance per call: validate (first) binds it, infer_outputs and implementation (last) get
     # the same one (the C++ side passes them the same dict of arguments).
@@ -223,10 +224,11 @@ def register_op(cls: Type[ScriptOp], name: str, generation: Any = None, atomic: 
         inst.implementation()
 
     # The callable (``dpu_cast(x, core=0)``) is the extension's (bind_ops.cpp): it refuses a call
-    # outside a parsed region, binds positional then keyword arguments (an Enum by its value; the
-    # output is allocated, never passed) and calls the operator with the statement's name hint.
-    call = _ops.PyOp(full, level, (cls.__doc__ or "").strip(), specs, validate, infer_output, implementation,
-                     [a.name for a in inputs if not a.kw], [a.name for a in inputs if a.kw], out_arg.name)
+    # outside a parsed region and hands the arguments (an Enum by its value, an output given as a
+    # BufferInfo allocated from it) to the C++ library's binding: positional in declaration order,
+    # keyword-only by name, output= taken as given (else allocated from infer_outputs()), and the
+    # call keywords id=, core=, where= the op does not declare itself.
+    call = _ops.PyOp(full, level, (cls.__doc__ or "").strip(), specs, validate, infer_output, implementation)
     _REGISTRY[full] = cls
     call.__name__ = short
     call.__qualname__ = f"axol.{full}"

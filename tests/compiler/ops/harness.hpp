@@ -110,4 +110,16 @@ inline axcore::compiler::CompileError compile_error(const std::function<void()>&
   return axcore::compiler::CompileError({}, "");
 }
 
+// `body` sets `line` on the line of its failing call; expects the CompileError there, in a file
+// whose name contains `file`, with every fragment in its text.
+inline void expect_refused(const std::function<void(A::Func&, uint32_t&)>& body,
+                           const std::vector<std::string>& fragments, const std::string& file) {
+  uint32_t line = 0;
+  const auto e = compile_error([&] { (void)module_of([&](A::Func& f) { body(f, line); }); });
+  EXPECT_EQ(e.loc().line, line) << e.what();
+  EXPECT_NE(e.loc().file.find(file), std::string::npos) << e.loc().str();
+  for (const auto& fr : fragments)
+    EXPECT_NE(std::string(e.what()).find(fr), std::string::npos) << "missing '" << fr << "' in: " << e.what();
+}
+
 }  // namespace axtest

@@ -177,4 +177,66 @@ TEST(OpsTlm, LinearSplitAlongK) {
       4, -128, 127);
 }
 
+// The guide's call keywords that change the lowering (docs/axscript.md, "Operator call forms"):
+// id= leaves an operator's launches in flight until A.waits (§12: a matmul and an elementwise op
+// tagged and waited after both run side by side; untagged, under the default sync, one after the
+// other), core= runs each call on its own core (a 2-core program); all equal the reference on
+// the TLM.
+TEST(OpsCallFormsOnTlm, IdAndCoreKeywords) {
+  auto program = [](bool tagged) {
+    return module_of([&](A::Func& f) {
+      auto tag = [&](const char* id) {
+        return tagged ? std::map<std::string, ops::ArgValue>{{"id", std::string(id)}}
+                      : std::map<std::string, ops::ArgValue>{};
+      };
+      auto mm =
+          ops::invoke("core.linear", {in(f, "x", {64, 512}, "int8x64"), cst("w", {512, 256}, "int8x64", 0)}, tag("mm"));
+      auto ew = ops::invoke("atomic.mul", {in(f, "y", {16, 128}, "float32x64"), 0.5}, tag("ew"));
+      if (tagged) {
+        A::waits("mm");
+        A::waits("ew");
+      }
+      A::output(mm);
+      A::output(ew);
+    });
+  };
+  axcore::compiler::CompileOptions serial;
+  serial.overlap = false;                 // the guide's default sync: a wait after every untagged launch
+  std::pair<double, double> spans[2][2];  // [untagged, tagged][matmul, elementwise]: (start, end) in cycles
+  for (int tagged = 0; tagged < 2; ++tagged) {
+    const A::Module m = program(tagged == 1);
+    const auto r = axcore::compiler::compile(m.ir().main(), serial);
+    const auto tl = nlohmann::json::parse(
+        expect_tlm_matches_reference(tagged ? "call_forms_id" : "call_forms_no_id", r, 8, -100, 100, true));
+    for (const auto& s : r.program.steps) {
+      const auto* t = std::get_if<axcore::compiler::Task>(&s);
+      const bool matmul =
+          t && t->queue == axcore::spec::Queue::MVMEXE && t->name.find("(core.linear)") != std::string::npos;
+      const bool elementwise = t && t->name.find("(atomic.mul)") != std::string::npos;
+      if (!matmul && !elementwise) continue;
+      for (const auto& e : tl["traceEvents"])
+        if (e.value("ph", "") == "X" && e.value("cat", "") == "task" && e.value("name", "") == t->name) {
+          const double t0 = e["ts"].get<double>() * axcore::spec::param::clock_mhz;
+          spans[tagged][t->queue == axcore::spec::Queue::MVMEXE ? 0 : 1] = {
+              t0, t0 + e["dur"].get<double>() * axcore::spec::param::clock_mhz};
+        }
+    }
+    const auto [mm, ew] = std::pair(spans[tagged][0], spans[tagged][1]);
+    std::printf("%s: matmul cycles %.0f..%.0f, elementwise %.0f..%.0f\n",
+                tagged ? "id= and waits after both" : "default sync", mm.first, mm.second, ew.first, ew.second);
+    ASSERT_GT(mm.second, 0) << "no matmul task span on the timeline";
+    ASSERT_GT(ew.second, 0) << "no elementwise task span on the timeline";
+    const bool overlap = ew.first < mm.second && mm.first < ew.second;
+    EXPECT_EQ(overlap, tagged == 1);
+  }
+  const A::Module cores = module_of([](A::Func& f) {
+    A::output(ops::invoke("atomic.mul", {in(f, "x", {4, 64}, "float32x64"), 2.0}, {{"core", int64_t{1}}}));
+    A::output(ops::invoke("atomic.add", {in(f, "y", {4, 64}, "float32x64"), 1.0}, {{"core", int64_t{0}}}));
+  });
+  axcore::compiler::CompileOptions two;
+  two.cores = 2;
+  (void)expect_tlm_matches_reference("call_forms_core", axcore::compiler::compile(cores.ir().main(), two), 9, -100,
+                                     100);
+}
+
 }  // namespace

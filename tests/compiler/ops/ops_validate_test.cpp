@@ -24,12 +24,7 @@ std::string S(const char* s) { return s; }
 
 // `body` sets `line` on the line of its failing invoke; expects the error there with every fragment.
 void refused(const std::function<void(A::Func&, uint32_t&)>& body, const std::vector<std::string>& fragments) {
-  uint32_t line = 0;
-  const auto e = compile_error([&] { (void)module_of([&](A::Func& f) { body(f, line); }); });
-  EXPECT_EQ(e.loc().line, line) << e.what();
-  EXPECT_NE(e.loc().file.find("ops_validate_test.cpp"), std::string::npos) << e.loc().str();
-  for (const auto& fr : fragments)
-    EXPECT_NE(std::string(e.what()).find(fr), std::string::npos) << "missing '" << fr << "' in: " << e.what();
+  expect_refused(body, fragments, "ops_validate_test.cpp");
 }
 
 // Line-sensitive: each refusal stays on the line its __LINE__ names, so the formatter leaves these alone.

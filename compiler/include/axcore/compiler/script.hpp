@@ -318,6 +318,11 @@ void LoadIMC(const Body& body, Loc l = Loc::current());  // A.pseudo.LoadIMC
 void CoreDMA(const Body& body, int core = -1, const std::string& id = "", Loc l = Loc::current());
 void SysDMA(const Body& body, const std::string& id = "", Loc l = Loc::current());
 void AICore(int core, const Body& body, Loc l = Loc::current());
+// For the operator library's call keywords (ops::invoke, guide §12): A.AICore at the call's
+// location (core=), and `body` with every launch it builds (datapath, LoadIMC, DMA block) that has
+// no id of its own tagged `id` (id=: one id may name all the launches of one operator call).
+void AICore(int core, const Body& body, const SourceLoc& loc);
+void tag_launches(const std::string& id, const Body& body, const SourceLoc& loc);
 void If(const Value& cond, const Body& then_body, const Body& else_body = {}, Loc l = Loc::current());
 void when(const Value& cond, const Body& body, Loc l = Loc::current());
 void drop(const Value& popped, Loc l = Loc::current());
