@@ -91,7 +91,9 @@ void implementation(const Call& c, const Tensor& out) {
   const bool padded = g.p[0] > 0 || g.p[1] > 0;
   const int64_t taps = g.kh * g.kw, kb = taps * g.cb;
   const Tensor w2 = w.reshape({taps * logical(w)[2], g.nb});  // (KH*KW*C_in, C_out/64): row k = (kh*KW + kw)*C_in + ci
-  const int64_t chunk = max_chunk(kb, e);
+  const ColumnPlan cols = plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
+  const int64_t chunk = cols.chunk;
+  ColumnLoader columns(cols, g.nb, out.name() + "_w");
   for (int64_t nb0 = 0; nb0 < g.nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, g.nb - nb0);
     MvmChunk m;
@@ -102,11 +104,18 @@ void implementation(const Call& c, const Tensor& out) {
     m.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out.name() + "_w" + std::to_string(nb0));
     m.imc.node()->loc = call_loc();  // the IMC budget error points at the call
     if (!padded) {
-      load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0));
+      if (cols.wc)
+        columns.load(m.imc, nb0, nbc, 0, kb, 0);
+      else
+        load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0));
     } else {
-      for (int64_t t = 0; t < taps; ++t)  // IMC tile t*CB + cb holds tap taps-1-t
-        load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
-                      out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t));
+      for (int64_t t = 0; t < taps; ++t) {  // IMC tile t*CB + cb holds tap taps-1-t
+        if (cols.wc)
+          columns.load(m.imc, nb0, nbc, t * g.cb, g.cb, (taps - 1 - t) * g.cb);
+        else
+          load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
+                        out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t));
+      }
     }
     m.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {

@@ -81,11 +81,14 @@ LinearPlan linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, con
 void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const Tensor& out_in) {
   const Tensor x = rows_of(x_in), out = rows_of(out_in);
   const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
-  const auto [chunk, stream, rows] = linear_chunk(x, w, e, out);
+  const auto [max_cols, stream, rows] = linear_chunk(x, w, e, out);
   if (rows > 0) {
-    linear_rows_streamed(x, w, e, out, chunk, rows);
+    linear_rows_streamed(x, w, e, out, max_cols, rows);
     return;
   }
+  const ColumnPlan cols = stream ? ColumnPlan{max_cols, {}} : plan_columns(w, m, kb, nb, max_cols);
+  const int64_t chunk = cols.chunk;
+  ColumnLoader columns(cols, nb, out_in.name() + "_w");
   for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, nb - nb0);
     MvmChunk c;
@@ -105,6 +108,8 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
         for (auto [k, n] : A::grid(w.shape()[0], nbc)) slot(k, n) = w(k, nb0 ? n + nb0 : n);
       });
       load_chunk(slot, c.imc, 0, kb, 0, 0, nbc);
+    } else if (cols.wc) {
+      columns.load(c.imc, nb0, nbc, 0, kb, 0);
     } else {
       load_streamed(w, c.imc, 0, kb, 0, nb0, nbc, out_in.name() + "_w" + std::to_string(nb0));
     }

@@ -43,6 +43,36 @@ bool in_ddr(const Tensor& t);
 // A weight already in L1 is loaded as load_chunk does.
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
                    int64_t nbc, const std::string& tag);
+// The column-block-major DDR image of a constant weight w (K, NB) int8x64: a constant (NB, K),
+// column block n's K rows contiguous, so a chunk of columns is read in whole bursts. Empty when w
+// holds no constant values.
+Tensor column_blocks(const Tensor& w);
+// How a layer whose weight comes from DDR is cut into chunks of output blocks: `chunk` blocks per
+// chunk, each its own residency piece (LoadIMC) and MVMEXE datapath, so chunk j + 1 loads while
+// chunk j computes (the device runs a LoadIMC beside an MVMEXE on other tiles of the same
+// matrix_id). A cost model picks the chunk: the load of chunk 0, then per chunk the longer of the
+// next load and this compute, then the last compute, against the host's per-chunk writes. `wc` is
+// the weight's column-block image when the chunk is smaller than `cmax` (a constant weight only).
+struct ColumnPlan {
+  int64_t chunk = 0;
+  Tensor wc;
+};
+ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t nb, int64_t cmax);
+// Makes the chunks of a ColumnPlan resident in program order: copies of whole chunks of the
+// column-block image into L1 (the first chunk alone, then ~64 KiB at a time), one LoadIMC per
+// load() call.
+class ColumnLoader {
+ public:
+  ColumnLoader(const ColumnPlan& plan, int64_t nb, std::string tag);
+  // imc(kb0 + kb, nb) = weight rows (row_block0 + kb) * 64.. of column block nb0 + nb, kb < kbs,
+  // nb < nbc; chunks in increasing nb0.
+  void load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0, int64_t kbs, int64_t row_block0);
+
+ private:
+  Tensor wc_, slot_;
+  int64_t chunk_, nb_, unit0_ = 0, unit_cols_ = 0;
+  std::string tag_;
+};
 // The rows per chunk of a row-streamed linear (two input and two result slots and the weight's
 // groups in `budget` bytes), 0 when not even one row fits.
 int64_t stream_rows(const Tensor& x, const Tensor& w, const Tensor& out, int64_t nbc, uint64_t budget);
