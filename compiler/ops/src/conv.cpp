@@ -94,6 +94,7 @@ void implementation(const Call& c, const Tensor& out) {
   const ColumnPlan cols = plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
   const int64_t chunk = cols.chunk;
   ColumnLoader columns(cols, g.nb, out.name() + "_w");
+  Tensor epi;
   for (int64_t nb0 = 0; nb0 < g.nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, g.nb - nb0);
     MvmChunk m;
@@ -131,6 +132,11 @@ void implementation(const Call& c, const Tensor& out) {
         }
       });
     };
+    if (cols.wc) {  // one epilogue constant for the layer's chunks
+      m.epi_cache = &epi;
+      m.layer_nb = g.nb;
+      m.layer_chunk = chunk;
+    }
     mvm_chunk(m, e, out);
   }
 }

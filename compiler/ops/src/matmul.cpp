@@ -89,6 +89,7 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
   const ColumnPlan cols = stream ? ColumnPlan{max_cols, {}} : plan_columns(w, m, kb, nb, max_cols);
   const int64_t chunk = cols.chunk;
   ColumnLoader columns(cols, nb, out_in.name() + "_w");
+  Tensor epi;
   for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, nb - nb0);
     MvmChunk c;
@@ -117,6 +118,11 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
       A::grid_nest({m, nbc, kb},
                    [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
     };
+    if (cols.wc) {  // one epilogue constant for the layer's chunks
+      c.epi_cache = &epi;
+      c.layer_nb = nb;
+      c.layer_chunk = chunk;
+    }
     mvm_chunk(c, e, out);
   }
 }

@@ -25,6 +25,9 @@ struct MvmChunk {
   std::function<void(const A::StreamHandle& s)> ifd;
   int64_t out_nb0 = -1;         // the result's first column block (-1: nb0; 0: a result slot of the chunk)
   Tensor* epi_cache = nullptr;  // shares one epilogue constant between the chunk's datapaths
+  // > 0: the chunks of the layer (layer_nb output blocks, layer_chunk per chunk) share one
+  // epilogue constant through epi_cache, each reading its segment (one copy instead of one per chunk).
+  int64_t layer_nb = 0, layer_chunk = 0;
 };
 
 // Largest output-block chunk one residency and the DPU's registers allow.

@@ -76,7 +76,7 @@ void ColumnLoader::load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0
     // 64 KiB of whole chunks, each one contiguous DDR range of the column-block image (whole 4 KiB
     // bursts) into its own L1 buffer (dead after its LoadIMCs, so the rows are reused).
     const int64_t chunk_bytes = chunk_ * k * 64;
-    const int64_t chunks = nb0 == 0 ? 1 : std::max<int64_t>(1, (64 << 10) / chunk_bytes);
+    const int64_t chunks = nb0 == 0 ? 1 : std::max<int64_t>(1, (32 << 10) / chunk_bytes);
     unit0_ = nb0;
     unit_cols_ = std::min(chunks * chunk_, nb_ - nb0);
     slot_ = A::alloc_buffer({unit_cols_ * k}, "int8x64", A::L1, tag_ + "_c" + std::to_string(nb0));
