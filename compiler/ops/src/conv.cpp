@@ -91,7 +91,11 @@ void implementation(const Call& c, const Tensor& out) {
   const bool padded = g.p[0] > 0 || g.p[1] > 0;
   const int64_t taps = g.kh * g.kw, kb = taps * g.cb;
   const Tensor w2 = w.reshape({taps * logical(w)[2], g.nb});  // (KH*KW*C_in, C_out/64): row k = (kh*KW + kw)*C_in + ci
-  const ColumnPlan cols = plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
+  ColumnPlan cols = plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
+  if (padded && !cols.wc && in_ddr(w2) && is_constant(w2))
+    // The taps are loaded one by one (reversed): from the column-block image one copy serves them
+    // all instead of a copy per tap. With one output block the row-major weight is that image.
+    cols.wc = g.nb == 1 ? w2.reshape({1, w2.shape()[0]}) : column_blocks(w2);
   const int64_t chunk = cols.chunk;
   ColumnLoader columns(cols, g.nb, out.name() + "_w");
   Tensor epi;
