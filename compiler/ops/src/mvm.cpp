@@ -47,9 +47,9 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
   std::vector<double> k = segment(c.nb0, c.nbc, &i_scale, &i_zero);
   const int64_t n_k = static_cast<int64_t>(k.size() / 64);
   if (c.layer_chunk > 0 && n_k) {
-    seg0 = c.nb0 / c.layer_chunk * (n_k - c.nbc + c.layer_chunk);  // the segments before are full chunks
     k.clear();
     for (int64_t nb0 = 0, a = 0, b = 0; nb0 < c.layer_nb; nb0 += c.layer_chunk) {
+      if (nb0 == c.nb0) seg0 = static_cast<int64_t>(k.size() / 64);
       const auto part = segment(nb0, std::min(c.layer_chunk, c.layer_nb - nb0), &a, &b);
       k.insert(k.end(), part.begin(), part.end());
     }

@@ -183,6 +183,22 @@ TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
   expect_matches_reference(r, random_inputs(b.bundle, 4, -128, 127));
 }
 
+TEST(OpsFsim, LinearInColumnChunksReadsItsEpilogueSegment) {
+  // A constant weight in column chunks (docs/compiler.md): N = 448 is 7 output blocks, cut 2 + 2 +
+  // 2 + 1 by the cost model, each chunk's scale read from its own segment of one epilogue constant
+  // (no bias: the segments are 1 block each, the last chunk's too).
+  const A::Module m = module_of([](A::Func& f) {
+    A::output(
+        invoke("core.linear", {input(f, "x", {128, 256}, "int8x64"), weight("w", {256, 448}, 31)}, {{"scale", 0.25}}));
+  });
+  const auto r = axcore::compiler::compile(m.ir().main());
+  int mvmexe = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) mvmexe += t->queue == axcore::spec::Queue::MVMEXE;
+  EXPECT_EQ(mvmexe, 4);
+  expect_matches_reference(m, random_inputs(r.bundle, 17, -128, 127));
+}
+
 TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
   // K = 8320 is 130 IMC tiles per output block: split-k cuts the reduction into 128 + 2 K blocks,
   // partial sums in float18; the reference sums the same chunks the same way. (One output block:
