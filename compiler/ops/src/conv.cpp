@@ -85,6 +85,7 @@ void validate(const Call& c) {
 }
 
 void implementation(const Call& c, const Tensor& out) {
+  forget_image();
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
   const Geometry g = geometry(c);
   const Epilogue e = epilogue_of(c, logical(w)[3]);
@@ -161,11 +162,14 @@ OpDef convolution_op() {
   d.implementation = implementation;
   d.emulate = [](const Call& c, const Tensor& out) {
     const Geometry g = geometry(c);
-    Node n = node("conv2d", {c.tensor("input").name(), c.tensor("weight").name()}, {});
+    std::string w = c.tensor("weight").name();
+    std::vector<Node> nodes = weight_from_image(c.tensor("weight"), out.name(), w);
+    Node n = node("conv2d", {c.tensor("input").name(), w}, {});
     n.num_attrs = {{"stride", {static_cast<double>(g.s[0]), static_cast<double>(g.s[1])}},
                    {"padding", {static_cast<double>(g.p[0]), static_cast<double>(g.p[1])}},
                    {"dilation", {static_cast<double>(g.d[0]), static_cast<double>(g.d[1])}}};
-    return mvm_reference(c, n, out);
+    for (auto& m : mvm_reference(c, n, out)) nodes.push_back(std::move(m));
+    return nodes;
   };
   return d;
 }

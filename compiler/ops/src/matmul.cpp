@@ -326,6 +326,7 @@ OpDef linear_op() {
     return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"};
   };
   d.implementation = [](const Call& c, const Tensor& out) {
+    forget_image();
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles)
       linear_split_k(c.tensor("input"), c.tensor("weight"), c.has("bias") ? c.tensor("bias") : Tensor(), out);
     else
@@ -333,7 +334,10 @@ OpDef linear_op() {
   };
   d.emulate = [](const Call& c, const Tensor& out) {
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles) return split_k_reference(c, out);
-    return mvm_reference(c, node("linear", {c.tensor("input").name(), c.tensor("weight").name()}, {}), out);
+    std::string w = c.tensor("weight").name();
+    std::vector<Node> g = weight_from_image(c.tensor("weight"), out.name(), w);
+    for (auto& n : mvm_reference(c, node("linear", {c.tensor("input").name(), w}, {}), out)) g.push_back(std::move(n));
+    return g;
   };
   return d;
 }

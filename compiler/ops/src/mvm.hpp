@@ -50,6 +50,12 @@ void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs,
 // column block n's K rows contiguous, so a chunk of columns is read in whole bursts. Empty when w
 // holds no constant values.
 Tensor column_blocks(const Tensor& w);
+// The reference's view of the image the operator's implementation just made for `w` (reshape,
+// permute, reshape back to w's logical shape), so the graph reads the image and the bundle need
+// not carry the logical weight too; `name` becomes the logical weight's name in the graph. Empty
+// (name unchanged) when the implementation made none. forget_image() drops a stale one.
+std::vector<Node> weight_from_image(const Tensor& w, const std::string& stem, std::string& name);
+void forget_image();
 // How a layer whose weight comes from DDR is cut into chunks of output blocks: `chunk` blocks per
 // chunk, each its own residency piece (LoadIMC) and MVMEXE datapath, so chunk j + 1 loads while
 // chunk j computes (the device runs a LoadIMC beside an MVMEXE on other tiles of the same

@@ -21,6 +21,35 @@ int64_t weight_groups(int64_t kbs, int64_t nbc) {
   return std::min<int64_t>(kbs, 8);
 }
 
+namespace {
+// The column-block image the last implementation made, for its operator's reference (emulate runs
+// right after implementation): the graph reads the image, so the logical weight leaves the bundle.
+struct LastImage {
+  const BufferNode* root = nullptr;
+  Tensor image;
+};
+thread_local LastImage g_last_image;
+}  // namespace
+
+void forget_image() { g_last_image = {}; }
+
+std::vector<Node> weight_from_image(const Tensor& w, const std::string& stem, std::string& name) {
+  if (!g_last_image.root || g_last_image.root != w.node()->root()) return {};
+  const Tensor img = g_last_image.image;
+  forget_image();
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  const int64_t nb = img.shape()[0], k = img.shape()[1];
+  // (NB, K * 64) -> (NB, K, 64) -> (K, NB, 64) -> the weight's logical shape.
+  Node split = node("reshape", {img.name()}, {stem + "_wimg3"});
+  split.num_attrs["shape"] = {d(nb), d(k), 64};
+  Node swap = node("permute", {stem + "_wimg3"}, {stem + "_wimgt"});
+  swap.num_attrs["dims"] = {1, 0, 2};
+  Node back = node("reshape", {stem + "_wimgt"}, {stem + "_wlogical"});
+  for (int64_t v : logical(w)) back.num_attrs["shape"].push_back(d(v));
+  name = stem + "_wlogical";
+  return {split, swap, back};
+}
+
 Tensor column_blocks(const Tensor& w) {
   if (!is_constant(w) || w.dtype() != "int8x64" || w.shape().size() != 2) return {};
   const std::vector<double>* v = nullptr;
@@ -31,7 +60,9 @@ Tensor column_blocks(const Tensor& w) {
   std::vector<double> t(v->size());
   for (int64_t n = 0; n < nb; ++n)
     for (int64_t r = 0; r < k; ++r) std::copy_n(v->begin() + (r * nb + n) * 64, 64, t.begin() + (n * k + r) * 64);
-  return make_constant(w.name() + "_cb", {nb, k}, "int8x64", std::move(t));
+  Tensor image = make_constant(w.name() + "_cb", {nb, k}, "int8x64", std::move(t));
+  g_last_image = {w.node()->root(), image};
+  return image;
 }
 
 ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t nb, int64_t cmax) {

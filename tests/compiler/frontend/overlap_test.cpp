@@ -181,6 +181,14 @@ TEST(Overlap, ConstantWeightsStreamInColumnChunks) {
   EXPECT_GE(beside, 4u) << cc::explain(r.program);
   EXPECT_GE(image_copies, 2u) << cc::explain(r.program);
   EXPECT_TRUE(cc::find_races(r.program).empty());
+  // The bundle carries the image only: the reference reads it through reshape/permute nodes.
+  bool image = false, logical = false;
+  for (const auto& c : r.bundle.constants) {
+    image |= c.name.rfind("w1_cb", 0) == 0;
+    logical |= c.name == "w1";
+  }
+  EXPECT_TRUE(image);
+  EXPECT_FALSE(logical);
 }
 
 // A streamed weight group lands in L1 tile after tile (the copy scatters each DDR row's PWORDs to
