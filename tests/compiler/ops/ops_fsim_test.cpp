@@ -166,6 +166,14 @@ TEST(OpsFsim, LinearWithScaleBiasRelu) {
       3, -128, 127);
 }
 
+// Tasks of a compiled program on one core queue.
+int tasks_on(const axcore::compiler::Program& p, axcore::spec::Queue q) {
+  int n = 0;
+  for (const auto& s : p.steps)
+    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) n += t->queue == q;
+  return n;
+}
+
 TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
   // K = 4096 is 64 tiles per output block: two blocks per residency, three blocks in two chunks.
   const auto r = [] {
@@ -176,9 +184,7 @@ TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
     return m;
   }();
   const auto b = axcore::compiler::compile(r.ir().main());
-  int loads = 0;
-  for (const auto& s : b.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
+  const int loads = tasks_on(b.program, axcore::spec::Queue::LOADIMC);
   EXPECT_EQ(loads, 16);  // two chunks, each weight chunk made resident in 8 groups of K blocks (load_streamed)
   expect_matches_reference(r, random_inputs(b.bundle, 4, -128, 127));
 }
@@ -192,9 +198,7 @@ TEST(OpsFsim, LinearInColumnChunksReadsItsEpilogueSegment) {
         invoke("core.linear", {input(f, "x", {128, 256}, "int8x64"), weight("w", {256, 448}, 31)}, {{"scale", 0.25}}));
   });
   const auto r = axcore::compiler::compile(m.ir().main());
-  int mvmexe = 0;
-  for (const auto& s : r.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) mvmexe += t->queue == axcore::spec::Queue::MVMEXE;
+  const int mvmexe = tasks_on(r.program, axcore::spec::Queue::MVMEXE);
   EXPECT_EQ(mvmexe, 4);
   expect_matches_reference(m, random_inputs(r.bundle, 17, -128, 127));
 }
@@ -208,9 +212,7 @@ TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
                      {{"bias", floats("b", {64}, 24, -50, 50)}}));
   });
   const auto r = axcore::compiler::compile(m.ir().main());
-  int loads = 0;
-  for (const auto& s : r.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
+  const int loads = tasks_on(r.program, axcore::spec::Queue::LOADIMC);
   EXPECT_EQ(loads, 2);
   expect_matches_reference(m, random_inputs(r.bundle, 16, -128, 127));
 }
