@@ -227,6 +227,7 @@ Stmt copy_block(const Buffer& dst, const Buffer& src, bool into_slot, int64_t lo
   auto b = make_stmt(StmtKind::Block, loc);
   b->unit = Unit::SysDMA;
   b->id = id;
+  b->id_generated = true;
   auto f = make_stmt(StmtKind::For, loc);
   f->var = std::make_shared<VarNode>();
   f->var->name = "e";
@@ -472,7 +473,10 @@ class TilingPass {
       l->body.clear();
       for (const auto& b : loop->body) l->body.push_back(Rewriter(to).copy(substitute(clone(b), iv, i)));
       Stmt s = l;
-      if (ids) (*innermost_datapath(s))->id = id(k, "dp");
+      if (ids) {
+        (*innermost_datapath(s))->id = id(k, "dp");
+        (*innermost_datapath(s))->id_generated = true;
+      }
       out.push_back(s);
     };
     if (!ids) {
@@ -628,6 +632,7 @@ class TilingPass {
       for (const auto& b : loop->body) l->body.push_back(Rewriter(to).copy(substitute(clone(b), iv, i)));
       Stmt st = l;
       (*innermost_datapath(st))->id = id(c, "dp");
+      (*innermost_datapath(st))->id_generated = true;
       dps.push_back(id(c, "dp"));
       on_core(c, {st});
     }

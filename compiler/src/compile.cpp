@@ -36,8 +36,10 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   lo.cores = opt.cores;
   lo.l1_bytes = tiling.l1_bytes;
   lo.overlap = opt.overlap;
+  lo.hazards_are_errors = opt.hazards_are_errors;
   lo.imc_tiles = static_cast<uint32_t>(std::min<int64_t>(tiling.imc_tiles, spec::param::imc_tiles));
   r.program = lower(f, lo);
+  r.warnings = r.program.warnings;
   r.timings.push_back(
       {"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   t0 = std::chrono::steady_clock::now();

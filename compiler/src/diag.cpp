@@ -38,4 +38,16 @@ void fail(const SourceLoc& loc, const std::string& message, const std::string& h
   throw CompileError(loc, message, hint);
 }
 
+std::string Diagnostic::full_message() const {
+  if (related_what.empty()) return message;
+  return message + " (" + related_what + ": " + related.str() + ")";
+}
+
+std::string Diagnostic::str() const {
+  std::string s = loc.str() + ": warning: " + message + " [-W" + kind + "]";
+  if (!related_what.empty()) s += "\n  " + related.str() + ": note: " + related_what;
+  if (!hint.empty()) s += "\n  write instead: " + hint;
+  return s;
+}
+
 }  // namespace axcore::compiler

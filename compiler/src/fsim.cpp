@@ -27,6 +27,23 @@ void FsimDevice::write32(uint64_t addr, uint32_t value) {
   runtime::RegFileDevice::write32(addr, value);
 }
 
+uint32_t FsimDevice::read32(uint64_t addr) {
+  const uint32_t v = runtime::RegFileDevice::read32(addr);  // checks the address, advances the clock
+  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
+  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
+  if (row < P::first_core_row || row - P::first_core_row >= imc_.size()) return v;
+  const ref::Imc& imc = imc_[row - P::first_core_row];
+  if (off == spec::core::IMC_STALE_READS.offset) return static_cast<uint32_t>(imc.stale_reads);
+  if (off == spec::core::IMC_STATUS.offset) {
+    spec::core::ImcStatus st;
+    st.matrix_id = imc.matrix_id();
+    st.valid_tiles = static_cast<uint32_t>(imc.valid_tiles());
+    st.stale = imc.stale_reads ? 1 : 0;
+    return st.encode_word();
+  }
+  return v;
+}
+
 void FsimDevice::run_task(unsigned core, unsigned queue, uint32_t start) {
   const uint64_t cmd = spec::tile_addr(0, spec::core_row(core), spec::core::CMD_MEM.offset);
   auto word = [&](uint32_t w) { return read32(cmd + 4ull * (start + w)); };

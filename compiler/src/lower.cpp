@@ -12,6 +12,7 @@
 #include "axcore/compiler/scoped_value.hpp"
 #include "axcore/compiler/sync.hpp"
 #include "lower_datapath.hpp"
+#include "lower_hazards.hpp"
 
 namespace axcore::compiler {
 namespace {
@@ -265,17 +266,15 @@ class Lowering {
       if (p.matrix_id > 255) fail(b.loc, "more than 255 resident matrices in one program");
       ic.matrix_id = p.matrix_id;
       ic.next_tile = 0;
-      ic.fresh = true;
     }
     ic.next_tile += tiles;
     imc_[&b] = p;
     return p;
   }
 
-  struct ImcCore {
+  struct ImcCore {  // the placement's residency of a core (what the device holds: hazards_)
     uint32_t matrix_id = 0;
     int64_t next_tile = 0;
-    bool fresh = false;  // the next LoadIMC begins the residency (it invalidates every tile)
   };
 
   // The L1 rows of a placed buffer, as one access.
@@ -286,7 +285,8 @@ class Lowering {
   }
 
   // What a datapath or LoadIMC touches: its L1 buffers and IMC tiles (a LoadIMC that begins a
-  // residency invalidates every tile of the core's IMC).
+  // residency on the device invalidates every tile of the core's IMC). An MVM reading a matrix
+  // the device no longer holds is a §14 hazard (lower_hazards.hpp).
   std::vector<Access> unit_footprint(const Stmt& s, uint32_t core, bool loadimc) {
     std::vector<Access> fp;
     const Touched t = touched_by(s);
@@ -298,18 +298,12 @@ class Lowering {
       auto it = imc_.find(b);
       if (it == imc_.end()) continue;
       const ImcPlace& ip = it->second;
-      ImcCore& ic = imc_core_[core];
-      if (!loadimc && ip.matrix_id != ic.matrix_id)
-        fail(s->loc,
-             b->name + " is read after another matrix began a new residency on core " + std::to_string(core) +
-                 " (loading a second matrix ends the first's residency, §14)",
-             "load " + b->name + " again right before this datapath");
       const uint64_t tiles = static_cast<uint64_t>(b->shape[0] * b->shape[1]);
-      if (loadimc && ic.fresh) {
+      if (loadimc && hazards_.loadimc(core, *b, ip.matrix_id, s->loc)) {
         fp.push_back(Access{Access::Space::Imc, core, 0, spec::param::imc_tiles, nullptr, true,
                             "residency " + std::to_string(ip.matrix_id)});
-        ic.fresh = false;
       } else {
+        if (!loadimc) hazards_.mvm_reads(core, *b, s->loc);
         fp.push_back(Access{Access::Space::Imc, core, ip.tile_base, ip.tile_base + tiles, nullptr, loadimc, b->name});
       }
     }
@@ -422,7 +416,7 @@ class Lowering {
       else if (p_.l1.count(side->buffer))
         t.footprint.push_back(l1_access(*side->buffer, write));
     }
-    return launch(Step(std::move(t)), s.id, s.loc);
+    return launch_stmt(Step(std::move(t)), s);
   }
 
   // The channel of a copy reading DDR into the chip. With the overlap scheduler consecutive ones
@@ -478,7 +472,17 @@ class Lowering {
     return {1, k.core, static_cast<uint32_t>(k.queue)};
   }
 
+  // A launch the program wrote (a datapath, LoadIMC or DMA block): checked against the launches
+  // tagged id= that no A.sync waited for yet (a §14 hazard), and tagged itself when its author did.
+  std::size_t launch_stmt(Step st, const StmtNode& s) {
+    hazards_.before_launch(st, p_.steps, s.loc);
+    const std::size_t i = launch(std::move(st), s.id, s.loc);
+    if (!s.id.empty() && !s.id_generated) hazards_.tagged(i, s.id, s.loc);
+    return i;
+  }
+
   std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+    hazards_.launching(s, loc);
     // Without the overlap scheduler a tagged launch stays in flight until its A.sync; a later
     // launch touching what it touches (must_order, sync.hpp: e.g. a pipelined tile's copy into an
     // L1 slot a datapath still reads) waits for it first, so the program has no race.
@@ -555,7 +559,7 @@ class Lowering {
           t.predicted_cycles = predict(t);
           t.footprint = unit_footprint(s, t.core, false);
           place_descriptor(t, s->loc);
-          used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
+          used_by(touched, launch_stmt(Step(std::move(t)), *s));
           break;
         }
         case StmtKind::Block:
@@ -569,7 +573,7 @@ class Lowering {
             t.core = core_at(*s, core_);
             t.footprint = unit_footprint(s, t.core, true);
             place_descriptor(t, s->loc);
-            used_by(touched, launch(Step(std::move(t)), s->id, s->loc));
+            used_by(touched, launch_stmt(Step(std::move(t)), *s));
           } else if (s->unit == Unit::AICore) {
             const ScopedValue<uint32_t> on_core(core_, core_at(*s, core_));  // restored on a throw too
             walk(s->body, outer);
@@ -587,6 +591,7 @@ class Lowering {
               fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
                    "tag the launch: id=\"" + w + "\"");
             wait_for(it->second, true);
+            hazards_.fenced(it->second, p_.steps);
           }
           break;
         case StmtKind::Barrier:
@@ -670,6 +675,7 @@ class Lowering {
   LowerOptions opt_;
   bool overlap_ = true;
   Program p_;
+  lower_detail::HazardChecker hazards_{opt_.hazards_are_errors, p_.warnings};
   std::map<uint32_t, ImcCore> imc_core_;
   uint32_t imc_launch_core_ = 0, residencies_ = 0;
   std::map<uint32_t, uint32_t> bd_next_;  // overlap mode: the next BD per DMA tile (round robin)

@@ -1,5 +1,6 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
 //   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
+//               [--Werror=hazard]       a §14 hazard (printed as a warning on stderr) is an error
 //   axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]   an AxScript program (the Python package)
 //   axc ops                 the operator library, with every operator's arguments
 //   axc import MODEL.onnx   the ONNX node -> operator mapping and the layout decisions
@@ -8,6 +9,7 @@
 // Exit codes: 0 ok, 1 compile error (message with the source location), 2 usage.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/dispatch.hpp>
 #include <axcore/compiler/frontend/model.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/txn/compare.hpp>
@@ -15,7 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -83,12 +87,53 @@ axcore::compiler::A::Module onnx_module(const std::string& path, std::string* re
 }
 }  // namespace
 
+// A YAML model with dispatch-time scalars (`dispatch_time:`): one bundle for every admissible value,
+// staged and proven by stage_dispatch (docs/compiler.md "Dispatch-time shapes"). -1 for a static
+// model (compiled as usual by the caller).
+int compile_dispatch_model(const std::string& path, const std::string& out, ax::CompileOptions opt, uint64_t l1_bytes,
+                           bool dump_txn) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto scalars = ax::frontend::model_dispatch_scalars(text.str(), path);
+  if (scalars.empty()) return -1;
+  ax::TilingOptions tiling;
+  tiling.l1_bytes = l1_bytes;
+  ax::StageReport rep;
+  axcore::runtime::Bundle bundle;
+  try {
+    bundle = ax::stage_dispatch(
+        scalars,
+        [&] {
+          auto m = ax::frontend::load_model(path, ax::ops::target());
+          opt.name = m.name;
+          return ax::compile(m.module.ir().main(), opt, tiling).bundle;
+        },
+        {}, &rep);
+  } catch (const ax::CompileError& e) {  // staging's own errors are about the model file
+    if (e.loc().known()) throw;
+    throw ax::CompileError({path, 1, 1}, e.message(), e.hint());
+  }
+  if (dump_txn) std::cout << axcore::runtime::explain_txn(bundle);
+  axcore::runtime::save_bundle(out, bundle);
+  std::string names;
+  for (const auto& s : scalars)
+    names +=
+        (names.empty() ? "" : ", ") + s.name + " in [" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
+  std::cout << "axc: " << opt.name << " -> " << out << " (" << axcore::runtime::encode_bundle(bundle).size()
+            << " bytes; dispatch-time " << names << ": " << rep.points << " static builds, " << rep.admissible
+            << " admissible, " << rep.refused << " refused by a guard, " << bundle.dispatch.staged.size()
+            << " staged values, " << bundle.dispatch.guards.size() << " guard(s); built and proven in " << rep.ms
+            << " ms)\n";
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (const int rc = compile_python(argc, argv); rc >= 0) return rc;
   CLI::App app{"axc — the axcore compiler"};
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
-  std::string name, out, bundle_path;
+  std::string name, out, bundle_path, werror;
   bool dump_ir = false, dump_txn = false, show = false, no_overlap = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
@@ -100,6 +145,10 @@ int main(int argc, char** argv) {
   c->add_flag("--no-overlap", no_overlap,
               "no overlap scheduling: each launch waits for what it touches as it is pushed (docs/compiler.md)");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
+  c->add_option("--Werror", werror,
+                "hazard: the language guide's §14 hazards the compiler finds (IMC reuse after another matrix, a "
+                "wait placed after dependent launches, K tiles overwriting each other) are errors, not warnings")
+      ->check(CLI::IsMember({"hazard"}));
   c->add_option("--l1-bytes", l1_bytes,
                 "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
       ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
@@ -145,6 +194,8 @@ int main(int argc, char** argv) {
     ax::A::Module mod("none");
     std::string label = name, source = "examples/kernels";
     if (is_model(name)) {
+      if (const int rc = compile_dispatch_model(name, out, {cores, "", name, !no_overlap}, l1_bytes, dump_txn); rc >= 0)
+        return rc;
       auto m = ax::frontend::load_model(name, ax::ops::target());
       mod = m.module;
       label = m.name;
@@ -165,7 +216,8 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
-    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap}, tiling);
+    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap, werror == "hazard"}, tiling);
+    for (const auto& w : r.warnings) std::cerr << w.str() << "\n";
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);
     if (dump_txn) std::cout << axcore::runtime::explain_txn(r.bundle);

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "catalog.hpp"
@@ -36,8 +38,18 @@ int main(int argc, char** argv) {
       dir = a;
   }
   std::vector<fs::path> models;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".yaml") models.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!ax::frontend::model_dispatch_scalars(text.str(), e.path().string()).empty()) {
+      std::printf("(%s: dispatch-time scalars, one build per size: axc compile stages it)\n",
+                  e.path().filename().string().c_str());
+      continue;
+    }
+    models.push_back(e.path());
+  }
   std::sort(models.begin(), models.end());
   if (models.empty()) {
     std::fprintf(stderr, "axc_model_bench: no .yaml models in %s\n", dir.string().c_str());

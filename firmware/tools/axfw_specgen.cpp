@@ -12,17 +12,14 @@
 #include <iostream>
 #include <sstream>
 
+#include "axcore/text/hex.hpp"
 #include "model.hpp"
 
 namespace sg = axcore::specgen;
 
 namespace {
 
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v << "u";
-  return o.str();
-}
+std::string hex(uint64_t v) { return axcore::text::hex(v) + "u"; }  // a C unsigned literal
 
 const char* access_name(sg::Access a) {
   switch (a) {

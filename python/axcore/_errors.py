@@ -47,6 +47,47 @@ class CompileError(SyntaxError):
         return cls(message, hint, filename, int(line), int(column))
 
 
+class HazardWarning(UserWarning):
+    """A hazard of the language guide's §14 the compiler found: the program compiles and runs as
+    written, but most likely computes something its author did not mean (stale IMC weights, a K
+    tile's product overwritten, a consumer launched before its producer was waited for).
+
+    Issued with ``warnings.warn_explicit`` at the user's line (``filename``, ``lineno``);
+    ``compile(..., werror=True)`` or ``warnings.simplefilter("error", HazardWarning)`` makes it
+    an error.
+
+    Attributes
+    ----------
+    message, hint : str
+        What goes wrong, and what to write instead.
+    filename, lineno, offset : str, int, int
+        The statement that goes wrong.
+    related : tuple of (str, int, int, str)
+        The other statement involved: file, line, column and what it is.
+    """
+
+    def __init__(self, message: str, hint: str = "", filename: str = "", lineno: int = 0, offset: int = 0,
+                 related: tuple = ("", 0, 0, "")) -> None:
+        self.message = message
+        self.hint = hint
+        self.filename = filename
+        self.lineno = lineno
+        self.offset = offset
+        self.related = related
+        text = message
+        if related[3]:
+            text += f"\n  {related[0]}:{related[1]}:{related[2]}: note: {related[3]}"
+        if hint:
+            text += f"\n  write instead: {hint}"
+        super().__init__(text)
+
+    @classmethod
+    def from_native(cls, w: tuple) -> "HazardWarning":
+        """From the extension's warning tuple (kind, message, hint, file, line, column, related...)."""
+        _kind, message, hint, filename, line, column, rfile, rline, rcol, rwhat = w
+        return cls(message, hint, filename, int(line), int(column), (rfile, int(rline), int(rcol), rwhat))
+
+
 def _source_line(filename: str, lineno: int) -> Optional[str]:
     if not filename or not lineno:
         return None

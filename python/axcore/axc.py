@@ -1,7 +1,9 @@
-"""``axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]`` (what ``axc`` runs for a
+"""``axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N] [--Werror=hazard]`` (what ``axc`` runs for a
 .py program): run the program's module-level code (not its ``__main__`` part), take its
 ``@A.ir_module`` (the one named by ``--module``, else the only one), compile, save.
 
+A §14 hazard the compiler finds is printed as ``file:line:column: warning: ... [-Whazard]`` (with
+the other statement's location and what to write instead); ``--Werror=hazard`` makes it an error.
 Exit codes as axc: 0 ok, 1 a compile error (printed as file:line:column: error: ...), 2 usage.
 """
 
@@ -12,6 +14,7 @@ import os
 import runpy
 import sys
 import traceback
+import warnings
 from typing import List, Optional
 
 
@@ -24,6 +27,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--cores", type=int, default=1)
     ap.add_argument("--explain", action="store_true", help="print what runs where")
     ap.add_argument("--dump-ir", action="store_true", help="print the module's IR")
+    ap.add_argument("--Werror", choices=["hazard"], default=None,
+                    help="hazard: a §14 hazard (IMC reuse, a wait after dependent launches, K tiles "
+                         "overwriting) is an error, not a warning")
     args = ap.parse_args(argv)
     from . import runtime
     from .script import CompileError, IRModule
@@ -49,7 +55,19 @@ def main(argv: Optional[List[str]] = None) -> int:
             mod = next(iter(mods.values()))
         if args.dump_ir:
             print(mod.dump())
-        b = runtime.compile(mod, cores=args.cores, explain=args.explain)
+        with warnings.catch_warnings(record=True) as found:
+            warnings.simplefilter("always", runtime.HazardWarning)
+            b = runtime.compile(mod, cores=args.cores, explain=args.explain, werror=args.Werror == "hazard")
+        for w in found:
+            h = w.message
+            if isinstance(h, runtime.HazardWarning):
+                print(f"{h.filename}:{h.lineno}:{h.offset}: warning: {h.message} [-Whazard]", file=sys.stderr)
+                if h.related[3]:
+                    print(f"  {h.related[0]}:{h.related[1]}:{h.related[2]}: note: {h.related[3]}", file=sys.stderr)
+                if h.hint:
+                    print(f"  write instead: {h.hint}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     except CompileError as err:
         print(str(err), file=sys.stderr)
         return 1

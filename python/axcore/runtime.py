@@ -22,11 +22,17 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from ._errors import CompileError, at_user_line, reraise
+import warnings
+
+from ._errors import CompileError, HazardWarning, at_user_line, reraise
 from ._native import NativeCompileError
 from ._native import runtime as _rt
 
-__all__ = ["Bundle", "BufferDesc", "Result", "RunError", "compile", "load", "run", "backends"]
+__all__ = ["Bundle", "BufferDesc", "HazardWarning", "Result", "RunError", "compile", "load", "run", "backends"]
+
+#: One IMC residency in 64x64 int8 tiles (spec imc_tiles): a convolution window or a linear's K
+#: beyond it runs in K passes whose float18 partial sums a bit-exact reference has to follow.
+IMC_TILES: int = _rt.IMC_TILES
 
 _DTYPES = {"INT8": np.int8, "INT32": np.int32, "FLOAT16": np.float16, "FLOAT32": np.float32}
 
@@ -99,8 +105,20 @@ class Bundle:
             self._info = {
                 "buffers": [BufferDesc(b["name"], b["role"].upper(), np.dtype(_DTYPES[b["dtype"]]), tuple(b["shape"]),
                                        b["layout"].upper(), b["axis"]) for b in info["buffers"]],
-                "graph": list(info["graph"]), "metadata": dict(info["metadata"]), "describe": info["describe"]}
+                "graph": list(info["graph"]), "metadata": dict(info["metadata"]), "describe": info["describe"],
+                "dispatch_time": list(info["dispatch_time"])}
         return self._info
+
+    @property
+    def dispatch_time(self) -> List[Dict[str, Any]]:
+        """The dispatch-time scalars (name, min, max, doc); empty for a static bundle."""
+        return self._decode()["dispatch_time"]
+
+    def bind(self, **values: int) -> "Bundle":
+        """The bundle a call with these dispatch-time values runs (runtime::bind_dispatch): its
+        buffers and TXN at that size. A refused call (a value missing or out of range, a failing
+        guard) raises ValueError with the guard's message."""
+        return Bundle(_rt.bind_dispatch(self.data, {k: int(v) for k, v in values.items()}))
 
     @property
     def buffers(self) -> List[BufferDesc]:
@@ -149,7 +167,8 @@ def load(path: Union[str, os.PathLike]) -> Bundle:
         return Bundle(f.read())
 
 
-def compile(module: Any, cores: int = 1, explain: bool = False) -> Bundle:  # noqa: A001 - the issue's name
+def compile(module: Any, cores: int = 1, explain: bool = False,  # noqa: A001 - the issue's name
+            werror: bool = False) -> Bundle:
     """Compile an ``@A.ir_module`` to a bundle.
 
     Parameters
@@ -161,6 +180,9 @@ def compile(module: Any, cores: int = 1, explain: bool = False) -> Bundle:  # no
     explain : bool
         Also describe the compiled program (``Bundle.explain``, what ``axc compile --explain``
         prints); "" otherwise.
+    werror : bool
+        A §14 hazard is a :class:`~axcore.script.CompileError` instead of a
+        :class:`HazardWarning` (what ``axc compile --Werror=hazard`` does).
 
     Returns
     -------
@@ -170,14 +192,24 @@ def compile(module: Any, cores: int = 1, explain: bool = False) -> Bundle:  # no
     ------
     axcore.script.CompileError
         A contract the passes or the lowering check, at the user's line.
+
+    Warns
+    -----
+    HazardWarning
+        Each hazard of the guide's §14 the compiler found (IMC reuse after another matrix, a
+        hand-placed wait after dependent launches, a K-tiled matmul overwriting its partial sums),
+        at the user's line.
     """
     native = getattr(module, "native", None)
     if native is None:
         raise TypeError(f"compile() takes an @A.ir_module, not a {type(module).__name__}")
     try:
-        r = _rt.compile(native, int(cores), module.name, getattr(module, "source", ""), bool(explain))
+        r = _rt.compile(native, int(cores), module.name, getattr(module, "source", ""), bool(explain), bool(werror))
     except NativeCompileError as err:
         reraise(err)
+    for w in r["warnings"]:
+        h = HazardWarning.from_native(w)
+        warnings.warn_explicit(h, HazardWarning, h.filename or "<axscript>", h.lineno or 1)
     return Bundle(r["bundle"], r["total_ms"], getattr(module, "build_ms", None), r["explain"], compiled=True)
 
 
@@ -200,6 +232,11 @@ class Result:
         Wall time of the run (child process included).
     log : str
         What the runner printed.
+    sticky : dict of str to int
+        The device's sticky status registers after the run (fsim / tlm / rtl; empty for ref):
+        each register summed over its tiles (``IMC_STALE_READS``, ``TOKEN_DROPPED``,
+        ``ERROR_STATUS``, ``WDOG_STATUS``), and ``"<tile>.<REGISTER>"`` for every tile where it is
+        not zero (``"core0.IMC_STALE_READS"``).
     """
 
     outputs: Dict[str, np.ndarray]
@@ -209,9 +246,16 @@ class Result:
     backend: str = ""
     wall_s: float = 0.0
     log: str = ""
+    sticky: Dict[str, int] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
+
+    @property
+    def imc_stale_reads(self) -> int:
+        """MVM tile-ops that read IMC tiles outside their residency (the guide's §14 IMC reuse
+        hazard: the outputs were computed with stale weights); 0 where nothing was counted."""
+        return self.sticky.get("IMC_STALE_READS", 0)
 
 
 def _paths() -> Any:
@@ -280,12 +324,27 @@ def _pack(desc: BufferDesc, logical: np.ndarray) -> np.ndarray:
 
 
 _DMA = re.compile(r"^\s+(\S+)\s+busy\s+([\d.]+)%\s+([\d ]+) bytes")
+_STICKY_REG = re.compile(r"([A-Z_]+) (\d+)(?: \(([^)]*)\))?")
+
+
+def _sticky(line: str) -> Dict[str, int]:
+    """axrun's "sticky status: IMC_STALE_READS 32 (core0 32), TOKEN_DROPPED 0, ..." line."""
+    out: Dict[str, int] = {}
+    for m in _STICKY_REG.finditer(line.split(":", 1)[1]):
+        out[m.group(1)] = int(m.group(2))
+        for part in (m.group(3) or "").split(","):
+            if part.strip():
+                tile, value = part.split()
+                out[f"{tile}.{m.group(1)}"] = int(value)
+    return out
+
+
 _UNIT = re.compile(r"^\s+(\S+)\s+busy\s+([\d.]+)%\s+stall in\s+([\d.]+)%\s+out\s+([\d.]+)%\s+tasks\s+(\d+)")
 
 
 def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         inputs: Optional[Mapping[str, Any]] = None, cores: int = 1, trace: Optional[str] = None,
-        timeout: Optional[float] = None) -> Result:
+        timeout: Optional[float] = None, dispatch: Optional[Mapping[str, int]] = None) -> Result:
     """Run a bundle on a backend.
 
     Parameters
@@ -304,6 +363,9 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         Write the canonical trace here (tlm / rtl / fsim).
     timeout : float, optional
         Seconds before the child process is stopped.
+    dispatch : dict of str to int, optional
+        The values of a bundle's dispatch-time scalars (``{"M": 24}``); a call whose guard fails
+        raises RunError with the guard's message before any backend runs.
 
     Returns
     -------
@@ -313,6 +375,11 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
         bundle = load(bundle)
     if backend not in backends():
         raise RunError(f"unknown backend {backend!r}: one of {', '.join(backends())}")
+    if bundle.dispatch_time or dispatch:
+        try:
+            bundle = bundle.bind(**dict(dispatch or {}))
+        except ValueError as err:
+            raise RunError(f"the call is refused: {err}") from None
     given = dict(inputs or {})
     arrays: Dict[str, np.ndarray] = {}
     for d in bundle.inputs:
@@ -360,7 +427,10 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
             outs[d.name] = np.load(os.path.join(outdir, d.name + ".npy"))
     cycles = 0
     units = []
+    sticky: Dict[str, int] = {}
     for line in p.stdout.splitlines():
+        if line.strip().startswith("sticky status:"):
+            sticky = _sticky(line)
         m = re.match(r"^\s+cycles: ([\d ]+)", line)
         if m:
             cycles = int(m.group(1).replace(" ", ""))
@@ -373,4 +443,4 @@ def run(bundle: Union[Bundle, str, os.PathLike], backend: str = "ref",
             units.append({"name": m.group(1), "busy": float(m.group(2)) / 100, "stall_in": float(m.group(3)) / 100,
                           "stall_out": float(m.group(4)) / 100, "tasks": int(m.group(5))})
     return Result(outs, cycles, units, os.path.abspath(trace) if trace else None, backend,
-                  time.perf_counter() - t0, log)
+                  time.perf_counter() - t0, log, sticky)

@@ -51,7 +51,12 @@ py::dict info(const runtime::Bundle& b) {
     graph.append(py::dict(py::arg("op") = n.op, py::arg("inputs") = n.inputs, py::arg("outputs") = n.outputs,
                           py::arg("attrs") = attrs));
   }
+  py::list scalars;
+  for (const auto& s : b.dispatch.scalars)
+    scalars.append(
+        py::dict(py::arg("name") = s.name, py::arg("min") = s.min, py::arg("max") = s.max, py::arg("doc") = s.doc));
   py::dict r;
+  r["dispatch_time"] = scalars;
   r["buffers"] = buffers;
   r["graph"] = graph;
   r["metadata"] = b.metadata;
@@ -65,21 +70,36 @@ py::dict info(const runtime::Bundle& b) {
 void bind_runtime(py::module_& m) {
   m.def(
       "compile",
-      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source, bool explain) {
+      [](const A::Module& mod, uint32_t cores, const std::string& name, const std::string& source, bool explain,
+         bool hazards_are_errors) {
         compiler::CompileOptions opt;
         opt.cores = cores;
         opt.name = name;
         opt.source = source;
+        opt.hazards_are_errors = hazards_are_errors;
         const auto r = compiler::compile(mod.ir().main(), opt);
         py::dict d;
         d["bundle"] = to_bytes(runtime::encode_bundle(r.bundle));
         d["total_ms"] = r.total_ms;
         d["explain"] = explain ? compiler::explain(r.program) : std::string();
+        py::list warnings;  // the §14 hazards: (kind, message, hint, file, line, column, related file/line/column/what)
+        for (const auto& w : r.warnings)
+          warnings.append(py::make_tuple(w.kind, w.message, w.hint, w.loc.file, w.loc.line, w.loc.column,
+                                         w.related.file, w.related.line, w.related.column, w.related_what));
+        d["warnings"] = warnings;
         return d;
       },
-      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "",
-      py::arg("explain") = false);
+      py::arg("module"), py::arg("cores") = 1, py::arg("name") = "", py::arg("source") = "", py::arg("explain") = false,
+      py::arg("hazards_are_errors") = false);
   m.def("bundle_info", [](const py::bytes& b) { return info(runtime::decode_bundle(from_bytes(b))); });
+  // The concrete bundle a call with these dispatch-time values runs (runtime::bind_dispatch); a
+  // refused call is a ValueError with the guard's message.
+  m.def("bind_dispatch", [](const py::bytes& b, const std::map<std::string, int64_t>& values) {
+    runtime::DispatchValues v(values.begin(), values.end());
+    try {
+      return to_bytes(runtime::encode_bundle(runtime::bind_dispatch(runtime::decode_bundle(from_bytes(b)), v)));
+    } catch (const runtime::DispatchError& e) { throw py::value_error(e.what()); }
+  });
   // The guide's emu.rf18: a float32 array rounded to float18 precision (common/num).
   m.def("rf18", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
     py::array_t<float> r(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
@@ -89,6 +109,8 @@ void bind_runtime(py::module_& m) {
     return r;
   });
   m.def("spec_hash", [] { return spec::kSpecHash; });
+  // One IMC residency in 64x64 tiles (spec imc_tiles): where a reduction is split into K passes.
+  m.attr("IMC_TILES") = static_cast<int>(spec::param::imc_tiles);
 }
 
 }  // namespace axcore::python

@@ -1,7 +1,8 @@
 // axcore-fsim: run a bundle on fsim, the functional device (compiler/fsim.hpp), the way axrun runs
 // the other backends — the Python runtime's fsim backend (docs/python.md).
 //   axcore-fsim BUNDLE --input NAME=FILE.npy ... --output-dir DIR [--cores N] [--trace FILE]
-// Prints the cycles, the per-unit summary (where fsim counts) and the outputs written. Exit codes
+// Prints the cycles, the sticky status registers (IMC_STALE_READS, ...) as axrun does, and the
+// outputs written. Exit codes
 // as axrun: 0 ok, 1 the run failed on the device, 2 bad usage, bundle or inputs.
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/fsim.hpp>
@@ -59,5 +60,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, arr] : res.outputs)
     ref::save_npy((std::filesystem::path(out_dir) / (name + ".npy")).string(), arr);
   std::cout << "axcore-fsim: ran " << bundle_path << "\n  cycles: " << res.cycles << "\n";
+  std::cout << "  " << runtime::sticky_line(res.sticky) << "\n";
+  for (const auto& w : runtime::sticky_warnings(res.sticky)) std::cout << "  warning: " << w << "\n";
   return 0;
 }

@@ -1,4 +1,4 @@
-// Command processor: the four core queues (MVMEXE, DWPU, LOADIMC, CTRL), each a FIFO of
+// Command processor: the four core queues (MVMEXE, DWPU, LOADIMC, CTRL), each a ring of
 // queue_depth push words run in order. A queue's head task fetches its descriptor from CMD_MEM
 // (one shared read port, one word per cycle, lowest queue first; datapath: header.words words,
 // LoadIMC 8, barrier 4), is validated the cycle after its last word arrived and starts in that
@@ -10,6 +10,13 @@
 // ODR; the DPU program words go to the datapath as they arrive and come back validated),
 // LoadIMC, barriers, the DWPU datapath (IFD0, IFD1, DWPU, DPU, ODR the same way, with its own
 // descriptor buffer, overlapping every other queue).
+// Prefetch (docs/timing.md "Command processor"): every queue has two descriptor slots (and the
+// DPUs two program banks). While the head task checks, runs or offers its token, the task queued
+// behind it fetches its descriptor into the other slot; when the head pops, that task checks
+// the next cycle (its words are used only then, after its predecessor finished). A host write
+// into CMD_MEM over a word a fetch already read (a completed prefetch: any of its words) drops
+// that fetch: it is fetched again, so a task always runs the descriptor words written before it
+// was fetched. A prefetch that runs past CMD_MEM is left to the head fetch (which reports it).
 module ax_cmdproc
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -29,6 +36,9 @@ module ax_cmdproc
   output logic                     cmd_rd_o,
   output logic [CMD_AW-1:0]        cmd_addr_o,
   input  word_t                    cmd_data_i,
+  // CMD_MEM host writes (a write over words a fetch already read drops that fetch)
+  input  logic                     cmd_wr_i,
+  input  logic [CMD_AW-1:0]        cmd_wr_addr_i,
   // MVMEXE datapath
   output logic                     dp_start_o,
   output logic                     dp_abort_o,
@@ -42,6 +52,10 @@ module ax_cmdproc
   output logic [15:0]              dp_prog_idx_o,
   output word_t                    dp_prog_data_o,
   input  error_code_e              dp_prog_code_i,  // validation of the DPU program (ax_dpu_prog)
+  output logic                     dp_prog_bank_o,  // program bank the fetched words go to (both datapaths)
+  output dpu_desc_t                dp_prog_dpu_o,   // the fetched descriptor's DPU section (validation)
+  output logic                     dp_prog_in1_o,   // and its has_ifd1
+  output logic                     dp_run_bank_o,   // program bank of the MVMEXE head task
   input  logic                     dp_done_i,
   input  unit_err_t                dp_err_i,
   input  logic [31:0]              dp_bytes_i,
@@ -57,6 +71,7 @@ module ax_cmdproc
   output walk_t                    dw_odr_o,
   output logic                     dw_prog_wr_o,     // every fetched DWPU descriptor word (dp_prog_idx/data)
   input  error_code_e              dw_prog_code_i,   // validation of its DPU program
+  output logic                     dw_run_bank_o,    // program bank of the DWPU head task
   input  logic                     dw_done_i,
   input  unit_err_t                dw_err_i,
   input  logic [31:0]              dw_bytes_i,
@@ -94,27 +109,56 @@ module ax_cmdproc
   localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
   localparam int unsigned QMVM = 0, QDW = 1, QLI = 2, QCTRL = 3;
 
-  typedef enum logic [2:0] {S_IDLE, S_FETCH, S_CHECK, S_RUN, S_TOKEN} state_e;
+  localparam int unsigned PtrW = (QUEUE_DEPTH > 1) ? $clog2(QUEUE_DEPTH) : 1;
 
-  // ---- queues ----
-  logic [NQ-1:0]            q_valid, q_pop, q_in_ready;
-  queue_push_t [NQ-1:0]     q_head;
+  typedef enum logic [2:0] {S_IDLE, S_FETCH, S_CHECK, S_RUN, S_TOKEN} state_e;
+  // the prefetch of the task behind the head: none, being fetched, in its slot, or left to the
+  // head fetch (it runs past CMD_MEM)
+  typedef enum logic [1:0] {PF_NONE, PF_BUSY, PF_DONE, PF_BAD} pf_e;
+
+  // ---- queues: a ring of push words each; the head and the entry behind it are visible ----
+  queue_push_t [NQ-1:0][QUEUE_DEPTH-1:0] qm_q;
+  logic [NQ-1:0][PtrW-1:0]  rd_q, wr_q;
+  logic [NQ-1:0]            q_valid, q_pop, q_in_ready, q_two;
+  queue_push_t [NQ-1:0]     q_head, q_next;
   logic [NQ-1:0][QCntW-1:0] q_cnt;
   logic [NQ-1:0]            ovf;
-  for (genvar q = 0; q < NQ; q++) begin : g_q
-    ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH)) u_q (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni),
-      .clr_i       (clr_i || q_reset_i[q]),
-      .in_valid_i  (push_i[q] && q_in_ready[q]),   // a push into a full queue is dropped
-      .in_ready_o  (q_in_ready[q]),
-      .in_data_i   (push_word_i),
-      .out_valid_o (q_valid[q]),
-      .out_ready_i (q_pop[q]),
-      .out_data_o  (q_head[q]),
-      .count_o     (q_cnt[q])
-    );
-    assign ovf[q] = push_i[q] && !q_in_ready[q];
+
+  function automatic logic [PtrW-1:0] incr(logic [PtrW-1:0] p);
+    return (p == PtrW'(QUEUE_DEPTH - 1)) ? '0 : p + 1'b1;
+  endfunction
+
+  always_comb begin
+    for (int unsigned q = 0; q < NQ; q++) begin
+      q_in_ready[q] = (q_cnt[q] != QCntW'(QUEUE_DEPTH));
+      q_valid[q]    = (q_cnt[q] != '0);
+      q_two[q]      = (32'(q_cnt[q]) >= 2);
+      q_head[q]     = qm_q[q][rd_q[q]];
+      q_next[q]     = qm_q[q][incr(rd_q[q])];
+      ovf[q]        = push_i[q] && !q_in_ready[q];   // a push into a full queue is dropped
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_q  <= '0;
+      wr_q  <= '0;
+      q_cnt <= '0;
+    end else begin
+      for (int unsigned q = 0; q < NQ; q++) begin
+        if (clr_i || q_reset_i[q]) begin
+          rd_q[q]  <= '0;
+          wr_q[q]  <= '0;
+          q_cnt[q] <= '0;
+        end else begin
+          if (push_i[q] && q_in_ready[q]) wr_q[q] <= incr(wr_q[q]);
+          if (q_pop[q]) rd_q[q] <= incr(rd_q[q]);
+          q_cnt[q] <= q_cnt[q] + QCntW'(push_i[q] && q_in_ready[q]) - QCntW'(q_pop[q]);
+        end
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    for (int unsigned q = 0; q < NQ; q++) if (push_i[q] && q_in_ready[q]) qm_q[q][wr_q[q]] <= push_word_i;
   end
 
   state_e [NQ-1:0]       st_q, st_d;
@@ -122,17 +166,22 @@ module ax_cmdproc
   logic [NQ-1:0]         err_q, err_d, lasterr_q, lasterr_d;
   error_code_e [NQ-1:0]  code_q, code_d;
   logic [NQ-1:0][15:0]   done_q, done_d;
+  pf_e [NQ-1:0]          pf_q, pf_d;
+  logic [NQ-1:0]         cur_q, cur_d;      // the head task's descriptor slot
+  logic [NQ-1:0][15:0]   pf_words_q, pf_words_d;
 
   // ---- fetch engine ----
-  logic               f_busy_q, f_busy_d, f_rsp_q;
+  logic               f_busy_q, f_busy_d, f_rsp_q, f_slot_q, f_slot_d, f_dirty_q, f_dirty_d;
   logic [1:0]         f_q_q, f_q_d;
+  logic [15:0]        f_start_q, f_start_d;
   logic [15:0]        f_idx_q, f_idx_d, f_rcv_q, f_rcv_d, f_total_q, f_total_d, f_rsp_idx_q;
-  logic [DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
-  logic [DpWords-1:0][31:0] dw_buf_q, dw_buf_d;   // the DWPU queue's descriptor
-  logic [7:0][31:0]   li_buf_q, li_buf_d;
-  logic [3:0][31:0]   bar_buf_q, bar_buf_d;
-  logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle
+  logic [1:0][DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
+  logic [1:0][DpWords-1:0][31:0] dw_buf_q, dw_buf_d;   // the DWPU queue's descriptors
+  logic [1:0][7:0][31:0] li_buf_q, li_buf_d;
+  logic [1:0][3:0][31:0] bar_buf_q, bar_buf_d;
+  logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle (a clean fetch)
   logic [NQ-1:0]      f_range;     // descriptor runs past CMD_MEM
+  logic [NQ-1:0]      f_end;       // the engine ended the queue's fetch (clean, range or dropped)
 
   function automatic logic [15:0] fixed_words(logic [1:0] q);
     unique case (q)
@@ -142,13 +191,20 @@ module ax_cmdproc
     endcase
   endfunction
 
+  // A queue asks the engine for its head (S_FETCH) or for the task behind a head past its fetch.
+  logic [NQ-1:0] f_req, f_req_pf;
   logic [1:0]  f_pick;
   logic        f_any;
   always_comb begin
     f_any  = 1'b0;
     f_pick = '0;
     for (int q = NQ - 1; q >= 0; q--) begin
-      if (st_q[q] == S_FETCH) begin
+      logic mine;
+      mine        = f_busy_q && f_q_q == 2'(q);
+      f_req_pf[q] = !mine && pf_q[q] == PF_NONE && q_two[q] &&
+                    (st_q[q] == S_CHECK || st_q[q] == S_RUN || st_q[q] == S_TOKEN);
+      f_req[q]    = (!mine && st_q[q] == S_FETCH) || f_req_pf[q];
+      if (f_req[q]) begin
         f_any  = 1'b1;
         f_pick = 2'(q);
       end
@@ -156,13 +212,22 @@ module ax_cmdproc
   end
 
   logic [31:0] f_start;
-  assign f_start    = 32'(q_head[f_q_q].start);
+  logic [15:0] wr_rel;
+  logic        f_hit;
+  assign f_start    = 32'(f_start_q);
   assign cmd_rd_o   = f_busy_q && (f_idx_q < f_total_q);
   assign cmd_addr_o = CMD_AW'(f_start + 32'(f_idx_q));
+  // a host write over a word the fetch already asked for (this cycle's read sees the old word)
+  assign wr_rel     = 16'(32'(cmd_wr_addr_i) - f_start);
+  assign f_hit      = cmd_wr_i && f_busy_q && 32'(cmd_wr_addr_i) >= f_start &&
+                      32'(wr_rel) < 32'(f_idx_q) + 32'(cmd_rd_o);
 
   always_comb begin
     f_busy_d  = f_busy_q;
     f_q_d     = f_q_q;
+    f_slot_d  = f_slot_q;
+    f_start_d = f_start_q;
+    f_dirty_d = f_dirty_q || f_hit;
     f_idx_d   = f_idx_q;
     f_rcv_d   = f_rcv_q;
     f_total_d = f_total_q;
@@ -172,9 +237,14 @@ module ax_cmdproc
     bar_buf_d = bar_buf_q;
     f_done    = '0;
     f_range   = '0;
+    f_end     = '0;
     if (!f_busy_q && f_any) begin
       f_busy_d  = 1'b1;
       f_q_d     = f_pick;
+      // the head fetches into its own slot, the task behind it into the other one
+      f_slot_d  = f_req_pf[f_pick] ? !cur_q[f_pick] : cur_q[f_pick];
+      f_start_d = f_req_pf[f_pick] ? q_next[f_pick].start : q_head[f_pick].start;
+      f_dirty_d = 1'b0;
       f_idx_d   = '0;
       f_rcv_d   = '0;
       f_total_d = fixed_words(f_pick);
@@ -182,35 +252,40 @@ module ax_cmdproc
     if (f_busy_q) begin
       if (cmd_rd_o) f_idx_d = f_idx_q + 16'd1;
       if (f_start + 32'(f_total_q) > 32'(CMD_WORDS)) begin
-        f_range[f_q_q] = 1'b1;   // CMD_RANGE: nothing more is read
+        f_range[f_q_q] = !f_dirty_d;   // CMD_RANGE: nothing more is read
+        f_end[f_q_q]   = 1'b1;
         f_busy_d       = 1'b0;
       end else if (f_rsp_q) begin
         f_rcv_d = f_rcv_q + 16'd1;
         unique case (f_q_q)
-          2'(QLI):   if (f_rsp_idx_q < 16'd8) li_buf_d[f_rsp_idx_q[2:0]] = cmd_data_i;
-          2'(QCTRL): if (f_rsp_idx_q < 16'd4) bar_buf_d[f_rsp_idx_q[1:0]] = cmd_data_i;
+          2'(QLI):   if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
+          2'(QCTRL): if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
           default: begin
-            // only the MVMEXE queue owns the datapath buffer (a running task reads it)
-            if (f_q_q == 2'(QMVM) && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
-            if (f_q_q == 2'(QDW) && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == 2'(QMVM) && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == 2'(QDW) && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
             // the header's length decides how many words follow (at least the header)
             if (f_rsp_idx_q == '0) f_total_d = (cmd_data_i[31:16] == '0) ? 16'd1 : cmd_data_i[31:16];
           end
         endcase
         if (f_rcv_q + 16'd1 >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != 2'(QLI) &&
             f_q_q != 2'(QCTRL) && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
-          f_done[f_q_q] = 1'b1;
+          f_done[f_q_q] = !f_dirty_d;   // a fetch a host write overtook is dropped (and asked again)
+          f_end[f_q_q]  = 1'b1;
           f_busy_d      = 1'b0;
         end
       end
     end
-    if (clr_i) f_busy_d = 1'b0;
+    // a queue reset or clear drops the fetch of that queue
+    if (clr_i || (f_busy_q && q_reset_i[f_q_q])) f_busy_d = 1'b0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_busy_q    <= 1'b0;
       f_q_q       <= '0;
+      f_slot_q    <= 1'b0;
+      f_start_q   <= '0;
+      f_dirty_q   <= 1'b0;
       f_idx_q     <= '0;
       f_rcv_q     <= '0;
       f_total_q   <= '0;
@@ -219,6 +294,9 @@ module ax_cmdproc
     end else begin
       f_busy_q    <= f_busy_d;
       f_q_q       <= f_q_d;
+      f_slot_q    <= f_slot_d;
+      f_start_q   <= f_start_d;
+      f_dirty_q   <= f_dirty_d;
       f_idx_q     <= f_idx_d;
       f_rcv_q     <= f_rcv_d;
       f_total_q   <= f_total_d;
@@ -233,21 +311,21 @@ module ax_cmdproc
     bar_buf_q <= bar_buf_d;
   end
 
-  // ---- descriptor views and checks ----
+  // ---- descriptor views (the head task's slot) and checks ----
   dp_header_t    hdr;
   walk_t         w_ifd0, w_ifd1, w_odr;
   mvm_desc_t     mvm;
   dpu_desc_t     dpu;
   loadimc_desc_t li;
   barrier_desc_t bar;
-  assign hdr    = dp_header_t'(dp_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
-  assign w_ifd0 = walk_t'(dp_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
-  assign w_ifd1 = walk_t'(dp_buf_q[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
-  assign w_odr  = walk_t'(dp_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
-  assign dpu    = dpu_desc_t'(dp_buf_q[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
-  assign mvm    = mvm_desc_t'(dp_buf_q[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
-  assign li     = loadimc_desc_t'(li_buf_q);
-  assign bar    = barrier_desc_t'(bar_buf_q);
+  assign hdr    = dp_header_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign w_ifd0 = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign w_ifd1 = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign w_odr  = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dpu    = dpu_desc_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign mvm    = mvm_desc_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
+  assign li     = loadimc_desc_t'(li_buf_q[cur_q[QLI]]);
+  assign bar    = barrier_desc_t'(bar_buf_q[cur_q[QCTRL]]);
   assign dp_ifd0_o = w_ifd0;
   assign dp_odr_o  = w_odr;
   assign dp_mvm_o  = mvm;
@@ -257,17 +335,31 @@ module ax_cmdproc
   assign dp_prog_wr_o   = f_busy_q && f_rsp_q && f_q_q == 2'(QMVM);
   assign dp_prog_idx_o  = f_rsp_idx_q;
   assign dp_prog_data_o = cmd_data_i;
+  assign dp_prog_bank_o = f_slot_q;
+  assign dp_run_bank_o  = cur_q[QMVM];
+  assign dw_run_bank_o  = cur_q[QDW];
+  // the fetched descriptor's DPU section and IFD1 bit (its words arrive before its program)
+  // verilator lint_off UNUSEDSIGNAL
+  logic [DpWords-1:0][31:0] f_buf;
+  dp_header_t f_hdr;
+  // verilator lint_on UNUSEDSIGNAL
+  always_comb begin
+    f_buf         = (f_q_q == 2'(QDW)) ? dw_buf_q[f_slot_q] : dp_buf_q[f_slot_q];
+    f_hdr         = dp_header_t'(f_buf[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+    dp_prog_dpu_o = dpu_desc_t'(f_buf[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+    dp_prog_in1_o = f_hdr.has_ifd1;
+  end
   assign li_desc_o = li;
   dp_header_t dw_hdr;
   walk_t      dw_ifd0, dw_ifd1, dw_odr;
   dwpu_desc_t dwd;
   dpu_desc_t  dw_dpu;
-  assign dw_hdr    = dp_header_t'(dw_buf_q[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
-  assign dw_ifd0   = walk_t'(dw_buf_q[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
-  assign dw_ifd1   = walk_t'(dw_buf_q[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
-  assign dw_odr    = walk_t'(dw_buf_q[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
-  assign dwd       = dwpu_desc_t'(dw_buf_q[DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
-  assign dw_dpu    = dpu_desc_t'(dw_buf_q[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign dw_hdr    = dp_header_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign dw_ifd0   = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign dw_ifd1   = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign dw_odr    = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dwd       = dwpu_desc_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
+  assign dw_dpu    = dpu_desc_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
   assign dw_hdr_o  = dw_hdr;
   assign dw_ifd0_o = dw_ifd0;
   assign dw_ifd1_o = dw_ifd1;
@@ -425,7 +517,19 @@ module ax_cmdproc
     lasterr_d = lasterr_q;
     restart_d = '0;
     q_pop     = '0;
+    pf_d       = pf_q;
+    cur_d      = cur_q;
+    pf_words_d = pf_words_q;
     for (int unsigned q = 0; q < NQ; q++) begin
+      // the prefetch of the task behind the head (the engine's fetch while the head is past S_FETCH)
+      if (!f_busy_q && f_any && f_pick == 2'(q) && f_req_pf[q]) pf_d[q] = PF_BUSY;
+      if (f_end[q] && pf_q[q] == PF_BUSY && st_q[q] != S_FETCH) begin
+        pf_d[q]       = f_done[q] ? PF_DONE : f_range[q] ? PF_BAD : PF_NONE;
+        pf_words_d[q] = f_total_d;
+      end
+      // a host write over a prefetched descriptor drops it (it is fetched again)
+      if (pf_q[q] == PF_DONE && cmd_wr_i && 32'(cmd_wr_addr_i) >= 32'(q_next[q].start) &&
+          32'(cmd_wr_addr_i) < 32'(q_next[q].start) + 32'(pf_words_q[q])) pf_d[q] = PF_NONE;
       unique case (st_q[q])
         S_IDLE: if (q_valid[q]) begin
           st_d[q]  = S_FETCH;
@@ -464,12 +568,21 @@ module ax_cmdproc
             q_pop[q]     = 1'b1;
             done_d[q]    = done_q[q] + 16'd1;
             lasterr_d[q] = err_q[q];
+            // the task behind takes its prefetched slot: checked next cycle, or still fetching
+            if (pf_d[q] == PF_DONE || pf_d[q] == PF_BUSY) begin
+              st_d[q]  = (pf_d[q] == PF_DONE) ? S_CHECK : S_FETCH;
+              cur_d[q] = !cur_q[q];
+              rep_d[q] = '0;
+              err_d[q] = 1'b0;
+            end
+            pf_d[q] = PF_NONE;
           end
         end
       endcase
       if (clr_i || q_reset_i[q]) begin
         st_d[q] = S_IDLE;
         q_pop[q] = 1'b0;
+        pf_d[q] = PF_NONE;
       end
     end
   end
@@ -483,7 +596,13 @@ module ax_cmdproc
       done_q    <= '0;
       lasterr_q <= '0;
       restart_q <= '0;
+      pf_q      <= {NQ{PF_NONE}};
+      cur_q     <= '0;
+      pf_words_q <= '0;
     end else begin
+      pf_q      <= pf_d;
+      cur_q     <= cur_d;
+      pf_words_q <= pf_words_d;
       st_q      <= st_d;
       rep_q     <= rep_d;
       err_q     <= err_d;

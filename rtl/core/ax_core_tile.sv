@@ -179,6 +179,8 @@ module ax_core_tile
   logic [15:0] dp_prog_idx;
   word_t       dp_prog_data;
   error_code_e dp_prog_code;
+  logic        dp_prog_bank, dp_prog_in1, dp_run_bank, dw_run_bank;
+  dpu_desc_t   dp_prog_dpu;
   unit_err_t   dp_err;
   act_t [4:0]  dp_act;
   logic [7:0]  dp_waits;
@@ -189,6 +191,8 @@ module ax_core_tile
     .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
     .odr_i (dp_odr),
     .prog_wr_i (dp_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
+    .prog_bank_i (dp_prog_bank), .prog_dpu_i (dp_prog_dpu), .prog_in1_i (dp_prog_in1),
+    .run_bank_i (dp_run_bank),
     .prog_code_o (dp_prog_code), .busy_o (dp_busy), .done_o (dp_done),
     .err_o (dp_err), .act_o (dp_act), .waits_o (dp_waits), .bytes_o (dp_bytes),
     .ifd_req_valid_o (ifd_rv), .ifd_req_o (ifd_r), .ifd_gnt_i (l1_g[L1P_MVM_IFD0]),
@@ -218,6 +222,8 @@ module ax_core_tile
     .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
     .odr_i (dw_odr),
     .prog_wr_i (dw_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
+    .prog_bank_i (dp_prog_bank), .prog_dpu_i (dp_prog_dpu), .prog_in1_i (dp_prog_in1),
+    .run_bank_i (dw_run_bank),
     .prog_code_o (dw_prog_code),
     .busy_o (dw_busy), .done_o (dw_done), .err_o (dw_err), .act_o (dw_act), .waits_o (dw_waits),
     .bytes_o (dw_bytes),
@@ -268,10 +274,12 @@ module ax_core_tile
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (clr),
     .push_i (q_push), .push_word_i (queue_push_t'(reg_req_i.wdata)), .q_reset_i (q_reset),
     .cmd_rd_o (cmd_rd), .cmd_addr_o (cmd_addr), .cmd_data_i (cmd_data_q),
+    .cmd_wr_i (wr && is_cmd), .cmd_wr_addr_i (cmd_off),
     .dp_start_o (dp_start), .dp_abort_o (dp_abort), .dp_ifd0_o (dp_ifd0), .dp_mvm_o (dp_mvm),
     .dp_odr_o (dp_odr), .dp_hdr_o (dp_hdr), .dp_ifd1_o (dp_ifd1), .dp_dpu_o (dp_dpu),
     .dp_prog_wr_o (dp_prog_wr), .dp_prog_idx_o (dp_prog_idx), .dp_prog_data_o (dp_prog_data),
-    .dp_prog_code_i (dp_prog_code), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
+    .dp_prog_code_i (dp_prog_code), .dp_prog_bank_o (dp_prog_bank), .dp_prog_dpu_o (dp_prog_dpu),
+    .dp_prog_in1_o (dp_prog_in1), .dp_run_bank_o (dp_run_bank), .dw_run_bank_o (dw_run_bank), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
     .wdog_fire_i (wdog_fire),
     .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_hdr_o (dw_hdr), .dw_ifd0_o (dw_ifd0),
     .dw_ifd1_o (dw_ifd1), .dw_dwpu_o (dw_desc), .dw_dpu_o (dw_dpu), .dw_odr_o (dw_odr),

@@ -35,6 +35,10 @@ module ax_datapath
   input  logic        prog_wr_i,
   input  logic [15:0] prog_idx_i,
   input  word_t       prog_data_i,
+  input  logic        prog_bank_i,  // the DPU program bank the words go to
+  input  dpu_desc_t   prog_dpu_i,   // the loading descriptor's DPU section and IFD1 bit
+  input  logic        prog_in1_i,
+  input  logic        run_bank_i,   // the bank the task being checked / run uses
   output error_code_e prog_code_o,
   output logic        busy_o,
   output logic        done_o,
@@ -126,7 +130,8 @@ module ax_datapath
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_dpu_i), .abort_i (kill),
     .desc_i (dpu_i), .has_in1_i (has_ifd1_i),
     .prog_wr_i (prog_wr_i), .prog_idx_i (prog_idx_i), .prog_data_i (prog_data_i),
-    .prog_code_o (prog_code_o), .busy_o (b_dpu), .done_o (dpu_done), .err_o (e_dpu),
+    .prog_bank_i (prog_bank_i), .prog_dpu_i (prog_dpu_i), .prog_in1_i (prog_in1_i),
+    .run_bank_i (run_bank_i), .prog_code_o (prog_code_o), .busy_o (b_dpu), .done_o (dpu_done), .err_o (e_dpu),
     .act_o (act_o[4]), .wait_in1_o (dpu_wait1),
     .in0_valid_i (d_in_valid), .in0_ready_o (d_in_ready), .in0_data_i (d_in),
     .in1_valid_i (s_valid && has_ifd1_i), .in1_ready_o (s_ready), .in1_data_i (s),

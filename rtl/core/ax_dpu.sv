@@ -21,7 +21,11 @@ module ax_dpu
   input  logic        prog_wr_i,
   input  logic [15:0] prog_idx_i,
   input  word_t       prog_data_i,
-  output error_code_e prog_code_o,   // validation of the loaded program (NONE: legal)
+  input  logic        prog_bank_i,   // program bank being loaded (two: one runs, one loads)
+  input  dpu_desc_t   prog_dpu_i,    // the loading descriptor's DPU section and IFD1 bit
+  input  logic        prog_in1_i,
+  input  logic        run_bank_i,    // bank of the task checked / run (desc_i, has_in1_i)
+  output error_code_e prog_code_o,   // validation of the run bank's program (NONE: legal)
   output logic        busy_o,
   output logic        done_o,        // pulse
   output unit_err_t   err_o,
@@ -51,6 +55,10 @@ module ax_dpu
     .wr_i       (prog_wr_i),
     .wr_idx_i   (prog_idx_i),
     .wr_data_i  (prog_data_i),
+    .wr_bank_i  (prog_bank_i),
+    .wr_desc_i  (prog_dpu_i),
+    .wr_in1_i   (prog_in1_i),
+    .rd_bank_i  (run_bank_i),
     .desc_i     (desc_i),
     .has_in1_i  (has_in1_i),
     .rd_pc_i    (pc),

@@ -48,6 +48,7 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     queues_[q].q = q;
     sc_core::sc_spawn([this, q] { queue_thread(queues_[q]); });
   }
+  sc_core::sc_spawn([this] { fetch_thread(); });
   regs.on_write("Q_PUSH", [this](uint32_t q, uint32_t, uint32_t v) {
     const auto p = spec::QueuePush::decode_word(v);
     Queue& qu = queues_[q];
@@ -56,8 +57,11 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
       return;
     }
     qu.tasks.push_back({p, now_cycles()});  // the cycle the write takes effect
+    // behind a head past its fetch: prefetched from the next cycle (the RTL's count is registered)
+    try_prefetch(qu, now_cycles() + 1);
     qu.wake.notify(sc_core::SC_ZERO_TIME);
   });
+  regs.on_write("CMD_MEM", [this](uint32_t, uint32_t w, uint32_t) { cmd_mem_written(w); });
   regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {
     if (v & 2u) {  // reset: drop the queue and end the running task without a token (RTL)
       reset_queue(queues_[q], true);
@@ -110,6 +114,8 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
 
 void CoreTile::reset_queue(Queue& q, bool running_too) {
   while (q.tasks.size() > (q.running ? 1u : 0u)) q.tasks.pop_back();
+  q.pf = {};  // the prefetch of a dropped task
+  cancel_fetch(q);
   if (!running_too || !q.running) return;
   ++q.epoch;
   if (q.q == kMvmexe || q.q == kDwpu) {  // abort the datapath run (its units leave at once)
@@ -143,6 +149,95 @@ bool CoreTile::busy() const {
 
 uint32_t CoreTile::cmd_word(uint32_t a) { return regs.at("CMD_MEM", 0, a); }
 
+CoreTile::Fetch CoreTile::fetch(const Queue& q, uint32_t start, uint64_t p) {
+  Fetch f;
+  f.valid = true;
+  f.p = p;
+  f.start = start;
+  const bool datapath = q.q == kMvmexe || q.q == kDwpu;
+  const uint32_t fixed = q.q == kLoadimc ? spec::LoadimcDesc::kWords
+                         : q.q == kCtrl  ? spec::BarrierDesc::kWords
+                                         : static_cast<uint32_t>(L::program);
+  if (uint64_t{start} + fixed > kCmdWords && !(datapath && start < kCmdWords)) {
+    fetch_free_ = std::max(fetch_free_, p + 2);  // refused in the engine's first cycle
+    return f;
+  }
+  uint32_t words = fixed;
+  if (datapath) {
+    words = std::max<uint32_t>(cmd_word(start) >> 16, 1);  // header.words
+    if (uint64_t{start} + words > kCmdWords) {
+      fetch_free_ = std::max(fetch_free_, p + 4);  // the header's length is known when word 0 arrived
+      return f;
+    }
+  }
+  f.words = words;
+  f.w.assign(words + (datapath ? L::max_words : 0), 0);
+  for (uint32_t i = 0; i < words; ++i) f.w[i] = cmd_word(start + i);
+  fetch_free_ = std::max(fetch_free_, f.end());
+  return f;
+}
+
+void CoreTile::ask_fetch(Queue& q, bool prefetch, uint32_t start, uint64_t ready) {
+  fetch_requests_.push_back({q.q, prefetch, start, ready});
+  q.pf_asked = prefetch;
+  fetch_request_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CoreTile::cancel_fetch(Queue& q) {
+  std::erase_if(fetch_requests_, [&](const FetchRequest& r) { return r.q == q.q && r.prefetch; });
+  q.pf_asked = false;
+}
+
+void CoreTile::fetch_thread() {
+  for (;;) {
+    while (fetch_requests_.empty()) sc_core::wait(fetch_request_ev_);
+    uint64_t c = fetch_free_;
+    uint64_t first = ~uint64_t{0};
+    for (const auto& r : fetch_requests_) first = std::min(first, r.ready);
+    c = std::max({c, first, now_cycles()});
+    if (c > now_cycles()) {  // a request may come that is ready earlier
+      sc_core::wait(static_cast<double>(c - now_cycles()), sc_core::SC_NS, fetch_request_ev_);
+      continue;
+    }
+    // The requests of this cycle come from threads and host writes of the same cycle.
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    auto best = fetch_requests_.end();
+    for (auto it = fetch_requests_.begin(); it != fetch_requests_.end(); ++it)
+      if (it->ready <= c && (best == fetch_requests_.end() || it->q < best->q)) best = it;
+    if (best == fetch_requests_.end()) continue;
+    const FetchRequest r = *best;
+    fetch_requests_.erase(best);
+    Queue& q = queues_[r.q];
+    (r.prefetch ? q.pf : q.head) = fetch(q, r.start, c);
+    if (r.prefetch) q.pf_asked = false;
+    q.fetched.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void CoreTile::try_prefetch(Queue& q, uint64_t earliest) {
+  if (q.tasks.size() < 2 || q.pf.valid || q.pf_asked || q.head_checked > now_cycles()) return;
+  const Task& next = q.tasks[1];
+  ask_fetch(q, true, next.push.start, std::max({earliest, next.accepted + 1, q.head_checked}));
+}
+
+void CoreTile::cmd_mem_written(uint32_t word) {
+  const uint64_t c = now_cycles();
+  for (Queue& q : queues_) {
+    Fetch& f = q.pf;
+    if (!f.valid || f.words == 0 || word < f.start || word - f.start >= f.words) continue;
+    const uint32_t k = word - f.start;
+    if (f.p + 1 + k <= c) {  // a word the prefetch read: dropped and fetched again
+      f = {};
+      try_prefetch(q, c + 1);
+    } else if (k == 0) {  // the header (its length) before it was read: the fetch sees the new one
+      f = fetch(q, f.start, f.p);
+    } else {
+      f.w[k] = cmd_word(word);  // read later: the new word
+    }
+  }
+}
+
 void CoreTile::queue_thread(Queue& q) {
   for (;;) {
     while (q.tasks.empty()) sc_core::wait(q.wake);
@@ -156,6 +251,7 @@ void CoreTile::queue_thread(Queue& q) {
     q.in_run = false;
     resource_ev_.notify(sc_core::SC_ZERO_TIME);
     if (q.epoch != epoch) {  // soft reset / queue reset while running: no token, no record
+      q.head_checked = ~uint64_t{0};
       if (!q.tasks.empty()) q.tasks.pop_front();
       q.running = false;
       q.next_pick = t + 3;
@@ -180,6 +276,7 @@ void CoreTile::queue_thread(Queue& q) {
     cmdproc_busy_ += busy_end - std::min(busy_end, std::max(t_begin, cmdproc_busy_until_));
     cmdproc_busy_until_ = std::max(cmdproc_busy_until_, busy_end);
     if (code == ErrorCode::NONE) ++perf_[spec::param::perf_units - 1].tasks;  // CMDPROC: tasks without error
+    q.head_checked = ~uint64_t{0};
     q.tasks.pop_front();
     q.running = false;
     q.last_error = code != ErrorCode::NONE;
@@ -210,30 +307,32 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
   // Descriptor fetch through the one CMD_MEM read port: the queue is in FETCH two cycles after
   // the push took effect; the engine picks it when free (p), reads one word per cycle from p + 1
   // (data a cycle later) and checks the descriptor the cycle after the last word (p + words + 2).
-  const uint64_t p = std::max({task.accepted + 2, q.next_pick, fetch_free_, now_cycles()});
-  t_begin = p;
+  // A task prefetched behind its predecessor (try_prefetch) is checked the cycle after that one
+  // left S_TOKEN (TASK_DONE + 2), or when its prefetch ends if that is later.
   const bool datapath = q.q == kMvmexe || q.q == kDwpu;
-  const uint32_t fixed = q.q == kLoadimc ? spec::LoadimcDesc::kWords
-                         : q.q == kCtrl  ? spec::BarrierDesc::kWords
-                                         : static_cast<uint32_t>(L::program);
-  if (uint64_t{start} + fixed > kCmdWords && !(datapath && start < kCmdWords)) {
-    t = p + 1;  // refused in the engine's first cycle
-    fetch_free_ = p + 2;
+  Fetch f;
+  uint64_t t_ready = 0;
+  if (q.pf.valid && q.pf.words > 0) {
+    f = std::move(q.pf);
+    t_ready = q.next_pick - 1;
+  } else {  // not prefetched (or the port has not picked the prefetch yet): the head's own fetch
+    cancel_fetch(q);
+    q.head = {};
+    ask_fetch(q, false, start, std::max({task.accepted + 2, q.next_pick, now_cycles()}));
+    while (!q.head.valid) sc_core::wait(q.fetched);
+    f = std::move(q.head);
+    q.head = {};
+  }
+  q.pf = {};
+  const uint64_t p = f.p;
+  t_begin = p;
+  const uint32_t words = f.words;
+  if (words == 0) {  // runs past CMD_MEM: refused in the engine's first cycle, or once word 0 arrived
+    t = p + ((datapath && start < kCmdWords) ? 3 : 1);
     return ErrorCode::CMD_RANGE;
   }
-  uint32_t words = fixed;
-  if (datapath) {
-    words = std::max<uint32_t>(cmd_word(start) >> 16, 1);  // header.words
-    if (uint64_t{start} + words > kCmdWords) {
-      t = p + 3;  // the header's length is known when word 0 arrived
-      fetch_free_ = p + 4;
-      return ErrorCode::CMD_RANGE;
-    }
-  }
-  std::vector<uint32_t> w(words + (datapath ? L::max_words : 0), 0);
-  for (uint32_t i = 0; i < words; ++i) w[i] = cmd_word(start + i);
-  t = p + words + 2;
-  fetch_free_ = t;
+  const std::vector<uint32_t>& w = f.w;
+  t = std::max(f.end(), t_ready);
   // Validation in the check cycle: a refused descriptor records only TASK_DONE.
   ErrorCode code = ErrorCode::NONE;
   spec::LoadimcDesc li{};
@@ -254,8 +353,11 @@ ErrorCode CoreTile::run_task(Queue& q, const Task& task, uint64_t& t, uint64_t& 
     else if (!(bar.core_mask >> core_ & 1u) || (bar.core_mask >> cores_) != 0)
       code = ErrorCode::BARRIER_MASK;
   }
-  if (code != ErrorCode::NONE) return code;
   sync_to(t);
+  // Past its fetch: the task behind may prefetch its descriptor from this cycle on.
+  q.head_checked = t;
+  try_prefetch(q, t);
+  if (code != ErrorCode::NONE) return code;
   if (!resources_free(q)) {
     while (!resources_free(q)) sc_core::wait(resource_ev_);
     // The other task's S_RUN ended the cycle before (its TASK_DONE); a barrier sees the queue

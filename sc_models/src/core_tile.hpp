@@ -1,6 +1,7 @@
 // Rows 2..: one AI core. L1 (a DMI memory on the fabric), the IMC, CoreDMA, the two datapath
 // pipelines and LoadIMC, the command processor (one SC_THREAD per queue: MVMEXE, DWPU,
-// LOADIMC, CTRL) with descriptor fetch from CMD_MEM, the watchdog, perf counters and the
+// LOADIMC, CTRL) with descriptor fetch from CMD_MEM and the prefetch of the task queued behind
+// the head (docs/timing.md "Command processor"), the watchdog, perf counters and the
 // IMC/debug/status registers.
 #pragma once
 
@@ -57,6 +58,15 @@ class CoreTile : public Tile {
     spec::QueuePush push;
     uint64_t accepted;
   };
+  // A descriptor fetch through the CMD_MEM read port: picked in cycle p, word i read in p + 1 + i,
+  // `words` words (0 when it ran past CMD_MEM: the head fetch then reports it).
+  struct Fetch {
+    bool valid = false;
+    uint64_t p = 0;
+    uint32_t start = 0, words = 0;
+    std::vector<uint32_t> w;
+    uint64_t end() const { return p + words + 2; }  // the cycle the task can be checked
+  };
   struct Queue {
     unsigned q = 0;
     std::deque<Task> tasks;
@@ -70,6 +80,12 @@ class CoreTile : public Tile {
     uint32_t done = 0;
     uint32_t epoch = 0;      // bumped by a reset: the running task ends without a token
     uint64_t next_pick = 0;  // first cycle the next task may enter the fetch engine
+    // The head is past its fetch from this cycle on (the RTL's S_CHECK): the task behind it may
+    // prefetch its descriptor (pf) from then; ~0 while the head fetches or the queue is idle.
+    uint64_t head_checked = ~uint64_t{0};
+    Fetch pf, head;         // the prefetch of tasks[1]; the head's own fetch (fetch_thread fills them)
+    bool pf_asked = false;  // a prefetch request waits for the port
+    sc_core::sc_event fetched;
     sc_core::sc_event wake;
   };
   struct Pipeline {
@@ -94,6 +110,24 @@ class CoreTile : public Tile {
   void reset_queue(Queue& q, bool running_too);
   spec::ErrorCode run_barrier(const spec::BarrierDesc& b, uint64_t& t);
   uint32_t cmd_word(uint32_t a);
+  // Reads a descriptor of queue q at `start` through the read port from cycle p (fetch_free_ is
+  // moved past it); words 0 when it runs past CMD_MEM.
+  Fetch fetch(const Queue& q, uint32_t start, uint64_t p);
+  // The read port: requests (a head's fetch, or the prefetch of the task behind a head past its
+  // fetch) from their ready cycle; when the port is free it picks the lowest queue ready, as
+  // ax_cmdproc does, in that cycle.
+  struct FetchRequest {
+    unsigned q;
+    bool prefetch;
+    uint32_t start;
+    uint64_t ready;
+  };
+  void ask_fetch(Queue& q, bool prefetch, uint32_t start, uint64_t ready);
+  void cancel_fetch(Queue& q);  // drops the queue's waiting prefetch request (a head fetch completes)
+  void fetch_thread();
+  // Asks for the prefetch of the task behind the head when it may (head past its fetch, none yet).
+  void try_prefetch(Queue& q, uint64_t earliest);
+  void cmd_mem_written(uint32_t word);
 
   unsigned core_;
   uint32_t cores_;
@@ -107,6 +141,8 @@ class CoreTile : public Tile {
   sc_core::sc_event resource_ev_;
   uint64_t cmdproc_busy_ = 0, cmdproc_busy_until_ = 0;
   uint64_t fetch_free_ = 0;  // first cycle the CMD_MEM fetch engine can pick a queue
+  std::vector<FetchRequest> fetch_requests_;
+  sc_core::sc_event fetch_request_ev_;
   std::string wdog_report_;
 };
 

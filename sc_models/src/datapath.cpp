@@ -1,6 +1,9 @@
 #include "datapath.hpp"
 
 #include <algorithm>
+#include <array>
+#include <new>
+#include <span>
 #include <vector>
 
 #include "axcore/ref/dwpu.hpp"
@@ -16,12 +19,26 @@ using spec::param::odr_latency;
 constexpr uint64_t kCyclesPerTileOp = spec::param::imc_tile_rows / spec::param::mvm_rows_per_cycle;
 }  // namespace
 
-void Unit::launch(Pipe& pipe, uint64_t t0) {
+void Unit::begin_run(Pipe& pipe) {
   pipe.bt.start_unit();
+  stall_in_ = stall_out_ = 0;
+  busy_ = -1;
+}
+
+void Unit::end_run(Pipe& pipe, uint64_t t0, uint64_t t) {
+  auto& c = (*env_.perf)[perf_];
+  const uint64_t span = t > t0 ? t - t0 : 0;
+  c.stall_in += static_cast<uint32_t>(stall_in_);
+  c.stall_out += static_cast<uint32_t>(stall_out_);
+  c.busy +=
+      static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_) : span - std::min(span, stall_in_ + stall_out_));
+  pipe.bt.end_unit(t);
+}
+
+void ThreadUnit::launch(Pipe& pipe, uint64_t t0) {
+  begin_run(pipe);
   sc_core::sc_spawn([this, &pipe, t0] {
     uint64_t t = t0;
-    stall_in_ = stall_out_ = 0;
-    busy_ = -1;
     try {
       body(pipe, t);
     } catch (const Aborted&) {
@@ -29,13 +46,8 @@ void Unit::launch(Pipe& pipe, uint64_t t0) {
       if (pipe.err == spec::ErrorCode::NONE) pipe.err = e.code();
       pipe.bt.abort();
     }
-    auto& c = (*env_.perf)[perf_];
-    const uint64_t span = t > t0 ? t - t0 : 0;
-    c.stall_in += static_cast<uint32_t>(stall_in_);
-    c.stall_out += static_cast<uint32_t>(stall_out_);
-    c.busy += static_cast<uint32_t>(busy_ >= 0 ? static_cast<uint64_t>(busy_)
-                                               : span - std::min(span, stall_in_ + stall_out_));
-    pipe.bt.end_unit(t);
+    pipe.bt.run_inline();  // this unit stops popping: an IFD with room runs now, as its thread would
+    end_run(pipe, t0, t);
   });
 }
 
@@ -49,24 +61,70 @@ uint64_t Unit::l1_rows(int64_t row, uint64_t rows, uint64_t t) {
   return g - (t + rows - 1);
 }
 
-void IfdUnit::body(Pipe& pipe, uint64_t& t) {
-  const uint64_t rows = num::element_rows(walk.dtype);
+void IfdUnit::launch(Pipe& pipe, uint64_t t0) {
+  begin_run(pipe);
+  pipe_ = &pipe;
+  t0_ = t0;
+  t_ = t0 + 1;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
-  ++t;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
-  for (ref::WalkCursor c(walk, ref::WalkRole::Ifd); !c.done(); c.advance()) {
-    if (c.step().guards_pass) t += l1_rows(c.step().row, rows, t);  // a lost bank delays the element
-    const uint64_t want = t + rows - 1 + ifd_latency;               // ifd_latency after its last row (timing.md)
-    uint64_t enter;
-    try {  // (push throws no RefError: a RefError here is the element's)
-      enter = out->push(ref::ifd_element(walk, c.step(), env_.l1), want, &pipe.bt, second_ ? kIfd1Out : kIfd0Out);
-    } catch (const ref::RefError&) {
-      pipe.err_addr = static_cast<uint32_t>(c.step().row);
-      throw;
+  cursor_.emplace(walk, ref::WalkRole::Ifd);
+  running_ = true;
+  staged_ = blocked_ = false;
+  out->set_producer(this);
+  pipe.bt.add_inline(this);
+  pipe.bt.on_abort([this] { abandon(); });
+  refill();  // fills the stream, as the IFD's thread did first
+}
+
+void IfdUnit::refill() {
+  if (!running_) return;
+  Pipe& pipe = *pipe_;
+  const uint32_t bit = second_ ? kIfd1Out : kIfd0Out;
+  const uint64_t rows = num::element_rows(walk.dtype);
+  try {
+    for (;;) {
+      if (!staged_) {  // the next element: its rows through the L1 banks, then the element
+        if (cursor_->done()) break;
+        const ref::WalkStep& st = cursor_->step();
+        if (st.guards_pass) t_ += l1_rows(st.row, rows, t_);  // a lost bank delays the element
+        want_ = t_ + rows - 1 + ifd_latency;                  // ifd_latency after its last row (timing.md)
+        try {  // built in the stream's next slot (a 264-byte element is not copied)
+          ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, st, env_.l1));
+        } catch (const ref::RefError&) {
+          pipe.err_addr = static_cast<uint32_t>(st.row);
+          throw;
+        }
+        staged_ = true;
+      }
+      if (out->full()) {  // wait for a pop (blocked on the output, as the thread was)
+        if (blocked_)
+          pipe.bt.progress(want_);
+        else
+          pipe.bt.block(bit, want_);
+        blocked_ = true;
+        return;
+      }
+      const uint64_t enter = out->commit(want_, &pipe.bt, bit);
+      stall_out_ += enter - want_;
+      t_ = std::max(t_ + rows, enter + 1 - ifd_latency);
+      staged_ = false;
+      cursor_->advance();
     }
-    stall_out_ += enter - want;
-    t = std::max(t + rows, enter + 1 - ifd_latency);
+    t_ += ifd_latency + 1;  // busy until the last element is on the stream
+    if (blocked_) pipe.bt.unblock(bit);
+    running_ = blocked_ = false;
+    end_run(pipe, t0_, t_);
+  } catch (const ref::RefError& e) {
+    if (pipe.err == spec::ErrorCode::NONE) pipe.err = e.code();
+    pipe.bt.abort();  // ends this unit too (abandon)
   }
-  t += ifd_latency + 1;  // busy until the last element is on the stream
+}
+
+void IfdUnit::abandon() {
+  if (!running_) return;
+  if (blocked_) pipe_->bt.unblock(second_ ? kIfd1Out : kIfd0Out);
+  running_ = blocked_ = false;
+  end_run(*pipe_, t0_, t_);
 }
 
 template <class Desc>
@@ -79,19 +137,15 @@ void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
 
 template <>
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
-  auto pop = [&] {
-    auto got = pipe.ifd0.pop(t, &pipe.bt, kMainIn);
-    stall_in_ += got.cycle - t;
-    t = got.cycle + kCyclesPerTileOp;
-    return std::move(got.value);
-  };
-  auto push = [&](const ref::Element& e) { push_out(pipe, t, e); };
   uint64_t ops = 0;
-  auto counted_pop = [&] {
+  for (ref::MvmRun run(desc, *env_.imc); !run.done();) {  // ref::run_mvm, reading x in place
+    uint64_t at = 0;
+    const ref::Element& x = pipe.ifd0.pop_ref(t, at, &pipe.bt, kMainIn);
+    stall_in_ += at - t;
+    t = at + kCyclesPerTileOp;
     ++ops;
-    return pop();
-  };
-  ref::run_mvm(desc, *env_.imc, counted_pop, push);
+    if (const ref::Element* y = run.take(x)) push_out(pipe, t, *y);
+  }
   t += mvm_latency;
   busy_ = static_cast<int64_t>(ops * kCyclesPerTileOp);  // PERF_BUSY: tile-op cycles
 }
@@ -155,8 +209,9 @@ uint64_t OdrUnit::store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword
   const uint64_t late = l1_rows(st.row, rows, c + odr_latency);
   const uint64_t written = c + odr_latency + rows - 1 + late;
   const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
-  env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
-                    trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
+  if (env_.tracer->on())  // (no hash without a trace)
+    env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
+                      trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
   pipe.bytes += static_cast<uint32_t>(bytes);
   pipe.end = written;
   return written;
@@ -200,20 +255,21 @@ void OdrUnit::body(Pipe& pipe, uint64_t& t) {
   if (walk.transpose) return body_transpose(pipe, t);
   bool writing = false;  // the previous element's last row write is in cycle t (busy, not a stall)
   for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
-    auto got = in->pop(t, &pipe.bt, kOdrIn);
-    stall_in_ += got.cycle - t - std::min<uint64_t>(got.cycle - t, writing ? 1 : 0);
+    uint64_t at = 0;
+    const ref::Element& e = in->pop_ref(t, at, &pipe.bt, kOdrIn);
+    stall_in_ += at - t - std::min<uint64_t>(at - t, writing ? 1 : 0);
     const auto& st = c.step();
     if (!st.guards_pass) {
-      t = got.cycle + 1;
+      t = at + 1;
       pipe.end = t - 1;
       writing = false;
       continue;
     }
-    if (got.value.value.dtype != walk.cast_from)
+    if (e.value.dtype != walk.cast_from)
       ref::fail(spec::ErrorCode::STREAM_DTYPE,
-                std::string("ODR: popped ") + std::string(spec::to_string(got.value.value.dtype)) +
-                    ", the walk casts from " + std::string(spec::to_string(walk.cast_from)));
-    t = store(pipe, st, num::convert(got.value.value, walk.dtype), got.cycle);
+                std::string("ODR: popped ") + std::string(spec::to_string(e.value.dtype)) + ", the walk casts from " +
+                    std::string(spec::to_string(walk.cast_from)));
+    t = store(pipe, st, num::convert(e.value, walk.dtype), at);
     writing = true;
   }
   t = std::max(t, pipe.end + 1);  // busy through the last write
@@ -253,6 +309,29 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
   uint64_t next = t + 1;
   if (env_.banks) next += env_.banks->take_debt(L1Banks::kLoadimc);
   constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
+  // MEM_WRITE per tile, hashed four tiles at a time (trace::fnv1a64_each: a 4 KiB tile's serial
+  // hash was 20 % of a matmul's TLM time) and emitted in order before anything else can run; a
+  // tile written again is hashed before it changes.
+  struct Written {
+    uint64_t cycle;
+    std::size_t tile;
+  };
+  std::array<Written, 4> pending{};
+  std::size_t npending = 0;
+  auto flush = [&] {
+    if (!env_.tracer->on()) return void(npending = 0);
+    std::array<std::span<const uint8_t>, 4> data;
+    std::array<uint64_t, 4> hash{};
+    for (std::size_t i = 0; i < npending; ++i) {
+      const auto& tile = env_.imc->tile(pending[i].tile);
+      data[i] = {reinterpret_cast<const uint8_t*>(tile.data()), tile.size()};
+    }
+    trace::fnv1a64_each(std::span(data).first(npending), std::span(hash).first(npending));
+    for (std::size_t i = 0; i < npending; ++i)
+      env_.tracer->emit(pending[i].cycle, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE,
+                        static_cast<uint64_t>(pending[i].tile) * kTileBytes, kTileBytes, hash[i], 0);
+    npending = 0;
+  };
   for (uint32_t t1 = 0; t1 < d.d1_size; ++t1)
     for (uint32_t t0 = 0; t0 < d.d0_size; ++t0) {
       // One tile at a time through the reference, so earlier tiles are written when a later one faults.
@@ -262,9 +341,13 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
       const int64_t row = int64_t{d.base_row} + int64_t{t0} * d.d0_astride + int64_t{t1} * d.d1_astride;
       one.tile_base = static_cast<uint32_t>(tile < 0 ? 0xFFFFFFFF : tile);
       one.base_row = static_cast<uint32_t>(row < 0 ? 0xFFFFFFFF : row);
+      if (std::any_of(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(npending),
+                      [&](const Written& w) { return static_cast<int64_t>(w.tile) == tile; }))
+        flush();
       try {
         ref::run_loadimc(one, env_.l1, *env_.imc);
       } catch (const ref::RefError& e) {
+        flush();
         err_addr = static_cast<uint32_t>(e.code() == spec::ErrorCode::IMC_RANGE ? tile : row);
         return e.code();
       }
@@ -280,12 +363,11 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
       }
       const uint64_t written = g + kRowCycles;
       t = written + 1;
-      const auto& data = env_.imc->tile(static_cast<std::size_t>(tile));
-      env_.tracer->emit(written, env_.row, trace::Unit::LOADIMC, trace::Kind::MEM_WRITE,
-                        static_cast<uint64_t>(tile) * kTileBytes, kTileBytes,
-                        trace::fnv1a64({reinterpret_cast<const uint8_t*>(data.data()), data.size()}), 0);
+      pending[npending++] = {written, static_cast<std::size_t>(tile)};
+      if (npending == pending.size()) flush();
       bytes += kTileBytes;
     }
+  flush();
   if (env_.banks) {
     sync_to(t);
     t += env_.banks->take_debt(L1Banks::kLoadimc);

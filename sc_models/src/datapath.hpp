@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -61,16 +62,14 @@ struct UnitEnv {
   L1Banks* banks;  // the L1 row ports (bank conflicts between the datapath units)
 };
 
-// Base of every unit: its perf slot and trace unit, and the thread wrapper that turns a
-// reference error into the datapath's error and an abort.
+// Base of every unit: its perf slot, trace unit and L1 port, and its counters of a run.
 class Unit : public sc_core::sc_module {
  public:
   Unit(sc_core::sc_module_name n, UnitEnv env, unsigned perf) : sc_module(n), env_(env), perf_(perf) {}
-  // Spawns the unit's work for one run of `pipe`, starting at cycle t0.
-  void launch(Pipe& pipe, uint64_t t0);
+  // Starts the unit's work for one run of `pipe` at cycle t0.
+  virtual void launch(Pipe& pipe, uint64_t t0) = 0;
 
  protected:
-  virtual void body(Pipe& pipe, uint64_t& t) = 0;
   trace::Unit trace_unit() const {
     return static_cast<trace::Unit>(static_cast<unsigned>(trace::Unit::MVM_IFD0) + perf_);
   }
@@ -78,29 +77,54 @@ class Unit : public sc_core::sc_module {
   // from t on through this unit's L1 port; returns the cycles the last row came later than
   // t + rows - 1 (bank conflicts, plus the cycles the port lost earlier).
   uint64_t l1_rows(int64_t row, uint64_t rows, uint64_t t);
+  void begin_run(Pipe& pipe);                         // a running unit of the pipe, counters cleared
+  void end_run(Pipe& pipe, uint64_t t0, uint64_t t);  // its PERF_* of the run; the unit ends at t
   UnitEnv env_;
   unsigned perf_;
   uint64_t stall_in_ = 0, stall_out_ = 0;
   int64_t busy_ = -1;  // PERF_BUSY of the run when the unit counts it itself (else span - stalls)
 };
 
-class IfdUnit : public Unit {
+// A unit with a thread per run (a SystemC process) that turns a reference error into the
+// datapath's error and an abort.
+class ThreadUnit : public Unit {
+ public:
+  using Unit::Unit;
+  void launch(Pipe& pipe, uint64_t t0) override;
+
+ protected:
+  virtual void body(Pipe& pipe, uint64_t& t) = 0;
+};
+
+// The IFDs have no thread: each is its stream's InlineProducer, run inside the consumer's pops
+// (TimedFifo::pop_ref), so a pipeline does not switch SystemC processes every few elements. It
+// does what its thread did: builds its next element (the row requests through the L1 banks,
+// then the element) and pushes it while the stream has a slot; a built element that finds the
+// stream full waits, and the IFD counts as blocked on its output, until a pop makes room. It
+// ends with its walk, or when the datapath is aborted.
+class IfdUnit : public Unit, public InlineProducer {
  public:
   IfdUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf, bool second) : Unit(n, env, perf), second_(second) {}
   spec::Walk walk;
   Stream* out = nullptr;
+  void launch(Pipe& pipe, uint64_t t0) override;
+  void refill() override;
 
  private:
-  void body(Pipe& pipe, uint64_t& t) override;
+  void abandon();  // the datapath was aborted: end now
   bool second_;
+  Pipe* pipe_ = nullptr;
+  std::optional<ref::WalkCursor> cursor_;
+  uint64_t t0_ = 0, t_ = 0, want_ = 0;
+  bool running_ = false, staged_ = false, blocked_ = false;
 };
 
 // The main unit of a pipeline: the MVM (MvmDesc) or the DWPU (DwpuDesc). Both pop IFD0 and push
 // their output `mvm_latency` after the op that completes it (push_out).
 template <class Desc>
-class MainUnit : public Unit {
+class MainUnit : public ThreadUnit {
  public:
-  using Unit::Unit;
+  using ThreadUnit::ThreadUnit;
   Desc desc;
   Stream* out = nullptr;
 
@@ -115,9 +139,9 @@ void MvmUnit::body(Pipe& pipe, uint64_t& t);  // ref::run_mvm, one tile-op per 6
 template <>
 void DwpuUnit::body(Pipe& pipe, uint64_t& t);  // ref::run_dwpu after the weight fetch
 
-class DpuUnit : public Unit {
+class DpuUnit : public ThreadUnit {
  public:
-  using Unit::Unit;
+  using ThreadUnit::ThreadUnit;
   ref::DpuProgram program;
   ref::DpuConfig cfg;
   Stream* in0 = nullptr;
@@ -126,9 +150,9 @@ class DpuUnit : public Unit {
   void body(Pipe& pipe, uint64_t& t) override;
 };
 
-class OdrUnit : public Unit {
+class OdrUnit : public ThreadUnit {
  public:
-  using Unit::Unit;
+  using ThreadUnit::ThreadUnit;
   spec::Walk walk;
   Stream* in = nullptr;
 

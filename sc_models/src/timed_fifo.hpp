@@ -11,11 +11,23 @@
 #include <algorithm>
 #include <axcore/spec.hpp>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim.hpp"
 
 namespace axcore::tlm {
+
+// A producer without a thread of its own (the IFDs): its pipeline's consumers run it (refill)
+// wherever one of them would yield to other processes (blocks on a stream, ends), which is
+// when its thread, woken by their pops, ran; it pushes while its stream has room.
+class InlineProducer {
+ public:
+  virtual void refill() = 0;
+
+ protected:
+  ~InlineProducer() = default;
+};
 
 // Counts the units of one datapath that are running and blocked; all blocked = deadlock.
 class BlockTracker {
@@ -44,7 +56,19 @@ class BlockTracker {
   void abort() {
     aborted_ = true;
     abort_ev.notify(sc_core::SC_ZERO_TIME);
+    auto hooks = std::move(on_abort_);
+    on_abort_.clear();
+    for (auto& h : hooks) h();
   }
+  // Called once by abort(): a unit without a thread (an InlineProducer) ends there.
+  void on_abort(std::function<void()> f) { on_abort_.push_back(std::move(f)); }
+  // The pipeline's inline producers, run where a unit would yield (run_inline).
+  void add_inline(InlineProducer* p) { inline_.push_back(p); }
+  void run_inline() {
+    for (InlineProducer* p : inline_) p->refill();
+  }
+  // A unit that stays blocked made progress up to `cycle` (as a new block() would record).
+  void progress(uint64_t cycle) { last_ = std::max(last_, cycle); }
   bool aborted() const { return aborted_; }
   // All blocked can be transient (a notification still pending in this delta), so the watchdog
   // waits for progress_ev with a timeout instead of trusting one look.
@@ -61,24 +85,25 @@ class BlockTracker {
   uint32_t waits_ = 0;
   uint64_t last_ = 0;
   bool aborted_ = false;
+  std::vector<std::function<void()>> on_abort_;
+  std::vector<InlineProducer*> inline_;
 };
 
-// The slots of a bounded FIFO: a fixed ring (a std::deque of 260-byte elements would allocate a
-// node per push).
+// The slots of a bounded FIFO of `depth` elements: a fixed ring (a std::deque of 264-byte
+// elements would allocate a node per push) with two slots more than the FIFO holds: `back()`,
+// the slot the next push fills (a producer builds its element there, so it is never copied),
+// and the slot popped last, which stays untouched until the next pop (a consumer reads the
+// element in place). Neither is one of the FIFO's elements: with the FIFO full, back() is the
+// slot before the one popped last.
 template <class S>
 class Ring {
  public:
-  explicit Ring(std::size_t capacity) : v_(capacity) {}
+  explicit Ring(std::size_t depth) : v_(depth + 2) {}
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   S& front() { return v_[head_]; }
-  template <class V>
-  void push_back(V&& value, uint64_t ready) {
-    S& s = v_[(head_ + n_) % v_.size()];
-    s.value = std::forward<V>(value);
-    s.ready = ready;
-    ++n_;
-  }
+  S& back() { return v_[(head_ + n_) % v_.size()]; }
+  void push_back() { ++n_; }  // back() becomes the last element
   void pop_front() {
     head_ = (head_ + 1) % v_.size();
     --n_;
@@ -113,22 +138,40 @@ class TimedFifo {
 
   // Pushes v, produced by cycle `t`; returns the cycle it entered the FIFO.
   uint64_t push(T v, uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
+    staged() = std::move(v);
+    return commit(t, bt, wait_bit);
+  }
+  // The element the next commit pushes: a producer builds it here, in place (also while the
+  // FIFO is full: this slot is none of its elements, nor the one popped last).
+  T& staged() { return q_.back().value; }
+  // Pushes staged(), produced by cycle `t` (waits while the FIFO is full); returns the cycle it
+  // entered the FIFO.
+  uint64_t commit(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.size() >= depth_) {
       if (failed_) throw StreamFailed{code_};
-      if (bt)
+      if (bt) {
+        bt->run_inline();  // before this unit yields (an inline producer never pushes into a full stream)
         block_on(space_, bt, wait_bit, t);
-      else
+      } else {
         sc_core::wait(space_fail_);
+      }
     }
     if (failed_) throw StreamFailed{code_};
     uint64_t enter = t;
     if (pushes_ >= depth_) enter = std::max(enter, pop_at_[pushes_ % depth_] + 1);
-    q_.push_back(std::move(v), enter + 1);
+    q_.back().ready = enter + 1;
+    q_.push_back();
     ++pushes_;
+    // An inline producer pushes from its consumer's pops (or before the consumer started): a
+    // consumer waits for data only after the producer ended, so only a waiting one is notified.
+    const bool notify = !producer_ || waiter_ != nullptr;
     release_waiter();
-    data_.notify(sc_core::SC_ZERO_TIME);
+    if (notify) data_.notify(sc_core::SC_ZERO_TIME);
     return enter;
   }
+  bool full() const { return q_.size() >= depth_; }
+  // The stream's producer is inline (runs in its consumers' processes) from now on.
+  void set_producer(InlineProducer* p) { producer_ = p; }
   // The first cycle >= t at which a push would find a free slot (waits while the FIFO is full),
   // without pushing: a producer that must reserve something else first (a fabric target) asks
   // this, then pushes at the cycle it got.
@@ -153,22 +196,39 @@ class TimedFifo {
   }
   // Pops at or after cycle `t`.
   Popped pop(uint64_t t, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
+    uint64_t at = 0;
+    const T& v = pop_ref(t, at, bt, wait_bit);
+    return Popped{v, at};
+  }
+  // Pops at or after cycle `t` (the cycle of the pop in `at`) and returns the element in place:
+  // it stays valid until this FIFO's next pop (the ring keeps the popped slot).
+  const T& pop_ref(uint64_t t, uint64_t& at, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {
       if (failed_) throw StreamFailed{code_};
-      if (bt)
-        block_on(data_, bt, wait_bit, t);
-      else
+      if (!bt) {
         sc_core::wait(data_fail_);
+        continue;
+      }
+      // This unit would block here: the inline producers run first, as their threads did.
+      bt->run_inline();
+      if (q_.empty()) {
+        block_on(data_, bt, wait_bit, t);
+      } else if (sc_core::sc_pending_activity_at_current_time()) {
+        // It had blocked until the producer's push: the processes that ran meanwhile run now.
+        sc_core::wait(sc_core::SC_ZERO_TIME);
+        if (bt->aborted()) throw Aborted{};
+      }
     }
     auto& s = q_.front();
-    const uint64_t at = std::max(t, s.ready);
-    Popped out{std::move(s.value), at};
+    at = std::max(t, s.ready);
     q_.pop_front();
     pop_at_[pops_ % depth_] = at;
     ++pops_;
-    release_waiter();
-    space_.notify(sc_core::SC_ZERO_TIME);
-    return out;
+    if (!producer_) {  // (an inline producer has no thread that waits for room)
+      release_waiter();
+      space_.notify(sc_core::SC_ZERO_TIME);
+    }
+    return s.value;
   }
   void fail(spec::ErrorCode c) {
     failed_ = true;
@@ -226,6 +286,7 @@ class TimedFifo {
   BlockTracker* or_bt_ = nullptr;
   BlockTracker* waiter_ = nullptr;
   uint32_t waiter_bit_ = 0;
+  InlineProducer* producer_ = nullptr;
 };
 
 }  // namespace axcore::tlm

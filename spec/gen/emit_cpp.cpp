@@ -1,16 +1,13 @@
 // Emits axcore/spec.hpp: constants, enums, typed encode/decode for every struct and register.
 #include <sstream>
 
+#include "axcore/text/hex.hpp"
 #include "model.hpp"
 
 namespace axcore::specgen {
 namespace {
 
-std::string hex(uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
-}
+using axcore::text::hex;
 
 std::string quoted(const std::string& s) {
   std::string r = "\"";

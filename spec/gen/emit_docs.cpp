@@ -1,21 +1,14 @@
 // Emits the Markdown tables of docs/spec (in the build tree, so they never drift from the YAML).
 #include <sstream>
 
+#include "axcore/text/hex.hpp"
 #include "model.hpp"
 
 namespace axcore::specgen {
 namespace {
 
-std::string hex(uint64_t v, int w = 0) {
-  std::ostringstream os;
-  os << "0x" << std::hex;
-  if (w) {
-    os.width(w);
-    os.fill('0');
-  }
-  os << v;
-  return os.str();
-}
+// `w` counts hex digits (no "0x"); 0 prints as many as the value needs.
+std::string hex(uint64_t v, int w = 0) { return w ? axcore::text::hex_width(v, w + 2) : axcore::text::hex(v); }
 
 std::string cell(const std::string& s) {
   std::string r;

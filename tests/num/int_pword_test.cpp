@@ -1,9 +1,11 @@
 // int8/int32 casts, wrapping accumulation, and AnyPword casts / L1 images.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "axcore/num/int_cast.hpp"
@@ -155,6 +157,29 @@ TEST(AnyPword, Casts) {
   const PwordF18 oddf = to_f18(AnyPword::of(odd));
   EXPECT_EQ(to_double(oddf[0]), 4096.0);
   EXPECT_EQ(to_double(oddf[1]), 4100.0);
+}
+
+// convert's integer paths (int32 -> int8 clip, int8 -> int32 sign extension) against the
+// generic lane-wise decode to double and encode, on the extremes, the clip bounds and random lanes.
+TEST(AnyPword, IntegerCastsEqualTheDoubleRoundTrip) {
+  std::mt19937 rng(27);
+  const std::array<uint32_t, 12> edges{0u,          1u,          0x7Fu,       0x80u,       0xFFu,       0x100u,
+                                       0xFFFFFF80u, 0xFFFFFF7Fu, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x12345678u};
+  for (int round = 0; round < 64; ++round) {
+    for (const Dtype from : {Dtype::INT32, Dtype::INT8}) {
+      AnyPword p;
+      p.dtype = from;
+      for (std::size_t i = 0; i < kLanes; ++i) {
+        const uint32_t v = round == 0 && i < edges.size() ? edges[i] : static_cast<uint32_t>(rng());
+        p.lanes[i] = v & lane_mask(from);
+      }
+      const Dtype to = from == Dtype::INT32 ? Dtype::INT8 : Dtype::INT32;
+      const AnyPword got = convert(p, to);
+      EXPECT_EQ(got.dtype, to);
+      for (std::size_t i = 0; i < kLanes; ++i)
+        ASSERT_EQ(got.lanes[i], encode_lane(to, decode_lane(from, p.lanes[i]))) << "lane " << i << " of " << p.lanes[i];
+    }
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The whole core tile through its register bus: a hand-assembled program (CMD_MEM descriptors,
 // L1 data through DBG_MEM, queue pushes) doing LoadIMC and a matmul datapath, checked against
 // common/ref; tokens, TASK_START/DONE order, refused descriptors, queue overflow, barriers, the
-// watchdog registers and perf counters.
+// descriptor prefetch of a queued task, the watchdog registers and perf counters.
 #include <gtest/gtest.h>
 
 #include <axcore/ref/imc.hpp>
@@ -198,6 +198,46 @@ TEST(CoreTileTest, QueueOverflowAndBarrier) {
   for (unsigned i = 0; i < axcore::spec::param::queue_depth + 1; ++i) t.push(2, kLiWord, 10 + i, false);
   EXPECT_TRUE(t.read(core::ERROR_STATUS.offset) & (1u << 4));  // overflow
   EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(axcore::spec::ErrorCode::QUEUE_OVERFLOW));
+}
+
+// The command processor's prefetch (docs/timing.md "Command processor"): a LoadIMC queued behind
+// a longer one fetches its descriptor while that one runs and starts two cycles after its
+// TASK_DONE (a fetch after the pop would take 3 + 8 + 2). A host write over a descriptor already
+// prefetched (its predecessor still runs) drops the prefetch: the task runs the new words (3
+// tiles, not the 1 it was pushed with), still without a gap.
+TEST(CoreTileTest, QueuedTaskPrefetchesItsDescriptorAndARewriteIsFetchedAgain) {
+  Tile t;
+  constexpr uint32_t kA = kLiWord, kB = kLiWord + 0x20;
+  auto load = [](uint32_t tiles, uint32_t tile_base) {
+    return rtlcore::tile_load(tiles, tile_base, 64 * tile_base).encode();
+  };
+  // the cmd_events entry of the n-th event of queue 2 at descriptor `word`, as (cycle)
+  auto cycle_of = [&](uint32_t word, bool start, unsigned nth) -> uint64_t {
+    for (std::size_t i = 0; i < t.cmd_events[2].size(); ++i)
+      if (t.cmd_events[2][i] == std::make_pair(start, word) && nth-- == 0) return t.cmd_cycles[2][i];
+    ADD_FAILURE() << "no event for word " << word;
+    return 0;
+  };
+  t.write_cmd(kA, load(8, 0));
+  t.write_cmd(kB, load(2, 8));
+  t.push(2, kA, 1);
+  t.push(2, kB, 2);
+  ASSERT_TRUE(t.wait_tokens(2, 5000));
+  EXPECT_GE(cycle_of(kA, false, 0) - cycle_of(kA, true, 0), 8u * 64);
+  EXPECT_EQ(cycle_of(kB, true, 0), cycle_of(kA, false, 0) + 2);
+
+  t.write_cmd(kB, load(1, 8));
+  t.push(2, kA, 3);
+  t.push(2, kB, 4);
+  for (int i = 0; i < 100; ++i) t.tick();  // B's 8 words were read long ago; A loads for 512 cycles
+  t.write_cmd(kB, load(3, 8));
+  ASSERT_TRUE(t.wait_tokens(4, 5000));
+  EXPECT_EQ(token_of(t.tokens[3]).tag, 4u);
+  const uint64_t a0 = cycle_of(kA, true, 1), a1 = cycle_of(kA, false, 1);
+  const uint64_t b0 = cycle_of(kB, true, 1), b1 = cycle_of(kB, false, 1);
+  EXPECT_EQ(b0, a1 + 2);
+  EXPECT_EQ(b1 - b0, a1 - a0 - 5 * 64);  // 3 tiles, A's 8
+  EXPECT_EQ((t.read(core::IMC_STATUS.offset) >> 8) & 0xFFu, 11u);
 }
 
 TEST(CoreTileTest, RegisterDefaultsAndUnknownOffsets) {

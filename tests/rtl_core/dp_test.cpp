@@ -12,6 +12,7 @@
 #include <axcore/ref/walk.hpp>
 #include <cstdio>
 #include <random>
+#include <tuple>
 
 #include "tile_bench.hpp"
 
@@ -347,6 +348,46 @@ TEST(DatapathTest, DwpuQueueDpuOnlyWithSideInputMatchesTheReference) {
   b.expect_output(std::size_t{n} * 128, kY0);
   EXPECT_EQ(b.perf(spec::PerfUnit::DW_DPU, 0), 5 * n * 7);
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 0), n * 7);
+}
+
+// Datapaths queued back to back (docs/timing.md "Command processor", prefetch): three DPU-only
+// datapaths on the MVMEXE queue and two on the DWPU queue, with programs of different lengths and
+// results. Each fetches its descriptor and loads its program into the DPU's other bank while its
+// predecessor runs, starts two cycles after that one's TASK_DONE, and matches the reference.
+TEST(DatapathTest, QueuedDatapathsRunTheirOwnProgramsWithoutAFetchGap) {
+  Bench b;
+  std::mt19937 rng(51);
+  constexpr uint32_t n = 40;
+  std::vector<Dp> dps;
+  for (uint32_t i = 0; i < 5; ++i) {
+    const uint32_t x = 200 * i, w = kB0 + 64 * i, y = kY0 + 100 * i;
+    put_dpu_only_operands(b, rng, n, x, w);
+    Dp dp = dpu_only(i >= 3 ? spec::DpKind::DWPU : spec::DpKind::MVMEXE, n, x, w, y);
+    if (i % 2 == 1) {  // a shorter program: x * side input, pushed
+      dp.dpu.code = {dp.dpu.code[0], dp.dpu.code[1], dp.dpu.code[2], dpu_instr(DpuOp::PUSH, 0, dpu_reg(2))};
+      dp.dpu.desc.body_len = static_cast<uint32_t>(dp.dpu.code.size());
+    }
+    dps.push_back(dp);
+  }
+  for (uint32_t i = 0; i < dps.size(); ++i) b.t.write_cmd(0x400 + 0x100 * i, dps[i].words());
+  for (uint32_t i = 0; i < dps.size(); ++i) b.t.push(i >= 3 ? 1 : 0, 0x400 + 0x100 * i, i);
+  ASSERT_TRUE(b.t.wait_tokens(5));
+  for (const uint32_t tk : b.t.tokens) EXPECT_FALSE(token_of(tk).error) << spec::to_string(token_of(tk).code);
+  for (uint32_t i = 0; i < dps.size(); ++i) {
+    b.reference(dps[i]);
+    b.expect_output(std::size_t{n} * 128, kY0 + 100 * i);
+  }
+  // start (queue q, i-th start) two cycles after the previous task's done
+  for (const auto& [q, first, count] : {std::tuple{0u, 0u, 3u}, std::tuple{1u, 3u, 2u}}) {
+    const auto& ev = b.t.cmd_events[q];
+    const auto& cy = b.t.cmd_cycles[q];
+    ASSERT_EQ(ev.size(), 2u * count);
+    for (std::size_t k = 2; k < ev.size(); k += 2) {
+      EXPECT_TRUE(ev[k].first);
+      EXPECT_EQ(ev[k].second, 0x400 + 0x100 * (first + k / 2));
+      EXPECT_EQ(cy[k], cy[k - 1] + 2) << "queue " << q << " task " << k / 2;
+    }
+  }
 }
 
 // PERF_TASKS counts the tasks a unit completed without error (spec/axcore.yaml): a task that

@@ -24,6 +24,7 @@ struct Tile {
   rtlcore::Sim<Vtb_core> sim;
   std::vector<uint32_t> tokens;
   std::vector<std::pair<bool, uint32_t>> cmd_events[4];  // (start, addr)
+  std::vector<uint64_t> cmd_cycles[4];                   // the cycle of each cmd_events entry
 
   // Samples the outputs of the settled cycle (tokens, CMDPROC events).
   void observe() {
@@ -35,6 +36,7 @@ struct Tile {
         uint32_t addr = 0;
         for (unsigned i = 0; i < 16; ++i) addr |= uint32_t{rtlcore::bit(sim->mon_cmd_o, base + 64 + i)} << i;
         cmd_events[q].emplace_back(rtlcore::bit(sim->mon_cmd_o, base + 80), addr);
+        cmd_cycles[q].push_back(sim.cycle());
       }
     }
   }

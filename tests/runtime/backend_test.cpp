@@ -118,6 +118,46 @@ TEST(RuntimeDeviceRun, DmaCopyOnTheRegisterLevelDevice) {
   EXPECT_EQ(r.host_bytes_out, 320u);
 }
 
+// A bundle with dispatch-time scalars binds the call's values before anything reaches the device:
+// a failing guard is refused with its message and the device sees no register write, no DDR
+// write, no cycle; an admissible call runs as the static bundle does, the other --param values
+// still reaching their parameters.
+TEST(RuntimeDispatch, RefusedBeforeTheDeviceAndRunWhenAdmissible) {
+  Bundle b = ts::dma_copy_bundle();
+  b.dispatch.scalars.push_back({"N", 1, 8, ""});
+  b.dispatch.guards.push_back({Affine{0, {{0, 1}}}, 2, GuardOp::EQ, 0, "N must be even"});
+  auto be = make_backend("regfile");
+  uint64_t records = 0;
+  be->device()->set_trace_sink([&](const trace::Record&) { ++records; });
+  RunOptions opt;
+  opt.params = {{"N", "3"}, {"marker", "0x51"}};
+  EXPECT_THAT(error_of([&] { be->run(b, {{"x", copy_input()}}, opt); }), ::testing::StrEq("N must be even"));
+  EXPECT_EQ(records, 0u);
+  EXPECT_EQ(be->device()->cycle(), 0u);
+  EXPECT_EQ(be->device()->read32(spec::tile_addr(0, 0, spec::shim::SCRATCH.offset)), 0u);
+  opt.params["N"] = "x";
+  EXPECT_THAT(error_of([&] {
+                be->run(b, {{"x", copy_input()}}, opt);
+              }),
+              HasSubstr("dispatch-time scalar 'N' is an integer, 'x' is not"));
+  EXPECT_THAT(error_of([&] {
+                run_ref(b, {{"x", copy_input()}}, {});
+              }),
+              HasSubstr("dispatch-time scalar 'N' not given"));
+  // A host that plays the bundle its own way (the firmware runner) without binding it is refused.
+  EXPECT_THAT(error_of([&] {
+                check_inputs(b, {{"x", copy_input()}});
+              }),
+              HasSubstr("the bundle has dispatch-time scalars (N): bind the call's values first"));
+  EXPECT_EQ(records, 0u);
+  opt.params["N"] = "4";
+  const auto x = copy_input();
+  const RunResult r = be->run(b, {{"x", x}}, opt);
+  EXPECT_EQ(std::get<ref::NDArray<int32_t>>(r.outputs.at("y")).data(), ts::dma_copy_expected(x).data());
+  EXPECT_EQ(be->device()->read32(spec::tile_addr(0, 0, spec::shim::SCRATCH.offset)), 0x51u);
+  EXPECT_GT(records, 0u);
+}
+
 TEST(RuntimeFactory, NamesWhatThisBuildHas) {
   EXPECT_THAT(error_of([] { make_backend("gpu"); }), HasSubstr("unknown backend 'gpu'; this build has: ref fpga"));
   const auto names = backend_names();

@@ -216,5 +216,96 @@ TEST(RuntimeBundle, SaveAndLoadNameThePath) {
   std::filesystem::remove(path);
 }
 
+// Dispatch-time scalars (bundle 1.1): the DISPATCH section round-trips, a bundle without it is
+// written as 1.0 (a 1.0 reader loads it), a DISPATCH section under a 1.0 header is refused.
+TEST(RuntimeBundleDispatch, RoundTripsAndVersions) {
+  const Bundle d = testing_support::sample_dispatch_bundle();
+  const auto bytes = encode_bundle(d);
+  EXPECT_EQ(decode_bundle(bytes), d);
+  EXPECT_EQ(encode_bundle(decode_bundle(bytes)), bytes);
+  const auto h = decode_bundle_header(bytes);
+  EXPECT_EQ(h.version_minor, 1);
+  EXPECT_EQ(h.sections, 8u);
+  EXPECT_EQ(decode_bundle_header(encode_bundle(testing_support::sample_bundle())).version_minor, 0);
+  auto old = bytes;
+  old[6] = 0;  // minor 0
+  EXPECT_THAT(error_of([&] { decode_bundle(old); }), HasSubstr("a DISPATCH section needs container 1.1"));
+  auto newer = bytes;
+  newer[6] = 2;
+  EXPECT_THAT(error_of([&] { decode_bundle(newer); }),
+              HasSubstr("container version 1.2, this runtime reads 1.0 to 1.1"));
+}
+
+TEST(RuntimeBundleDispatch, BindEvaluatesStagedWordsAndExtents) {
+  const Bundle d = testing_support::sample_dispatch_bundle();
+  const uint32_t w = testing_support::sample_bd_length_word(d);
+  ASSERT_GT(w, 4u);
+  const Bundle at4 = bind_dispatch(d, {{"M", 4}});
+  EXPECT_EQ(at4, testing_support::sample_bundle());  // stored at M = 4
+  const Bundle at8 = bind_dispatch(d, {{"M", 8}});
+  EXPECT_TRUE(at8.dispatch.empty());
+  EXPECT_EQ(at8.buffers[0].shape, (std::vector<uint64_t>{8, 64}));
+  EXPECT_EQ(at8.txn[w], (1u << 28) | 32u);  // valid | length
+  Bundle want = testing_support::sample_bundle();
+  want.buffers[0].shape[0] = 16;
+  want.txn[w] = (1u << 28) | 64u;
+  EXPECT_EQ(bind_dispatch(d, {{"M", 16}}), want);
+  // A static bundle takes no values.
+  EXPECT_EQ(bind_dispatch(testing_support::sample_bundle(), {}), testing_support::sample_bundle());
+  EXPECT_THAT(error_of([&] {
+                bind_dispatch(testing_support::sample_bundle(), {{"M", 4}});
+              }),
+              HasSubstr("has no dispatch-time scalars, the call gives 'M'"));
+}
+
+TEST(RuntimeBundleDispatch, RefusesWithTheGuardsMessage) {
+  const Bundle d = testing_support::sample_dispatch_bundle();
+  auto refusal = [&](const DispatchValues& v) {
+    try {
+      bind_dispatch(d, v);
+    } catch (const DispatchError& e) { return std::to_string(e.guard()) + ": " + e.what(); }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(refusal({{"M", 6}}), "0: M must be a multiple of 4");
+  EXPECT_EQ(refusal({{"M", 12}}), "1: M cannot be 12");
+  EXPECT_EQ(refusal({{"M", 20}}), "-1: M must be in [1, 16]");
+  EXPECT_EQ(refusal({{"M", 0}}), "-1: M must be in [1, 16]");
+  EXPECT_THAT(refusal({}), HasSubstr("dispatch-time scalar 'M' not given (1 to 16, rows of x): pass --param M=VALUE"));
+  EXPECT_THAT(refusal({{"M", 4}, {"N", 1}}),
+              HasSubstr("unknown dispatch-time scalar 'N'; the bundle's are: M in [1, 16]"));
+  // A staged word that would not fit its 32 bits is refused, not truncated.
+  Bundle wide = d;
+  wide.dispatch.staged[1].value = Affine{0, {{0, int64_t{1} << 30}}};  // 2^33 at M = 8
+  EXPECT_THAT(error_of([&] {
+                bind_dispatch(wide, {{"M", 8}});
+              }),
+              HasSubstr("= 8589934592 does not fit its 32-bit word (refused, not truncated)"));
+  EXPECT_THAT(describe(d), HasSubstr("guard M % 4 == 0: \"M must be a multiple of 4\""));
+  EXPECT_THAT(describe(d), HasSubstr("buffer extent x[0] = M"));
+  EXPECT_THAT(describe(d), HasSubstr("= 4 * M"));
+}
+
+TEST(RuntimeBundleDispatch, ValidationRules) {
+  auto with = [](auto edit) {
+    Bundle b = testing_support::sample_dispatch_bundle();
+    edit(b);
+    return error_of([&] { encode_bundle(b); });
+  };
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.scalars.push_back(b.dispatch.scalars[0]); }),
+              HasSubstr("two dispatch-time scalars are named 'M'"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.scalars[0].name = "scale"; }),
+              HasSubstr("has the name of a runtime parameter"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.scalars[0].max = 0; }), HasSubstr("range [1, 0] is empty"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.guards[0].expr.terms[0].scalar = 3; }),
+              HasSubstr("dispatch guard 0: term of scalar 3, the bundle has 1"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.guards[0].message.clear(); }), HasSubstr("dispatch guard 0: no message"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.staged[1].index = 2; }),
+              HasSubstr("not a word of the TXN after its header"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.staged[0].sub = 2; }), HasSubstr("no such buffer extent"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.staged.push_back(b.dispatch.staged[0]); }), HasSubstr("staged twice"));
+  EXPECT_THAT(with([](Bundle& b) { b.dispatch.scalars.clear(); }),
+              HasSubstr("guards or staged values without dispatch-time scalars"));
+}
+
 }  // namespace
 }  // namespace axcore::runtime

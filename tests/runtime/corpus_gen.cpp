@@ -1,4 +1,4 @@
-// Writes the bundle fuzz corpus seeds: tests/runtime/corpus/{sample,minimal,graph_only}.axb.
+// Writes the bundle fuzz corpus seeds: tests/runtime/corpus/{sample,dispatch,minimal,graph_only}.axb.
 #include <filesystem>
 #include <iostream>
 
@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   using namespace axcore::runtime;
   const std::filesystem::path dir = argv[1];
   save_bundle(dir / "sample.axb", testing_support::sample_bundle());
+  save_bundle(dir / "dispatch.axb", testing_support::sample_dispatch_bundle());
   save_bundle(dir / "minimal.axb", Bundle{});
   Bundle g = testing_support::sample_bundle();
   g.txn.clear();

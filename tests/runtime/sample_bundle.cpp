@@ -1,6 +1,7 @@
 #include "sample_bundle.hpp"
 
 #include "axcore/txn/axcore_builder.hpp"
+#include "axcore/txn/decode.hpp"
 
 namespace axcore::runtime::testing_support {
 
@@ -43,6 +44,27 @@ Bundle sample_bundle() {
   b.graph.push_back({"relu", {"acc"}, {"y"}, {}});
   b.metadata["compiler"] = "axc";
   b.metadata["compiler_version"] = "0.1.0";
+  return b;
+}
+
+uint32_t sample_bd_length_word(const Bundle& b) {
+  const txn::Decoded d = txn::decode(b.txn);
+  for (const txn::Op& op : d.ops)
+    if (const auto* bw = std::get_if<txn::BlockWrite>(&op.body))
+      if (bw->addr == spec::tile_addr(0, 0, spec::shim::DMA_BD.at(0)))
+        return static_cast<uint32_t>(bw->data.data() - b.txn.data());
+  return 0;
+}
+
+Bundle sample_dispatch_bundle() {
+  Bundle b = sample_bundle();
+  b.dispatch.scalars.push_back({"M", 1, 16, "rows of x"});
+  const Affine m{0, {{0, 1}}};
+  b.dispatch.guards.push_back({m, 4, GuardOp::EQ, 0, "M must be a multiple of 4"});
+  b.dispatch.guards.push_back({m, 0, GuardOp::NE, 12, "M cannot be 12"});
+  b.dispatch.staged.push_back({StagedKind::BUFFER_DIM, 0, 0, m});
+  // The BD's word 0: length 4 * M (bits 0..23) and valid (bit 28).
+  b.dispatch.staged.push_back({StagedKind::TXN_WORD, sample_bd_length_word(b), 0, Affine{1 << 28, {{0, 4}}}});
   return b;
 }
 

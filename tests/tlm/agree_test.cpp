@@ -149,6 +149,10 @@ TEST(TlmRtlAgree, LaneTransposeFloat16ToFloat32) {  // 4 rows per store
   expect_agreement(run_both(agree::lane_transpose(2, spec::Dtype::FLOAT16, spec::Dtype::FLOAT32)));
 }
 
+// Tasks queued back to back on the MVMEXE, DWPU and LoadIMC queues: each fetches its descriptor
+// (and its DPU program into the other bank) while its predecessor runs (docs/timing.md).
+TEST(TlmRtlAgree, QueuedTasksPrefetchTheirDescriptors) { expect_agreement(run_both(agree::queued_tasks(160))); }
+
 TEST(TlmRtlAgree, ResidentMatmulInt32Output) {  // the ODR writes 4 rows per element
   expect_agreement(run_both(agree::matmul(16, 4, 1, spec::Dtype::INT32)));
 }

@@ -38,29 +38,8 @@ std::vector<uint32_t> loadimc_words(uint32_t tiles) {
   return {w.begin(), w.end()};
 }
 
-struct Span {
-  uint64_t start = 0, done = 0;
-  bool started = false;
-};
-
-// TASK_START / TASK_DONE of the command processor's tasks, by descriptor word (one task each).
-struct Recorder {
-  std::vector<std::pair<uint32_t, Span>> tasks;
-  Span& of(uint32_t word) {
-    for (auto& [w, s] : tasks)
-      if (w == word) return s;
-    tasks.push_back({word, {}});
-    return tasks.back().second;
-  }
-  void attach(runtime::Device& d, uint32_t row) {
-    d.set_trace_sink([this, row](const trace::Record& r) {
-      if (r.unit != trace::Unit::CMDPROC || r.row != row) return;
-      Span& s = of(static_cast<uint32_t>(r.addr));
-      if (r.kind == trace::Kind::TASK_START) s.start = r.cycle, s.started = true;
-      if (r.kind == trace::Kind::TASK_DONE) s.done = r.cycle;
-    });
-  }
-};
+using Span = stim::TaskSpan;
+using Recorder = stim::TaskSpans;
 
 TEST(TlmBarrier, StartsWhenTheOtherQueuesAreIdleAndEmpty) {
   tlm::TlmDevice d;

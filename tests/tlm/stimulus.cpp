@@ -1,5 +1,6 @@
 #include "stimulus.hpp"
 
+#include "axcore/num/float16.hpp"
 #include "axcore/ref/dwpu.hpp"
 #include "axcore/ref/walk.hpp"
 
@@ -72,6 +73,55 @@ spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtyp
   w.d0_size = n;
   w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
   return w;
+}
+
+Datapath dpu_f16(spec::DpKind kind, uint32_t n, uint32_t x, uint32_t y, bool square) {
+  auto op = [](spec::DpuOp o, uint32_t dst, uint32_t a = 0, uint32_t b = 0) {
+    return ref::dpu_instr(o, ref::dpu_reg(dst), ref::dpu_reg(a), ref::dpu_reg(b), 0, 0);
+  };
+  using spec::DpuOp;
+  Datapath dp;
+  dp.header.kind = kind;
+  dp.header.has_ifd0 = dp.header.has_dpu = dp.header.has_odr = 1;
+  dp.ifd0 = linear_walk(x, n, spec::Dtype::FLOAT16, spec::Dtype::FLOAT16);
+  dp.dpu = spec::DpuDesc{};
+  dp.dpu->in0_dtype = spec::Dtype::FLOAT16;
+  dp.dpu->out_dtype = spec::Dtype::FLOAT16;
+  dp.dpu->iterations = n;
+  if (square)
+    dp.program = {op(DpuOp::POP, 0), op(DpuOp::MUL, 1, 0, 0), op(DpuOp::PUSH, 0, 1)};
+  else
+    dp.program = {op(DpuOp::POP, 0), op(DpuOp::ADD, 1, 0, 0), op(DpuOp::MUL, 2, 1, 0), op(DpuOp::SUB, 3, 2, 0),
+                  op(DpuOp::PUSH, 0, 3)};
+  dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
+  dp.odr = linear_walk(y, n, spec::Dtype::FLOAT16, spec::Dtype::FLOAT16);
+  return dp;
+}
+
+std::vector<uint8_t> f16_elements(uint32_t n, uint32_t seed) {
+  std::vector<uint8_t> b(std::size_t{n} * 128);
+  for (std::size_t i = 0; i < b.size() / 2; ++i) {
+    const uint16_t h = num::f16_from_double((static_cast<int>((i * 7 + seed) % 61) - 30) / 8.0).bits;
+    b[2 * i] = static_cast<uint8_t>(h);
+    b[2 * i + 1] = static_cast<uint8_t>(h >> 8);
+  }
+  return b;
+}
+
+TaskSpan& TaskSpans::of(uint32_t word) {
+  for (auto& [w, s] : tasks)
+    if (w == word) return s;
+  tasks.push_back({word, {}});
+  return tasks.back().second;
+}
+
+void TaskSpans::attach(runtime::Device& d, uint32_t row) {
+  d.set_trace_sink([this, row](const trace::Record& r) {
+    if (r.unit != trace::Unit::CMDPROC || r.row != row) return;
+    TaskSpan& s = of(static_cast<uint32_t>(r.addr));
+    if (r.kind == trace::Kind::TASK_START) s.start = r.cycle, s.started = true;
+    if (r.kind == trace::Kind::TASK_DONE) s.done = r.cycle;
+  });
 }
 
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {

@@ -43,8 +43,26 @@ struct Datapath {
 // A walk over `n` consecutive elements of dtype dt from row base (1-D).
 spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtype cast_from);
 
+// IFD0 (n float16 elements from row x) -> DPU -> ODR (float16 at row y), no main unit, on the
+// queue of `kind`; `square` picks the program: x * x (3 instructions) or (x + x) * x - x (5).
+Datapath dpu_f16(spec::DpKind kind, uint32_t n, uint32_t x, uint32_t y, bool square);
+// The bytes of n float16 elements (finite values in [-3.75, 3.75], 2 L1 rows each).
+std::vector<uint8_t> f16_elements(uint32_t n, uint32_t seed);
+
 // The result of running `dp` on `l1` (modified in place) with the reference units.
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc);
+
+// TASK_START / TASK_DONE cycles of one core's command processor tasks, by descriptor word (one
+// task each), from the device's trace.
+struct TaskSpan {
+  uint64_t start = 0, done = 0;
+  bool started = false;
+};
+struct TaskSpans {
+  std::vector<std::pair<uint32_t, TaskSpan>> tasks;
+  TaskSpan& of(uint32_t word);
+  void attach(runtime::Device& d, uint32_t row);
+};
 
 // Waits for a core queue's token; returns it decoded.
 spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout = 5'000'000);

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <span>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 using namespace axcore::trace;
 
@@ -62,4 +66,24 @@ TEST(TraceRecord, Fnv1aKnownValues) {
   EXPECT_EQ(fnv1a64({}), 0xcbf29ce484222325ULL);
   const uint8_t a[] = {'a'};
   EXPECT_EQ(fnv1a64(a), 0xaf63dc4c8601ec8cULL);
+}
+
+// fnv1a64_each equals one fnv1a64 per buffer: equal and unequal lengths (the tails past the
+// shortest of a group of four), empty buffers, counts that are not a multiple of four.
+TEST(TraceRecord, Fnv1aEachEqualsOneCallPerBuffer) {
+  std::vector<std::vector<uint8_t>> data;
+  uint32_t x = 27;
+  for (std::size_t len : {4096u, 4096u, 4096u, 4096u, 4096u, 0u, 7u, 64u, 65u, 1u, 4096u}) {
+    std::vector<uint8_t> v(len);
+    for (auto& b : v) b = static_cast<uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+    data.push_back(std::move(v));
+  }
+  for (std::size_t count = 0; count <= data.size(); ++count) {
+    std::vector<std::span<const uint8_t>> bufs(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(count));
+    std::vector<uint64_t> got(count);
+    fnv1a64_each(bufs, got);
+    for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(got[i], fnv1a64(bufs[i])) << count << " buffers, #" << i;
+  }
+  std::vector<uint64_t> one(1);
+  EXPECT_THROW(fnv1a64_each({}, one), std::invalid_argument);
 }

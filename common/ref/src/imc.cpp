@@ -302,27 +302,34 @@ std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>
   return checked_tile(t, imc_tiles, "MVM");
 }
 
-void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push) {
+MvmRun::MvmRun(const spec::MvmDesc& d, Imc& imc) : d_(d), imc_(imc) {
   validate_mvm(d);
-  const auto s = out_sizes(d);
-  std::array<uint32_t, 4> o{};
-  for (o[3] = 0; o[3] < s[3]; ++o[3])
-    for (o[2] = 0; o[2] < s[2]; ++o[2])
-      for (o[1] = 0; o[1] < s[1]; ++o[1])
-        for (o[0] = 0; o[0] < s[0]; ++o[0]) {
-          num::PwordI32 acc{};
-          for (uint32_t kb = 0; kb < d.k_blocks; ++kb) {
-            const Element x = pop();
-            if (x.value.dtype != spec::Dtype::INT8) {
-              fail(ErrorCode::STREAM_DTYPE, std::string("MVM: input element is ") +
-                                                std::string(spec::to_string(x.value.dtype)) + ", the MVM takes INT8");
-            }
-            const std::size_t t = mvm_tile_index(d, o, kb, imc.tiles());
-            if (imc.matrix_id() != d.matrix_id || !imc.valid(t)) ++imc.stale_reads;
-            mvm_accumulate(acc, x.value.as_i8(), imc.tile(t));
-          }
-          push(Element{num::AnyPword::of(acc), false});
-        }
+  sizes_ = out_sizes(d);
+}
+
+const Element* MvmRun::take(const Element& x) {
+  if (x.value.dtype != spec::Dtype::INT8) {
+    fail(ErrorCode::STREAM_DTYPE,
+         std::string("MVM: input element is ") + std::string(spec::to_string(x.value.dtype)) + ", the MVM takes INT8");
+  }
+  const std::size_t t = mvm_tile_index(d_, o_, kb_, imc_.tiles());
+  if (imc_.matrix_id() != d_.matrix_id || !imc_.valid(t)) ++imc_.stale_reads;
+  mvm_accumulate(acc_, x.value.as_i8(), imc_.tile(t));
+  if (++kb_ < d_.k_blocks) return nullptr;
+  out_ = Element{num::AnyPword::of(acc_), false};
+  acc_ = {};
+  kb_ = 0;
+  // The next output: o0 fastest.
+  for (std::size_t k = 0; k < 4; ++k) {
+    if (++o_[k] < sizes_[k] || k == 3) break;
+    o_[k] = 0;
+  }
+  return &out_;
+}
+
+void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push) {
+  for (MvmRun run(d, imc); !run.done();)
+    if (const Element* y = run.take(pop())) push(*y);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "axcore/trace/record.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "axcore/text/hex.hpp"
 
@@ -59,6 +61,24 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+void fnv1a64_each(std::span<const std::span<const uint8_t>> bufs, std::span<uint64_t> out) {
+  if (out.size() != bufs.size())
+    throw std::invalid_argument("fnv1a64_each: " + std::to_string(bufs.size()) + " buffers, " +
+                                std::to_string(out.size()) + " results");
+  constexpr uint64_t kPrime = 0x100000001b3ULL, kBasis = 0xcbf29ce484222325ULL;
+  constexpr std::size_t kWays = 4;  // independent multiply chains in flight
+  std::size_t i = 0;
+  for (; i + kWays <= bufs.size(); i += kWays) {
+    std::size_t n = bufs[i].size();
+    for (std::size_t w = 1; w < kWays; ++w) n = std::min(n, bufs[i + w].size());
+    uint64_t h[kWays] = {kBasis, kBasis, kBasis, kBasis};
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t w = 0; w < kWays; ++w) h[w] = (h[w] ^ bufs[i + w][k]) * kPrime;
+    for (std::size_t w = 0; w < kWays; ++w) out[i + w] = fnv1a64(bufs[i + w].subspan(n), h[w]);
+  }
+  for (; i < bufs.size(); ++i) out[i] = fnv1a64(bufs[i]);
 }
 
 std::string format(const Record& r) {

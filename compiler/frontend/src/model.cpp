@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <axcore/compiler/dispatch.hpp>
 #include <axcore/ref/npy.hpp>
 #include <fstream>
 #include <map>
@@ -15,6 +16,48 @@ using ops::ArgKind;
 using ops::ArgValue;
 using ops::Tensor;
 
+struct DispatchEntry {
+  runtime::DispatchScalar scalar;
+  int64_t multiple_of = 1;
+};
+
+// One entry of `dispatch_time:`: {name: M, min: 1, max: 64, multiple_of: 8, doc: rows}.
+DispatchEntry dispatch_entry(const YAML::Node& n, const std::string& file) {
+  auto at = [&](const YAML::Node& x) {
+    return SourceLoc{file, static_cast<uint32_t>(x.Mark().line + 1), static_cast<uint32_t>(x.Mark().column + 1)};
+  };
+  const char* form = "{name: M, min: 1, max: 64, multiple_of: 8, doc: rows streamed}";
+  if (!n.IsMap()) fail(at(n), "a dispatch-time scalar is a map", form);
+  for (const auto& kv : n) {
+    const auto k = kv.first.as<std::string>();
+    if (k != "name" && k != "min" && k != "max" && k != "multiple_of" && k != "doc")
+      fail(at(kv.first), "unknown key '" + k + "' in a dispatch-time scalar", form);
+  }
+  auto number = [&](const char* key, bool required, int64_t dflt) -> int64_t {
+    const YAML::Node v = n[key];
+    if (!v) {
+      if (required) fail(at(n), std::string("a dispatch-time scalar needs '") + key + "'", form);
+      return dflt;
+    }
+    try {
+      if (v.IsScalar()) return v.as<int64_t>();
+    } catch (const YAML::Exception&) {}
+    fail(at(v), std::string("'") + key + "' must be an integer", form);
+  };
+  DispatchEntry e;
+  if (!n["name"] || !n["name"].IsScalar()) fail(at(n), "a dispatch-time scalar needs a name", form);
+  e.scalar.name = n["name"].as<std::string>();
+  e.scalar.min = number("min", true, 0);
+  e.scalar.max = number("max", true, 0);
+  e.multiple_of = number("multiple_of", false, 1);
+  if (n["doc"]) e.scalar.doc = n["doc"].as<std::string>();
+  if (e.scalar.min < 1 || e.scalar.max < e.scalar.min)
+    fail(at(n), "dispatch-time scalar '" + e.scalar.name + "': range [" + std::to_string(e.scalar.min) + ", " +
+                    std::to_string(e.scalar.max) + "] is not a non-empty range of extents (min >= 1)");
+  if (e.multiple_of < 1) fail(at(n["multiple_of"]), "multiple_of must be at least 1");
+  return e;
+}
+
 class Parser {
  public:
   Parser(std::string file, std::filesystem::path base) : file_(std::move(file)), base_(std::move(base)) {}
@@ -25,7 +68,8 @@ class Parser {
       root = YAML::Load(text);
     } catch (const YAML::ParserException& e) { fail(at(e.mark), "the model file is not valid YAML: " + e.msg); }
     if (!root.IsMap()) fail(at(root.Mark()), "a model file is a map with inputs, constants, ops and outputs");
-    keys(root, {"name", "inputs", "constants", "ops", "outputs"}, "the model");
+    keys(root, {"name", "dispatch_time", "inputs", "constants", "ops", "outputs"}, "the model");
+    for (const auto& n : seq(root, "dispatch_time", false)) dispatch_time(n);
     Model m;
     m.source = file_;
     m.name = root["name"] ? scalar(root["name"], "name") : std::filesystem::path(file_).stem().string();
@@ -110,10 +154,26 @@ class Parser {
     return n.as<std::string>();
   }
 
+  // A dispatch-time scalar of the model (`dispatch_time:`): its value in the build being made
+  // (stage_dispatch's point), and a guard for `multiple_of`.
+  void dispatch_time(const YAML::Node& n) {
+    const DispatchEntry e = dispatch_entry(n, file_);
+    try {
+      const A::DispatchTime v = A::dispatch_time(e.scalar.name);
+      if (e.multiple_of > 1)
+        A::require(v % e.multiple_of == 0, e.scalar.name + " must be a multiple of " + std::to_string(e.multiple_of));
+      dispatch_[e.scalar.name] = v;
+    } catch (const GuardRefusal&) { throw; } catch (const CompileError& err) {
+      fail(at(n.Mark()), err.message(), err.hint());
+    }
+  }
+
   int64_t integer(const YAML::Node& n, const std::string& what) const {
     try {
       if (n.IsScalar()) return n.as<int64_t>();
     } catch (const YAML::Exception&) {}
+    if (n.IsScalar())
+      if (auto it = dispatch_.find(n.as<std::string>()); it != dispatch_.end()) return it->second;
     fail(at(n.Mark()), what + " must be an integer, got '" +
                            (n.IsScalar() ? n.as<std::string>() : std::string("a list or map")) + "'");
   }
@@ -295,6 +355,7 @@ class Parser {
   std::string file_;
   std::filesystem::path base_;
   std::map<std::string, Tensor> values_;
+  std::map<std::string, A::DispatchTime> dispatch_;
 };
 
 }  // namespace
@@ -317,6 +378,24 @@ Model parse_model(const std::string& text, const std::string& file, const std::f
                   const ops::Target& target) {
   const ops::TargetScope scope(target);
   return Parser(file, base).run(text);
+}
+
+std::vector<runtime::DispatchScalar> model_dispatch_scalars(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    fail({file, static_cast<uint32_t>(e.mark.line + 1), static_cast<uint32_t>(e.mark.column + 1)},
+         "the model file is not valid YAML: " + e.msg);
+  }
+  std::vector<runtime::DispatchScalar> out;
+  if (!root.IsMap() || !root["dispatch_time"]) return out;
+  const YAML::Node d = root["dispatch_time"];
+  if (!d.IsSequence())
+    fail({file, static_cast<uint32_t>(d.Mark().line + 1), static_cast<uint32_t>(d.Mark().column + 1)},
+         "'dispatch_time' is a list");
+  for (const auto& n : d) out.push_back(dispatch_entry(n, file).scalar);
+  return out;
 }
 
 Model load_model(const std::filesystem::path& path, const ops::Target& target) {

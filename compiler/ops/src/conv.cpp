@@ -3,8 +3,9 @@
 // holds W as (KH*KW*C_in, C_out). Padding uses the IFD pad form (if_then_else, 0 outside). A
 // walk's first address must lie in the buffer, so with padding the taps are walked in reverse
 // (the first tap read is the window's last, inside the input) and the IMC tiles are loaded in the
-// same reversed order, one LoadIMC per tap. Reference: the ref backend's "conv2d".
-#include "mvm.hpp"
+// same reversed order, one LoadIMC per tap. Reference: the ref backend's "conv2d". A window
+// beyond one residency, or an input that does not fit L1, goes through conv_passes.cpp.
+#include "conv.hpp"
 
 namespace axcore::compiler::ops::detail {
 
@@ -20,22 +21,16 @@ std::vector<ArgSpec> conv_args(const std::string& weight_doc) {
       {"activation", ArgKind::String, false, std::string("none"), "none or relu (fused in the DPU)"}};
 }
 
-namespace {
-
-struct Geometry {
-  int64_t h, w, cb, kh, kw, nb, oh, ow;
-  std::vector<int64_t> s, p, d;
-};
-
 Geometry geometry(const Call& c) {
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
   Geometry g{};
+  g.blocked = c.s("weight_layout") == "blocked";
   g.h = x.shape()[0];
   g.w = x.shape()[1];
   g.cb = x.shape()[2];
-  g.kh = w.shape()[0];
-  g.kw = w.shape()[1];
-  g.nb = w.shape()[3];
+  g.kh = w.shape()[g.blocked ? 1 : 0];
+  g.kw = w.shape()[g.blocked ? 2 : 1];
+  g.nb = w.shape()[g.blocked ? 0 : 3];
   g.s = c.ints("stride", 2);
   g.p = c.ints("padding", 2);
   g.d = c.ints("dilation", 2);
@@ -47,16 +42,27 @@ Geometry geometry(const Call& c) {
   return g;
 }
 
+Tensor weight_rows(const Call& c, const Geometry& g) {
+  const int64_t k = g.kh * g.kw * g.cb * 64;
+  return g.blocked ? c.tensor("weight").reshape({g.nb, k}) : c.tensor("weight").reshape({k, g.nb});
+}
+
+namespace {
+
 void validate(const Call& c) {
   require_dtype(c, "input", {"int8x64"});
   require_rank(c, "input", 3, 3);
   require_dtype(c, "weight", {"int8x64"});
   require_rank(c, "weight", 4, 4);
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  if (c.s("weight_layout") != "hwio" && c.s("weight_layout") != "blocked")
+    c.refuse("weight_layout", "'" + c.s("weight_layout") + "' is not hwio or blocked");
   const Geometry g = geometry(c);
-  if (w.shape()[2] != logical(x)[2])
-    c.refuse("weight", w.name() + " " + shape_str(logical(w)) + " is (KH, KW, C_in, C_out) with C_in " +
-                           std::to_string(w.shape()[2]) + ", the input has C_in " + std::to_string(logical(x)[2]));
+  if (const int64_t ci = w.shape()[g.blocked ? 3 : 2]; ci != logical(x)[2])
+    c.refuse("weight", w.name() + " " + shape_str(w.shape()) + " is " +
+                           (g.blocked ? "(C_out/64, KH, KW, C_in) PWORDs" : "(KH, KW, C_in, C_out/64) PWORDs") +
+                           " with C_in " + std::to_string(ci) + ", the input has C_in " +
+                           std::to_string(logical(x)[2]));
   for (int k = 0; k < 2; ++k) {
     const int64_t taps = k ? g.kw : g.kh, n = k ? g.w : g.h;
     if (g.s[static_cast<std::size_t>(k)] < 1) c.refuse("stride", "must be >= 1");
@@ -75,25 +81,27 @@ void validate(const Call& c) {
   }
   if (g.oh < 1 || g.ow < 1)
     c.refuse("input", "the output would be empty (" + std::to_string(g.oh) + " x " + std::to_string(g.ow) + ")");
-  const int64_t kb = g.kh * g.kw * g.cb;
-  if (kb > spec::param::imc_tiles)
-    c.refuse("weight", "the window is KH*KW*C_in/64 = " + std::to_string(kb) +
-                           " IMC tiles per output block; one residency holds " +
-                           std::to_string(spec::param::imc_tiles) +
-                           " (imc_tiles) and this compiler does not split K yet");
-  (void)epilogue_of(c, logical(w)[3]);
+  (void)epilogue_of(c, g.nb * 64);
+  validate_passes(c, g, pass_plan(c, g));
 }
 
 void implementation(const Call& c, const Tensor& out) {
   forget_image();
-  const Tensor x = c.tensor("input"), w = c.tensor("weight");
+  const Tensor x = c.tensor("input");
   const Geometry g = geometry(c);
-  const Epilogue e = epilogue_of(c, logical(w)[3]);
+  if (const PassPlan p = pass_plan(c, g); p.passes > 0) {
+    conv_in_passes(c, g, p, out);
+    return;
+  }
+  const Epilogue e = epilogue_of(c, g.nb * 64);
   const bool padded = g.p[0] > 0 || g.p[1] > 0;
   const int64_t taps = g.kh * g.kw, kb = taps * g.cb;
-  const Tensor w2 = w.reshape({taps * logical(w)[2], g.nb});  // (KH*KW*C_in, C_out/64): row k = (kh*KW + kw)*C_in + ci
-  ColumnPlan cols = plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
-  if (padded && !cols.wc && in_ddr(w2) && is_constant(w2))
+  const Tensor w2 = weight_rows(c, g);  // row k = (kh*KW + kw)*C_in + ci of (K, C_out/64) or (C_out/64, K)
+  // A constant HWIO weight in DDR streams in column chunks from its column-block image; a blocked
+  // weight is already column-block-major and an input weight has no values to rearrange.
+  ColumnPlan cols =
+      g.blocked ? ColumnPlan{max_chunk(kb, e), {}} : plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
+  if (padded && !g.blocked && !cols.wc && in_ddr(w2) && is_constant(w2))
     // The taps are loaded one by one (reversed): from the column-block image one copy serves them
     // all instead of a copy per tap. With one output block the row-major weight is that image.
     cols.wc = g.nb == 1 ? w2.reshape({1, w2.shape()[0]}) : column_blocks(w2);
@@ -113,14 +121,14 @@ void implementation(const Call& c, const Tensor& out) {
       if (cols.wc)
         columns.load(m.imc, nb0, nbc, 0, kb, 0);
       else
-        load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0));
+        load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0), g.blocked);
     } else {
       for (int64_t t = 0; t < taps; ++t) {  // IMC tile t*CB + cb holds tap taps-1-t
         if (cols.wc)
           columns.load(m.imc, nb0, nbc, t * g.cb, g.cb, (taps - 1 - t) * g.cb);
         else
           load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
-                        out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t));
+                        out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t), g.blocked);
       }
     }
     m.ifd = [&](const A::StreamHandle& s) {
@@ -152,8 +160,13 @@ OpDef convolution_op() {
   OpDef d;
   d.name = "core.convolution";
   d.level = Level::Core;
-  d.doc = "2-D convolution (stride, zero padding, dilation; groups = 1) on the MVM, epilogue fused";
-  d.args = conv_args("(KH, KW, C_in, C_out) int8");
+  d.doc =
+      "2-D convolution (stride, zero padding, dilation; groups = 1) on the MVM, epilogue fused; a window beyond one "
+      "residency in K passes (float18 partial sums), an input beyond L1 streamed in bands of output rows";
+  d.args = conv_args("(KH, KW, C_in, C_out) int8, constant or input");
+  d.args.push_back({"weight_layout", ArgKind::String, false, std::string("hwio"),
+                    "hwio: (KH, KW, C_in, C_out/64) PWORDs; blocked: (C_out/64, KH, KW, C_in) PWORDs of 64 output "
+                    "channels (the guide's §13 layout, loaded without a repack)"});
   d.validate = validate;
   d.infer_output = [](const Call& c) {
     const Geometry g = geometry(c);
@@ -162,13 +175,11 @@ OpDef convolution_op() {
   d.implementation = implementation;
   d.emulate = [](const Call& c, const Tensor& out) {
     const Geometry g = geometry(c);
+    // A constant weight the implementation streamed from its column-block image: the graph reads
+    // the image (reshaped back), so the bundle carries the image only.
     std::string w = c.tensor("weight").name();
     std::vector<Node> nodes = weight_from_image(c.tensor("weight"), out.name(), w);
-    Node n = node("conv2d", {c.tensor("input").name(), w}, {});
-    n.num_attrs = {{"stride", {static_cast<double>(g.s[0]), static_cast<double>(g.s[1])}},
-                   {"padding", {static_cast<double>(g.p[0]), static_cast<double>(g.p[1])}},
-                   {"dilation", {static_cast<double>(g.d[0]), static_cast<double>(g.d[1])}}};
-    for (auto& m : mvm_reference(c, n, out)) nodes.push_back(std::move(m));
+    for (auto& n : conv_reference(c, g, pass_plan(c, g), out, w)) nodes.push_back(std::move(n));
     return nodes;
   };
   return d;

@@ -172,40 +172,25 @@ std::vector<Node> split_k_reference(const Call& c, const Tensor& out) {
   const Tensor x = c.tensor("input"), w = c.tensor("weight");
   const int64_t kb = w.shape()[0] / 64, nb = w.shape()[1];
   const std::string base = out.name() + "_k";
-  auto slice = [](const std::string& in, const std::string& o, int64_t axis, int64_t start, int64_t end) {
-    Node n = node("slice", {in}, {o});
-    n.num_attrs = {{"axis", {static_cast<double>(axis)}},
-                   {"start", {static_cast<double>(start)}},
-                   {"end", {static_cast<double>(end)}}};
-    return n;
-  };
   std::vector<Node> g;
   std::vector<std::string> parts;
   const int64_t rank = static_cast<int64_t>(x.shape().size());
   for (int64_t nb0 = 0; nb0 < nb; nb0 += kSplitKBlocks) {
     const int64_t nbc = std::min(kSplitKBlocks, nb - nb0), kc = spec::param::imc_tiles / nbc;
     const std::string tag = base + std::to_string(nb0);
-    g.push_back(slice(w.name(), tag + "_w", 1, nb0 * 64, (nb0 + nbc) * 64));
+    g.push_back(slice_node(w.name(), tag + "_w", 1, nb0 * 64, (nb0 + nbc) * 64));
     std::string sum;
     for (int64_t k0 = 0; k0 < kb; k0 += kc) {
       const int64_t k1 = std::min(kb, k0 + kc);
       const std::string t = tag + "_c" + std::to_string(k0);
-      g.push_back(slice(x.name(), t + "_x", rank - 1, k0 * 64, k1 * 64));
-      g.push_back(slice(tag + "_w", t + "_w", 0, k0 * 64, k1 * 64));
-      Node l = node("linear", {t + "_x", t + "_w"}, {t});
-      l.str_attrs["epilogue"] = "none";
+      g.push_back(slice_node(x.name(), t + "_x", rank - 1, k0 * 64, k1 * 64));
+      g.push_back(slice_node(tag + "_w", t + "_w", 0, k0 * 64, k1 * 64));
+      std::string bias;
       if (k0 == 0 && c.has("bias")) {
-        g.push_back(slice(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, (nb0 + nbc) * 64));
-        l.inputs.push_back(tag + "_b");
-        l.str_attrs["epilogue"] = "bias";
+        g.push_back(slice_node(c.tensor("bias").name(), tag + "_b", 0, nb0 * 64, (nb0 + nbc) * 64));
+        bias = tag + "_b";
       }
-      g.push_back(l);
-      if (k0 == 0) {
-        sum = t;
-      } else {
-        g.push_back(node("add", {t, sum}, {t + "_sum"}));
-        sum = t + "_sum";
-      }
+      add_pass(g, node("linear", {t + "_x", t + "_w"}, {t}), bias, sum);
     }
     parts.push_back(sum);
   }
@@ -256,7 +241,13 @@ OpDef matmul_op() {
   d.level = Level::Atomic;
   d.doc = "float32 out = x @ W against a resident IMC matrix (atomic.load_imc): one MVMEXE datapath";
   d.args = {{"input", ArgKind::Tensor, true, {}, "(..., K) int8"},
-            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"}};
+            {"imc", ArgKind::Tensor, true, {}, "the resident matrix atomic.load_imc returned"},
+            {"partial",
+             ArgKind::Tensor,
+             false,
+             {},
+             "float32 of the result's shape: out = f18(f18(x @ W) + f18(partial)), a K tile added onto the sum of the "
+             "ones before (the guide's partial=, §11.2)"}};
   d.validate = [](const Call& c) {
     require_dtype(c, "input", {"int8x64"});
     const Tensor imc = c.tensor("imc");
@@ -265,6 +256,15 @@ OpDef matmul_op() {
     if (c.tensor("input").shape().back() != imc.shape()[0])
       c.refuse("input", "K = " + std::to_string(logical(c.tensor("input")).back()) +
                             " does not match the resident matrix's " + std::to_string(imc.shape()[0] * 64));
+    if (c.has("partial")) {
+      require_dtype(c, "partial", {"float32x64"});
+      auto s = c.tensor("input").shape();
+      s.back() = imc.shape()[1];
+      if (c.tensor("partial").shape() != s)
+        c.refuse("partial", c.tensor("partial").name() + " " + shape_str(logical(c.tensor("partial"))) +
+                                " is not the result's shape " + shape_str({s.begin(), s.end() - 1}) + " x " +
+                                std::to_string(s.back() * 64));
+    }
   };
   d.infer_output = [](const Call& c) {
     auto s = c.tensor("input").shape();
@@ -279,6 +279,7 @@ OpDef matmul_op() {
     ch.k_blocks = kb;
     ch.nbc = nb;
     ch.imc = imc;
+    if (c.has("partial")) ch.partial = rows_of(c.tensor("partial"));
     ch.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({m, nb, kb}, [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });
     };
@@ -288,7 +289,9 @@ OpDef matmul_op() {
     Node n =
         node("linear", {c.tensor("input").name(), imc_sources().at(c.tensor("imc").node().get()).name()}, {out.name()});
     n.str_attrs["epilogue"] = "none";
-    return std::vector<Node>{n};
+    if (!c.has("partial")) return std::vector<Node>{n};
+    n.outputs = {out.name() + "_tile"};
+    return std::vector<Node>{n, node("add", {out.name() + "_tile", c.tensor("partial").name()}, {out.name()})};
   };
   return d;
 }

@@ -19,14 +19,17 @@ int64_t max_chunk(int64_t k_blocks, const Epilogue& e) {
 }
 
 void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                int64_t nbc) {
+                int64_t nbc, bool block_major) {
   // Offsets of 0 are left out, so the indices stay bare loop variables (the split-k pass reads the
   // LoadIMC's K-block index as one).
   auto plus = [](const A::Value& v, int64_t k) { return k ? v + k : v; };
   for (auto [kb, nb] : A::grid(kbs, nbc)) {
     A::LoadIMC([&] {
       const A::Value row = plus(kb, row_block0) * 64;
-      imc(plus(kb, kb0), nb) = w(A::slice(row, row + 64), plus(nb, nb0));  // 64 rows -> one IMC tile
+      if (block_major)
+        imc(plus(kb, kb0), nb) = w(plus(nb, nb0), A::slice(row, row + 64));
+      else
+        imc(plus(kb, kb0), nb) = w(A::slice(row, row + 64), plus(nb, nb0));  // 64 rows -> one IMC tile
     });
   }
 }
@@ -62,6 +65,13 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
   if (c.epi_cache) *c.epi_cache = consts;
   std::vector<int64_t> outs = c.outer;
   outs.push_back(c.nbc);
+  // The result's index of output position `i` (c.outer) and block `nb` of the chunk.
+  auto out_index = [&](std::vector<A::Value> i, const A::Value& nb) {
+    const int64_t nb_off = c.out_nb0 < 0 ? c.nb0 : c.out_nb0;
+    if (c.out_row0) i[0] = i[0] + c.out_row0;
+    i.push_back(nb + nb_off);
+    return i;
+  };
   A::Datapath(A::DP_MVMEXE, [&] {
     auto ifd = A::decl_stream("int8x64");
     auto side = A::decl_stream("float32x64");
@@ -71,6 +81,12 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
     if (consts)
       A::IFD(1, [&] {
         for (auto j : A::serial(n_k)) side.push(consts(seg0 ? j + seg0 : j));
+      });
+    else if (c.partial)  // the partial sum, element by element in the ODR's order
+      A::IFD(1, [&] {
+        A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
+          side.push(c.partial.at(out_index({i.begin(), i.end() - 1}, i.back())));
+        });
       });
     A::MatMul([&] {
       A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
@@ -93,15 +109,14 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
           if (e.scale) y = A::Value(y) * r[i_scale];
           if (!e.bias.empty()) y = A::Value(y) + r[nb];
           if (e.relu) y = A::Max(y, r[i_zero]);
+          if (c.partial) y = A::Value(y) + A::cast(side.pop(), "float18x64");
           res.push(A::cast(y, out.dtype()));
         }
       });
     });
     A::ODR([&] {
       A::grid_nest(outs, [&](const std::vector<A::Value>& i) {
-        std::vector<A::Value> o(i.begin(), i.end());
-        o.back() = o.back() + (c.out_nb0 < 0 ? c.nb0 : c.out_nb0);
-        out.at(o) = res.pop();
+        out.at(out_index({i.begin(), i.end() - 1}, i.back())) = res.pop();
       });
     });
   });
@@ -122,6 +137,27 @@ Epilogue epilogue_of(const Call& c, int64_t n) {
   if (act != "none" && act != "relu") c.refuse("activation", "'" + act + "' is not none or relu");
   e.relu = act == "relu";
   return e;
+}
+
+Node slice_node(const std::string& in, const std::string& out, int64_t axis, int64_t start, int64_t end) {
+  Node n = node("slice", {in}, {out});
+  n.num_attrs = {{"axis", {static_cast<double>(axis)}},
+                 {"start", {static_cast<double>(start)}},
+                 {"end", {static_cast<double>(end)}}};
+  return n;
+}
+
+void add_pass(std::vector<Node>& g, Node pass, const std::string& bias, std::string& sum) {
+  pass.str_attrs["epilogue"] = bias.empty() ? "none" : "bias";
+  if (!bias.empty()) pass.inputs.push_back(bias);
+  const std::string t = pass.outputs.at(0);
+  g.push_back(std::move(pass));
+  if (sum.empty()) {
+    sum = t;
+    return;
+  }
+  g.push_back(node("add", {t, sum}, {t + "_sum"}));
+  sum = t + "_sum";
 }
 
 std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out) {

@@ -28,6 +28,11 @@ struct MvmChunk {
   // > 0: the chunks of the layer (layer_nb output blocks, layer_chunk per chunk) share one
   // epilogue constant through epi_cache, each reading its segment (one copy instead of one per chunk).
   int64_t layer_nb = 0, layer_chunk = 0;
+  int64_t out_row0 = 0;  // the result's first index along its first axis (a band of output rows)
+  // A K pass after the first (split K; the guide's partial=, §11.2): out = f18(f18(acc) +
+  // f18(partial)), the partial sum streamed through IFD1 in the ODR's order — `out` itself for a
+  // running sum in place (each element is read before the ODR writes it). No epilogue constants.
+  Tensor partial;
 };
 
 // Largest output-block chunk one residency and the DPU's registers allow.
@@ -36,8 +41,10 @@ int64_t max_chunk(int64_t k_blocks, const Epilogue& e);
 void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out);
 // LoadIMC of rows [row_block * 64, ...) of w (K, NB) int8x64 into imc(kb, nb) for kb in
 // [kb0, kb0 + kbs), nb in [0, nbc), weight block row_block0 + kb - kb0, column nb0 + nb.
+// block_major: w is (NB, K) instead — column block n's K rows consecutive (the guide's §13
+// weight layout (C_out/64, KH, KW, C_in), each IMC tile 64 consecutive rows).
 void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                int64_t nbc);
+                int64_t nbc, bool block_major = false);
 
 // Streaming (stream.cpp). A tensor whose storage is in DDR (input, constant, DDR scratch).
 bool in_ddr(const Tensor& t);
@@ -45,7 +52,7 @@ bool in_ddr(const Tensor& t);
 // (`tag`_kN), copied by a SysDMA and loaded from there, so the copies and the LoadIMCs pipeline.
 // A weight already in L1 is loaded as load_chunk does.
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                   int64_t nbc, const std::string& tag);
+                   int64_t nbc, const std::string& tag, bool block_major = false);
 // The column-block-major DDR image of a constant weight w (K, NB) int8x64: a constant (NB, K),
 // column block n's K rows contiguous, so a chunk of columns is read in whole bursts. Empty when w
 // holds no constant values.
@@ -92,6 +99,12 @@ void linear_rows_streamed(const Tensor& x, const Tensor& w, const Epilogue& e, c
 
 // Checks an epilogue's arguments (scale, bias (N,) constant, activation) and builds it.
 Epilogue epilogue_of(const Call& c, int64_t n);
+// Reference pieces of a reduction split into K passes (core.linear's split-k, core.convolution's
+// K passes): a slice node, and one pass — `pass` (its epilogue none, or the bias `bias` when not
+// empty) then its float18 "add" to the running sum `sum` (empty before the first pass).
+Node slice_node(const std::string& in, const std::string& out, int64_t axis, int64_t start, int64_t end);
+void add_pass(std::vector<Node>& g, Node pass, const std::string& bias, std::string& sum);
+
 // The reference of an MVM op with this epilogue: `op` ("linear", "conv2d") then relu.
 std::vector<Node> mvm_reference(const Call& c, const Node& mvm, const Tensor& out);
 

@@ -127,9 +127,9 @@ void ColumnLoader::load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0
 }
 
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                   int64_t nbc, const std::string& tag) {
+                   int64_t nbc, const std::string& tag, bool block_major) {
   if (!in_ddr(w)) {
-    load_chunk(w, imc, kb0, kbs, row_block0, nb0, nbc);
+    load_chunk(w, imc, kb0, kbs, row_block0, nb0, nbc, block_major);
     return;
   }
   // The group lands in L1 one IMC tile after the other (tile n's 64 rows contiguous): the copy
@@ -144,7 +144,10 @@ void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs,
     const Tensor slot = A::alloc_buffer({nbc * rows}, "int8x64", A::L1, tag + "_k" + std::to_string(kb0 + g0));
     slot.node()->loc = call_loc();
     A::SysDMA([&] {
-      for (auto [k, n] : A::grid(rows, nbc)) slot(n * rows + k) = w(plus(k, row0), plus(n, nb0));
+      if (block_major)  // (NB, K): the tile's rows already consecutive in DDR
+        for (auto [n, k] : A::grid(nbc, rows)) slot(n * rows + k) = w(plus(n, nb0), plus(k, row0));
+      else
+        for (auto [k, n] : A::grid(rows, nbc)) slot(n * rows + k) = w(plus(k, row0), plus(n, nb0));
     });
     for (auto [kb, nb] : A::grid(gk, nbc)) {
       A::LoadIMC([&] {

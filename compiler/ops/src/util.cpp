@@ -1,13 +1,12 @@
 #include "util.hpp"
 
+#include <axcore/compiler/dispatch.hpp>
+
 #include <algorithm>
 
 namespace axcore::compiler::ops::detail {
 
-std::string fresh(const std::string& stem) {
-  static thread_local int n = 0;
-  return stem + std::to_string(n++);
-}
+std::string fresh(const std::string& stem) { return stem + std::to_string(generated_name_counter()++); }
 
 namespace {
 thread_local SourceLoc g_call_loc;

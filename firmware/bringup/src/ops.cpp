@@ -2,14 +2,11 @@
 
 #include <iomanip>
 #include <sstream>
+#include "axcore/text/hex.hpp"
 
 namespace axcore::bringup::detail {
 
-std::string hex(uint64_t v, int w) {
-  std::ostringstream o;
-  o << "0x" << std::hex << std::setw(w) << std::setfill('0') << v;
-  return o.str();
-}
+std::string hex(uint64_t v, int w) { return text::hex_width(v, w + 2); }
 
 S::DmaBd linear(const Device& d, const Loc& l, uint32_t words) {
   S::DmaBd bd;

@@ -3,16 +3,13 @@
 #include <array>
 #include <sstream>
 
+#include "axcore/text/hex.hpp"
 #include "axfw/host/device_port.hpp"
 
 namespace axcore::fw {
 namespace {
 
-std::string hex(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
 
 }  // namespace
 

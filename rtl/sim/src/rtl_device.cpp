@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "axcore/text/hex.hpp"
 #include "model.hpp"
 
 namespace axcore::rtl {
@@ -18,12 +19,6 @@ namespace {
 constexpr unsigned kRows = 8, kUnits = 32;  // MEM_WRITE assembly slots per (row, unit)
 constexpr uint64_t kBusTimeout = 10000;     // cycles a register access may take at most
 constexpr unsigned kResetCycles = 4;
-
-std::string hex0x(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::unique_ptr<Model> make_model(unsigned cores, bool trace) {
   switch (cores) {
@@ -147,12 +142,12 @@ bool RtlDevice::busy() const { return *model_->pins.busy != 0; }
 
 void RtlDevice::check_reg_addr(uint64_t addr) {
   if (addr > 0xFFFFFFFFull || addr % 4 != 0) {
-    throw DeviceError("RtlDevice: register address " + hex0x(addr) + " is not a 4-byte aligned 32-bit address");
+    throw DeviceError("RtlDevice: register address " + text::hex(addr) + " is not a 4-byte aligned 32-bit address");
   }
 }
 
 void RtlDevice::bus_error(const char* what, uint64_t addr, unsigned resp) {
-  throw DeviceError(std::string("RtlDevice: ") + what + " " + hex0x(addr) + ": " +
+  throw DeviceError(std::string("RtlDevice: ") + what + " " + text::hex(addr) + ": " +
                     (resp == 2 ? "SLVERR (no register answers there)" : "response " + std::to_string(resp)));
 }
 
@@ -187,7 +182,7 @@ void RtlDevice::write32(uint64_t addr, uint32_t value) {
       emit(rec);
       return;
     }
-    if (cycle_ - start > kBusTimeout) throw TimeoutError("RtlDevice: write32 " + hex0x(addr) + " got no response");
+    if (cycle_ - start > kBusTimeout) throw TimeoutError("RtlDevice: write32 " + text::hex(addr) + " got no response");
   }
 }
 
@@ -210,7 +205,7 @@ uint32_t RtlDevice::read32(uint64_t addr) {
       if (resp != 0) bus_error("read32", addr, resp);
       return data;
     }
-    if (cycle_ - start > kBusTimeout) throw TimeoutError("RtlDevice: read32 " + hex0x(addr) + " got no response");
+    if (cycle_ - start > kBusTimeout) throw TimeoutError("RtlDevice: read32 " + text::hex(addr) + " got no response");
   }
 }
 
@@ -231,7 +226,7 @@ void RtlDevice::run_until_idle(uint64_t timeout_cycles) {
             const uint32_t st = read32(spec::tile_addr(0, row, r.at(c)));
             if (st & 0x3F) {
               what += std::string(" ") + tile + (mm2s ? " MM2S" : " S2MM") + std::to_string(c) + " (status " +
-                      hex0x(st) + ")";
+                      text::hex(st) + ")";
             }
           }
         }
@@ -240,7 +235,7 @@ void RtlDevice::run_until_idle(uint64_t timeout_cycles) {
       chan(P::mem_row, "mem");
       for (unsigned c = 0; c < cores_; ++c) {
         const uint32_t st = read32(spec::tile_addr(0, spec::core_row(c), spec::core::CORE_STATUS.offset));
-        if (st != 0) what += " core" + std::to_string(c) + " (CORE_STATUS " + hex0x(st) + ")";
+        if (st != 0) what += " core" + std::to_string(c) + " (CORE_STATUS " + text::hex(st) + ")";
       }
       throw TimeoutError("RtlDevice: still busy after " + std::to_string(timeout_cycles) +
                          " cycles:" + (what.empty() ? std::string(" (no channel reports work)") : what));

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "axcore/text/hex.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace axcore::runtime {
@@ -20,11 +21,7 @@ namespace {
 
 namespace P = spec::param;
 
-std::string hexs(uint64_t v) {
-  std::ostringstream o;
-  o << "0x" << std::hex << v;
-  return o.str();
-}
+using text::hex;
 
 uint64_t number(std::string_view s, const std::string& what) {
   int base = 10;
@@ -63,7 +60,7 @@ Mapping::Mapping(const std::filesystem::path& path, uint64_t offset, uint64_t by
     const int e = errno;
     ::close(fd_);
     throw DeviceError("fpga: cannot mmap " + std::to_string(bytes) + " bytes of " + path.string() + " at " +
-                      hexs(offset) + ": " + std::strerror(e));
+                      hex(offset) + ": " + std::strerror(e));
   }
 }
 
@@ -124,13 +121,13 @@ UioBoard::UioBoard(const UioConfig& cfg) : cfg_(cfg) {
   dma_ = std::make_unique<Mapping>(cfg.dma, cfg.dma_offset, dma_bytes);
   const uint32_t id = read32(spec::tile_addr(0, P::shim_row, spec::shim::ID.offset));
   if (id != spec::kIdMagic)
-    throw DeviceError("fpga: " + cfg.regs.string() + " reads ID " + hexs(id) + ", an axcore device reads " +
-                      hexs(spec::kIdMagic));
+    throw DeviceError("fpga: " + cfg.regs.string() + " reads ID " + hex(id) + ", an axcore device reads " +
+                      hex(spec::kIdMagic));
   const uint64_t hash = uint64_t{read32(spec::tile_addr(0, P::shim_row, spec::shim::SPEC_HASH_HI.offset))} << 32 |
                         read32(spec::tile_addr(0, P::shim_row, spec::shim::SPEC_HASH_LO.offset));
   if (hash != spec::kSpecHash)
-    throw DeviceError("fpga: the bitstream implements spec hash " + hexs(hash) + ", this runtime spec hash " +
-                      hexs(spec::kSpecHash));
+    throw DeviceError("fpga: the bitstream implements spec hash " + hex(hash) + ", this runtime spec hash " +
+                      hex(spec::kSpecHash));
   cores_ = read32(spec::tile_addr(0, P::shim_row, spec::shim::CONFIG.offset)) & 0xF;
   if (cores_ < 1 || cores_ > P::max_cores)
     throw DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
@@ -138,19 +135,19 @@ UioBoard::UioBoard(const UioConfig& cfg) : cfg_(cfg) {
 
 std::string UioBoard::describe() const {
   return "UIO " + cfg_.regs.string() + " (" + std::to_string(regs_->size()) + " bytes), DMA " + cfg_.dma.string() +
-         " at " + hexs(phys_) + " (" + std::to_string(dma_->size()) + " bytes)";
+         " at " + hex(phys_) + " (" + std::to_string(dma_->size()) + " bytes)";
 }
 
 uint32_t UioBoard::read32(uint64_t addr) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) +
+    throw DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
                       "-byte window");
   return regs_->words()[addr / 4];
 }
 
 void UioBoard::write32(uint64_t addr, uint32_t value) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hexs(addr) + " is outside the " + std::to_string(regs_->size()) +
+    throw DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
                       "-byte window");
   std::atomic_thread_fence(std::memory_order_seq_cst);  // DMA data before the doorbell
   regs_->words()[addr / 4] = value;
@@ -182,12 +179,12 @@ std::string FakeBoard::describe() const {
 
 uint32_t FakeBoard::read32(uint64_t addr) {
   const uint32_t v = dev_.read32(addr);
-  log_ << "R " << hexs(addr) << ' ' << hexs(v) << '\n';
+  log_ << "R " << hex(addr) << ' ' << hex(v) << '\n';
   ++events_;
   return v;
 }
 void FakeBoard::write32(uint64_t addr, uint32_t value) {
-  log_ << "W " << hexs(addr) << ' ' << hexs(value) << '\n';
+  log_ << "W " << hex(addr) << ' ' << hex(value) << '\n';
   ++events_;
   dev_.write32(addr, value);
 }
@@ -195,14 +192,14 @@ void FakeBoard::flush(uint64_t offset, uint64_t bytes) {
   const auto data = dma_->bytes().subspan(offset, bytes);
   dev_.ddr_write(offset, data);
   dma_log_.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(bytes));
-  log_ << "F " << hexs(offset) << ' ' << bytes << ' ' << hexs(trace::fnv1a64(data)) << '\n';
+  log_ << "F " << hex(offset) << ' ' << bytes << ' ' << hex(trace::fnv1a64(data)) << '\n';
   dma_log_bytes_ += bytes;
   ++events_;
 }
 void FakeBoard::invalidate(uint64_t offset, uint64_t bytes) {
   const auto data = dma_->bytes().subspan(offset, bytes);
   dev_.ddr_read(offset, data);
-  log_ << "I " << hexs(offset) << ' ' << bytes << ' ' << hexs(trace::fnv1a64(data)) << '\n';
+  log_ << "I " << hex(offset) << ' ' << bytes << ' ' << hex(trace::fnv1a64(data)) << '\n';
   ++events_;
 }
 void FakeBoard::wait_cycles(uint64_t cycles) {
@@ -235,7 +232,7 @@ void FpgaDevice::run_until_idle(uint64_t timeout_cycles) {
 void FpgaDevice::check(uint64_t addr, uint64_t n, const char* what) const {
   const uint64_t size = board_->dma_memory().size();
   if (addr > size || n > size - addr)
-    throw DeviceError(std::string("fpga: DDR ") + what + " [" + hexs(addr) + ", +" + std::to_string(n) +
+    throw DeviceError(std::string("fpga: DDR ") + what + " [" + hex(addr) + ", +" + std::to_string(n) +
                       ") is outside the " + std::to_string(size) + "-byte DMA buffer");
 }
 
@@ -277,7 +274,7 @@ ReplayResult replay_board_log(const std::filesystem::path& path, Device& dev, si
     } else if (op == "R") {
       const uint32_t got = dev.read32(number(a, where));
       ++r.reads;
-      if (got != number(b, where)) bad("R " + a + ": the board read " + b + ", the replay " + hexs(got));
+      if (got != number(b, where)) bad("R " + a + ": the board read " + b + ", the replay " + hex(got));
     } else if (op == "T") {
       dev.advance(number(a, where));
     } else if (op == "F") {
@@ -289,7 +286,7 @@ ReplayResult replay_board_log(const std::filesystem::path& path, Device& dev, si
       std::vector<uint8_t> data(number(b, where));
       dev.ddr_read(number(a, where), data);
       if (trace::fnv1a64(data) != number(c, where))
-        bad("I " + a + " " + b + ": the board's DMA data hash " + c + ", the replay's " + hexs(trace::fnv1a64(data)));
+        bad("I " + a + " " + b + ": the board's DMA data hash " + c + ", the replay's " + hex(trace::fnv1a64(data)));
     } else {
       throw DeviceError("replay: " + where + ": unknown event '" + op + "'");
     }

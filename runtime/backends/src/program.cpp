@@ -1,9 +1,11 @@
 #include "axcore/runtime/program.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
 #include "axcore/runtime/buffer_image.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::runtime {
 namespace {
@@ -16,15 +18,21 @@ std::string expected_inputs(const Bundle& b) {
   return s.empty() ? " (none)" : s;
 }
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
+using text::hex;
+
+// A bundle whose dispatch-time scalars are not bound would run as its stored point: refused.
+void require_bound(const Bundle& b) {
+  if (b.dispatch.empty()) return;
+  std::string s;
+  for (const auto& x : b.dispatch.scalars) s += " " + x.name;
+  throw RunError("the bundle has dispatch-time scalars (" + s.substr(1) +
+                 "): bind the call's values first (dispatch_call or bind_dispatch; axrun --param NAME=VALUE)");
 }
 
 }  // namespace
 
 void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing) {
+  require_bound(b);
   for (const auto& [name, arr] : inputs) {
     const BufferDesc* buf = b.find_buffer(name);
     if (!buf || buf->role != BufferRole::INPUT)
@@ -42,6 +50,7 @@ void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing) {
 
 std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
                                                         const std::map<std::string, std::string, std::less<>>& values) {
+  require_bound(b);
   std::map<std::string, uint32_t, std::less<>> out;
   for (const auto& p : b.params) out[p.name] = p.default_bits;
   for (const auto& [name, text] : values) {
@@ -75,6 +84,35 @@ std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
       out[name] = bits;
     }
   }
+  return out;
+}
+
+DispatchedCall dispatch_call(const Bundle& b, const std::map<std::string, std::string, std::less<>>& params) {
+  if (b.dispatch.empty()) return {b, params};
+  DispatchedCall out;
+  DispatchValues values;
+  for (const auto& kv : params) {
+    const std::string &name = kv.first, &text = kv.second;
+    const bool scalar = std::any_of(b.dispatch.scalars.begin(), b.dispatch.scalars.end(),
+                                    [&](const DispatchScalar& s) { return s.name == name; });
+    if (!scalar) {
+      out.params.emplace(name, text);
+      continue;
+    }
+    int64_t v = 0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    int base = 10;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+      first += 2;
+      base = 16;
+    }
+    auto [ptr, ec] = std::from_chars(first, last, v, base);
+    if (ec != std::errc() || ptr != last || first == last)
+      throw RunError("dispatch-time scalar '" + name + "' is an integer, '" + text + "' is not");
+    values[name] = v;
+  }
+  out.bundle = bind_dispatch(b, values);
   return out;
 }
 
@@ -147,6 +185,12 @@ std::string dma_channel_name(uint32_t row, bool mm2s, uint32_t channel) {
 }
 
 RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
+  if (!b.dispatch.empty()) {  // bind the call's sizes first: a refused call never reaches the device
+    DispatchedCall call = dispatch_call(b, opt.params);
+    RunOptions o = opt;
+    o.params = std::move(call.params);
+    return run_on_device(dev, call.bundle, inputs, o);
+  }
   check_inputs(b, inputs);
   const auto bits = param_bits(b, opt.params);
   if (b.txn.empty()) throw RunError("the bundle has no TXN stream; only the ref backend can run it");
@@ -179,7 +223,15 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
           res.dma_bytes += bytes;
         }
   } catch (const DeviceError&) {}
+  res.sticky = read_sticky_status(dev);
   return res;
+}
+
+uint64_t RunResult::imc_stale_reads() const {
+  uint64_t n = 0;
+  for (const auto& [key, v] : sticky)
+    if (key.size() > 16 && key.ends_with(".IMC_STALE_READS")) n += v;
+  return n;
 }
 
 }  // namespace axcore::runtime

@@ -298,6 +298,12 @@ std::vector<std::string> ref_ops() {
 }
 
 RunResult run_ref(const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
+  if (!b.dispatch.empty()) {
+    DispatchedCall call = dispatch_call(b, opt.params);
+    RunOptions o = opt;
+    o.params = std::move(call.params);
+    return run_ref(call.bundle, inputs, o);
+  }
   check_inputs(b, inputs);
   param_bits(b, opt.params);  // the same checks as the timed backends
   if (b.graph.empty()) throw RunError("ref: the bundle has no operator graph");

@@ -1,7 +1,8 @@
 // libFuzzer target over the bundle reader (clang, ASan/UBSan). Besides "no crash, only
 // BundleError", every accepted bundle must re-encode to bytes that decode to the same bundle.
-// Every accepted bundle's program TXN (program_txn) decodes. Each input runs twice: as given, and with the header's
-// file size fixed up and checksums off so that mutations reach the section decoders.
+// Every accepted bundle's program TXN (program_txn) decodes; a dispatch-time one binds or refuses. Each input runs
+// twice: as given, and with the header's file size fixed up and checksums off so that mutations reach the section
+// decoders.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -26,6 +27,18 @@ void run(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
   const std::vector<uint8_t> twice = encode_bundle(decode_bundle(again, opt));
   require(again == twice);
   require(!describe(b).empty());
+  // A bundle with dispatch-time scalars binds at its lowest and highest point, or refuses the call
+  // (a guard, a staged value out of its range) with a DispatchError; a bound bundle is static.
+  if (!b.dispatch.empty())
+    for (const bool high : {false, true}) {
+      DispatchValues v;
+      for (const auto& s : b.dispatch.scalars) v[s.name] = high ? s.max : s.min;
+      try {
+        const Bundle bound = bind_dispatch(b, v);
+        require(bound.dispatch.empty());
+        (void)encode_bundle(bound);
+      } catch (const DispatchError&) {}
+    }
   // The program a device plays: the bundle's ops after one blockwrite per command stream, or the
   // bundle's TXN's own decode error.
   try {

@@ -21,9 +21,18 @@ constexpr uint32_t kHeaderBytes = 64;
 constexpr uint32_t kEntryBytes = 32;
 constexpr uint32_t kMaxSections = 64;
 
-enum class Section : uint32_t { META = 1, TXN = 2, COMMANDS = 3, CONSTANTS = 4, BUFFERS = 5, PARAMS = 6, GRAPH = 7 };
-constexpr std::array<std::string_view, 8> kSectionNames = {"?",         "META",    "TXN",    "COMMANDS",
-                                                           "CONSTANTS", "BUFFERS", "PARAMS", "GRAPH"};
+enum class Section : uint32_t {
+  META = 1,
+  TXN = 2,
+  COMMANDS = 3,
+  CONSTANTS = 4,
+  BUFFERS = 5,
+  PARAMS = 6,
+  GRAPH = 7,
+  DISPATCH = 8,  // container 1.1
+};
+constexpr std::array<std::string_view, 9> kSectionNames = {"?",       "META",   "TXN",   "COMMANDS", "CONSTANTS",
+                                                           "BUFFERS", "PARAMS", "GRAPH", "DISPATCH"};
 std::string_view name_of(uint32_t kind) { return kind < kSectionNames.size() ? kSectionNames[kind] : "?"; }
 
 using text::hex;
@@ -139,6 +148,45 @@ std::vector<uint8_t> enc_graph(const Bundle& b) {
           },
           v);
     }
+  }
+  return std::move(w.data());
+}
+
+// DISPATCH: scalars (name, min, max, doc), guards (expr, modulus, op, rhs, message), staged values
+// (kind, index, sub, value); an affine expression is i64 constant + u32 count of (u32 scalar, i64
+// coef).
+void enc_affine(ByteWriter& w, const Affine& a) {
+  w.i64(a.constant);
+  w.u32(static_cast<uint32_t>(a.terms.size()));
+  for (const auto& t : a.terms) {
+    w.u32(t.scalar);
+    w.i64(t.coef);
+  }
+}
+std::vector<uint8_t> enc_dispatch(const Bundle& b) {
+  const Dispatch& d = b.dispatch;
+  ByteWriter w;
+  w.u32(static_cast<uint32_t>(d.scalars.size()));
+  for (const auto& s : d.scalars) {
+    w.str(s.name);
+    w.i64(s.min);
+    w.i64(s.max);
+    w.str(s.doc);
+  }
+  w.u32(static_cast<uint32_t>(d.guards.size()));
+  for (const auto& g : d.guards) {
+    enc_affine(w, g.expr);
+    w.i64(g.modulus);
+    w.u8(static_cast<uint8_t>(g.op));
+    w.i64(g.rhs);
+    w.str(g.message);
+  }
+  w.u32(static_cast<uint32_t>(d.staged.size()));
+  for (const auto& s : d.staged) {
+    w.u8(static_cast<uint8_t>(s.kind));
+    w.u32(s.index);
+    w.u32(s.sub);
+    enc_affine(w, s.value);
   }
   return std::move(w.data());
 }
@@ -269,9 +317,57 @@ void dec_graph(ByteReader& r, Bundle& b) {
   }
 }
 
+Affine dec_affine(ByteReader& r) {
+  Affine a;
+  a.constant = r.i64();
+  const uint32_t n = r.count("affine terms", 12);
+  for (uint32_t i = 0; i < n; ++i) {
+    AffineTerm t;
+    t.scalar = r.u32();
+    t.coef = r.i64();
+    a.terms.push_back(t);
+  }
+  return a;
+}
+void dec_dispatch(ByteReader& r, Bundle& b) {
+  Dispatch& d = b.dispatch;
+  const uint32_t ns = r.count("dispatch-time scalars", 24);
+  for (uint32_t i = 0; i < ns; ++i) {
+    DispatchScalar s;
+    s.name = r.str("a scalar name");
+    s.min = r.i64();
+    s.max = r.i64();
+    s.doc = r.str("a scalar doc");
+    d.scalars.push_back(std::move(s));
+  }
+  const uint32_t ng = r.count("dispatch guards", 33);
+  for (uint32_t i = 0; i < ng; ++i) {
+    DispatchGuard g;
+    g.expr = dec_affine(r);
+    g.modulus = r.i64();
+    g.op = static_cast<GuardOp>(r.u8());
+    g.rhs = r.i64();
+    g.message = r.str("a guard message");
+    d.guards.push_back(std::move(g));
+  }
+  const uint32_t nv = r.count("staged values", 21);
+  for (uint32_t i = 0; i < nv; ++i) {
+    StagedValue s;
+    const uint64_t at = r.pos();
+    const uint8_t kind = r.u8();
+    if (kind > static_cast<uint8_t>(StagedKind::BUFFER_BYTES))
+      r.fail(at, "staged value " + std::to_string(i) + " has unknown kind " + std::to_string(kind));
+    s.kind = static_cast<StagedKind>(kind);
+    s.index = r.u32();
+    s.sub = r.u32();
+    s.value = dec_affine(r);
+    d.staged.push_back(std::move(s));
+  }
+}
+
 using Decoder = void (*)(ByteReader&, Bundle&);
-constexpr std::array<Decoder, 8> kDecoders = {nullptr,       dec_meta,    dec_txn,    dec_commands,
-                                              dec_constants, dec_buffers, dec_params, dec_graph};
+constexpr std::array<Decoder, 9> kDecoders = {nullptr,     dec_meta,   dec_txn,   dec_commands, dec_constants,
+                                              dec_buffers, dec_params, dec_graph, dec_dispatch};
 
 }  // namespace
 
@@ -288,6 +384,7 @@ std::vector<uint8_t> encode_bundle(const Bundle& b) {
   add(Section::BUFFERS, enc_buffers(b), !b.buffers.empty());
   add(Section::PARAMS, enc_params(b), !b.params.empty());
   add(Section::GRAPH, enc_graph(b), !b.graph.empty());
+  add(Section::DISPATCH, enc_dispatch(b), !b.dispatch.empty());
 
   uint64_t off = kHeaderBytes + kEntryBytes * secs.size();
   ByteWriter table;
@@ -302,7 +399,7 @@ std::vector<uint8_t> encode_bundle(const Bundle& b) {
   ByteWriter w;
   w.u32(kBundleMagic);
   w.u16(kBundleVersionMajor);
-  w.u16(kBundleVersionMinor);
+  w.u16(b.dispatch.empty() ? 0 : kBundleVersionMinor);  // the lowest version that holds the bundle
   w.u32(kHeaderBytes);
   w.u32(static_cast<uint32_t>(secs.size()));
   w.u64(b.spec_hash);
@@ -377,6 +474,9 @@ Bundle decode_bundle(std::span<const uint8_t> bytes, const DecodeOptions& opt) {
     const std::string who = "section " + std::to_string(i) + " (" + std::string(name_of(e.kind)) + ")";
     if (e.kind == 0 || e.kind >= kDecoders.size()) t.fail(at, who + ": unknown kind " + std::to_string(e.kind));
     if (flags) t.fail(at, who + ": unknown flags " + hex(flags));
+    if (e.kind == static_cast<uint32_t>(Section::DISPATCH) && h.version_minor < 1)
+      t.fail(at, who + ": a DISPATCH section needs container 1.1, the header says " + std::to_string(h.version_major) +
+                     "." + std::to_string(h.version_minor));
     if (e.off < table_end || e.off > h.file_bytes || e.size > h.file_bytes - e.off)
       t.fail(at, who + ": bytes [" + std::to_string(e.off) + ", +" + std::to_string(e.size) +
                      ") are outside the file's sections [" + std::to_string(table_end) + ", " +

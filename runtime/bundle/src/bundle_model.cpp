@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "axcore/runtime/bundle.hpp"
 #include "axcore/text/hex.hpp"
@@ -40,6 +41,77 @@ std::string shape_text(const std::vector<uint64_t>& s) {
   std::string r = "(";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
   return r + (s.size() == 1 ? ",)" : ")");
+}
+
+// The DISPATCH part: scalar names (distinct, not a parameter's), ranges, expressions over known
+// scalars, guards with a message and a usable modulus, staged values at places the bundle has.
+void validate_dispatch(const Bundle& b, const std::set<std::string, std::less<>>& params) {
+  const Dispatch& d = b.dispatch;
+  if (d.empty()) {
+    if (!d.guards.empty() || !d.staged.empty()) fail("dispatch: guards or staged values without dispatch-time scalars");
+    return;
+  }
+  std::set<std::string, std::less<>> seen;
+  for (const auto& s : d.scalars) {
+    const std::string who = "dispatch-time scalar '" + s.name + "'";
+    if (!good_name(s.name)) fail("dispatch-time scalar name '" + s.name + "' is not [A-Za-z0-9_.:-]+");
+    if (!seen.insert(s.name).second) fail("two dispatch-time scalars are named '" + s.name + "'");
+    if (params.count(s.name)) fail(who + " has the name of a runtime parameter");
+    if (s.min > s.max) fail(who + ": range [" + std::to_string(s.min) + ", " + std::to_string(s.max) + "] is empty");
+  }
+  auto check = [&](const Affine& a, const std::string& who) {
+    for (const auto& t : a.terms)
+      if (t.scalar >= d.scalars.size())
+        fail(who + ": term of scalar " + std::to_string(t.scalar) + ", the bundle has " +
+             std::to_string(d.scalars.size()));
+  };
+  for (size_t i = 0; i < d.guards.size(); ++i) {
+    const auto& g = d.guards[i];
+    const std::string who = "dispatch guard " + std::to_string(i);
+    check(g.expr, who);
+    if (g.message.empty()) fail(who + ": no message");
+    if (g.modulus < 0) fail(who + ": modulus " + std::to_string(g.modulus));
+    if (static_cast<unsigned>(g.op) > static_cast<unsigned>(GuardOp::NE))
+      fail(who + ": unknown comparison " + std::to_string(static_cast<unsigned>(g.op)));
+  }
+  std::set<std::tuple<unsigned, uint32_t, uint32_t>> places;
+  for (size_t i = 0; i < d.staged.size(); ++i) {
+    const auto& s = d.staged[i];
+    const std::string who = "staged value " + std::to_string(i) + " (" + std::string(to_string(s.kind)) + " " +
+                            std::to_string(s.index) + ")";
+    check(s.value, who);
+    if (!places.emplace(static_cast<unsigned>(s.kind), s.index, s.sub).second) fail(who + ": staged twice");
+    switch (s.kind) {
+      case StagedKind::TXN_WORD:
+        if (s.index < 4 || s.index >= b.txn.size())
+          fail(who + ": not a word of the TXN after its header (" + std::to_string(b.txn.size()) + " words)");
+        break;
+      case StagedKind::BUFFER_DIM:
+        if (s.index >= b.buffers.size() || s.sub >= b.buffers[s.index].shape.size())
+          fail(who + ": no such buffer extent");
+        break;
+      case StagedKind::BUFFER_BYTES:
+        if (s.index >= b.buffers.size()) fail(who + ": no such buffer");
+        break;
+      default: fail(who + ": unknown kind");
+    }
+  }
+}
+
+// " (register 0x00200040)": the register a staged TXN word writes, when a blockwrite or write32
+// carries it ("" otherwise).
+std::string staged_register(const Bundle& b, uint32_t index) {
+  try {
+    for (const txn::Op& op : txn::decode(b.txn).ops) {
+      if (index < op.pos || index >= op.pos + op.words.size()) continue;
+      if (const auto* w = std::get_if<txn::BlockWrite>(&op.body)) {
+        const auto first = static_cast<uint32_t>(w->data.data() - b.txn.data());
+        if (index >= first) return " (register " + hex(uint64_t{w->addr} + 4 * (index - first)) + ")";
+      }
+      if (const auto* w = std::get_if<txn::Write32>(&op.body)) return " (register " + hex(w->addr) + ")";
+    }
+  } catch (const txn::Error&) {}
+  return "";
 }
 
 }  // namespace
@@ -184,6 +256,8 @@ void validate(const Bundle& b) {
     }
   }
 
+  validate_dispatch(b, pnames);
+
   std::set<std::string, std::less<>> defined(names);
   for (size_t i = 0; i < b.graph.size(); ++i) {
     const GraphNode& n = b.graph[i];
@@ -247,6 +321,24 @@ std::string describe(const Bundle& b) {
   for (const auto& p : b.params)
     o << "    " << p.name << " " << to_string(p.type) << " default " << hex(p.default_bits) << " -> "
       << p.targets.size() << " targets\n";
+  if (!b.dispatch.empty()) {
+    const Dispatch& d = b.dispatch;
+    o << "  dispatch-time scalars: " << d.scalars.size() << " (stored at one admissible point; bind with --param)\n";
+    for (const auto& s : d.scalars)
+      o << "    " << s.name << " in [" << s.min << ", " << s.max << "]" << (s.doc.empty() ? "" : ": " + s.doc) << "\n";
+    for (const auto& g : d.guards)
+      o << "    guard " << affine_text(g.expr, d.scalars) << (g.modulus ? " % " + std::to_string(g.modulus) : "") << " "
+        << to_string(g.op) << " " << g.rhs << ": \"" << g.message << "\"\n";
+    o << "  staged: " << d.staged.size() << " values\n";
+    for (const auto& s : d.staged) {
+      o << "    " << to_string(s.kind) << " ";
+      if (s.kind == StagedKind::TXN_WORD)
+        o << s.index << staged_register(b, s.index);
+      else
+        o << b.buffers[s.index].name << (s.kind == StagedKind::BUFFER_DIM ? "[" + std::to_string(s.sub) + "]" : "");
+      o << " = " << affine_text(s.value, d.scalars) << "\n";
+    }
+  }
   o << "  graph: " << b.graph.size() << " nodes\n";
   for (const auto& n : b.graph) {
     o << "    " << n.op << "(";

@@ -74,4 +74,77 @@ std::string status_report(Device& dev) {
   return r.out + "\n";
 }
 
+namespace {
+// The registers of sticky_line, in its order.
+constexpr const char* kSticky[] = {"IMC_STALE_READS", "TOKEN_DROPPED", "ERROR_STATUS", "WDOG_STATUS"};
+
+std::string reg_of(const std::string& key) { return key.substr(key.find('.') + 1); }
+std::string tile_of(const std::string& key) { return key.substr(0, key.find('.')); }
+}  // namespace
+
+StickyStatus read_sticky_status(Device& dev) {
+  StickyStatus s;
+  auto read = [&](const std::string& key, unsigned row, uint32_t off) {
+    try {
+      s[key] = dev.read32(spec::tile_addr(0, row, off));
+    } catch (const DeviceError&) {}
+  };
+  read("shim.TOKEN_DROPPED", P::shim_row, spec::shim::TOKEN_DROPPED.offset);
+  read("shim.ERROR_STATUS", P::shim_row, spec::shim::ERROR_STATUS.offset);
+  read("mem.ERROR_STATUS", P::mem_row, spec::mem::ERROR_STATUS.offset);
+  for (unsigned c = 0; c < dev.cores(); ++c) {
+    const std::string core = "core" + std::to_string(c) + ".";
+    const unsigned row = spec::core_row(c);
+    read(core + "ERROR_STATUS", row, spec::core::ERROR_STATUS.offset);
+    read(core + "WDOG_STATUS", row, spec::core::WDOG_STATUS.offset);
+    read(core + "IMC_STALE_READS", row, spec::core::IMC_STALE_READS.offset);
+  }
+  return s;
+}
+
+std::string sticky_line(const StickyStatus& s) {
+  std::string out = "sticky status:";
+  bool first = true;
+  for (const char* reg : kSticky) {
+    uint64_t sum = 0;
+    bool seen = false;
+    std::string where;
+    for (const auto& [key, v] : s) {
+      if (reg_of(key) != reg) continue;
+      seen = true;
+      sum = std::string_view(reg).ends_with("_STATUS") ? (sum | v) : sum + v;  // bits OR-ed, counters summed
+      if (v) where += (where.empty() ? "" : ", ") + tile_of(key) + " " + std::to_string(v);
+    }
+    if (!seen) continue;
+    out += std::string(first ? " " : ", ") + reg + " " + std::to_string(sum);
+    if (!where.empty()) out += " (" + where + ")";
+    first = false;
+  }
+  return first ? out + " (the device reads none)" : out;
+}
+
+std::vector<std::string> sticky_warnings(const StickyStatus& s) {
+  uint64_t stale = 0, dropped = 0;
+  std::string errors, wdog;
+  for (const auto& [key, v] : s) {
+    const std::string reg = reg_of(key);
+    if (reg == "IMC_STALE_READS") stale += v;
+    if (reg == "TOKEN_DROPPED") dropped += v;
+    if (reg == "ERROR_STATUS" && v)
+      errors += (errors.empty() ? "" : ", ") + tile_of(key) + " " + hex8(static_cast<uint32_t>(v));
+    if (reg == "WDOG_STATUS" && v) wdog += (wdog.empty() ? "" : ", ") + tile_of(key);
+  }
+  std::vector<std::string> w;
+  if (stale)
+    w.push_back(std::to_string(stale) +
+                " MVM tile-ops read IMC tiles outside their residency (IMC_STALE_READS): a matrix was used after "
+                "another one was loaded on its core, and the outputs were computed with stale weights (the "
+                "language guide's §14 IMC reuse hazard; the compiler warns about it at compile time)");
+  if (dropped)
+    w.push_back(std::to_string(dropped) + " completion tokens were lost to a full token FIFO (TOKEN_DROPPED)");
+  if (!errors.empty()) w.push_back("a tile reported an error (ERROR_STATUS " + errors + ")");
+  if (!wdog.empty()) w.push_back("the watchdog aborted a datapath (WDOG_STATUS on " + wdog + ")");
+  return w;
+}
+
 }  // namespace axcore::runtime

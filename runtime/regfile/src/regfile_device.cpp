@@ -100,7 +100,7 @@ uint32_t RegFileDevice::computed_read(uint64_t addr, const spec::RegisterInfo& r
 
 uint32_t RegFileDevice::read32(uint64_t addr) {
   const spec::RegisterInfo* r = find(addr);
-  if (!r) throw DeviceError("regfile: read of unmapped register 0x" + hex(addr));
+  if (!r) throw DeviceError("regfile: read of unmapped register " + text::hex(addr));
   cycle_ += 4;
   step();
   const uint32_t v = computed_read(addr, *r);
@@ -110,7 +110,7 @@ uint32_t RegFileDevice::read32(uint64_t addr) {
 
 void RegFileDevice::write32(uint64_t addr, uint32_t value) {
   const spec::RegisterInfo* r = find(addr);
-  if (!r) throw DeviceError("regfile: write of unmapped register 0x" + hex(addr) + " <- 0x" + hex(value));
+  if (!r) throw DeviceError("regfile: write of unmapped register " + text::hex(addr) + " <- " + text::hex(value));
   cycle_ += 3;
   record({cycle_, true, addr, value});
   if (sink_) {
@@ -342,15 +342,15 @@ void RegFileDevice::hang(unsigned col, unsigned row, unsigned dir, unsigned chan
 
 void RegFileDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR write [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) + ") outside the " +
-                      std::to_string(ddr_.size()) + "-byte DDR");
+    throw DeviceError("regfile: DDR write [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
   std::copy(bytes.begin(), bytes.end(), ddr_.begin() + static_cast<std::ptrdiff_t>(addr));
 }
 
 void RegFileDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR read [0x" + hex(addr) + ", +" + std::to_string(bytes.size()) + ") outside the " +
-                      std::to_string(ddr_.size()) + "-byte DDR");
+    throw DeviceError("regfile: DDR read [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
   std::copy_n(ddr_.begin() + static_cast<std::ptrdiff_t>(addr), bytes.size(), bytes.begin());
 }
 

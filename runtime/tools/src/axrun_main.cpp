@@ -3,10 +3,14 @@
 //         [--output-dir DIR] [--expect DIR] [--trace FILE] [--timeline FILE] [--stats-json FILE]
 //         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
-//         [--progress-interval SECONDS] [--describe] [--quiet]
+//         [--progress-interval SECONDS] [--txn-out FILE] [--describe] [--quiet]
+// A bundle with dispatch-time scalars takes each as --param NAME=VALUE; a call whose guard fails is
+// refused with the guard's message (exit 2) before any device is made.
 // Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
-// and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle and the
-// roofline line. An input not given is filled with seeded random data (the arrays `axrand
+// and at the end the cycles, per-unit utilization, per-DMA-channel busy/bytes/B per cycle, the
+// roofline line and the sticky status registers (IMC_STALE_READS, TOKEN_DROPPED, ERROR_STATUS,
+// WDOG_STATUS; a warning for each that is not zero). An input not given is filled with seeded random data (the arrays
+// `axrand
 // --inputs-for BUNDLE --seed N` writes), written to OUTDIR/inputs/NAME.npy and named on stderr;
 // without --output-dir the outputs go to BUNDLE_STEM.out/ next to the bundle. Exit codes: 0 success, 1 the run failed
 // on the device (timeout, error token, ...) or an output differs from --expect, 2 bad usage, bundle or inputs (messages
@@ -24,6 +28,7 @@
 #include "axcore/runtime/run_stats.hpp"
 #include "axcore/runtime/trace_tools.hpp"
 #include "axcore/txn/decode.hpp"
+#include "axcore/txn/file.hpp"
 #include "axrun_parts.hpp"
 
 namespace {
@@ -90,7 +95,7 @@ void print_units(const runtime::RunResult& res, uint64_t cycles) {
 
 int main(int argc, char** argv) {
   CLI::App app{"axrun: run an .axb program bundle on a backend"};
-  std::string bundle_path, backend = "ref", out_dir, trace_path, timeline_path, stats_path, expect_dir, board;
+  std::string bundle_path, backend = "ref", out_dir, txn_out, trace_path, timeline_path, stats_path, expect_dir, board;
   runtime::BackendConfig cfg;
   std::vector<std::string> inputs, params;
   int cores = -1;
@@ -117,7 +122,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 99));
   app.add_option("--fst-from", cfg.fst_from, "first device cycle the FST dumps (default: reset)");
   app.add_option("--fst-to", cfg.fst_to, "last device cycle the FST dumps (default: the end)");
-  app.add_option("--param", params, "NAME=VALUE runtime parameter");
+  app.add_option("--param", params,
+                 "NAME=VALUE runtime parameter, or the value of a dispatch-time scalar (a call whose guard fails is "
+                 "refused with its message)");
+  app.add_option("--txn-out", txn_out,
+                 "write the TXN the device plays (dispatch-time values bound, parameters applied) to FILE, for "
+                 "axtxn");
   app.add_option("--board", board, "fpga: uio=/dev/uioN,dma=/dev/udmabufN | uio=..,mem=PHYS:BYTES | fake=LOG");
   app.add_option("--cores", cores, "device cores (default: the TXN header's)");
   app.add_option("--token-timeout", token_timeout,
@@ -160,11 +170,22 @@ int main(int argc, char** argv) {
       auto [name, value] = split_eq(s, "--param");
       opt.params[name] = value;
     }
+    if (!bundle.dispatch.empty()) {  // the call's sizes: refused here, before any device exists
+      try {
+        auto call = runtime::dispatch_call(bundle, opt.params);
+        bundle = std::move(call.bundle);
+        opt.params = std::move(call.params);
+      } catch (const runtime::DispatchError& e) {
+        std::cerr << "axrun: the call is refused: " << e.what() << "\n";
+        return 2;
+      }
+    }
     if (token_timeout) opt.play.token_timeout_cycles = token_timeout;
     if (idle_timeout) opt.idle_timeout_cycles = idle_timeout;
     runtime::check_inputs(bundle, arrays, /*allow_missing=*/true);
     filled = fill_missing_inputs(bundle, arrays, seed, out_dir);
-    runtime::param_bits(bundle, opt.params);
+    const auto bits = runtime::param_bits(bundle, opt.params);
+    if (!txn_out.empty()) txn::save(txn_out, runtime::program_txn(bundle, bits).txn);
     cfg.board = board;
     if (cores >= 0)
       cfg.cores = static_cast<unsigned>(cores);
@@ -274,6 +295,8 @@ int main(int argc, char** argv) {
               << axrun::grouped(res.host_bytes_in) << ", host out " << axrun::grouped(res.host_bytes_out) << "\n";
     std::cout << "  " << runtime::stats_line(work, stats) << "\n";
     for (const auto& m : stats.mismatches) std::cout << "  warning: " << m << "\n";
+    std::cout << "  " << runtime::sticky_line(res.sticky) << "\n";
+    for (const auto& w : runtime::sticky_warnings(res.sticky)) std::cout << "  warning: " << w << "\n";
     if (writer) std::cout << "  trace: " << writer->count() << " records -> " << trace_path << "\n";
   }
   for (const auto& name : filled)

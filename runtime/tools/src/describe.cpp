@@ -2,15 +2,12 @@
 #include <cstdio>
 
 #include "axcore/runtime/trace_tools.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::runtime {
 namespace {
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using text::hex;
 
 template <size_t N>
 std::string find_register(const std::array<spec::RegisterInfo, N>& regs, uint32_t off) {

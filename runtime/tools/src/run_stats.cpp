@@ -130,6 +130,7 @@ RunStats run_stats(const Work& w, const RunResult& res) {
   s.macs = w.macs;
   s.ddr_bytes = w.ddr_bytes;
   s.dpu_instructions = w.dpu_instructions;
+  s.sticky = res.sticky;
   const double cores = std::max(w.cores, 1u);
   const double mac_rate = static_cast<double>(kTileMacs) * spec::param::mvm_rows_per_cycle / spec::param::imc_tile_rows;
   s.roofline_cycles = std::max({static_cast<double>(w.macs) / (mac_rate * cores),
@@ -183,7 +184,13 @@ std::string stats_json(const RunStats& s) {
   std::string out = b;
   out += ", \"mismatches\": [";
   for (size_t i = 0; i < s.mismatches.size(); ++i) out += (i ? ", \"" : "\"") + s.mismatches[i] + "\"";
-  return out + "]}\n";
+  out += "], \"sticky\": {";
+  bool first = true;
+  for (const auto& [name, v] : s.sticky) {
+    out += (first ? "\"" : ", \"") + name + "\": " + std::to_string(v);
+    first = false;
+  }
+  return out + "}}\n";
 }
 
 std::string stats_line(const Work& w, const RunStats& s) {

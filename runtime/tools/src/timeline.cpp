@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "axcore/runtime/trace_tools.hpp"
+#include "axcore/text/hex.hpp"
 
 namespace axcore::runtime {
 namespace {
@@ -14,11 +15,7 @@ std::string ts(uint64_t cycle) {
   std::snprintf(b, sizeof b, "%.3f", static_cast<double>(cycle) / spec::param::clock_mhz);
   return b;
 }
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using text::hex;
 std::string json_string(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {

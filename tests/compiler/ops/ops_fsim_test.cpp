@@ -203,6 +203,30 @@ TEST(OpsFsim, LinearInColumnChunksReadsItsEpilogueSegment) {
   expect_matches_reference(m, random_inputs(r.bundle, 17, -128, 127));
 }
 
+// Weights as inputs (issue 24), through the C++ builder: aten.linear's (out, in) and
+// aten.convolution's OHWI repacked on the device (atomic.permute through A.vtrsp), the guide's
+// blocked (C_out/64, KH, KW, C_in) loaded as it is. The blocked window of 4 x 4 x 576 = 144 tiles
+// exceeds a residency: two K passes (3 + 1 kernel rows) per output block, float18 partial sums.
+TEST(OpsFsim, AtenWeightsAsInputs) {
+  check([](A::Func& f) {
+    A::output(invoke("aten.linear", {input(f, "x", {4, 128}, "int8x64"), input(f, "w", {192, 128}, "int8x64")}));
+  });
+  check([](A::Func& f) {
+    A::output(invoke("aten.convolution",
+                     {input(f, "x", {6, 6, 64}, "int8x64"), input(f, "w", {128, 3, 3, 64}, "int8x64")},
+                     {{"stride", std::vector<int64_t>{1, 1}}}));
+  });
+  const A::Module m = module_of([](A::Func& f) {
+    A::output(invoke("aten.convolution",
+                     {input(f, "x", {1, 9, 9, 576}, "int8x64"), input(f, "w", {2, 4, 4, 576 * 64}, "int8x64")},
+                     {{"bias", floats("b", {128}, 9, -300, 300)}, {"stride", std::vector<int64_t>{2, 2}}}));
+  });
+  const auto r = axcore::compiler::compile(m.ir().main());
+  // 2 output blocks x 2 passes, each resident in 8 groups of K blocks
+  EXPECT_EQ(tasks_on(r.program, axcore::spec::Queue::LOADIMC), 2 * (8 + 8));
+  expect_matches_reference(m, random_inputs(r.bundle, 11, -128, 127));
+}
+
 TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
   // K = 8320 is 130 IMC tiles per output block: split-k cuts the reduction into 128 + 2 K blocks,
   // partial sums in float18; the reference sums the same chunks the same way. (One output block:

@@ -45,8 +45,9 @@ TEST(OpsValidate, LinearLimits) {
           {"argument 'activation'", "'gelu' is not none or relu"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.linear", {in(f, "x", {2, 192}, "int8x64"), cst("w", {128, 64}, "int8x64")}); },
           {"argument 'input'", "K = 192", "K = 128"});
-  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("aten.linear", {in(f, "x", {2, 128}, "int8x64"), in(f, "w", {64, 128}, "int8x64")}); },
-          {"aten.linear: argument 'weight'", "is not a constant"});
+  // An input weight is repacked on the device (issue 24); its out_features still become the packed axis.
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("aten.linear", {in(f, "x", {2, 128}, "int8x64"), in(f, "w", {96, 128}, "int8x64")}); },
+          {"aten.linear: argument 'weight'", "out_features 96 must be a multiple of 64"});
   refused([](A::Func&, uint32_t& l) { l = __LINE__; invoke("atomic.load_imc", {cst("w", {64 * 12, 64 * 11}, "int8x64")}); },
           {"needs 132 IMC tiles", "core.linear splits"});
 }
@@ -58,6 +59,16 @@ TEST(OpsValidate, ConvolutionAndDepthwiseWindows) {
           {"argument 'weight'", "first window's last tap along H", "= 1) lies past the input's last index 0"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 64}, "int8x64"), cst("w", {3, 3, 128, 64}, "int8x64")}); },
           {"argument 'weight'", "C_in 128", "the input has C_in 64"});
+  // A window beyond one residency (3 x 3 x 1024 = 144 tiles) runs in K passes of kernel rows: no padding, no relu,
+  // and a kernel row must fit one residency.
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 1024}, "int8x64"), in(f, "w", {3, 3, 1024, 64}, "int8x64")}, {{"padding", Ints{1}}}); },
+          {"argument 'padding'", "split into 2 K passes, which take no padding"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 1024}, "int8x64"), in(f, "w", {3, 3, 1024, 64}, "int8x64")}, {{"activation", S("relu")}}); },
+          {"argument 'activation'", "only a bias distributes over the partial sums"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.convolution", {in(f, "x", {8, 8, 64 * 65}, "int8x64"), in(f, "w", {2, 2, 64 * 65, 64}, "int8x64")}); },
+          {"argument 'weight'", "one kernel row is KW*C_in/64 = 130 IMC tiles"});
+  refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("aten.convolution", {in(f, "x", {8, 8, 128}, "int8x64"), in(f, "w", {2, 3, 3, 192}, "int8x64")}); },
+          {"aten.convolution: argument 'weight'", "3 PWORDs on its last axis", "C_in 128"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dw_convolution_2d", {in(f, "x", {8, 8, 64}, "int8x64"), cst("w", {3, 3, 64}, "int8x64")}, {{"padding", Ints{1}}}); },
           {"argument 'padding'", "must be zero in every depthwise operator (guide §6.3)"});
   refused([](A::Func& f, uint32_t& l) { l = __LINE__; invoke("core.dwpu_pool", {in(f, "x", {16, 16, 64}, "int8x64"), S("MAX"), Ints{9, 9}}); },

@@ -132,3 +132,29 @@ TEST(RegressReport, RooflineColumnsPerJob) {
   EXPECT_EQ(s.of_roofline, 0.25);
   std::filesystem::remove(f);
 }
+
+// "sticky status" per job: the sticky status registers a step read as not zero (axrun's
+// --stats-json "sticky"), kept by results.json.
+TEST(RegressReport, StickyStatusColumnPerJob) {
+  auto r = sample();
+  r[0].steps[0].sticky = {{"core0.IMC_STALE_READS", 0}, {"shim.TOKEN_DROPPED", 0}};
+  StepResult rtl = r[0].steps[0];
+  rtl.name = "rtl";
+  rtl.sticky = {{"core0.IMC_STALE_READS", 8}, {"shim.TOKEN_DROPPED", 0}};
+  r[0].steps.push_back(rtl);
+  auto html = html_report(r, ReportInfo{});
+  EXPECT_NE(html.find("<th>sticky status</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"FAIL\">rtl: core0.IMC_STALE_READS 8</td>"), std::string::npos) << html;
+  r[0].steps[1].sticky["core0.IMC_STALE_READS"] = 0;
+  html = html_report(r, ReportInfo{});
+  EXPECT_NE(html.find("<td>0</td>"), std::string::npos) << html;
+  const auto back = parse_results_json(results_json(r, ReportInfo{}));
+  EXPECT_EQ(back.at(0).steps.at(1).sticky, r[0].steps[1].sticky);
+  const auto f = std::filesystem::temp_directory_path() / "regress_report_sticky.json";
+  std::ofstream(f) << "{\"cycles\": 100, \"mvm_utilization\": 0.5, \"of_roofline\": 0.25, "
+                      "\"sticky\": {\"core0.IMC_STALE_READS\": 8, \"shim.TOKEN_DROPPED\": 0}}\n";
+  StepResult s;
+  read_stats(f, s);
+  EXPECT_EQ(s.sticky.at("core0.IMC_STALE_READS"), 8u);
+  std::filesystem::remove(f);
+}

@@ -41,6 +41,7 @@ module tb_dpu
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (abort_i),
     .desc_i (desc_i), .has_in1_i (has_in1_i),
     .prog_wr_i (prog_wr_i), .prog_idx_i (prog_idx_i), .prog_data_i (prog_data_i),
+    .prog_bank_i (1'b0), .prog_dpu_i (desc_i), .prog_in1_i (has_in1_i), .run_bank_i (1'b0),
     .prog_code_o (prog_code_o), .busy_o (busy_o), .done_o (done_o), .err_o (err_o),
     .act_o (act_o), .wait_in1_o (wait_in1_o),
     .in0_valid_i (in0_valid_i), .in0_ready_o (in0_ready_o), .in0_data_i (in0_data_i),

@@ -553,6 +553,47 @@ Program lane_transpose(uint32_t blocks, spec::Dtype in, spec::Dtype out) {
   return p;
 }
 
+Program queued_tasks(uint32_t n) {
+  Program p;
+  p.name = "queued_tasks_" + std::to_string(n);
+  constexpr uint32_t kJobs = 5, kW = 12288, kLiA = 0x10, kLiB = 0x20;
+  auto word = [](uint32_t i) { return 0x400 + 0x100 * i; };
+  auto load = [](uint32_t tiles, uint32_t tile_base) {
+    return rtlcore::tile_load(tiles, tile_base, kW + 64 * tile_base).encode();
+  };
+  std::vector<stim::Datapath> dps;
+  for (uint32_t i = 0; i < kJobs; ++i)
+    dps.push_back(stim::dpu_f16(i >= 3 ? spec::DpKind::DWPU : spec::DpKind::MVMEXE, n, 2 * n * 2 * i,
+                                2 * n * (2 * i + 1), i % 2 == 0));
+  p.setup = [=](runtime::Device& d) {
+    for (uint32_t i = 0; i < kJobs; ++i) {
+      dbg_write_l1(d, uint64_t{dps[i].ifd0.base_row} * 64, stim::f16_elements(n, i));
+      stim::write_cmd(d, 0, word(i), dps[i].words());
+    }
+    dbg_write_l1(d, uint64_t{kW} * 64, pattern(10 * 64 * 64, 16));
+    stim::write_cmd(d, 0, kLiA, load(8, 0));
+    stim::write_cmd(d, 0, kLiB, load(2, 8));
+  };
+  p.timed = [=](runtime::Device& d) {
+    for (uint32_t i = 0; i < kJobs; ++i)
+      stim::push_queue(d, 0, i >= 3 ? spec::Queue::DWPU : spec::Queue::MVMEXE, stim::push_word(word(i), i));
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLiA, 8));
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLiB, 9));
+    for (uint32_t i = 0; i < 3; ++i)
+      check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
+    for (uint32_t i = 0; i < 2; ++i) check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
+    for (uint32_t i = 0; i < 2; ++i)
+      check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
+  };
+  p.readback = [=](runtime::Device& d) {
+    std::vector<uint8_t> out;
+    for (const auto& dp : dps)
+      out = concat(std::move(out), dbg_read_l1(d, uint64_t{dp.odr.base_row} * 64, std::size_t{n} * 128));
+    return out;
+  };
+  return p;
+}
+
 namespace {
 constexpr uint64_t kDdrX = 0x10000, kDdrW = 0x100000, kDdrY = 0x800000;
 constexpr uint32_t kL2X = 0x0, kL2W = 0x100000;

@@ -90,6 +90,9 @@ Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out = spec::Dty
 Program whole_core(uint32_t m, uint32_t kb, uint32_t nb);  // DMA in, LoadIMC, matmul (int8 cast), DMA out
 // DWPU IFD0 -> ODR with the lane transpose (A.vtrsp): `blocks` 64x64 blocks of `in` stored as `out`
 Program lane_transpose(uint32_t blocks, spec::Dtype in, spec::Dtype out);
+// Tasks queued back to back (the command processor's prefetch): three DPU datapaths of two
+// programs on the MVMEXE queue, two on the DWPU queue, two LoadIMCs; n float16 elements each.
+Program queued_tasks(uint32_t n);
 
 // Error paths and control (readback = the registers software looks at, so both backends must
 // give the same bytes):

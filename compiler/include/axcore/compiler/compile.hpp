@@ -16,6 +16,9 @@ struct CompileOptions {
   std::string name;
   std::string source;
   bool overlap = true;  // LowerOptions::overlap: launches wait only for what they touch
+  // The guide's §14 hazards (diag.hpp Diagnostic) refuse the program instead of warning
+  // (`axc compile --Werror=hazard`).
+  bool hazards_are_errors = false;
 };
 
 struct CompileResult {
@@ -24,6 +27,8 @@ struct CompileResult {
   std::vector<PassTiming> timings;
   std::shared_ptr<const PrimFunc> lowered;  // the IR after the passes (sunk, unrolled)
   double total_ms = 0;
+  // The §14 hazards the compiler found (Program::warnings): the program runs as written.
+  std::vector<Diagnostic> warnings;
   // The text of `lowered` (printer.hpp's dump), printed when asked (axc --dump-ir): with every
   // constant's values in it, printing it costs more than the rest of compile() for a model.
   std::string ir_lowered() const;

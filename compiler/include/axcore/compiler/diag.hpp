@@ -43,4 +43,22 @@ class CompileError : public std::runtime_error {
 
 [[noreturn]] void fail(const SourceLoc& loc, const std::string& message, const std::string& hint = {});
 
+// A hazard of the guide's §14: the program compiles and runs as written, but what it computes is
+// most likely not what its author meant (stale IMC weights, a partial result overwritten, a
+// consumer launched before its producer was waited for). A warning by default
+// (CompileResult::warnings, `axc` prints them); an error with CompileOptions::hazards_are_errors
+// (`axc compile --Werror=hazard`, Python `compile(..., werror=True)`).
+struct Diagnostic {
+  std::string kind = "hazard";  // the -W name
+  SourceLoc loc;                // the statement that goes wrong
+  std::string message;
+  std::string hint;          // what to write instead
+  SourceLoc related;         // the other statement involved
+  std::string related_what;  // what it is ("the LoadIMC that began the new residency")
+  // "file:line:col: warning: MESSAGE [-Whazard]\n  file:line:col: note: RELATED_WHAT\n  write instead: HINT"
+  std::string str() const;
+  // The message with the related statement's location, for the error form.
+  std::string full_message() const;
+};
+
 }  // namespace axcore::compiler

@@ -15,6 +15,9 @@ class FsimDevice : public runtime::RegFileDevice {
   explicit FsimDevice(unsigned cores = 1);
   std::string_view backend() const override { return "fsim"; }
   void write32(uint64_t addr, uint32_t value) override;
+  // IMC_STATUS and IMC_STALE_READS of a core read its common/ref Imc (the stale-read count of the
+  // guide's §14 IMC reuse hazard, as the TLM and the RTL count it); the rest as the regfile.
+  uint32_t read32(uint64_t addr) override;
   uint64_t tasks_run() const { return tasks_; }
   uint64_t tile_ops() const { return tile_ops_; }
 

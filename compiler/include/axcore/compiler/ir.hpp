@@ -170,6 +170,7 @@ struct StmtNode {
   std::optional<DpKind> dp_kind;
   int core = -1;
   std::string id;
+  bool id_generated = false;  // the id is a pass's (tile-l1 pipelining), not the author's
   Unit unit = Unit::IFD;
   int num = 0;  // IFD num
   // Push / Store / Drop / If

@@ -87,6 +87,9 @@ struct Program {
   // what and why) and where the IMC residencies and L1 buffers went.
   bool overlapped = false;  // scheduled by schedule_overlap (else: a wait after every launch)
   std::vector<std::string> sync_notes, placement_notes;
+  // The §14 hazards found (diag.hpp), in program order, each once; empty when
+  // LowerOptions::hazards_are_errors (the first one throws).
+  std::vector<Diagnostic> warnings;
 };
 
 struct LowerOptions {
@@ -100,6 +103,8 @@ struct LowerOptions {
   bool overlap = true;
   // The IMC tiles matrices are packed into (a residency holds at most this many; tests shrink it).
   uint32_t imc_tiles = spec::param::imc_tiles;
+  // A §14 hazard (lower_hazards.cpp) is a CompileError instead of a warning.
+  bool hazards_are_errors = false;
 };
 
 // Places buffers, inserts DMA transfers and default sync, and lowers every datapath, LoadIMC and

@@ -42,6 +42,7 @@ void read_stats(const fs::path& file, StepResult& s) {
     const auto j = json::parse(in);
     s.mvm_utilization = j.at("mvm_utilization").get<double>();
     s.of_roofline = j.at("of_roofline").get<double>();
+    if (j.contains("sticky")) s.sticky = j["sticky"].get<std::map<std::string, uint64_t>>();
   } catch (const json::exception&) {}  // a run that died before writing it: no figures
 }
 
@@ -69,6 +70,7 @@ std::string results_json(const std::vector<JobResult>& results, const ReportInfo
               {"trace", s.trace},     {"timeline", s.timeline}};
       if (s.mvm_utilization) js["mvm_utilization"] = *s.mvm_utilization;
       if (s.of_roofline) js["of_roofline"] = *s.of_roofline;
+      if (!s.sticky.empty()) js["sticky"] = s.sticky;
       jr["steps"].push_back(std::move(js));
     }
     j["jobs"].push_back(std::move(jr));
@@ -111,6 +113,7 @@ std::vector<JobResult> parse_results_json(const std::string& text) {
         s.timeline = js.at("timeline").get<std::string>();
         if (js.contains("mvm_utilization")) s.mvm_utilization = js["mvm_utilization"].get<double>();
         if (js.contains("of_roofline")) s.of_roofline = js["of_roofline"].get<double>();
+        if (js.contains("sticky")) s.sticky = js["sticky"].get<std::map<std::string, uint64_t>>();
         r.steps.push_back(std::move(s));
       }
       out.push_back(std::move(r));
@@ -160,6 +163,19 @@ std::pair<std::string, std::string> roofline_cells(const JobResult& r) {
   if (!best) return {"", ""};
   return {fmt::format("{:.1f}%", 100 * *best->mvm_utilization),
           fmt::format("{:.1f}%", 100 * best->of_roofline.value_or(0))};
+}
+
+// A job's "sticky status" cell: every sticky status register a step read as not zero
+// ("rtl: core0.IMC_STALE_READS 8"), "0" when its timed steps read them all zero, "" when none did.
+std::string sticky_cell(const JobResult& r) {
+  std::string set;
+  bool read = false;
+  for (const auto& s : r.steps)
+    for (const auto& [name, v] : s.sticky) {
+      read = true;
+      if (v) set += (set.empty() ? "" : ", ") + s.name + ": " + name + " " + std::to_string(v);
+    }
+  return !set.empty() ? set : read ? "0" : "";
 }
 
 // Functional coverage: every point some program could hit (coverage_space), with how many programs
@@ -217,7 +233,8 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
                    xml_escape(info.started));
   o << "<table id=\"results\"><thead><tr><th>test</th><th>status</th>";
   for (const auto& c : cols) o << "<th>" << xml_escape(c) << "</th>";
-  o << "<th>TLM/RTL cycles</th><th>MVM util</th><th>of roofline</th><th>wall-clock</th></tr></thead><tbody>\n";
+  o << "<th>TLM/RTL cycles</th><th>MVM util</th><th>of roofline</th><th>sticky status</th><th>wall-clock</th></tr>"
+       "</thead><tbody>\n";
   for (const auto& r : results) {
     o << fmt::format("<tr><td>{}{}</td><td class=\"{}\">{}</td>", xml_escape(r.id),
                      r.reused ? " <small>(resumed)</small>" : "", to_string(r.status), to_string(r.status));
@@ -236,6 +253,8 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
     o << "<td class=\"num\">" << (r.tlm_rtl_ratio ? fmt::format("{:.3f}", *r.tlm_rtl_ratio) : std::string()) << "</td>";
     const auto [util, roof] = roofline_cells(r);
     o << "<td class=\"num\">" << util << "</td><td class=\"num\">" << roof << "</td>";
+    const std::string sticky = sticky_cell(r);
+    o << (sticky.empty() || sticky == "0" ? "<td>" : "<td class=\"FAIL\">") << xml_escape(sticky) << "</td>";
     o << fmt::format("<td class=\"num\">{:.1f} s</td></tr>\n", r.seconds);
   }
   o << "</tbody></table>\n";

@@ -79,6 +79,24 @@ void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Ti
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
                            std::size_t imc_tiles);
 void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push);
+// run_mvm one input element at a time, for a caller that owns its streams (the TLM's MVM unit
+// reads each element in place in its stream): validates at construction; take() does one
+// tile-op and returns the output when x was the last of its K chain (valid until the next take),
+// else nullptr. run_mvm is this loop.
+class MvmRun {
+ public:
+  MvmRun(const spec::MvmDesc& d, Imc& imc);
+  bool done() const { return o_[3] == sizes_[3]; }
+  const Element* take(const Element& x);
+
+ private:
+  const spec::MvmDesc& d_;
+  Imc& imc_;
+  std::array<uint32_t, 4> sizes_{}, o_{};
+  uint32_t kb_ = 0;
+  num::PwordI32 acc_{};
+  Element out_;
+};
 
 // The tiles an affine tile walk can touch, [lo, hi]: tile_base plus, per loop, min(0, (n-1)*step)
 // .. max(0, (n-1)*step) (MVM: kb and the ndims used output dims; LoadIMC: t0 and t1; a size of 0

@@ -85,6 +85,22 @@ struct Matmul {
   std::size_t out_bytes() const { return std::size_t{m} * nb * axcore::num::element_bytes(out); }
 };
 
+// A LoadIMC of `tiles` consecutive tiles of matrix 1 from `tile_base`, tile t's 64 rows at
+// base_row + 64 (t - tile_base) (the command processor's prefetch tests and agreement program).
+inline spec::LoadimcDesc tile_load(uint32_t tiles, uint32_t tile_base, uint32_t base_row) {
+  spec::LoadimcDesc l{};
+  l.magic = spec::magic::loadimc;
+  l.matrix_id = 1;
+  l.d0_size = tiles;
+  l.d1_size = 1;
+  l.base_row = base_row;
+  l.row_stride = 1;
+  l.d0_astride = 64;
+  l.tile_base = tile_base;
+  l.d0_tstride = 1;
+  return l;
+}
+
 // The MVMEXE datapath descriptor (header, IFD0, MVM, ODR) of `mm`.
 inline std::vector<uint32_t> datapath_words(const Matmul& mm) {
   std::vector<uint32_t> w(axcore::spec::layout::datapath_desc::program, 0);

@@ -64,15 +64,32 @@ struct RunResult {
   uint64_t host_bytes_out = 0;  // bytes read back
   std::map<std::string, uint64_t, std::less<>>
       buffer_addr;  // DDR offset of each buffer (device address = ddr_base() + it)
+  // The sticky status registers after the run (player.hpp read_sticky_status: IMC_STALE_READS,
+  // TOKEN_DROPPED, ERROR_STATUS, WDOG_STATUS per tile), where the device reads them; empty for ref.
+  StickyStatus sticky;
+  // IMC_STALE_READS summed over the cores: MVM tile-ops that computed with stale weights.
+  uint64_t imc_stale_reads() const;
 };
 
 // Checks `inputs` against the bundle's INPUT buffers (RunError listing what was expected): an
-// unknown name or a wrong dtype / shape, and, unless `allow_missing`, an input not given.
+// unknown name or a wrong dtype / shape, and, unless `allow_missing`, an input not given. It and
+// param_bits refuse a bundle whose dispatch-time scalars are not bound (dispatch_call below).
 void check_inputs(const Bundle& b, const Arrays& inputs, bool allow_missing = false);
 // The 32-bit encodings of every parameter: defaults overridden by `values` (RunError for an
 // unknown name or a value that does not parse as the parameter's type).
 std::map<std::string, uint32_t, std::less<>> param_bits(const Bundle& b,
                                                         const std::map<std::string, std::string, std::less<>>& values);
+
+// A call's --param values split for a bundle with dispatch-time scalars (bundle.hpp): the values
+// of its scalars (integers, decimal or 0x hex) bound into the concrete bundle the call runs
+// (bind_dispatch: a missing or out-of-range scalar or a failing guard is a DispatchError with its
+// message, thrown before anything reaches a device), the other values left for param_bits. A
+// static bundle comes back unchanged with every value. run_on_device and run_ref do this first.
+struct DispatchedCall {
+  Bundle bundle;
+  std::map<std::string, std::string, std::less<>> params;
+};
+DispatchedCall dispatch_call(const Bundle& b, const std::map<std::string, std::string, std::less<>>& params);
 
 // DDR placement: buffers in table order from `base`, each at its alignment.
 std::map<std::string, uint64_t, std::less<>> place_buffers(const Bundle& b, uint64_t ddr_size, uint64_t base = 0x10000);

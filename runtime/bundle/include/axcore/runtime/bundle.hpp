@@ -34,10 +34,12 @@ class BundleError : public std::runtime_error {
 };
 
 // File magic (bytes "AXB1") and container version. A reader accepts its own major version and
-// any minor version up to its own (minor versions only add sections or trailing fields).
+// any minor version up to its own (minor versions only add sections or trailing fields). 1.1 adds
+// the DISPATCH section (dispatch-time scalars, guards, staged words); the writer writes 1.0 for a
+// bundle without it, so a bundle that needs no 1.1 feature stays readable by a 1.0 runtime.
 inline constexpr uint32_t kBundleMagic = 0x31425841;
 inline constexpr uint16_t kBundleVersionMajor = 1;
-inline constexpr uint16_t kBundleVersionMinor = 0;
+inline constexpr uint16_t kBundleVersionMinor = 1;
 
 enum class BufferRole : uint8_t {
   INPUT = 0,     // the caller provides it (axrun --input NAME=FILE.npy)
@@ -130,6 +132,64 @@ struct GraphNode {
   bool operator==(const GraphNode&) const = default;
 };
 
+// Dispatch-time shapes (issue 24; the DISPATCH section, docs/runtime.md "Dispatch-time scalars").
+// A bundle compiled with dispatch-time scalars (the rows M of a matmul, ...) is stored as its
+// specialization at one admissible point; `staged` says which of its values are affine in the
+// scalars — TXN words (the BD and descriptor words whose fields carry a size, a stride, an
+// address), buffer extents and footprints — and `guards` which calls are refused. bind_dispatch()
+// evaluates both for the call's values and returns the concrete bundle a static build of that
+// size is. The compiler proves every admissible point equal to its static build before it writes
+// one (compiler/dispatch.hpp).
+struct DispatchScalar {
+  std::string name;  // [A-Za-z0-9_.:-]+, distinct from every RuntimeParam name
+  int64_t min = 0, max = 0;
+  std::string doc;
+  bool operator==(const DispatchScalar&) const = default;
+};
+struct AffineTerm {
+  uint32_t scalar = 0;  // index into Dispatch::scalars
+  int64_t coef = 0;
+  bool operator==(const AffineTerm&) const = default;
+};
+// constant + sum(coef * scalar): the value of a staged word or extent, or a guard's expression.
+struct Affine {
+  int64_t constant = 0;
+  std::vector<AffineTerm> terms;
+  bool operator==(const Affine&) const = default;
+};
+enum class GuardOp : uint8_t { GE = 0, LE = 1, GT = 2, LT = 3, EQ = 4, NE = 5 };
+std::string_view to_string(GuardOp op);  // ">=", "<=", ...
+// Holds when (modulus ? floor_mod(expr, modulus) : expr) `op` rhs; refused with `message` (a fixed
+// string, as the seed's require(cond, message): it cannot name the call's value).
+struct DispatchGuard {
+  Affine expr;
+  int64_t modulus = 0;  // 0: the expression itself; > 0: its (non-negative) remainder
+  GuardOp op = GuardOp::GE;
+  int64_t rhs = 0;
+  std::string message;
+  bool operator==(const DispatchGuard&) const = default;
+};
+enum class StagedKind : uint8_t {
+  TXN_WORD = 0,      // txn[index] = value, in [0, 2^32) (index past the 4-word header)
+  BUFFER_DIM = 1,    // buffers[index].shape[sub] = value (>= 1)
+  BUFFER_BYTES = 2,  // buffers[index].layout.bytes = value (0 = the image size)
+};
+std::string_view to_string(StagedKind k);
+struct StagedValue {
+  StagedKind kind = StagedKind::TXN_WORD;
+  uint32_t index = 0;
+  uint32_t sub = 0;
+  Affine value;
+  bool operator==(const StagedValue&) const = default;
+};
+struct Dispatch {
+  std::vector<DispatchScalar> scalars;  // empty: a static bundle (no DISPATCH section)
+  std::vector<DispatchGuard> guards;    // checked in order after every scalar's [min, max]
+  std::vector<StagedValue> staged;
+  bool empty() const { return scalars.empty(); }
+  bool operator==(const Dispatch&) const = default;
+};
+
 struct Bundle {
   uint64_t spec_hash = spec::kSpecHash;  // the spec the program was compiled against
   std::vector<uint32_t> txn;             // the TXN stream (header included); empty = ref only
@@ -140,6 +200,7 @@ struct Bundle {
   std::vector<GraphNode> graph;
   // Free-form; conventional keys: "name", "compiler", "compiler_version", "source", "created".
   std::map<std::string, std::string> metadata;
+  Dispatch dispatch;  // dispatch-time scalars (bundle 1.1); empty for a static program
 
   const BufferDesc* find_buffer(std::string_view name) const;
   const RuntimeParam* find_param(std::string_view name) const;
@@ -179,6 +240,30 @@ BundleHeaderInfo decode_bundle_header(std::span<const uint8_t> bytes);
 void save_bundle(const std::filesystem::path& path, const Bundle& b);
 // The path is named in every error.
 Bundle load_bundle(const std::filesystem::path& path, const DecodeOptions& opt = {});
+
+// A call's dispatch-time values, by scalar name.
+using DispatchValues = std::map<std::string, int64_t, std::less<>>;
+// A refused dispatch: a scalar missing, unknown or outside [min, max], or a guard that fails
+// (what() is the guard's message; guard() its index, -1 for the range and naming checks).
+class DispatchError : public BundleError {
+ public:
+  DispatchError(const std::string& what, int guard) : BundleError(what), guard_(guard) {}
+  int guard() const { return guard_; }
+
+ private:
+  int guard_;
+};
+// The concrete bundle a call with these values runs: every scalar given and inside its range,
+// every guard holding (else DispatchError, nothing else done), then each staged value evaluated
+// into its word or extent (a TXN word that does not fit 32 bits, an extent below 1, a footprint
+// below 0 are a DispatchError too: refused, never truncated) and the DISPATCH part dropped. A
+// static bundle comes back unchanged when `values` is empty (else DispatchError: it takes none).
+Bundle bind_dispatch(const Bundle& b, const DispatchValues& values);
+// Evaluates an affine expression at `values` (indexed like Dispatch::scalars); throws
+// DispatchError on int64 overflow.
+int64_t evaluate(const Affine& a, std::span<const int64_t> values);
+// "16 * M + 1024" with the scalars' names.
+std::string affine_text(const Affine& a, const std::vector<DispatchScalar>& scalars);
 
 // Human-readable summary (axrun --describe, axtrace show of a bundle).
 std::string describe(const Bundle& b);

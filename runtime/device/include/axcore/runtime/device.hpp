@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "axcore/text/hex.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace axcore::runtime {
@@ -68,9 +69,9 @@ class Device {
     for (;;) {
       if ((read32(addr) & mask) == (value & mask)) return;
       if (cycle() - start >= timeout_cycles)
-        throw TimeoutError("poll32: register 0x" + hex(addr) + " did not reach 0x" + hex(value & mask) +
-                           " under mask 0x" + hex(mask) + " within " + std::to_string(timeout_cycles) +
-                           " cycles (last 0x" + hex(read32(addr) & mask) + ")");
+        throw TimeoutError("poll32: register " + text::hex(addr) + " did not reach " + text::hex(value & mask) +
+                           " under mask " + text::hex(mask) + " within " + std::to_string(timeout_cycles) +
+                           " cycles (last " + text::hex(read32(addr) & mask) + ")");
       advance(poll_interval_cycles);
     }
   }
@@ -106,9 +107,6 @@ class Device {
   UnitCounters counters(unsigned core, unsigned perf_unit);
 
   uint64_t poll_interval_cycles = 16;
-
- protected:
-  static std::string hex(uint64_t v);
 
  private:
   std::vector<uint32_t> stash_;

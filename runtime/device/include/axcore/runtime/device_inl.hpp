@@ -8,12 +8,6 @@
 
 namespace axcore::runtime {
 
-inline std::string Device::hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 inline uint32_t Device::wait_token(unsigned col, unsigned row, unsigned dir, unsigned channel,
                                    uint64_t timeout_cycles) {
   auto matches = [&](uint32_t word) {

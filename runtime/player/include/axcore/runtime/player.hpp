@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -70,5 +71,19 @@ PlayStats play(Device& dev, std::span<const uint32_t> txn, std::span<const ArgBi
 // ERROR_ADDR, DMA channel status; per core CORE_STATUS, WDOG_STATUS, WDOG_WAITS, IMC_STATUS,
 // Q_STATUS. Never pops a token. Registers the device cannot read are shown as "unreadable".
 std::string status_report(Device& dev);
+
+// The sticky status registers, read after a run (every backend that has a device): the counters
+// and error bits that only grow until cleared — "shim.TOKEN_DROPPED", "<tile>.ERROR_STATUS" for
+// shim, mem and every core, "coreN.WDOG_STATUS" and "coreN.IMC_STALE_READS" (MVM tile-ops that
+// read IMC tiles outside their residency: the guide's §14 IMC reuse hazard). A register the
+// device cannot read is left out.
+using StickyStatus = std::map<std::string, uint64_t, std::less<>>;
+StickyStatus read_sticky_status(Device& dev);
+// "sticky status: IMC_STALE_READS 32 (core0 32), TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0":
+// each counter summed over its tiles (each status register's bits OR-ed), the tiles where it is
+// not zero in parentheses.
+std::string sticky_line(const StickyStatus& s);
+// What a non-zero sticky status means, one warning per register ("" lines left out).
+std::vector<std::string> sticky_warnings(const StickyStatus& s);
 
 }  // namespace axcore::runtime

@@ -36,11 +36,13 @@ struct RunStats {
   double of_roofline = 0;               // roofline_cycles / cycles (0 without cycles)
   std::vector<std::string> mismatches;  // counts the device's counters contradict (empty: checked)
   bool checked = false;                 // the device had counters to check against
+  StickyStatus sticky;                  // RunResult::sticky: the sticky status registers after the run
 };
 // `res` = the run (cycles, and where the device counts: per-unit counters and DMA channel bytes).
 RunStats run_stats(const Work& w, const RunResult& res);
 
-// {"cycles", "macs", "ddr_bytes", "dpu_instructions", "roofline_cycles", "mvm_utilization", ...}
+// {"cycles", "macs", "ddr_bytes", "dpu_instructions", "roofline_cycles", "mvm_utilization", ...,
+//  "sticky": {"core0.IMC_STALE_READS": 0, ...}}
 std::string stats_json(const RunStats& s);
 // "roofline: 5 712 cycles (max of MVM 2 560, DDR 5 712, DPU 64) = 0.2% of 2 980 465; MVM util 0.1%"
 std::string stats_line(const Work& w, const RunStats& s);

@@ -14,6 +14,7 @@
 //   outputs: [h]
 #pragma once
 
+#include <axcore/runtime/bundle.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -35,6 +36,14 @@ struct Model {
 Model parse_model(const std::string& text, const std::string& file, const std::filesystem::path& base,
                   const ops::Target& target = {});
 Model load_model(const std::filesystem::path& path, const ops::Target& target = {});
+
+// The model's dispatch-time scalars (issue 24), empty for a static model:
+//   dispatch_time:
+//     - {name: M, min: 1, max: 64, multiple_of: 8, doc: rows streamed}
+// An extent (or integer argument) may then name a scalar (`shape: [M, 64]`); `multiple_of` is a
+// guard (`M must be a multiple of 8`). Such a model is built by stage_dispatch
+// (compiler/dispatch.hpp; axc compile does), which parses it once per value of the scalars.
+std::vector<runtime::DispatchScalar> model_dispatch_scalars(const std::string& text, const std::string& file);
 
 // The seeded init the model files use (portable: the same values on every platform): int8
 // integers uniform in [low, high], floats uniform in [low, high) rounded to float32.

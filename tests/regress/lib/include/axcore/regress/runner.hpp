@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct StepResult {
   int exit_code = -1;                // of the step's process (-1: none, killed or timed out)
   // From axrun --stats-json (timed backends): macs / (4096 * cores * cycles) and roofline / cycles.
   std::optional<double> mvm_utilization, of_roofline;
+  // From its "sticky": the device's sticky status registers after the run ("core0.IMC_STALE_READS",
+  // "shim.TOKEN_DROPPED", "<tile>.ERROR_STATUS", "coreN.WDOG_STATUS").
+  std::map<std::string, uint64_t> sticky;
 };
 // Reads axrun's --stats-json file into the step (nothing when it is absent or unreadable).
 void read_stats(const std::filesystem::path& file, StepResult& s);
