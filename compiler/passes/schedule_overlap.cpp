@@ -99,9 +99,17 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
       retire(oldest);
     }
   };
+  // DDR reads of all channels share the DDR's data path (the bridge interleaves their bursts), so
+  // a read copy's data follows the data of the reads pushed before it.
+  uint64_t ddr_read_free = 0;
   auto push = [&](std::size_t n) {
     const uint64_t start = std::max(host, key_free[key(n)]);
     end[n] = start + estimate(p.steps[launch[n]]);
+    if (const auto* t = std::get_if<Transfer>(&p.steps[launch[n]]); t && t->ddr_mm2s) {
+      const uint64_t data = end[n] - start - spec::param::ddr_latency_cycles;
+      end[n] = std::max(end[n], ddr_read_free + data);
+      ddr_read_free = end[n];
+    }
     key_free[key(n)] = end[n];
     host += 4;  // a few register writes
     Step s = p.steps[launch[n]];

@@ -91,6 +91,45 @@ std::map<std::size_t, std::vector<DescriptorWrite>> descriptor_writes(const Prog
   return out;
 }
 
+// Where the TXN writes each copy's BDs (key: the step before which they go; value: the copy's
+// step): hoisted, like descriptors, above the run of waits before its push, but never above the
+// wait that retired the previous copy on the same BDs (a BD is rewritten only once its last copy
+// was waited). So the host's BD writes (16 words and a DDR patch each, ~54 cycles) overlap the
+// tasks those waits wait for instead of following the last token.
+std::map<std::size_t, std::vector<std::size_t>> bd_writes(const Program& p) {
+  std::map<std::size_t, std::vector<std::size_t>> out;
+  std::map<std::pair<uint32_t, uint32_t>, std::size_t> last_user;  // (engine tile, BD) -> copy step
+  std::map<std::size_t, std::size_t> waited_at;                    // launch step -> its wait step
+  std::optional<std::size_t> anchor;
+  bool after_wait = false;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    if (const auto* w = std::get_if<Wait>(&p.steps[i])) {
+      if (!after_wait) anchor = i;
+      after_wait = true;
+      waited_at[w->launch] = i;
+      continue;
+    }
+    after_wait = false;
+    const auto* t = std::get_if<Transfer>(&p.steps[i]);
+    if (!t) continue;
+    const uint32_t tile = t->engine == tap::Engine::kCoreDma ? 1 + t->core : 0;
+    std::size_t at = anchor.value_or(i);
+    for (const tap::BdTask* task : {&t->mm2s, &t->s2mm})
+      for (std::size_t k = 0; k < task->bds.size(); ++k) {
+        const std::pair<uint32_t, uint32_t> bd{tile, task->start_bd + static_cast<uint32_t>(k)};
+        if (const auto u = last_user.find(bd); u != last_user.end()) {
+          const auto w = waited_at.find(u->second);
+          at = std::max(at, w == waited_at.end() ? i : w->second + 1);
+        }
+        last_user[bd] = i;
+      }
+    // Held below a wait of the run: written just before the push, so no earlier push of the run
+    // waits behind them.
+    out[anchor && at == *anchor ? at : i].push_back(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<int64_t> logical_shape(const BufferNode& b) {
@@ -150,21 +189,27 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   txn::AxcoreBuilder tb(p.cores);
   const txn::Tile shim = txn::Tile::shim();
   const auto descriptors = descriptor_writes(p);
+  const auto bds = bd_writes(p);
+  auto tile_of = [&](const Transfer& t) { return t.engine == tap::Engine::kCoreDma ? txn::Tile::core(t.core) : shim; };
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     if (auto it = descriptors.find(i); it != descriptors.end())
       for (const DescriptorWrite& d : it->second) tb.write_descriptor(d.core, d.word, d.words);
-    const Step& s = p.steps[i];
-    if (const auto* t = std::get_if<Transfer>(&s)) {
-      const txn::Tile tile = t->engine == tap::Engine::kCoreDma ? txn::Tile::core(t->core) : shim;
-      for (const tap::BdTask* task : {&t->mm2s, &t->s2mm}) {
-        const bool ddr_side = task == &t->mm2s ? t->ddr_mm2s : t->ddr_s2mm;
-        for (std::size_t k = 0; k < task->bds.size(); ++k) {
-          const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
-          tb.write_bd(tile, id, task->bds[k]);
-          const BufferNode* ddr = task == &t->s2mm && t->s2mm_buffer ? t->s2mm_buffer : t->buffer;
-          if (ddr_side) tb.patch_bd_address(tile, id, arg.at(ddr), bd_addr(task->bds[k]));
+    if (auto it = bds.find(i); it != bds.end())
+      for (const std::size_t c : it->second) {
+        const Transfer& t = std::get<Transfer>(p.steps[c]);
+        for (const tap::BdTask* task : {&t.mm2s, &t.s2mm}) {
+          const bool ddr_side = task == &t.mm2s ? t.ddr_mm2s : t.ddr_s2mm;
+          for (std::size_t k = 0; k < task->bds.size(); ++k) {
+            const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
+            tb.write_bd(tile_of(t), id, task->bds[k]);
+            const BufferNode* ddr = task == &t.s2mm && t.s2mm_buffer ? t.s2mm_buffer : t.buffer;
+            if (ddr_side) tb.patch_bd_address(tile_of(t), id, arg.at(ddr), bd_addr(task->bds[k]));
+          }
         }
       }
+    const Step& s = p.steps[i];
+    if (const auto* t = std::get_if<Transfer>(&s)) {
+      const txn::Tile tile = tile_of(*t);
       spec::QueuePush s2mm{t->s2mm.start_bd, t->s2mm.repeat, static_cast<uint32_t>(i & 0x7F), 1};
       spec::QueuePush mm2s{t->mm2s.start_bd, t->mm2s.repeat, static_cast<uint32_t>(i & 0x7F), 0};
       tb.push_dma(tile, txn::Dir::S2MM, t->channel, s2mm);

@@ -648,8 +648,8 @@ class Lowering {
     // docs/timing.md: every unit streams one element per cycle at best; the slowest unit binds.
     uint64_t c = t.mvm_tile_ops;
     c = std::max(c, t.ifd0_elems);
-    c = std::max(c, t.ifd1_elems * 4);
-    c = std::max(c, t.odr_elems * 4);
+    c = std::max(c, t.ifd1_rows);
+    c = std::max(c, t.odr_rows);
     c = std::max(c, t.dpu_instr_per_iter * t.dpu_iterations);
     return c + t.words.size() + 8;
   }

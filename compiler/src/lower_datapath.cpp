@@ -1,5 +1,6 @@
 // One datapath invocation -> one datapath descriptor (spec layout datapath_desc), with the
 // per-unit contracts of guide §6 and §8 checked on the way.
+#include <axcore/num/pword.hpp>
 #include <map>
 #include <set>
 
@@ -483,6 +484,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     put(words, spec::layout::datapath_desc::ifd1, ifd1->walk);
     h.has_ifd1 = 1;
     t.ifd1_elems = ifd1->elements;
+    t.ifd1_rows = ifd1->elements * num::lane_bytes(ifd1->walk.dtype);
   }
   const OdrOut o = lower_odr(*bl.odr, outer, region, !mvm);
   if (odr_stream && o.stream != odr_stream)
@@ -493,6 +495,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
   put(words, spec::layout::datapath_desc::odr, o.walk);
   h.has_odr = 1;
   t.odr_elems = o.elements;
+  t.odr_rows = o.elements * num::lane_bytes(o.walk.dtype);
   words.resize(nwords);
   h.words = nwords;
   put(words, spec::layout::datapath_desc::header, h);

@@ -16,9 +16,9 @@ axc compile "$models/mlp.yaml" -o mlp.axb --explain > explain.txt || exit 1
 axrand --inputs-for mlp.axb --seed 1 --out in -q || exit 1
 axrun mlp.axb --backend tlm --input x=in/x.npy --output-dir o --trace t.trace --timeline t.json \
   --progress-interval 0.001 > run.txt 2> progress.txt || { cat run.txt progress.txt; exit 1; }
-# Names: the compiler's launch names (`axc compile --explain`: "[0] sysdma w1 -> h_w0_k0 (...)",
-# the first group of w1 streamed into L1), not "task 0x1".
-need "a DMA span named as the compiler named it" '"name":"sysdma w1 -> h_w0_k0","cat":"dma"' t.json
+# Names: the compiler's launch names (`axc compile --explain`: "[0] sysdma w1_cb0 -> h_w_c0 (...)",
+# the first column chunk of w1's column-block image copied into L1), not "task 0x1".
+need "a DMA span named as the compiler named it" '"name":"sysdma w1_cb0 -> h_w_c0","cat":"dma"' t.json
 need "a datapath span named as the compiler named it" '"name":"dp1.mvmexe (core.linear)","cat":"task"' t.json
 if grep -q '"name":"task 0x' t.json; then echo "FAIL: a span named task 0x.."; fails=$((fails + 1)); fi
 # Threads: one per unit, the datapath's units included, each with the datapath's span.
@@ -46,5 +46,5 @@ need "roofline line" '^  roofline: ' run.txt
 if grep -q "warning: " run.txt; then echo "FAIL: the counts disagree with the TLM's counters"; grep warning run.txt; fails=$((fails + 1)); fi
 # axtrace timeline names spans from the bundle too.
 axtrace timeline t.trace -o t2.json --bundle mlp.axb
-need "axtrace timeline --bundle names spans" '"name":"sysdma w1 -> h_w0_k0","cat":"dma"' t2.json
+need "axtrace timeline --bundle names spans" '"name":"sysdma w1_cb0 -> h_w_c0","cat":"dma"' t2.json
 [ "$fails" = 0 ] && echo "timeline: all checks passed"

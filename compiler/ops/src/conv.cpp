@@ -86,6 +86,7 @@ void validate(const Call& c) {
 }
 
 void implementation(const Call& c, const Tensor& out) {
+  forget_image();
   const Tensor x = c.tensor("input");
   const Geometry g = geometry(c);
   if (const PassPlan p = pass_plan(c, g); p.passes > 0) {
@@ -96,7 +97,17 @@ void implementation(const Call& c, const Tensor& out) {
   const bool padded = g.p[0] > 0 || g.p[1] > 0;
   const int64_t taps = g.kh * g.kw, kb = taps * g.cb;
   const Tensor w2 = weight_rows(c, g);  // row k = (kh*KW + kw)*C_in + ci of (K, C_out/64) or (C_out/64, K)
-  const int64_t chunk = max_chunk(kb, e);
+  // A constant HWIO weight in DDR streams in column chunks from its column-block image; a blocked
+  // weight is already column-block-major and an input weight has no values to rearrange.
+  ColumnPlan cols =
+      g.blocked ? ColumnPlan{max_chunk(kb, e), {}} : plan_columns(w2, g.oh * g.ow, kb, g.nb, max_chunk(kb, e));
+  if (padded && !g.blocked && !cols.wc && in_ddr(w2) && is_constant(w2))
+    // The taps are loaded one by one (reversed): from the column-block image one copy serves them
+    // all instead of a copy per tap. With one output block the row-major weight is that image.
+    cols.wc = g.nb == 1 ? w2.reshape({1, w2.shape()[0]}) : column_blocks(w2);
+  const int64_t chunk = cols.chunk;
+  ColumnLoader columns(cols, g.nb, out.name() + "_w");
+  Tensor epi;
   for (int64_t nb0 = 0; nb0 < g.nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, g.nb - nb0);
     MvmChunk m;
@@ -107,11 +118,18 @@ void implementation(const Call& c, const Tensor& out) {
     m.imc = A::alloc_imc({kb, nbc}, "int8x4096", -1, out.name() + "_w" + std::to_string(nb0));
     m.imc.node()->loc = call_loc();  // the IMC budget error points at the call
     if (!padded) {
-      load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0), g.blocked);
+      if (cols.wc)
+        columns.load(m.imc, nb0, nbc, 0, kb, 0);
+      else
+        load_streamed(w2, m.imc, 0, kb, 0, nb0, nbc, out.name() + "_w" + std::to_string(nb0), g.blocked);
     } else {
-      for (int64_t t = 0; t < taps; ++t)  // IMC tile t*CB + cb holds tap taps-1-t
-        load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
-                      out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t), g.blocked);
+      for (int64_t t = 0; t < taps; ++t) {  // IMC tile t*CB + cb holds tap taps-1-t
+        if (cols.wc)
+          columns.load(m.imc, nb0, nbc, t * g.cb, g.cb, (taps - 1 - t) * g.cb);
+        else
+          load_streamed(w2, m.imc, t * g.cb, g.cb, (taps - 1 - t) * g.cb, nb0, nbc,
+                        out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t), g.blocked);
+      }
     }
     m.ifd = [&](const A::StreamHandle& s) {
       A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
@@ -127,6 +145,11 @@ void implementation(const Call& c, const Tensor& out) {
         }
       });
     };
+    if (cols.wc) {  // one epilogue constant for the layer's chunks
+      m.epi_cache = &epi;
+      m.layer_nb = g.nb;
+      m.layer_chunk = chunk;
+    }
     mvm_chunk(m, e, out);
   }
 }
@@ -152,7 +175,12 @@ OpDef convolution_op() {
   d.implementation = implementation;
   d.emulate = [](const Call& c, const Tensor& out) {
     const Geometry g = geometry(c);
-    return conv_reference(c, g, pass_plan(c, g), out);
+    // A constant weight the implementation streamed from its column-block image: the graph reads
+    // the image (reshaped back), so the bundle carries the image only.
+    std::string w = c.tensor("weight").name();
+    std::vector<Node> nodes = weight_from_image(c.tensor("weight"), out.name(), w);
+    for (auto& n : conv_reference(c, g, pass_plan(c, g), out, w)) nodes.push_back(std::move(n));
+    return nodes;
   };
   return d;
 }

@@ -32,7 +32,9 @@ void validate_passes(const Call& c, const Geometry& g, const PassPlan& p);
 void conv_in_passes(const Call& c, const Geometry& g, const PassPlan& p, const Tensor& out);
 // The reference: the weight brought to (KH, KW, C_in, C_out) by reshape/permute nodes when it is
 // blocked, then one conv2d (with the epilogue), or per output block the passes' conv2d nodes
-// summed in float18 by "add" nodes in pass order and the blocks concatenated.
-std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPlan& p, const Tensor& out);
+// summed in float18 by "add" nodes in pass order and the blocks concatenated. `weight` names the
+// weight in the graph (the call's weight, or its view read from a column-block image).
+std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPlan& p, const Tensor& out,
+                                 const std::string& weight);
 
 }  // namespace axcore::compiler::ops::detail

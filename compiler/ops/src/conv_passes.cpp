@@ -137,7 +137,8 @@ void conv_in_passes(const Call& c, const Geometry& g, const PassPlan& p, const T
   }
 }
 
-std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPlan& p, const Tensor& out) {
+std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPlan& p, const Tensor& out,
+                                 const std::string& weight) {
   std::vector<Node> nodes;
   auto dbl = [](std::vector<int64_t> v) { return std::vector<double>(v.begin(), v.end()); };
   auto shaped = [&](const std::string& op, const std::string& in, const std::string& o, const char* attr,
@@ -156,7 +157,7 @@ std::vector<Node> conv_reference(const Call& c, const Geometry& g, const PassPla
     return n;
   };
   // The weight as (KH, KW, C_in, C_out) for the reference's conv2d.
-  std::string w = c.tensor("weight").name();
+  std::string w = weight;
   if (g.blocked) {
     const int64_t ci = g.cb * 64;
     shaped("reshape", w, out.name() + "_wr5", "shape", {g.nb, g.kh, g.kw, ci, 64});

@@ -81,11 +81,15 @@ LinearPlan linear_chunk(const Tensor& x, const Tensor& w, const Epilogue& e, con
 void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const Tensor& out_in) {
   const Tensor x = rows_of(x_in), out = rows_of(out_in);
   const int64_t m = x.shape()[0], kb = w.shape()[0] / 64, nb = w.shape()[1];
-  const auto [chunk, stream, rows] = linear_chunk(x, w, e, out);
+  const auto [max_cols, stream, rows] = linear_chunk(x, w, e, out);
   if (rows > 0) {
-    linear_rows_streamed(x, w, e, out, chunk, rows);
+    linear_rows_streamed(x, w, e, out, max_cols, rows);
     return;
   }
+  const ColumnPlan cols = stream ? ColumnPlan{max_cols, {}} : plan_columns(w, m, kb, nb, max_cols);
+  const int64_t chunk = cols.chunk;
+  ColumnLoader columns(cols, nb, out_in.name() + "_w");
+  Tensor epi;
   for (int64_t nb0 = 0; nb0 < nb; nb0 += chunk) {
     const int64_t nbc = std::min(chunk, nb - nb0);
     MvmChunk c;
@@ -105,6 +109,8 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
         for (auto [k, n] : A::grid(w.shape()[0], nbc)) slot(k, n) = w(k, nb0 ? n + nb0 : n);
       });
       load_chunk(slot, c.imc, 0, kb, 0, 0, nbc);
+    } else if (cols.wc) {
+      columns.load(c.imc, nb0, nbc, 0, kb, 0);
     } else {
       load_streamed(w, c.imc, 0, kb, 0, nb0, nbc, out_in.name() + "_w" + std::to_string(nb0));
     }
@@ -112,6 +118,11 @@ void linear_impl(const Tensor& x_in, const Tensor& w, const Epilogue& e, const T
       A::grid_nest({m, nbc, kb},
                    [&](const std::vector<A::Value>& i) { s.push(x(i[0], i[2])); });  // the row, once per output block
     };
+    if (cols.wc) {  // one epilogue constant for the layer's chunks
+      c.epi_cache = &epi;
+      c.layer_nb = nb;
+      c.layer_chunk = chunk;
+    }
     mvm_chunk(c, e, out);
   }
 }
@@ -324,6 +335,7 @@ OpDef linear_op() {
     return BufferInfo{out_shape(c.tensor("input"), c.tensor("weight")), "float32x64"};
   };
   d.implementation = [](const Call& c, const Tensor& out) {
+    forget_image();
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles)
       linear_split_k(c.tensor("input"), c.tensor("weight"), c.has("bias") ? c.tensor("bias") : Tensor(), out);
     else
@@ -331,7 +343,10 @@ OpDef linear_op() {
   };
   d.emulate = [](const Call& c, const Tensor& out) {
     if (c.tensor("weight").shape()[0] / 64 > spec::param::imc_tiles) return split_k_reference(c, out);
-    return mvm_reference(c, node("linear", {c.tensor("input").name(), c.tensor("weight").name()}, {}), out);
+    std::string w = c.tensor("weight").name();
+    std::vector<Node> g = weight_from_image(c.tensor("weight"), out.name(), w);
+    for (auto& n : mvm_reference(c, node("linear", {c.tensor("input").name(), w}, {}), out)) g.push_back(std::move(n));
+    return g;
   };
   return d;
 }

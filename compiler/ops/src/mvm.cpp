@@ -37,14 +37,31 @@ void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, in
 void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
   // Preamble constants: [bias blocks of this chunk] [scale] [zero]. (The bias comes first so its
   // register index is the DPU loop variable alone, the DPU's loop-indexed register mode.)
-  std::vector<double> k;
-  int64_t i_scale = -1, i_zero = -1;
-  if (!e.bias.empty()) k.insert(k.end(), e.bias.begin() + c.nb0 * 64, e.bias.begin() + (c.nb0 + c.nbc) * 64);
-  if (e.scale) i_scale = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, *e.scale);
-  if (e.relu) i_zero = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, 0.0);
+  // With c.layer_chunk, one constant holds the segments of every chunk of the layer (nb0 =
+  // 0, layer_chunk, ...) one after the other, copied once; this chunk reads its own.
+  auto segment = [&](int64_t nb0, int64_t nbc, int64_t* i_scale, int64_t* i_zero) {
+    std::vector<double> k;
+    if (!e.bias.empty()) k.insert(k.end(), e.bias.begin() + nb0 * 64, e.bias.begin() + (nb0 + nbc) * 64);
+    if (e.scale) *i_scale = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, *e.scale);
+    if (e.relu) *i_zero = static_cast<int64_t>(k.size() / 64), k.insert(k.end(), 64, 0.0);
+    return k;
+  };
+  int64_t i_scale = -1, i_zero = -1, seg0 = 0;
+  std::vector<double> k = segment(c.nb0, c.nbc, &i_scale, &i_zero);
   const int64_t n_k = static_cast<int64_t>(k.size() / 64);
+  if (c.layer_chunk > 0 && n_k) {
+    k.clear();
+    for (int64_t nb0 = 0, a = 0, b = 0; nb0 < c.layer_nb; nb0 += c.layer_chunk) {
+      if (nb0 == c.nb0) seg0 = static_cast<int64_t>(k.size() / 64);
+      const auto part = segment(nb0, std::min(c.layer_chunk, c.layer_nb - nb0), &a, &b);
+      k.insert(k.end(), part.begin(), part.end());
+    }
+  }
   Tensor consts = c.epi_cache && *c.epi_cache ? *c.epi_cache : Tensor();
-  if (n_k && !consts) consts = make_constant(out.name() + "_epi", {n_k}, "float32x64", std::move(k));
+  if (n_k && !consts) {
+    const int64_t blocks = static_cast<int64_t>(k.size() / 64);
+    consts = make_constant(out.name() + "_epi", {blocks}, "float32x64", std::move(k));
+  }
   if (c.epi_cache) *c.epi_cache = consts;
   std::vector<int64_t> outs = c.outer;
   outs.push_back(c.nbc);
@@ -63,7 +80,7 @@ void mvm_chunk(const MvmChunk& c, const Epilogue& e, const Tensor& out) {
     A::IFD(0, [&] { c.ifd(ifd); });
     if (consts)
       A::IFD(1, [&] {
-        for (auto j : A::serial(n_k)) side.push(consts(j));
+        for (auto j : A::serial(n_k)) side.push(consts(seg0 ? j + seg0 : j));
       });
     else if (c.partial)  // the partial sum, element by element in the ODR's order
       A::IFD(1, [&] {

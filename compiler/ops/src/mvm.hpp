@@ -25,7 +25,10 @@ struct MvmChunk {
   std::function<void(const A::StreamHandle& s)> ifd;
   int64_t out_nb0 = -1;         // the result's first column block (-1: nb0; 0: a result slot of the chunk)
   Tensor* epi_cache = nullptr;  // shares one epilogue constant between the chunk's datapaths
-  int64_t out_row0 = 0;         // the result's first index along its first axis (a band of output rows)
+  // > 0: the chunks of the layer (layer_nb output blocks, layer_chunk per chunk) share one
+  // epilogue constant through epi_cache, each reading its segment (one copy instead of one per chunk).
+  int64_t layer_nb = 0, layer_chunk = 0;
+  int64_t out_row0 = 0;  // the result's first index along its first axis (a band of output rows)
   // A K pass after the first (split K; the guide's partial=, §11.2): out = f18(f18(acc) +
   // f18(partial)), the partial sum streamed through IFD1 in the ODR's order — `out` itself for a
   // running sum in place (each element is read before the ODR writes it). No epilogue constants.
@@ -50,6 +53,42 @@ bool in_ddr(const Tensor& t);
 // A weight already in L1 is loaded as load_chunk does.
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
                    int64_t nbc, const std::string& tag, bool block_major = false);
+// The column-block-major DDR image of a constant weight w (K, NB) int8x64: a constant (NB, K),
+// column block n's K rows contiguous, so a chunk of columns is read in whole bursts. Empty when w
+// holds no constant values.
+Tensor column_blocks(const Tensor& w);
+// The reference's view of the image the operator's implementation just made for `w` (reshape,
+// permute, reshape back to w's logical shape), so the graph reads the image and the bundle need
+// not carry the logical weight too; `name` becomes the logical weight's name in the graph. Empty
+// (name unchanged) when the implementation made none. forget_image() drops a stale one.
+std::vector<Node> weight_from_image(const Tensor& w, const std::string& stem, std::string& name);
+void forget_image();
+// How a layer whose weight comes from DDR is cut into chunks of output blocks: `chunk` blocks per
+// chunk, each its own residency piece (LoadIMC) and MVMEXE datapath, so chunk j + 1 loads while
+// chunk j computes (the device runs a LoadIMC beside an MVMEXE on other tiles of the same
+// matrix_id). A cost model picks the chunk: the load of chunk 0, then per chunk the longer of the
+// next load and this compute, then the last compute, against the host's per-chunk writes. `wc` is
+// the weight's column-block image when the chunk is smaller than `cmax` (a constant weight only).
+struct ColumnPlan {
+  int64_t chunk = 0;
+  Tensor wc;
+};
+ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t nb, int64_t cmax);
+// Makes the chunks of a ColumnPlan resident in program order: copies of whole chunks of the
+// column-block image into L1 (the first chunk alone, then ~64 KiB at a time), one LoadIMC per
+// load() call.
+class ColumnLoader {
+ public:
+  ColumnLoader(const ColumnPlan& plan, int64_t nb, std::string tag);
+  // imc(kb0 + kb, nb) = weight rows (row_block0 + kb) * 64.. of column block nb0 + nb, kb < kbs,
+  // nb < nbc; chunks in increasing nb0.
+  void load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0, int64_t kbs, int64_t row_block0);
+
+ private:
+  Tensor wc_, slot_;
+  int64_t chunk_, nb_, unit0_ = 0, unit_cols_ = 0;
+  std::string tag_;
+};
 // The rows per chunk of a row-streamed linear (two input and two result slots and the weight's
 // groups in `budget` bytes), 0 when not even one row fits.
 int64_t stream_rows(const Tensor& x, const Tensor& w, const Tensor& out, int64_t nbc, uint64_t budget);

@@ -4,6 +4,8 @@
 // (ping/pong: chunk c + 1's input copy and chunk c - 1's result copy run while chunk c computes).
 // The copies are A.SysDMA blocks with no id; lower()'s overlap scheduler orders them only after
 // what they touch (a slot is refilled after the datapath that read it, so reuse cannot race).
+#include <algorithm>
+
 #include "mvm.hpp"
 
 namespace axcore::compiler::ops::detail {
@@ -17,6 +19,111 @@ bool in_ddr(const Tensor& t) {
 int64_t weight_groups(int64_t kbs, int64_t nbc) {
   if (kbs * nbc <= 4) return 1;  // a few tiles: one copy, one LoadIMC
   return std::min<int64_t>(kbs, 8);
+}
+
+namespace {
+// The column-block image the last implementation made, for its operator's reference (emulate runs
+// right after implementation): the graph reads the image, so the logical weight leaves the bundle.
+struct LastImage {
+  const BufferNode* root = nullptr;
+  Tensor image;
+};
+thread_local LastImage g_last_image;
+}  // namespace
+
+void forget_image() { g_last_image = {}; }
+
+std::vector<Node> weight_from_image(const Tensor& w, const std::string& stem, std::string& name) {
+  if (!g_last_image.root || g_last_image.root != w.node()->root()) return {};
+  const Tensor img = g_last_image.image;
+  forget_image();
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  const int64_t nb = img.shape()[0], k = img.shape()[1];
+  // (NB, K * 64) -> (NB, K, 64) -> (K, NB, 64) -> the weight's logical shape.
+  Node split = node("reshape", {img.name()}, {stem + "_wimg3"});
+  split.num_attrs["shape"] = {d(nb), d(k), 64};
+  Node swap = node("permute", {stem + "_wimg3"}, {stem + "_wimgt"});
+  swap.num_attrs["dims"] = {1, 0, 2};
+  Node back = node("reshape", {stem + "_wimgt"}, {stem + "_wlogical"});
+  for (int64_t v : logical(w)) back.num_attrs["shape"].push_back(d(v));
+  name = stem + "_wlogical";
+  return {split, swap, back};
+}
+
+Tensor column_blocks(const Tensor& w) {
+  if (!is_constant(w) || w.dtype() != "int8x64" || w.shape().size() != 2) return {};
+  const std::vector<double>* v = nullptr;
+  for (const BufferNode* b = w.node().get(); b && !v; b = b->alias_of.get())
+    if (!b->data.empty()) v = &b->data;
+  const int64_t k = w.shape()[0], nb = w.shape()[1];
+  if (!v || static_cast<int64_t>(v->size()) != k * nb * 64) return {};
+  std::vector<double> t(v->size());
+  for (int64_t n = 0; n < nb; ++n)
+    for (int64_t r = 0; r < k; ++r) std::copy_n(v->begin() + (r * nb + n) * 64, 64, t.begin() + (n * k + r) * 64);
+  Tensor image = make_constant(w.name() + "_cb", {nb, k}, "int8x64", std::move(t));
+  g_last_image = {w.node()->root(), image};
+  return image;
+}
+
+ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t nb, int64_t cmax) {
+  if (!in_ddr(w) || !is_constant(w) || nb < 2 || cmax < 2) return {cmax, {}};
+  namespace P = spec::param;
+  // Cycles per IMC tile: its LoadIMC rows, or its 4 KiB from DDR if that is slower; per tile-op.
+  const double tile_load =
+      std::max(64.0 * P::loadimc_cycles_per_row, 4096.0 / std::min<double>(P::axi_data_bytes, P::ddr_bytes_per_cycle));
+  const double tile_op = 64.0 / P::mvm_rows_per_cycle;
+  // An MVMEXE task's fixed cost: the token of its last LoadIMC reaching the host and its push,
+  // its descriptor fetch (~100 words at one a cycle), the MVM/DPU/ODR pipeline's drain.
+  constexpr double kTask = 250;
+  // The host's serial part per chunk: the chunk's datapath descriptor (~100 words, 3 cycles a word
+  // through AXI-Lite) and its copies' BDs. The TXN writes them while earlier chunks run.
+  constexpr double kHost = 400;
+  int64_t best = cmax;
+  double best_t = 0;
+  for (int64_t c = cmax; c >= 1; --c) {
+    const int64_t pieces = (nb + c - 1) / c;
+    if (c < cmax && pieces == (nb + c) / (c + 1)) continue;  // same pieces as a larger chunk
+    double t = 0, prev_compute = 0;
+    for (int64_t j = 0; j < pieces; ++j) {
+      const int64_t cj = std::min(c, nb - j * c);
+      const double load = tile_load * static_cast<double>(kb * cj);
+      t += j == 0 ? load : std::max(load, prev_compute);
+      prev_compute = tile_op * static_cast<double>(positions * kb * cj) + kTask;
+    }
+    t = std::max(t + prev_compute, kHost * static_cast<double>(pieces));
+    if (c == cmax || t < best_t) best = c, best_t = t;
+  }
+  if (best >= cmax) return {cmax, {}};
+  return {best, column_blocks(w)};
+}
+
+ColumnLoader::ColumnLoader(const ColumnPlan& plan, int64_t nb, std::string tag)
+    : wc_(plan.wc), chunk_(plan.chunk), nb_(nb), tag_(std::move(tag)) {}
+
+void ColumnLoader::load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0, int64_t kbs, int64_t row_block0) {
+  const int64_t k = wc_.shape()[1];
+  if (nb0 >= unit0_ + unit_cols_) {
+    // The next copy: the first chunk alone (the first LoadIMC starts soon), then copies of about
+    // 64 KiB of whole chunks, each one contiguous DDR range of the column-block image (whole 4 KiB
+    // bursts) into its own L1 buffer (dead after its LoadIMCs, so the rows are reused).
+    const int64_t chunk_bytes = chunk_ * k * 64;
+    const int64_t chunks = nb0 == 0 ? 1 : std::max<int64_t>(1, (32 << 10) / chunk_bytes);
+    unit0_ = nb0;
+    unit_cols_ = std::min(chunks * chunk_, nb_ - nb0);
+    slot_ = A::alloc_buffer({unit_cols_ * k}, "int8x64", A::L1, tag_ + "_c" + std::to_string(nb0));
+    slot_.node()->loc = call_loc();
+    A::SysDMA([&] {
+      for (auto [n, r] : A::grid(unit_cols_, k)) slot_(n * k + r) = wc_(nb0 ? n + nb0 : n, r);
+    });
+  }
+  auto plus = [](const A::Value& v, int64_t d) { return d ? v + d : v; };
+  const int64_t n0 = nb0 - unit0_;
+  for (auto [kb, nb] : A::grid(kbs, nbc)) {
+    A::LoadIMC([&] {
+      const A::Value row = plus(nb, n0) * k + plus(kb, row_block0) * 64;
+      imc(plus(kb, kb0), nb) = slot_(A::slice(row, row + 64));  // tile (kb, nb): 64 consecutive rows
+    });
+  }
 }
 
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,

@@ -166,6 +166,14 @@ TEST(OpsFsim, LinearWithScaleBiasRelu) {
       3, -128, 127);
 }
 
+// Tasks of a compiled program on one core queue.
+int tasks_on(const axcore::compiler::Program& p, axcore::spec::Queue q) {
+  int n = 0;
+  for (const auto& s : p.steps)
+    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) n += t->queue == q;
+  return n;
+}
+
 TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
   // K = 4096 is 64 tiles per output block: two blocks per residency, three blocks in two chunks.
   const auto r = [] {
@@ -176,11 +184,23 @@ TEST(OpsFsim, LinearSplitsNAcrossResidencies) {
     return m;
   }();
   const auto b = axcore::compiler::compile(r.ir().main());
-  int loads = 0;
-  for (const auto& s : b.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
+  const int loads = tasks_on(b.program, axcore::spec::Queue::LOADIMC);
   EXPECT_EQ(loads, 16);  // two chunks, each weight chunk made resident in 8 groups of K blocks (load_streamed)
   expect_matches_reference(r, random_inputs(b.bundle, 4, -128, 127));
+}
+
+TEST(OpsFsim, LinearInColumnChunksReadsItsEpilogueSegment) {
+  // A constant weight in column chunks (docs/compiler.md): N = 448 is 7 output blocks, cut 2 + 2 +
+  // 2 + 1 by the cost model, each chunk's scale read from its own segment of one epilogue constant
+  // (no bias: the segments are 1 block each, the last chunk's too).
+  const A::Module m = module_of([](A::Func& f) {
+    A::output(
+        invoke("core.linear", {input(f, "x", {128, 256}, "int8x64"), weight("w", {256, 448}, 31)}, {{"scale", 0.25}}));
+  });
+  const auto r = axcore::compiler::compile(m.ir().main());
+  const int mvmexe = tasks_on(r.program, axcore::spec::Queue::MVMEXE);
+  EXPECT_EQ(mvmexe, 4);
+  expect_matches_reference(m, random_inputs(r.bundle, 17, -128, 127));
 }
 
 // Weights as inputs (issue 24), through the C++ builder: aten.linear's (out, in) and
@@ -202,10 +222,8 @@ TEST(OpsFsim, AtenWeightsAsInputs) {
                      {{"bias", floats("b", {128}, 9, -300, 300)}, {"stride", std::vector<int64_t>{2, 2}}}));
   });
   const auto r = axcore::compiler::compile(m.ir().main());
-  int loads = 0;
-  for (const auto& s : r.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
-  EXPECT_EQ(loads, 2 * (8 + 8));  // 2 output blocks x 2 passes, each resident in 8 groups of K blocks
+  // 2 output blocks x 2 passes, each resident in 8 groups of K blocks
+  EXPECT_EQ(tasks_on(r.program, axcore::spec::Queue::LOADIMC), 2 * (8 + 8));
   expect_matches_reference(m, random_inputs(r.bundle, 11, -128, 127));
 }
 
@@ -218,9 +236,7 @@ TEST(OpsFsim, LinearBeyondOneResidencySplitsK) {
                      {{"bias", floats("b", {64}, 24, -50, 50)}}));
   });
   const auto r = axcore::compiler::compile(m.ir().main());
-  int loads = 0;
-  for (const auto& s : r.program.steps)
-    if (const auto* t = std::get_if<axcore::compiler::Task>(&s)) loads += t->queue == axcore::spec::Queue::LOADIMC;
+  const int loads = tasks_on(r.program, axcore::spec::Queue::LOADIMC);
   EXPECT_EQ(loads, 2);
   expect_matches_reference(m, random_inputs(r.bundle, 16, -128, 127));
 }

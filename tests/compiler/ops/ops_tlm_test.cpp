@@ -93,14 +93,20 @@ INSTANTIATE_TEST_SUITE_P(Examples, ModelOnTlmSmallL1, ::testing::Values("mlp", "
 
 // The MLP's matmuls against weights resident in one residency: tile-ops per cycle of each MVMEXE
 // task, from the command processor's task spans on the TLM timeline (simulated cycles, 1 GHz).
+// The layers run in column chunks (docs/compiler.md "Column chunks of constant weights"): 256
+// tile-ops a task, so a task's fixed ~20 cycles (IFD's first element, the MVM latency, the ODR's
+// last store) and the L1 banks it shares with the next chunk's LoadIMC weigh more per task; the
+// MVM stays busy over all tasks together.
 TEST(OpsTlm, MlpMatmulsKeepTheMvmBusy) {
   const auto m = axcore::compiler::frontend::load_model(fs::path(AXCORE_EXAMPLE_MODELS) / "mlp.yaml");
   const auto r = axcore::compiler::compile(m.module.ir().main());
   const auto tl = nlohmann::json::parse(expect_tlm_matches_reference("mlp_util", r, 42, -128, 127, true));
-  int checked = 0;
+  int checked = 0, tasks = 0;
+  double all_ops = 0, all_cycles = 0;
   for (const auto& s : r.program.steps) {
     const auto* t = std::get_if<axcore::compiler::Task>(&s);
     if (!t || t->queue != axcore::spec::Queue::MVMEXE) continue;
+    ++tasks;
     // The command processor's span of this task: named as the compiler named it, at its CMD_MEM word.
     for (const auto& e : tl["traceEvents"]) {
       if (e.value("ph", "") != "X" || e.value("cat", "") != "task" || e.value("name", "") != t->name) continue;
@@ -109,11 +115,15 @@ TEST(OpsTlm, MlpMatmulsKeepTheMvmBusy) {
       const double util = static_cast<double>(t->mvm_tile_ops) / cycles;
       std::printf("mlp %-28s %6llu tile-ops in %7.0f cycles: MVM utilization %.1f%%\n", t->name.c_str(),
                   static_cast<unsigned long long>(t->mvm_tile_ops), cycles, 100 * util);
-      EXPECT_GE(util, 0.9) << t->name;
+      EXPECT_GE(util, 0.85) << t->name;
+      all_ops += static_cast<double>(t->mvm_tile_ops);
+      all_cycles += cycles;
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 2);
+  EXPECT_GE(tasks, 2);
+  EXPECT_EQ(checked, tasks);
+  EXPECT_GE(all_ops / all_cycles, 0.9);
 }
 
 TEST(OpsTlm, ElementwiseAndMovement) {

@@ -61,6 +61,7 @@ struct Task {
   // What the task does, for `axc explain` and the performance model.
   uint64_t mvm_tile_ops = 0;  // MVM tile-ops (64x64 MACs each)
   uint64_t ifd0_elems = 0, ifd1_elems = 0, odr_elems = 0, dpu_instr_per_iter = 0, dpu_iterations = 0;
+  uint64_t ifd1_rows = 0, odr_rows = 0;  // L1 rows those elements take (R(dtype) each, docs/timing.md)
   uint64_t predicted_cycles = 0;
   std::vector<Access> footprint;
 };
