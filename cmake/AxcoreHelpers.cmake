@@ -24,13 +24,13 @@ function(axcore_library name)
                         PRIVATE ${A_PRIVATE_LIBS} axcore_warnings)
 endfunction()
 
-# axcore_executable(NAME SOURCES... [LIBS ...]) — a command-line tool, installed into bin/
-# (benchmarks, NAME_bench, stay in the build tree: they name its folders).
+# axcore_executable(NAME SOURCES... [LIBS ...]) — a command-line tool; the tools (ax*) are
+# installed into bin/, benchmarks (NAME_bench: they name build-tree folders) and test drivers not.
 function(axcore_executable name)
   cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${A_SOURCES} ${A_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${A_LIBS} axcore_warnings axcore_sanitize)
-  if(NOT name MATCHES "_bench$")
+  if(name MATCHES "^ax" AND NOT name MATCHES "_bench$")
     install(TARGETS ${name} RUNTIME DESTINATION bin)
   endif()
   axcore_link_into_bin(${name})

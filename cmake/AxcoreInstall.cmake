@@ -303,6 +303,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_STRIP_FILES ON)  # the tools and the extension (symbols only: a Release build has no -g)
 set(_deb_depends ${AXCORE_DEBIAN_DEV_DEPENDS})
 if(TARGET _axcore)  # the extension is built for one interpreter version
   math(EXPR _next_minor "${Python3_VERSION_MINOR} + 1")
