@@ -104,7 +104,8 @@ if(PYTHON)
   set(pydir ${prefix}/lib/python3/dist-packages)
   get_filename_component(pybin ${PYTHON} DIRECTORY)
   step("python package" ${CMAKE_COMMAND} -E env --unset=AXCORE_AXRUN --unset=AXCORE_FSIM PYTHONPATH=${pydir}
-       ${PYTHON} ${here}/python_check.py ${prefix} ${WORK}/scale_op.axb ${BACKENDS})
+       ${PYTHON} ${here}/python_check.py ${prefix} ${SOURCE_DIR}/examples/guide ${WORK}/scale_op.axb
+       ${BACKENDS})
   message(STATUS "${STEP_OUT}")
   # axc compiles a Python program with the installed package (AXCORE_PYTHON_DIR: its folder; axc
   # runs the python3 first on PATH).

@@ -1,9 +1,10 @@
-"""The installed Python package: python_check.py PREFIX BUNDLE BACKEND...
+"""The installed Python package: python_check.py PREFIX GUIDE_DIR BUNDLE BACKEND...
 
 Imports `axcore` (PYTHONPATH points at the prefix's package folder), checks it is the installed
-one, compiles the guide's Scale with the installed extension, and runs it and BUNDLE (written by
-the installed `axc`) on every BACKEND (fsim through the installed axcore-fsim, tlm/rtl through
-the installed axrun), each compared bit for bit with its reference.
+one, compiles the guide's Scale (GUIDE_DIR/scale.py, examples/guide) with the installed
+extension, and runs it and BUNDLE (written by the installed `axc`) on every BACKEND (fsim through
+the installed axcore-fsim, tlm/rtl through the installed axrun), each compared bit for bit with
+its reference.
 """
 import os
 import sys
@@ -11,36 +12,18 @@ import sys
 import numpy as np
 
 import axcore
-import axcore.script as A
 from axcore import runtime
 from axcore.compiler.interpreter import emulation as emu
 
 
-@A.ir_module
-class Scale:
-    @A.prim_func
-    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
-        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
-        scale = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
-        for i in A.grid(8):
-            with A.Datapath():
-                ifd = A.decl_stream("float32x64")
-                dpu = A.decl_stream("float32x64")
-                with A.IFD(num=0):
-                    ifd.push(inp[i, 0])
-                with A.DPU():
-                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(scale[0], "float18x64"))
-                with A.ODR():
-                    out[i, 0] = dpu.pop()
-        A.output(out)
-
-
 def main() -> int:
-    prefix, bundle_file, backends = sys.argv[1], sys.argv[2], sys.argv[3:]
+    prefix, guide, bundle_file, backends = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     where = os.path.realpath(axcore.__file__)
     if not where.startswith(os.path.realpath(prefix) + os.sep):
         print(f"python_check: imported axcore from {where}, not from {prefix}", file=sys.stderr)
         return 1
+    sys.path.insert(0, guide)
+    from scale import Scale  # noqa: E402 - the guide's folder is known only now
     x = np.random.default_rng(1).uniform(-100, 100, (8, 64)).astype(np.float32)
     inputs = {"inp": x}  # both programs: one input "inp" of (8, 1) float32x64
     # Scale's reference: what the guide says it computes (every element times 2 in float18); the
