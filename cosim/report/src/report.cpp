@@ -35,17 +35,6 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
-void read_stats(const fs::path& file, StepResult& s) {
-  std::ifstream in(file);
-  if (!in) return;
-  try {
-    const auto j = json::parse(in);
-    s.mvm_utilization = j.at("mvm_utilization").get<double>();
-    s.of_roofline = j.at("of_roofline").get<double>();
-    if (j.contains("sticky")) s.sticky = j["sticky"].get<std::map<std::string, uint64_t>>();
-  } catch (const json::exception&) {}  // a run that died before writing it: no figures
-}
-
 std::string results_json(const std::vector<JobResult>& results, const ReportInfo& info) {
   json j;
   j["suite"] = info.suite;

@@ -19,6 +19,7 @@
 
 namespace axcore::regress {
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 const char* to_string(Status s) {
   switch (s) {
@@ -48,6 +49,17 @@ const StepResult* JobResult::step(const std::string& n) const {
 std::string Summary::closing_line() const {
   return skipped ? fmt::format("{} passed, {} failed, {} skipped", passed, failed, skipped)
                  : fmt::format("{} passed, {} failed", passed, failed);
+}
+
+void read_stats(const fs::path& file, StepResult& s) {
+  std::ifstream in(file);
+  if (!in) return;
+  try {
+    const auto j = json::parse(in);
+    s.mvm_utilization = j.at("mvm_utilization").get<double>();
+    s.of_roofline = j.at("of_roofline").get<double>();
+    if (j.contains("sticky")) s.sticky = j["sticky"].get<std::map<std::string, uint64_t>>();
+  } catch (const json::exception&) {}  // a run that died before writing it: no figures
 }
 
 Summary summarize(const std::vector<JobResult>& results, double seconds) {
