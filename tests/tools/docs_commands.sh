@@ -8,7 +8,7 @@ set -eu
 build=$1 src=$2 out=$3
 shift 3
 rm -rf "$out" && mkdir -p "$out/build"
-for d in examples tests scripts docs spec; do ln -s "$src/$d" "$out/$d"; done
+for d in examples cosim tests scripts docs spec; do ln -s "$src/$d" "$out/$d"; done
 ln -s "$build" "$out/build/release"
 n=0
 for doc in "$@"; do
