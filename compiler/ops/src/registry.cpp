@@ -383,7 +383,15 @@ void write_region(const Tensor& out, std::vector<Node>& g) {
   const auto ref = out ? region_ref(out) : std::nullopt;
   if (!ref) return;
   const std::string parent = out.region()->parent.name();
-  Node n = detail::node("write_region", {parent, out.name()}, {parent});
+  // The parent's values so far: an operand of the function, or what an earlier node wrote (else
+  // nothing wrote it yet, and the reference starts it at zero).
+  const BufferNode& p = *out.region()->parent.node();
+  bool has_value = !p.alias_of && (p.role == BufferRole::Input || p.role == BufferRole::Constant);
+  for (const auto& n : g)
+    has_value = has_value || std::find(n.outputs.begin(), n.outputs.end(), parent) != n.outputs.end();
+  Node n = detail::node("write_region", {}, {parent});
+  if (has_value) n.inputs.push_back(parent);
+  n.inputs.push_back(out.name());
   n.num_attrs = {{"starts", doubles(ref->starts)}, {"sizes", doubles(ref->counts)}, {"shape", doubles(ref->parent)}};
   g.push_back(std::move(n));
 }

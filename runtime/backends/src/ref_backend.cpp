@@ -191,19 +191,20 @@ ref::NDArray<T> pad(const Ctx& c, const ref::NDArray<T>& x) {
 }
 
 // A tile view's values written back into its parent (a buf.tile(...) output, the compiler's
-// region write): inputs (parent, value), `starts` and `sizes` per axis of the parent, `shape` the
-// parent's for a parent nothing wrote yet (its other elements zero). The value holds the region's
-// elements in C order (a dropped axis counts 1).
+// region write): inputs (parent, value), or (value) for a parent nothing wrote yet (its other
+// elements zero); `starts` and `sizes` per axis of the parent, `shape` the parent's. The value
+// holds the region's elements in C order (a dropped axis counts 1).
 void write_region(const Ctx& c) {
   const std::vector<size_t> starts = sizes(c, "starts"), extent = sizes(c, "sizes"), shape = sizes(c, "shape");
+  if (c.n.inputs.empty() || c.n.inputs.size() > 2) c.fail("takes (parent, value) or (value)");
   if (starts.size() != shape.size() || extent.size() != shape.size())
     c.fail("'starts', 'sizes' and 'shape' must have one entry per axis of the parent");
   std::visit(
       [&](const auto& value) {
         using T = typename std::decay_t<decltype(value)>::value_type;
         ref::NDArray<T> parent(ref::Shape(shape.begin(), shape.end()));
-        if (auto it = c.env.find(c.n.inputs.at(0)); it != c.env.end()) {
-          const auto* p = std::get_if<ref::NDArray<T>>(&it->second);
+        if (c.n.inputs.size() == 2) {
+          const auto* p = std::get_if<ref::NDArray<T>>(&c.in(0));
           if (!p) c.fail("the parent '" + c.n.inputs[0] + "' and the region differ in dtype");
           parent = *p;
         }
@@ -227,7 +228,7 @@ void write_region(const Ctx& c) {
         }
         c.env.insert_or_assign(c.n.outputs.at(0), std::move(parent));
       },
-      c.in(1));
+      c.in(c.n.inputs.size() - 1));
 }
 
 using OpFn = std::function<void(const Ctx&)>;
