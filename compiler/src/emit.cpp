@@ -229,11 +229,29 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   }
   out.txn = tb.words();
 
+  // The graph is single assignment but for the output and scratch buffers of the table: a name
+  // written again (an operator updating a buffer in place, a tile view's region written back,
+  // guide §11.2) gets a new version (name.v2, ...), and the nodes after it read that version.
+  std::map<std::string, std::string> version;  // name -> its latest version
+  std::map<std::string, int> writes;
+  auto reassignable = [&](const std::string& name) {
+    const runtime::BufferDesc* d = out.find_buffer(name);
+    return d && (d->role == runtime::BufferRole::OUTPUT || d->role == runtime::BufferRole::SCRATCH);
+  };
   for (const auto& n : f.graph) {
     runtime::GraphNode g;
     g.op = n.op;
-    g.inputs = n.inputs;
-    g.outputs = n.outputs;
+    for (const auto& i : n.inputs) g.inputs.push_back(version.count(i) ? version.at(i) : i);
+    for (const auto& o : n.outputs) {
+      const int k = ++writes[o];
+      if (k > 1 && !reassignable(o)) {
+        version[o] = o + ".v" + std::to_string(k);
+        g.outputs.push_back(version[o]);
+      } else {
+        version.erase(o);
+        g.outputs.push_back(o);
+      }
+    }
     for (const auto& [k, v] : n.num_attrs) g.attrs[k] = attr_of(v);
     for (const auto& [k, v] : n.str_attrs) g.attrs[k] = v;
     out.graph.push_back(std::move(g));

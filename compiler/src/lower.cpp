@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "axcore/compiler/affine.hpp"
 #include "axcore/compiler/scoped_value.hpp"
 #include "axcore/compiler/sync.hpp"
 #include "lower_datapath.hpp"
@@ -287,14 +288,93 @@ class Lowering {
                   nullptr,           write,  b.root()->name};
   }
 
+  // The elements [lo, hi) of `root` the launch statement `s` reads or writes, from its affine
+  // accesses over the loops inside it (a tile view's region, a pipelined buffer's slot: guide
+  // §11.2, §12); nullopt when an access is not affine over them (then the whole buffer counts).
+  static std::optional<std::pair<int64_t, int64_t>> touched_elements(const Stmt& s, const BufferNode* root) {
+    std::map<const VarNode*, std::pair<int64_t, int64_t>> vars;  // loop variable -> first, last value
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool ok = true;
+    auto range = [&](const Expr& e, int64_t& mn, int64_t& mx) {
+      const Affine a = affine_of(e, e->loc);
+      mn = mx = a.constant;
+      for (const auto& [v, k] : a.coef) {
+        auto it = vars.find(v);
+        if (it == vars.end()) throw CompileError({}, "a variable of no loop inside the launch");
+        mn += std::min(k * it->second.first, k * it->second.second);
+        mx += std::max(k * it->second.first, k * it->second.second);
+      }
+    };
+    auto access = [&](const Buffer& b, const std::vector<Expr>& idx) {
+      if (!b || b->root() != root) return;
+      if (idx.size() != b->shape.size()) throw CompileError({}, "an access without one index per dimension");
+      int64_t mn = 0, mx = 0, stride = 1;
+      for (std::size_t d = idx.size(); d-- > 0;) {
+        int64_t a = 0, z = 0;
+        if (idx[d]->kind == ExprKind::Ramp) {  // a slice: base .. base + (lanes - 1) * step
+          int64_t s0 = 0, s1 = 0, l0 = 0, l1 = 0;
+          range(idx[d]->args[0], a, z);
+          range(idx[d]->args[1], s0, s1);
+          range(idx[d]->args[2], l0, l1);
+          if (s0 != s1 || l0 != l1 || s0 < 0) throw CompileError({}, "a slice of no fixed step and length");
+          z += (l1 - 1) * s1;
+        } else {
+          range(idx[d], a, z);
+        }
+        mn += a * stride;
+        mx += z * stride;
+        stride *= b->shape[d];
+      }
+      lo = std::min(lo, mn);
+      hi = std::max(hi, mx + 1);
+    };
+    std::function<void(const Expr&)> expr = [&](const Expr& e) {
+      if (!e) return;
+      if (e->kind == ExprKind::Load) {
+        access(e->buf, e->args);
+      } else if (e->buf && e->buf->root() == root) {
+        throw CompileError({}, "an unindexed use");
+      }
+      for (const auto& a : e->args) expr(a);
+    };
+    std::function<void(const Stmt&)> stmt = [&](const Stmt& st) {
+      if (st->kind == StmtKind::For) {
+        if (st->extent <= 0) return;
+        vars[st->var.get()] = {st->start, st->start + st->extent - 1};
+      }
+      if (st->kind == StmtKind::Store) {
+        access(st->buf, st->indices);
+      } else if (st->buf && st->buf->root() == root) {
+        throw CompileError({}, "an unindexed use");
+      }
+      for (const auto& i : st->indices) expr(i);
+      expr(st->value);
+      for (const auto& b : st->body) stmt(b);
+      for (const auto& b : st->else_body) stmt(b);
+    };
+    try {
+      stmt(s);
+    } catch (const CompileError&) { ok = false; }
+    if (!ok || lo > hi) return std::nullopt;
+    return std::make_pair(lo, hi);
+  }
+
   // What a datapath or LoadIMC touches: its L1 buffers and IMC tiles (a LoadIMC that begins a
   // residency on the device invalidates every tile of the core's IMC). An MVM reading a matrix
   // the device no longer holds is a §14 hazard (lower_hazards.hpp).
   std::vector<Access> unit_footprint(const Stmt& s, uint32_t core, bool loadimc) {
     std::vector<Access> fp;
     const Touched t = touched_by(s);
-    for (const BufferNode* b : t.l1)
-      if (p_.l1.count(b)) fp.push_back(l1_access(*b, t.written.count(b) > 0));
+    for (const BufferNode* b : t.l1) {
+      if (!p_.l1.count(b)) continue;
+      Access a = l1_access(*b, t.written.count(b) > 0);
+      if (const auto e = touched_elements(s, b->root())) {  // only the rows of the elements it touches
+        const uint64_t rows = b->root()->dtype.rows();
+        a.lo = std::max(a.lo, a.lo + static_cast<uint64_t>(std::max<int64_t>(e->first, 0)) * rows);
+        a.hi = std::min(a.hi, p_.l1.at(b->root()).base_row + static_cast<uint64_t>(e->second) * rows);
+      }
+      fp.push_back(a);
+    }
     std::set<const BufferNode*> imcs;
     imc_buffers({s}, imcs);
     for (const BufferNode* b : imcs) {

@@ -3,6 +3,10 @@
 #include "axcore/compiler/script.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "axcore/compiler/printer.hpp"
 
 namespace axcore::compiler::A {
 namespace {
@@ -13,6 +17,10 @@ struct Ctx {
   std::vector<Unit> units;  // enclosing blocks, innermost last
   int datapaths = 0;        // enclosing Datapath regions
   std::vector<Stmt> open_loops;
+  // Tile views made so far (buf.tile, buf[k]): one node per region of a parent, so the same
+  // region written twice is the same buffer to the operators (atomic.load_imc's IMC region is
+  // the one atomic.matmul names).
+  std::map<std::tuple<const BufferNode*, std::vector<int64_t>, std::vector<bool>, std::vector<int64_t>>, Buffer> views;
 };
 thread_local std::vector<Ctx> g_ctx;
 thread_local int g_names = 0;
@@ -171,20 +179,33 @@ void Element::operator=(const Value& v) {
   append(s);
 }
 
+namespace {
+std::vector<Expr> parent_indices(const BufferHandle& view, const std::vector<Expr>& idx, const SourceLoc& loc);
+}
+
 Element BufferHandle::operator()(Ix i0, Ix i1, Ix i2, Ix i3, Ix i4, Ix i5) const {
   std::vector<Expr> idx;
   for (const Ix* i : {&i0, &i1, &i2, &i3, &i4, &i5})
     if (i->present) idx.push_back(i->v.expr());
+  if (region_) return Element(region_->parent.node(), parent_indices(*this, idx, i0.loc), i0.loc);
   return Element(b_, std::move(idx), i0.loc);
 }
 
 Element BufferHandle::at(const std::vector<Value>& idx, Loc l) const {
   std::vector<Expr> e;
   for (const auto& v : idx) e.push_back(v.expr());
+  if (region_) return Element(region_->parent.node(), parent_indices(*this, e, SourceLoc::from(l)), SourceLoc::from(l));
   return Element(b_, std::move(e), SourceLoc::from(l));
 }
 
 BufferHandle BufferHandle::reshape(std::vector<int64_t> shape, Loc l) const {
+  if (region_) {
+    if (shape == b_->shape) return *this;
+    fail(SourceLoc::from(l),
+         b_->name + " is a tile view (a region of " + region_->parent.name() +
+             "), not storage of its own: it cannot be viewed with another shape",
+         "copy the tile into a buffer of its own (atomic.copy) and reshape that");
+  }
   auto v = std::make_shared<BufferNode>(*b_);
   v->name = b_->name + ".view" + std::to_string(g_names++);
   v->shape = std::move(shape);
@@ -384,6 +405,9 @@ StreamHandle decl_stream(const std::string& dtype, const std::string& scope, con
 void output(const BufferHandle& b, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   Ctx& c = ctx(loc);
+  if (b.region())
+    fail(loc, b.name() + " is a tile view (a region of " + b.region()->parent.name() + "): an output is a whole buffer",
+         "name the buffer: A.output(" + b.region()->parent.name() + ")");
   BufferNode* root = b.node().get();
   while (root->alias_of) root = root->alias_of.get();
   if (root != b.node().get()) {
@@ -607,8 +631,14 @@ void tag_launches(const std::string& id, const Body& body, const SourceLoc& loc)
   tag(std::vector<Stmt>(into.begin() + static_cast<std::ptrdiff_t>(first), into.end()), id);
 }
 
+namespace {
+bool gates_launches(const SourceLoc& loc);
+void build_time_branch(const Value& cond, const Body& then_body, const Body& else_body, const SourceLoc& loc);
+}  // namespace
+
 void If(const Value& cond, const Body& then_body, const Body& else_body, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
+  if (gates_launches(loc)) return build_time_branch(cond, then_body, else_body, loc);
   auto s = make_stmt(StmtKind::If, loc);
   s->value = cond.expr();
   append(s);
@@ -799,5 +829,282 @@ Value dwpu_window(const Value& popped, const Value& group, Loc l) {
   return Value(Expr(e));
 }
 }  // namespace detail
+
+// ---- tile handles, tile views, build-time predicates (guide §10, §11.2, §12) ----------------------
+namespace {
+
+// The value of an index expression made of immediates (+ - * // %, comparisons, &&, Min, Max);
+// false when it depends on anything known only at device time.
+bool const_int(const Expr& e, int64_t& v) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Int) {
+    v = e->ival;
+    return true;
+  }
+  int64_t a = 0, b = 0;
+  if (e->args.size() != 2 || !const_int(e->args[0], a) || !const_int(e->args[1], b)) return false;
+  switch (e->kind) {
+    case ExprKind::Add: v = a + b; return true;
+    case ExprKind::Sub: v = a - b; return true;
+    case ExprKind::Mul: v = a * b; return true;
+    case ExprKind::FloorDiv:
+    case ExprKind::Mod: {
+      if (b == 0) return false;
+      int64_t q = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      v = e->kind == ExprKind::FloorDiv ? q : a - q * b;
+      return true;
+    }
+    case ExprKind::Min: v = std::min(a, b); return true;
+    case ExprKind::Max: v = std::max(a, b); return true;
+    case ExprKind::Lt: v = a < b; return true;
+    case ExprKind::Le: v = a <= b; return true;
+    case ExprKind::Gt: v = a > b; return true;
+    case ExprKind::Ge: v = a >= b; return true;
+    case ExprKind::Eq: v = a == b; return true;
+    case ExprKind::Ne: v = a != b; return true;
+    case ExprKind::And: v = (a != 0) && (b != 0); return true;
+    default: return false;
+  }
+}
+
+// Outside every unit block and datapath (AICore regions aside): where a predicate gates launches.
+bool gates_launches(const SourceLoc& loc) {
+  const Ctx& c = ctx(loc);
+  if (c.datapaths > 0) return false;
+  return std::all_of(c.units.begin(), c.units.end(), [](Unit u) { return u == Unit::AICore; });
+}
+
+// with A.when(cond): / A.If at the top level: decided at build time (guide §9.3: a loop around two
+// or more datapaths is unrolled, so a pipeline step and the predicates derived from it are known
+// per step); the branch not taken is not built.
+void build_time_branch(const Value& cond, const Body& then_body, const Body& else_body, const SourceLoc& loc) {
+  int64_t v = 0;
+  if (!const_int(cond.expr(), v))
+    fail(loc,
+         "A.when / A.If outside a unit block gates launches, and this compiler decides such a predicate at build "
+         "time; " +
+             (cond.expr() ? dump(cond.expr()) : std::string("the condition")) +
+             " is known only at device time (a device loop variable or data)",
+         "derive it from build-time values: a tile step's t.is_load / t.is_compute / t.is_store inside "
+         "A.tiles(..., drain=N), or a C++ / Python value; a device-time choice belongs in a unit block (the ODR's "
+         "store or drop, §8.4)");
+  if (v != 0) {
+    if (then_body) then_body();
+  } else if (else_body) {
+    else_body();
+  }
+}
+
+std::vector<Expr> parent_indices(const BufferHandle& view, const std::vector<Expr>& idx, const SourceLoc& loc) {
+  const TileRegion& r = *view.region();
+  if (idx.size() != view.shape().size())
+    fail(loc, view.name() + " (a tile of " + r.parent.name() + ") has " + std::to_string(view.shape().size()) +
+                  " dimensions but is indexed with " + std::to_string(idx.size()));
+  std::vector<Expr> out;
+  std::size_t j = 0;
+  for (std::size_t d = 0; d < r.origin.size(); ++d) {
+    const int64_t o = r.origin[d];
+    if (!r.kept[d]) {
+      out.push_back(make_int(o, loc));
+      continue;
+    }
+    const Expr& e = idx[j++];
+    if (o == 0) {
+      out.push_back(e);
+    } else if (e->kind == ExprKind::Ramp) {  // a slice: its base moves
+      auto m = std::make_shared<ExprNode>(*e);
+      m->args = {make_binary(ExprKind::Add, e->args[0], make_int(o, loc), e->loc), e->args[1], e->args[2]};
+      out.push_back(m);
+    } else {
+      out.push_back(make_binary(ExprKind::Add, e, make_int(o, loc), e->loc));
+    }
+  }
+  return out;
+}
+
+// The view of `self`'s elements first[d] .. first[d] + count[d] - 1 per dimension, keeping the
+// dimensions `keep` says (a dropped one has count 1). Views of views compose onto the parent.
+BufferHandle make_view(const BufferHandle& self, const std::vector<int64_t>& first, const std::vector<int64_t>& count,
+                       const std::vector<bool>& keep, const SourceLoc& loc) {
+  const BufferNode& me = *self.node();
+  if (me.role == BufferRole::Register || me.role == BufferRole::Accumulator)
+    fail(loc, me.name + " is a register: a tile is a region of a buffer in memory");
+  for (std::size_t d = 0; d < first.size(); ++d)
+    if (first[d] < 0 || count[d] < 1 || first[d] + count[d] > me.shape[d])
+      fail(loc,
+           "a tile of " + me.name + " covers elements " + std::to_string(first[d]) + " .. " +
+               std::to_string(first[d] + count[d] - 1) + " of dimension " + std::to_string(d) + ", which has " +
+               std::to_string(me.shape[d]),
+           "a tile inside the buffer (a tile handle's base .. base + lanes - 1)");
+  TileRegion r;
+  if (const TileRegion* outer = self.region()) {
+    r.parent = outer->parent;
+    r.origin = outer->origin;
+    r.kept = outer->kept;
+    std::size_t j = 0;
+    for (std::size_t d = 0; d < r.origin.size(); ++d) {
+      if (!r.kept[d]) continue;
+      r.origin[d] += first[j];
+      r.kept[d] = keep[j];
+      ++j;
+    }
+  } else {
+    r.parent = self;
+    r.origin = first;
+    r.kept = keep;
+  }
+  const BufferNode& p = *r.parent.node();
+  if (p.scope != Scope::IMC && !p.logical_shape.empty()) {
+    std::vector<int64_t> natural = p.shape.empty() ? std::vector<int64_t>{1} : p.shape;
+    natural.back() *= p.dtype.lanes;
+    if (p.logical_shape != natural)
+      fail(loc,
+           p.name + " has a model operand's layout (its packed axis is not its last): this compiler has no tiles of it",
+           "copy it into a buffer of the program's layout first");
+  }
+  // Per parent dimension: how many elements the view covers (1 for a dropped one).
+  std::vector<int64_t> counts(r.origin.size(), 1);
+  if (const TileRegion* outer = self.region()) {
+    std::size_t j = 0;
+    for (std::size_t d = 0; d < counts.size(); ++d)
+      if (outer->kept[d]) counts[d] = count[j++];
+  } else {
+    counts = count;
+  }
+  std::vector<int64_t> shape;
+  for (std::size_t d = 0; d < counts.size(); ++d)
+    if (r.kept[d]) shape.push_back(counts[d]);
+  Ctx& c = ctx(loc);
+  Buffer& v = c.views[std::make_tuple(r.parent.node().get(), r.origin, r.kept, shape)];
+  if (!v) {
+    v = std::make_shared<BufferNode>(p);
+    v->name = p.name + ".tile" + std::to_string(g_names++);
+    v->shape = shape;
+    v->alias_of = r.parent.node();
+    v->output = false;
+    v->logical_shape.clear();
+    v->packed_axis = -1;
+    v->loc = loc;
+    v->data.clear();
+    const std::vector<double>* data = nullptr;  // a constant's values (a reshape shares its root's)
+    for (const BufferNode* b = &p; b && !data; b = b->alias_of.get())
+      if (!b->data.empty()) data = &b->data;
+    if (data) {  // the region's values, C order over the view's shape x lanes
+      const auto lanes = static_cast<int64_t>(p.dtype.lanes);
+      for (int64_t i = 0; i < v->elements(); ++i) {
+        int64_t rem = i, flat = 0, stride = 1;
+        for (std::size_t d = counts.size(); d-- > 0;) {
+          flat += (r.origin[d] + rem % counts[d]) * stride;
+          rem /= counts[d];
+          stride *= p.shape[d];
+        }
+        v->data.insert(v->data.end(), data->begin() + flat * lanes, data->begin() + (flat + 1) * lanes);
+      }
+    }
+  }
+  return BufferHandle(v, std::make_shared<const TileRegion>(std::move(r)));
+}
+
+int64_t build_time_int(const Expr& e, const SourceLoc& loc, const std::string& what) {
+  int64_t v = 0;
+  if (!const_int(e, v))
+    fail(loc, what + " must be a build-time integer, not " + (e ? dump(e) : std::string("nothing")),
+         "a tile handle's base / lanes, or a value computed from them");
+  return v;
+}
+
+BufferHandle tile_along(const BufferHandle& self, int64_t base, int64_t lanes, int dim, const SourceLoc& loc) {
+  const auto rank = static_cast<int>(self.shape().size());
+  if (dim < -rank || dim >= rank)
+    fail(loc, self.name() + ".tile(..., dim=" + std::to_string(dim) + "): the buffer has " + std::to_string(rank) +
+                  " dimensions");
+  const auto d = static_cast<std::size_t>(dim < 0 ? dim + rank : dim);
+  std::vector<int64_t> first(self.shape().size(), 0), count = self.shape();
+  first[d] = base;
+  count[d] = lanes;
+  return make_view(self, first, count, std::vector<bool>(self.shape().size(), true), loc);
+}
+}  // namespace
+
+BufferHandle BufferHandle::tile(const Tile& t, int dim, Loc l) const {
+  return tile_along(*this, t.base, t.lanes, dim, SourceLoc::from(l));
+}
+
+BufferHandle BufferHandle::tile(const Value& ramp, int dim, Loc l) const {
+  const SourceLoc loc = SourceLoc::from(l);
+  const Expr& e = ramp.expr();
+  if (!e || e->kind != ExprKind::Ramp)
+    fail(loc, name() + ".tile(...) takes a tile handle or an A.Ramp(base, 1, lanes), not " + (e ? dump(e) : "nothing"),
+         "with A.tiles(extent) as t: ... buf.tile(t, dim=0)");
+  if (build_time_int(e->args[1], loc, "the A.Ramp's stride") != 1)
+    fail(loc, "a tile is a contiguous run: the A.Ramp's stride must be 1, not " + dump(e->args[1]));
+  return tile_along(*this, build_time_int(e->args[0], loc, "the A.Ramp's base"),
+                    build_time_int(e->args[2], loc, "the A.Ramp's lanes"), dim, loc);
+}
+
+BufferHandle BufferHandle::operator[](Ix k) const {
+  if (shape().size() < 2)
+    fail(k.loc, name() + "[k] of a one-dimensional buffer is one element, not a buffer",
+         "index it inside a unit block (" + name() + "(k)), or give the buffer a leading slot dimension");
+  const int64_t i = build_time_int(k.v.expr(), k.loc, name() + "[k]'s index");
+  std::vector<int64_t> first(shape().size(), 0), count = shape();
+  first[0] = i;
+  count[0] = 1;
+  std::vector<bool> keep(shape().size(), true);
+  keep[0] = false;
+  return make_view(*this, first, count, keep, k.loc);
+}
+
+Tile Tile::stage(int64_t k) const {
+  Tile t = *this;
+  t.index = step - std::min(std::max<int64_t>(k, 0), drain);
+  t.active = t.index >= 0 && t.index < num_tiles;
+  if (num_tiles > 0) t.index = std::clamp<int64_t>(t.index, 0, num_tiles - 1);
+  t.base = t.index * size;
+  t.lanes = std::min(size, extent - t.base);
+  return t;
+}
+
+Tile::operator Value() const { return Ramp(Value(base), 1, lanes); }
+
+void tiles(int64_t extent, TileBounds b, const std::function<void(const Tile&)>& body, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  if (ctx(loc).datapaths > 0)
+    fail(loc, "A.tiles inside a datapath: a loop in a datapath is its units' streaming loop and is never tiled (§11.1)",
+         "write the tile loop around the datapaths and operator calls");
+  if (extent < 0) fail(loc, "A.tiles over a negative extent " + std::to_string(extent));
+  if (b.tile_min < 0 || b.tile_max < 0 || b.num_tiles < 0 || b.drain < 0)
+    fail(loc, "A.tiles bounds must be >= 0 (0 leaves a bound to the compiler)");
+  if (b.tile_max && b.tile_min > b.tile_max)
+    fail(loc, "A.tiles: tile_min=" + std::to_string(b.tile_min) + " exceeds tile_max=" + std::to_string(b.tile_max));
+  if (extent == 0) return;
+  int64_t size = 0;
+  if (b.num_tiles) {
+    size = (extent + b.num_tiles - 1) / b.num_tiles;
+    if ((extent + size - 1) / size != b.num_tiles)
+      fail(loc, "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " cannot split " + std::to_string(extent) +
+                    " into that many non-empty tiles (tiles of " + std::to_string(size) + " make " +
+                    std::to_string((extent + size - 1) / size) + ")");
+    if ((b.tile_min && size < b.tile_min) || (b.tile_max && size > b.tile_max))
+      fail(loc, "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " gives tiles of " + std::to_string(size) +
+                    ", outside tile_min=" + std::to_string(b.tile_min) + " / tile_max=" + std::to_string(b.tile_max));
+  } else if (b.tile_max) {
+    size = std::min(b.tile_max, extent);
+  } else {
+    if (b.tile_min > extent)
+      fail(loc, "A.tiles: tile_min=" + std::to_string(b.tile_min) + " exceeds the extent " + std::to_string(extent));
+    size = std::max<int64_t>(b.tile_min, 1);
+  }
+  Tile t;
+  t.size = size;
+  t.extent = extent;
+  t.num_tiles = (extent + size - 1) / size;
+  t.drain = b.drain;
+  for (int64_t step = 0; step < t.num_tiles + b.drain; ++step) {
+    t.step = step;
+    body(t.stage(0));
+  }
+}
 
 }  // namespace axcore::compiler::A

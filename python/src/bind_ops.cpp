@@ -43,6 +43,13 @@ ops::ArgValue to_arg(const py::handle& h, const std::string& what) {
     if (tensors) return seq.cast<std::vector<A::BufferHandle>>();
     if (ints) return seq.cast<std::vector<int64_t>>();
   }
+  if (is<A::Value>(h) && what.size() >= 7 && what.compare(what.size() - 7, 7, "'where'") == 0)
+    compiler::fail(here(),
+                   what +
+                       ": a device-time predicate; where= gates the call at build time and this one is known only "
+                       "at device time (a device loop variable or data)",
+                   "derive it from build-time values: inside with A.tiles(..., drain=N) as t, t.is_load / "
+                   "t.is_compute / t.is_store (or t.step), or a build-time loop over a tuple: where=(step == 0)");
   if (is<A::Value>(h))
     compiler::fail(
         here(),

@@ -183,7 +183,14 @@ void bind_handles(py::module_& m) {
       .def("load", [](const A::BufferHandle& b, const std::vector<A::Value>& idx) { return b.at(idx).value(); })
       .def("store",
            [](const A::BufferHandle& b, const std::vector<A::Value>& idx, const A::Value& v) { b.at(idx) = v; })
-      .def("__getitem__", [](const A::BufferHandle& b, py::handle key) { return b.at(indices(key)).value(); })
+      .def("__getitem__",
+           [](const A::BufferHandle& b, py::handle key) -> py::object {
+             // buf[k] with a build-time k on a buffer of two or more dimensions: the view of slot k
+             // (guide §12, a pipelined buffer indexed by step); otherwise an element.
+             if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr()) && b.shape().size() >= 2)
+               return py::cast(b[A::Ix(A::Value(key.cast<int64_t>()))]);
+             return py::cast(b.at(indices(key)).value());
+           })
       .def("__setitem__",
            [](const A::BufferHandle& b, py::handle key, py::handle v) { b.at(indices(key)) = to_value(v); })
       .def_property_readonly("shape",
@@ -393,10 +400,56 @@ compiler::LoopKind loop_kind(const std::string& kind) {
   throw std::invalid_argument("loop kind " + kind);
 }
 
+// The guide's tile handles (§11.2, §12): A.tiles' handle, buf.tile(handle, dim=N), and the tile
+// loop the builder unrolls (with A.tiles(...) as t: around operator calls).
+void bind_tiles(py::module_& m) {
+  py::class_<A::Tile>(m, "Tile", "a tile handle of A.tiles: a ramp over the extent (base, lanes)")
+      .def_readonly("base", &A::Tile::base)
+      .def_readonly("lanes", &A::Tile::lanes)
+      .def_readonly("index", &A::Tile::index)
+      .def_readonly("step", &A::Tile::step)
+      .def_readonly("size", &A::Tile::size)
+      .def_readonly("extent", &A::Tile::extent)
+      .def_readonly("num_tiles", &A::Tile::num_tiles)
+      .def_readonly("drain", &A::Tile::drain)
+      .def_readonly("active", &A::Tile::active)
+      .def("stage", &A::Tile::stage, py::arg("k"), "the tile pipeline stage k works on in this step")
+      .def_property_readonly("is_load", &A::Tile::is_load)
+      .def_property_readonly("is_compute", &A::Tile::is_compute)
+      .def_property_readonly("is_store", &A::Tile::is_store)
+      .def("slot", &A::Tile::slot, py::arg("slots") = 2, "index % slots: a pipelined buffer's slot")
+      .def(
+          "ramp", [](const A::Tile& t) { return A::Value(t); }, "A.Ramp(base, 1, lanes)")
+      .def("__repr__", [](const A::Tile& t) {
+        return "<A.tiles handle step " + std::to_string(t.step) + ": tile " + std::to_string(t.index) + " base " +
+               std::to_string(t.base) + " lanes " + std::to_string(t.lanes) + (t.active ? "" : " (idle)") + ">";
+      });
+  py::reinterpret_borrow<py::class_<A::BufferHandle>>(m.attr("BufferHandle"))
+      .def(
+          "tile",
+          [](const A::BufferHandle& b, py::handle handle, int dim) {
+            if (is<A::Tile>(handle)) return b.tile(handle.cast<const A::Tile&>(), dim);
+            if (is<A::Value>(handle)) return b.tile(handle.cast<const A::Value&>(), dim);
+            compiler::fail(here(), b.name() +
+                                       ".tile(...) takes a tile handle (with A.tiles(...) as t) or an A.Ramp, not a " +
+                                       std::string(py::str(py::type::handle_of(handle).attr("__name__"))));
+          },
+          py::arg("handle"), py::arg("dim") = 0,
+          "buf.tile(handle, dim=N) (§11.2): the region a tile handle covers along dimension N (a view, chainable)");
+  m.def(
+      "tiles",
+      [](int64_t extent, std::vector<int64_t> b, const py::function& body) {
+        if (b.size() != 4) throw std::invalid_argument("tiles: (tile_min, tile_max, num_tiles, drain)");
+        A::tiles(extent, compiler::TileBounds{b[0], b[1], b[2], b[3]}, [&body](const A::Tile& t) { body(t); });
+      },
+      "with A.tiles(extent, ...) as t: the builder's loop of tile steps, body(t) once per step");
+}
+
 void bind_script(py::module_& m) {
   bind_values(m);
   bind_handles(m);
   bind_constructs(m);
+  bind_tiles(m);
 }
 
 }  // namespace axcore::python

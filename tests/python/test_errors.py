@@ -226,8 +226,8 @@ OP_CALLS = [
     ("op_twice", "copy(inp, data=inp)", "atomic.op_twice: argument 'data' is given twice"),
     ("op_output", "copy(inp, output=inp)", "atomic.op_output: argument 'output': inp is an input of the function"),
     ("op_where", "copy(inp, where=inp[0, 0] > 0)",
-     "atomic.op_where: argument 'where': a device value (a buffer element or region, or an expression of a device "
-     "loop variable or of data) is not an operator argument (a call takes build-time values)"),
+     "atomic.op_where: argument 'where': a device-time predicate; where= gates the call at build time and this one "
+     "is known only at device time"),
     ("op_dtype", 'copy(A.alloc_buffer((2, 1), "int8x64", scope=A.DDR))',
      "axol.atomic.op_dtype: argument 'data': dtype int8x64 is not one of float32x64"),
     ("op_unsupported", "copy(inp, datapath_kind=DatapathKind.DP_MVMEXE)",

@@ -321,6 +321,90 @@ void check_given_output(const Call& c, const std::string& arg) {
   }
 }
 
+// Tile views (buf.tile(...), guide §11.2) in the reference graph: before an operator's nodes, each
+// view argument gets its values sliced from its parent; after them, a view output is written back
+// into its parent (ref op write_region). The IMC has no graph value (atomic.matmul's reference
+// reads the weight atomic.load_imc was given), so IMC views have neither.
+using detail::Node;
+struct RegionRef {
+  std::vector<int64_t> starts, counts, parent;  // per axis of the parent's reference array (lanes unpacked)
+};
+std::optional<RegionRef> region_ref(const Tensor& t) {
+  const A::TileRegion* r = t.region();
+  if (!r || r->parent.scope() == Scope::IMC) return std::nullopt;
+  RegionRef ref{r->origin, std::vector<int64_t>(r->origin.size(), 1), r->parent.shape()};
+  for (std::size_t d = 0, j = 0; d < r->origin.size(); ++d)
+    if (r->kept[d]) ref.counts[d] = t.shape()[j++];
+  const auto lanes = static_cast<int64_t>(t.node()->dtype.lanes);
+  if (ref.parent.empty()) ref = {{0}, {1}, {1}};
+  ref.starts.back() *= lanes;
+  ref.counts.back() *= lanes;
+  ref.parent.back() *= lanes;
+  return ref;
+}
+std::vector<double> doubles(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+
+void read_regions(const Call& c, std::vector<Node>& g) {
+  for (const auto& a : c.op().args) {
+    if (a.is_output) continue;
+    std::vector<Tensor> ts;
+    if (const auto* t = std::get_if<Tensor>(&c.args().at(a.name))) ts.push_back(*t);
+    if (const auto* l = std::get_if<std::vector<Tensor>>(&c.args().at(a.name))) ts = *l;
+    for (const auto& t : ts) {
+      const auto ref = t ? region_ref(t) : std::nullopt;
+      if (!ref) continue;
+      std::string cur = t.region()->parent.name();
+      int k = 0;
+      auto step = [&](Node n) {
+        n.inputs = {cur};
+        n.outputs = {t.name() + ".ref" + std::to_string(k++)};
+        cur = n.outputs[0];
+        g.push_back(std::move(n));
+      };
+      for (std::size_t d = 0; d < ref->starts.size(); ++d)
+        if (ref->starts[d] != 0 || ref->counts[d] != ref->parent[d]) {
+          Node n = detail::node("slice", {}, {});
+          n.num_attrs = {{"axis", {static_cast<double>(d)}},
+                         {"start", {static_cast<double>(ref->starts[d])}},
+                         {"end", {static_cast<double>(ref->starts[d] + ref->counts[d])}}};
+          step(std::move(n));
+        }
+      Node last = detail::node("reshape", {}, {});
+      std::vector<int64_t> shape = t.shape().empty() ? std::vector<int64_t>{1} : t.shape();
+      shape.back() *= static_cast<int64_t>(t.node()->dtype.lanes);
+      last.num_attrs["shape"] = doubles(shape);
+      step(std::move(last));
+      g.back().outputs = {t.name()};
+    }
+  }
+}
+
+void write_region(const Tensor& out, std::vector<Node>& g) {
+  const auto ref = out ? region_ref(out) : std::nullopt;
+  if (!ref) return;
+  const std::string parent = out.region()->parent.name();
+  // The parent's values so far: an operand of the function, or what an earlier node wrote (else
+  // nothing wrote it yet, and the reference starts it at zero).
+  const BufferNode& p = *out.region()->parent.node();
+  bool has_value = !p.alias_of && (p.role == BufferRole::Input || p.role == BufferRole::Constant);
+  for (const auto& n : g)
+    has_value = has_value || std::find(n.outputs.begin(), n.outputs.end(), parent) != n.outputs.end();
+  Node n = detail::node("write_region", {}, {parent});
+  if (has_value) n.inputs.push_back(parent);
+  n.inputs.push_back(out.name());
+  n.num_attrs = {{"starts", doubles(ref->starts)}, {"sizes", doubles(ref->counts)}, {"shape", doubles(ref->parent)}};
+  g.push_back(std::move(n));
+}
+
+// The operator's reference nodes, with its tile views read before and its tile view output written
+// after.
+void record_reference(const Call& c, const Tensor& out) {
+  auto& g = A::current_func().graph;
+  read_regions(c, g);
+  for (auto& n : c.op().emulate(c, out)) g.push_back(std::move(n));
+  write_region(out, g);
+}
+
 // Validated call -> the output: the implementation writes the given or allocated output, or the
 // composition's result (copied into a given output that it is not).
 Tensor expand(const Call& c, const std::string& out_arg, const SourceLoc& loc) {
@@ -328,8 +412,7 @@ Tensor expand(const Call& c, const std::string& out_arg, const SourceLoc& loc) {
   const bool given = !out_arg.empty() && c.has(out_arg);
   if (op.compose) {
     Tensor out = op.compose(c);
-    if (op.emulate)
-      for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
+    if (op.emulate) record_reference(c, out);
     if (given && out.node() != c.tensor(out_arg).node())
       out = invoke_at(*find_op("atomic.copy"), {out}, {{"output", c.tensor(out_arg)}}, "", loc);
     return out;
@@ -348,8 +431,7 @@ Tensor expand(const Call& c, const std::string& out_arg, const SourceLoc& loc) {
   }
   A::op_marker(op.name);
   op.implementation(c, out);
-  if (op.emulate)
-    for (auto& n : op.emulate(c, out)) A::current_func().graph.push_back(std::move(n));
+  if (op.emulate) record_reference(c, out);
   return out;
 }
 }  // namespace

@@ -442,8 +442,14 @@ def unroll(start: int, stop: Optional[int] = None) -> C.Loops:
 
 
 def tiles(extent: int, tile_min: int = 0, tile_max: int = 0, num_tiles: int = 0, drain: int = 0) -> C.Block:
-    """``with A.tiles(extent, ...) as i:`` — a device loop the tiling pass splits within these
-    bounds (§11.2); ``i`` is the element index (this compiler derives each tile's DMA regions)."""
+    """``with A.tiles(extent, tile_min=, tile_max=, num_tiles=, drain=) as t:`` (§11.2, §12).
+
+    Around operator calls, nested tile loops or several datapaths, the loop of tile steps is
+    unrolled at build time (§9.3) and ``t`` is the step's tile handle: ``t.base``, ``t.lanes``
+    (the last tile short), ``buf.tile(t, dim=N)``; with ``drain=N`` the loop runs num_tiles + N
+    steps and ``t.is_load`` / ``t.is_compute`` / ``t.is_store`` (``t.stage(k)``) are the stages'
+    build-time predicates for ``where=`` and ``A.when``. Around exactly one ``A.Datapath`` it is the
+    tiling pass's loop (§11.1) and ``t`` the element index (the pass derives the DMA regions)."""
     return C.Block("tiles", {"extent": C.build_int(extent, "A.tiles extent"),
                              "bounds": [C.build_int(x, "an A.tiles bound") for x in (tile_min, tile_max,
                                                                                    num_tiles, drain)]})

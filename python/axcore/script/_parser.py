@@ -583,7 +583,15 @@ class Parser:
             self.if_block(st, a["cond"], items[k + 1:], body)
         elif kind in ("Then", "Else"):
             self.fail(item.context_expr, f"with A.{kind}() belongs directly inside with A.If(cond):")
-        elif kind == "tiles":
+        elif kind == "tiles" and not _one_datapath(body):
+            # Around operator calls, nested tile loops or several datapaths: the loop of tile steps
+            # the builder unrolls (§9.3), the `as` name the step's tile handle (§11.2, §12).
+            def step(t: Any) -> None:
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, t, item.context_expr)
+                inner()
+            _s.tiles(a["extent"], list(a["bounds"]), step)
+        elif kind == "tiles":  # around one datapath: the tiling pass's loop, the name the element index
             b = a["bounds"]
             v = _s.open_loop("serial", 0, a["extent"], [b[0], b[1], b[2], b[3]])
             try:
@@ -619,6 +627,15 @@ class Parser:
         tb, eb = then_body, else_body
         self.at(st)
         _s.If(value(cond), lambda: self.block(tb), (lambda: self.block(eb)) if eb is not None else None)
+
+
+def _one_datapath(body: Sequence[ast.stmt]) -> bool:
+    """Whether a tile loop's body is one ``with A.Datapath(...):`` (the loop the tiling pass splits,
+    §11.1) rather than operator calls or several datapaths (unrolled at build time, §9.3)."""
+    if len(body) != 1 or not isinstance(body[0], ast.With) or len(body[0].items) != 1:
+        return False
+    e = body[0].items[0].context_expr
+    return _is_call_to(e, ("Datapath",))
 
 
 def _is_call_to(node: ast.expr, names: Sequence[str]) -> bool:

@@ -190,6 +190,47 @@ ref::NDArray<T> pad(const Ctx& c, const ref::NDArray<T>& x) {
   return y;
 }
 
+// A tile view's values written back into its parent (a buf.tile(...) output, the compiler's
+// region write): inputs (parent, value), or (value) for a parent nothing wrote yet (its other
+// elements zero); `starts` and `sizes` per axis of the parent, `shape` the parent's. The value
+// holds the region's elements in C order (a dropped axis counts 1).
+void write_region(const Ctx& c) {
+  const std::vector<size_t> starts = sizes(c, "starts"), extent = sizes(c, "sizes"), shape = sizes(c, "shape");
+  if (c.n.inputs.empty() || c.n.inputs.size() > 2) c.fail("takes (parent, value) or (value)");
+  if (starts.size() != shape.size() || extent.size() != shape.size())
+    c.fail("'starts', 'sizes' and 'shape' must have one entry per axis of the parent");
+  std::visit(
+      [&](const auto& value) {
+        using T = typename std::decay_t<decltype(value)>::value_type;
+        ref::NDArray<T> parent(ref::Shape(shape.begin(), shape.end()));
+        if (c.n.inputs.size() == 2) {
+          const auto* p = std::get_if<ref::NDArray<T>>(&c.in(0));
+          if (!p) c.fail("the parent '" + c.n.inputs[0] + "' and the region differ in dtype");
+          parent = *p;
+        }
+        if (parent.rank() != shape.size()) c.fail("the parent '" + c.n.inputs[0] + "' is not of rank 'shape'");
+        size_t n = 1;
+        for (size_t a = 0; a < shape.size(); ++a) {
+          if (starts[a] + extent[a] > parent.dim(a))
+            c.fail("the region runs past the parent on axis " + std::to_string(a));
+          n *= extent[a];
+        }
+        if (n != value.size())
+          c.fail("the value has " + std::to_string(value.size()) + " elements, the region " + std::to_string(n));
+        for (size_t i = 0; i < n; ++i) {
+          size_t rem = i, off = 0, stride = 1;
+          for (size_t a = shape.size(); a-- > 0;) {
+            off += (starts[a] + rem % extent[a]) * stride;
+            rem /= extent[a];
+            stride *= parent.dim(a);
+          }
+          parent.data()[off] = value.data()[i];
+        }
+        c.env.insert_or_assign(c.n.outputs.at(0), std::move(parent));
+      },
+      c.in(c.n.inputs.size() - 1));
+}
+
 using OpFn = std::function<void(const Ctx&)>;
 const std::map<std::string, OpFn, std::less<>>& ops() {
   static const std::map<std::string, OpFn, std::less<>> table = {
@@ -285,6 +326,7 @@ const std::map<std::string, OpFn, std::less<>>& ops() {
        }},
       {"pad", [](const Ctx& c) { movement(c, [&](const auto& x) { return pad(c, x); }); }},
       {"copy", [](const Ctx& c) { c.out(c.in(0)); }},
+      {"write_region", write_region},
   };
   return table;
 }

@@ -93,12 +93,28 @@ class Element {
   SourceLoc loc_;
 };
 
+struct Tile;
+struct TileRegion;
 class BufferHandle {
  public:
   BufferHandle() = default;
   explicit BufferHandle(Buffer b) : b_(std::move(b)) {}
+  BufferHandle(Buffer view, std::shared_ptr<const TileRegion> region)
+      : b_(std::move(view)), region_(std::move(region)) {}
   Element operator()(Ix i0, Ix i1 = {}, Ix i2 = {}, Ix i3 = {}, Ix i4 = {}, Ix i5 = {}) const;
   Element at(const std::vector<Value>& idx, Loc l = Loc::current()) const;
+  // buf.tile(handle, dim=N) (guide §11.2): the part of this buffer a tile handle covers along
+  // dimension `dim` (elements base .. base + lanes - 1), chainable (buf.tile(m, 0).tile(n, 1)).
+  // The handle may also be a stride-1 A::Ramp whose base and lanes are build-time integers (the
+  // guide's A.Ramp(k_tile.base * 64, 1, k_tile.lanes * 64)). A view: no copy; indexing it
+  // indexes this buffer, and an operator given it reads or writes that region only.
+  BufferHandle tile(const Tile& t, int dim, Loc l = Loc::current()) const;
+  BufferHandle tile(const Value& ramp, int dim, Loc l = Loc::current()) const;
+  // buf[k] (guide §12, a pipelined buffer's leading slot dimension indexed by step): the view of
+  // index k of the first dimension, that dimension dropped. k is a build-time integer.
+  BufferHandle operator[](Ix k) const;
+  // The region a tile view covers in its parent (nullptr for a whole buffer or a reshape).
+  const TileRegion* region() const { return region_.get(); }
   const std::vector<int64_t>& shape() const { return b_->shape; }
   std::string dtype() const { return b_->dtype.str(); }
   Scope scope() const { return b_->scope; }
@@ -110,6 +126,15 @@ class BufferHandle {
 
  private:
   Buffer b_;
+  std::shared_ptr<const TileRegion> region_;  // set for a tile view (tile(), operator[])
+};
+
+// A tile view's place in its parent (never itself a tile view: views of views compose): per
+// dimension of the parent, the first index and whether the view keeps that dimension.
+struct TileRegion {
+  BufferHandle parent;
+  std::vector<int64_t> origin;
+  std::vector<bool> kept;
 };
 
 // A DPU register file (A.array) or single register (A.var).
@@ -294,6 +319,15 @@ Loops<4> grid(int64_t a, int64_t b, int64_t c, int64_t d, Loc l = Loc::current()
 // that the tiling pass splits into tiles within the bounds (§11.2) and, with drain=, pipelines
 // (§12). The loop variable is the element index; the pass derives each tile's DMA regions.
 Loops<1, true> tiles(int64_t extent, TileBounds bounds = {}, Loc l = Loc::current());
+// with A.tiles(extent, ...) as t: (guide §11.2, §12) around operator calls, nested tile loops or
+// several datapaths: a loop of tile steps the builder unrolls (guide §9.3: a loop around two or
+// more datapaths is unrolled), calling `body` once per step with the step's tile handle. The tile
+// factor: num_tiles= gives ceil(extent / num_tiles), else tile_max= (at most the extent), else
+// tile_min= (at least 1): the largest tile the bounds allow, one element of the extent per tile
+// when none is given. drain=N runs num_tiles + N steps (software pipelining, §12): the handle's
+// stage(k) is the tile stage k works on in that step and whether it has one; the predicates
+// is_load / is_compute / is_store are known per step at build time, for where= and A::when.
+void tiles(int64_t extent, TileBounds bounds, const std::function<void(const Tile&)>& body, Loc l = Loc::current());
 // A.grid(*shape, always_tuple=True): a nest of any depth; `body` gets the loop variables.
 void grid_nest(const std::vector<int64_t>& extents, const std::function<void(const std::vector<Value>&)>& body,
                Loc l = Loc::current());
@@ -323,9 +357,33 @@ void AICore(int core, const Body& body, Loc l = Loc::current());
 // no id of its own tagged `id` (id=: one id may name all the launches of one operator call).
 void AICore(int core, const Body& body, const SourceLoc& loc);
 void tag_launches(const std::string& id, const Body& body, const SourceLoc& loc);
+// Outside every unit block (a kernel's top level, a tile loop's body) a predicate gates launches:
+// it is decided at build time (a tile step's is_load, a C++ bool), the branch not taken is not
+// built; a device-time predicate there is refused at the call. Inside a unit block it is the
+// device-time choice of §8.4 (the ODR's store or drop).
 void If(const Value& cond, const Body& then_body, const Body& else_body = {}, Loc l = Loc::current());
 void when(const Value& cond, const Body& body, Loc l = Loc::current());
 void drop(const Value& popped, Loc l = Loc::current());
+
+// The tile handle of A.tiles (guide §11.2): a ramp over the extent, base = index * size and
+// lanes = min(size, extent - base) (the last tile is short when size does not divide the
+// extent). In a pipelined loop (drain=N, §12) the body runs num_tiles + N steps; the handle it
+// gets is stage 0's (the load's: tile `step`), stage(k) stage k's (tile step - min(k, drain)).
+// A stage without a tile in this step (active false) reports the nearest real tile, so the
+// operands of a call it gates off (where=false) stay well-formed.
+struct Tile {
+  int64_t base = 0, lanes = 0;  // this tile: elements base .. base + lanes - 1
+  int64_t index = 0;            // the tile's number, 0 .. num_tiles - 1
+  int64_t step = 0;             // the pipeline step, 0 .. num_tiles + drain - 1 (== index without drain)
+  int64_t size = 0, extent = 0, num_tiles = 0, drain = 0;
+  bool active = true;  // the stage has a tile in this step
+  Tile stage(int64_t k) const;
+  bool is_load() const { return stage(0).active; }                 // stage 0
+  bool is_compute() const { return stage(1).active; }              // stage min(1, drain)
+  bool is_store() const { return stage(2).active; }                // stage min(2, drain)
+  int64_t slot(int64_t slots = 2) const { return index % slots; }  // a pipelined buffer's slot
+  operator Value() const;  // NOLINT(google-explicit-constructor): A.Ramp(base, 1, lanes)
+};
 
 // ---- sync ---------------------------------------------------------------------------------------
 void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals = {}, Loc l = Loc::current());
