@@ -3,6 +3,7 @@
 #include "axcore/compiler/script.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace axcore::compiler::A {
 namespace {
@@ -737,6 +738,35 @@ Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
   e->args = {x.expr(), imc_tile.expr()};
   e->dtype = DType::parse("int32x64");
   return Value(Expr(e));
+}
+
+Value IntImm(const std::string& dtype, int64_t value, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  const bool i8 = dtype == "int8", i32 = dtype == "int32";
+  if (!i8 && !i32 && dtype != "int64")
+    fail(loc,
+         "A.IntImm(\"" + dtype + "\", " + std::to_string(value) + "): an integer immediate is int8, int32 or int64",
+         "A.IntImm(\"int32\", v) for an index or an int32 pad value, A.IntImm(\"int8\", v) for an int8 pad value");
+  const int64_t lo = i8 ? INT8_MIN : i32 ? INT32_MIN : INT64_MIN, hi = i8 ? INT8_MAX : i32 ? INT32_MAX : INT64_MAX;
+  if (value < lo || value > hi)
+    fail(loc, "A.IntImm(\"" + dtype + "\", " + std::to_string(value) + "): the value does not fit " + dtype,
+         "a value in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return i8 ? int8(value, l) : Value(make_int(value, loc));
+}
+
+void buffer_store(const BufferHandle& buf, const Value& value, const std::vector<Value>& indices, Loc l) {
+  buf.at(indices, l) = value;
+}
+
+void buffer_store(const Reg& regs, const Value& value, const std::vector<Value>& indices, Loc l) {
+  if (regs.node()->is_var && indices.empty()) {  // an A.var is stored without an index (§5.2)
+    Reg v(regs.node());
+    v = value;
+    return;
+  }
+  std::vector<Expr> idx;
+  for (const auto& i : indices) idx.push_back(i.expr());
+  Element(regs.node(), std::move(idx), SourceLoc::from(l)) = value;
 }
 
 namespace dpu {

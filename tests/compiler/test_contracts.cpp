@@ -361,6 +361,29 @@ const std::vector<Case>& cases() {
          A::output(out);
        },
        nullptr, "a multiple of 64"},
+      // §5 A.IntImm: an integer dtype of the device, a value that fits it.
+      {"IntImmTakesAnIntegerDtype", "A.IntImm(\"float32\", 1): an integer immediate is int8, int32 or int64",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           line = __LINE__ + 1;
+           b.push(A::cast(a.pop() + A::IntImm("float32", 1), "float32x64"));
+         });
+       }},
+      {"IntImmValueFitsItsDtype", "A.IntImm(\"int8\", 200): the value does not fit int8",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         (void)A::Broadcast(A::IntImm("int8", 200), 64);
+       },
+       nullptr, "-128..127"},
+      // §8.5 A.buffer_store is the indexed store: an A.var takes none (the guide's text).
+      {"BufferStoreIntoAVarWithAnIndexIsRefused", "Cannot store into v at 0",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+           auto v = A::var("float18x64", "v");
+           line = __LINE__ + 1;
+           A::buffer_store(v, A::cast(a.pop(), "float18x64"), {0});
+         });
+       }},
   };
   return table;
 }

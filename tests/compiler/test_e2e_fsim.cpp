@@ -208,3 +208,16 @@ TEST(CompilerE2eFsim, AViewAsTheOutputIsTheViewedBufferInTheViewsShape) {
   const auto want = ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 2.0f));
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "element " << i;
 }
+
+// §4.4 / §9.2: A.unroll is the opt-out of sinking. The example's unroll(2) around a single
+// A.serial(4) datapath is two datapath tasks (i sunk into each), unroll(2, 3) one, and the
+// always-tuple grid nest over its (2, 3, 2) shape one (sunk); an A.serial in place of the unroll
+// would make three.
+TEST(CompilerE2eFsim, UnrollIsNotSunkTheTupleGridIs) {
+  const auto r = ax::compiler::compile(ax::examples::loop_forms().ir().main());
+  int datapaths = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s))
+      datapaths += t->queue == ax::spec::Queue::MVMEXE || t->queue == ax::spec::Queue::DWPU;
+  EXPECT_EQ(datapaths, 4);
+}

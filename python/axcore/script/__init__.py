@@ -38,6 +38,7 @@ __all__ = [
     "init", "pseudo", "CoreDMA", "SysDMA", "AICore", "If", "Then", "Else", "when", "where", "drop", "bypass",
     "sync", "waits", "signals", "barrier", "fuse", "prevent_fuse", "cast", "vtrsp", "Broadcast", "if_then_else",
     "BufferLoad", "int8", "int32", "float32", "IntImm", "Ramp", "Min", "Max", "min", "max", "mvm_1x1", "dpu",
+    "buffer_store",
 ]
 
 # ---- scopes, datapath kinds, stream scopes (§5.1, §6, §6.1) -------------------------------------
@@ -628,8 +629,15 @@ def float32(v: float) -> Any:
 
 
 def IntImm(dtype: str, v: int) -> Any:
-    """An integer immediate."""
-    return _s.int32(C.build_int(v, "A.IntImm value")) if "32" in dtype else _s.int8(C.build_int(v, "value"))
+    """An integer immediate (§3, §5): ``A.IntImm("int32", v)`` an index (or an int32 pad value),
+    ``A.IntImm("int8", v)`` an int8 pad value; another dtype, or a value out of range, is refused."""
+    return _s.IntImm(str(getattr(dtype, "name", dtype)), C.build_int(v, "A.IntImm value"))
+
+
+def buffer_store(buf: Any, value: Any, indices: Any) -> None:
+    """``A.buffer_store(buf, value, indices)`` — ``buf[indices] = value`` as a call (§8.4, §8.5): a
+    DPU register file (``A.buffer_store(regs, expr, (i,))``) or a buffer."""
+    _s.buffer_store(buf, value, indices)
 
 
 def Ramp(base: Any, step: int, lanes: int) -> Any:

@@ -352,6 +352,16 @@ Value all(std::initializer_list<Value> conds, Loc l = Loc::current());       // 
 Value Min(const Value& a, const Value& b, Loc l = Loc::current());
 Value Max(const Value& a, const Value& b, Loc l = Loc::current());
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l = Loc::current());
+// A.IntImm(dtype, value) (guide §3, §5): an integer immediate. "int8" is A.int8(value) (a pad value
+// of an int8 stream); "int32" / "int64" (TVM's index dtypes) an index immediate, usable wherever a
+// C++ integer is — an index, loop arithmetic, a register number, the pad of an int32 stream. Any
+// other dtype, or a value out of the dtype's range, is refused at the call.
+Value IntImm(const std::string& dtype, int64_t value, Loc l = Loc::current());
+// A.buffer_store(buf, value, indices) (guide §8.4, §8.5): buf[indices] = value written as a call —
+// a memory buffer (an ODR store, a DMA copy) or a DPU register file (regs[i] = value, §8.5).
+void buffer_store(const BufferHandle& buf, const Value& value, const std::vector<Value>& indices,
+                  Loc l = Loc::current());
+void buffer_store(const Reg& regs, const Value& value, const std::vector<Value>& indices, Loc l = Loc::current());
 
 namespace dpu {
 Value lut(const Value& x, const Value& table, Loc l = Loc::current());
