@@ -2,6 +2,8 @@
 // enclosing the point being built (for the checks that need to know "which block am I in").
 #include "axcore/compiler/script.hpp"
 
+#include "axcore/compiler/passes.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -638,6 +640,37 @@ void drop(const Value& popped, Loc l) {
   append(s);
 }
 
+void where(const Value& cond, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (!c.units.empty()) {
+    const Unit u = c.units.back();
+    if (u == Unit::IFD || u == Unit::MatMul || u == Unit::DPU || u == Unit::ODR || u == Unit::Init ||
+        u == Unit::Depthwise)
+      return;  // a stream unit: the block predicate is never applied there (§8.4, §10)
+  }
+  // The statement whose body is being written is the last one of the container below it.
+  const std::size_t n = c.containers.size();
+  const StmtNode* block = n >= 2 && !c.containers[n - 2]->empty() ? c.containers[n - 2]->back().get() : nullptr;
+  const bool top = block && &block->body == c.containers.back() &&
+                   (block->kind == StmtKind::Datapath ||
+                    (block->kind == StmtKind::Block && (block->unit == Unit::CoreDMA || block->unit == Unit::SysDMA)));
+  if (!top)
+    fail(loc,
+         std::string("A.where(cond) is the block predicate of A.Datapath, A.CoreDMA and A.SysDMA (§10); here it is ") +
+             (block && block->kind == StmtKind::For  ? "inside a loop"
+              : c.units.empty() && c.datapaths == 0  ? "outside any block"
+              : block && block->kind == StmtKind::If ? "inside an A.If"
+                                                     : std::string("in an ") + block_name(c) + " block"),
+         "write it directly in the with A.Datapath() / A.CoreDMA() / A.SysDMA() block it guards, before its work; "
+         "to gate other statements, with A.when(cond):");
+  if (!cond) fail(loc, "A.where takes a condition", "A.where(i < n)");
+  check_block_predicate(cond.expr(), loc);
+  auto s = make_stmt(StmtKind::Where, loc);
+  s->value = cond.expr();
+  append(s);
+}
+
 // ---- sync -----------------------------------------------------------------------------------------------
 void sync(const std::vector<std::string>& w, const std::vector<std::string>& s, Loc l) {
   auto st = make_stmt(StmtKind::Sync, SourceLoc::from(l));
@@ -729,6 +762,8 @@ Value Min(const Value& a, const Value& b, Loc l) {
 Value Max(const Value& a, const Value& b, Loc l) {
   return Value(make_binary(ExprKind::Max, a.expr(), b.expr(), SourceLoc::from(l)));
 }
+Value min(const Value& a, const Value& b, Loc l) { return Min(a, b, l); }
+Value max(const Value& a, const Value& b, Loc l) { return Max(a, b, l); }
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   Ctx& c = ctx(loc);
@@ -806,6 +841,15 @@ Value fma(const Value& a, const Value& b, const Value& c, Loc l) {
 Value add_reduce(const Value& x, Loc l) { return call("add_reduce", {x.expr()}, l); }
 Value max_reduce(const Value& x, Loc l) { return call("max_reduce", {x.expr()}, l); }
 Value min_reduce(const Value& x, Loc l) { return call("min_reduce", {x.expr()}, l); }
+Value dpu_reduce(const Value& x, const std::string& op, Loc l) {
+  if (op == "add" || op == "sum") return add_reduce(x, l);
+  if (op == "max") return max_reduce(x, l);
+  if (op == "min") return min_reduce(x, l);
+  fail(SourceLoc::from(l),
+       "A.dpu.ops.dpu_reduce(x, \"" + op + "\"): the DPU reduces across the lanes by add, max or min",
+       "A.dpu.ops.dpu_reduce(x, \"add\"), \"max\" or \"min\" (add_reduce / max_reduce / min_reduce)");
+}
+Value dpu_fma(const Value& a, const Value& b, const Value& c, Loc l) { return fma(a, b, c, l); }
 }  // namespace dpu
 
 namespace detail {

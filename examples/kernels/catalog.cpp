@@ -26,6 +26,10 @@ const std::vector<Example>& catalog() {
        [] { return int_imm_store(); }},
       {"store_or_drop", "§8.4: A.If / A.Then / A.Else in the ODR, surplus column dropped with A.drop",
        [] { return store_or_drop(); }},
+      {"dpu_reduce_fma", "§7: running A.max / A.min, dpu_reduce(x, \"max\" / \"min\" / \"add\"), dpu_fma",
+       [] { return dpu_reduce_fma(); }},
+      {"where_guard", "§10: A.where on datapaths, CoreDMA and SysDMA blocks bounds what they move",
+       [] { return where_guard(); }},
   };
   return k;
 }

@@ -52,5 +52,15 @@ A::Module int_imm_store();
 // (out[r, 2 - c]) into a (4, 3) output under A.If(c < 3) and dropping column 3 with A.drop(s.pop())
 // (stored, column 3 would land on the previous row's last column).
 A::Module store_or_drop();
+// §7 A.dpu.ops.dpu_reduce, dpu_fma, A.min / A.max: per row of a (4, 3) float32x64 input, the
+// blocks combined elementwise by a running A.max and A.min, reduced across the lanes by
+// dpu_reduce(.., "max") / "min", out[r, 0] = dpu_fma(max, 0.75, min), out[r, 1] =
+// dpu_reduce(block 0, "add").
+A::Module dpu_reduce_fma();
+// §10 A.where(cond): an (8, 1) float32x64 input copied into L1 (SysDMA), b = 2 * a on rows 0..4
+// and 3 * a on rows 5..7 (two datapath loops over all 8 rows, each with A.where; the A.where in
+// the ODR is inert), c = a on rows 0..3 and b on rows 4..7 (two CoreDMA loops with A.where), and
+// out = c by the second of two unrolled SysDMA blocks (A.where(h == 1)).
+A::Module where_guard();
 
 }  // namespace axcore::examples

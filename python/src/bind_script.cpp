@@ -357,8 +357,11 @@ void bind_constructs(py::module_& m) {
 }
 
 // The guide's explicit store and integer immediate (§5, §8.4, §8.5): A.IntImm(dtype, value),
-// A.buffer_store(buf or register file, value, indices).
+// A.buffer_store(buf or register file, value, indices); the block predicate A.where (§10); and
+// A.dpu.ops.dpu_reduce (§7).
 void bind_store_and_immediate(py::module_& m) {
+  m.def("where", [](py::handle cond) { A::where(to_value(cond)); });  // A.where(cond), §10
+  m.def("dpu_reduce", [](const A::Value& x, const std::string& op) { return A::dpu::dpu_reduce(x, op); });  // §7
   m.def("IntImm", [](const std::string& dtype, int64_t v) {
      return A::IntImm(dtype, v);
    }).def("buffer_store", [](py::handle target, py::handle value, py::handle key) {

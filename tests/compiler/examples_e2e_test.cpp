@@ -150,6 +150,38 @@ rt::Arrays store_or_drop_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in
   return {{"out", out}};
 }
 
+// §7 dpu_reduce_fma: per row, max and min over the blocks then across the lanes, fma(max, 0.75,
+// min); the lane tree sum of block 0.
+rt::Arrays dpu_reduce_fma_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  NDArray<float> out({4, 128});
+  for (std::size_t r = 0; r < 4; ++r) {
+    ax::num::PwordF18 hi{}, lo{}, b0{};
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t l = 0; l < 64; ++l) {
+        const auto v = ax::num::f18_from_float(x({r, j * 64 + l}));
+        hi[l] = j == 0 ? v : ax::num::max(hi[l], v);
+        lo[l] = j == 0 ? v : ax::num::min(lo[l], v);
+        if (j == 0) b0[l] = v;
+      }
+    const auto f = ax::num::fma(ax::num::max_reduce(hi)[0], ax::num::f18_from_double(0.75), ax::num::min_reduce(lo)[0]);
+    const auto s = ax::num::add_reduce(b0)[0];
+    for (std::size_t l = 0; l < 64; ++l) {
+      out({r, l}) = ax::num::to_float(f);
+      out({r, 64 + l}) = ax::num::to_float(s);
+    }
+  }
+  return {{"out", out}};
+}
+
+// §10 where_guard: rows 0..3 of the input, then 2 * row 4 and 3 * rows 5..7.
+rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> out = f32(in, "inp");
+  for (std::size_t i = 4; i < 8; ++i)
+    for (std::size_t l = 0; l < 64; ++l) out({i, l}) = mul18(out({i, l}), i == 4 ? 2.0 : 3.0);
+  return {{"out", out}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -172,6 +204,8 @@ const std::map<std::string, Reference>& references() {
       {"loop_forms", loop_forms_ref},
       {"int_imm_store", int_imm_store_ref},
       {"store_or_drop", store_or_drop_ref},
+      {"where_guard", where_guard_ref},
+      {"dpu_reduce_fma", dpu_reduce_fma_ref},
   };
   return r;
 }

@@ -163,6 +163,135 @@ def test_store_or_drop(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- §7: A.dpu.ops.dpu_reduce, dpu_fma, A.min / A.max ---------------------------------------------------
+K = np.full((1, 64), 0.75)
+
+
+@A.ir_module
+class DpuReduceFma:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 3), "float32x64", scope=A.DDR)):
+        k = A.alloc_constant(K, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer((4, 2), "float32x64", scope=A.DDR)
+        for r in A.grid(4):
+            with A.Datapath():
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                for j in A.serial(3):
+                    with A.IFD(num=0):
+                        ifd.push(inp[r, j])
+                with A.DPU():
+                    x = A.array("float18x64", size=3)   # the row, one register per block
+                    hi = A.var("float18x64")
+                    lo = A.var("float18x64")
+                    s = A.var("float18x64")
+                    for j in A.serial(3):
+                        x[j] = A.cast(ifd.pop(), "float18x64")
+                    hi = x[0]                           # combine the blocks elementwise ...
+                    for j in A.serial(1, 3):
+                        hi = A.max(hi, x[j])
+                    lo = x[0]
+                    for j in A.serial(1, 3):
+                        lo = A.min(lo, x[j])
+                    hi = A.dpu.ops.dpu_reduce(hi, "max")  # ... then reduce across the lanes
+                    lo = A.dpu.ops.dpu_reduce(lo, "min")
+                    s = A.dpu.ops.dpu_reduce(x[0], "add")
+                    dpu.push(A.cast(A.dpu.ops.dpu_fma(hi, A.cast(k[0], "float18x64"), lo), "float32x64"))
+                    dpu.push(A.cast(s, "float32x64"))
+                with A.ODR():
+                    for q in A.serial(2):
+                        out[r, q] = dpu.pop()
+        A.output(out)
+
+
+def tree_sum18(v):
+    """The DPU's ADD_REDUCE: a pairwise tree over the lanes (lane 2i with 2i + 1), rounding to float18
+    at each step (exact here in float32: the lanes hold small integers)."""
+    while v.shape[-1] > 1:
+        v = emu.rf18(v[..., 0::2] + v[..., 1::2])
+    return v[..., 0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dpu_reduce_fma_min_max(backend):
+    x = np.random.default_rng(16).integers(-100, 101, (4, 192)).astype(np.float32)
+    res = runtime.run(runtime.compile(DpuReduceFma), backend=backend, inputs={"inp": x})
+    blocks = x.reshape(4, 3, 64)
+    hi, lo = blocks.max(axis=(1, 2)), blocks.min(axis=(1, 2))
+    want = np.empty((4, 128), np.float32)
+    want[:, :64] = emu.rf18(emu.rf18(hi * np.float32(0.75)) + lo)[:, None]
+    want[:, 64:] = tree_sum18(blocks[:, 0])[:, None]
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
+# ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
+THREE = np.full((1, 64), 3.0)
+COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
+
+
+@A.ir_module
+class WhereGuard:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(TWO, dtype="float32x64", scope=A.DDR)
+        three = A.alloc_constant(THREE, dtype="float32x64", scope=A.DDR)
+        a = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        b = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        c = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.serial(8):
+            with A.SysDMA():
+                a[i, 0] = inp[i, 0]
+        for i in A.grid(8):                   # b = 2a on rows 0..4
+            with A.Datapath():
+                A.where(i < 5)
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(a[i, 0])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                with A.ODR():
+                    b[i, 0] = dpu.pop()
+        for i in A.grid(8):                   # b = 3a on rows 5..7
+            with A.Datapath():
+                A.where(i >= 5)
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(a[i, 0])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(three[0], "float18x64"))
+                with A.ODR():
+                    A.where(i < 6)            # inert: the ODR is a stream unit (§8.4); rows 6, 7 stored
+                    b[i, 0] = dpu.pop()
+        for i in A.serial(8):                 # c = b on rows 4..7
+            with A.CoreDMA(core=0):
+                A.where(i >= 4)
+                c[i, 0] = b[i, 0]
+        for i in A.serial(8):                 # c = a on rows 0..3
+            with A.CoreDMA(core=0):
+                A.where(i < 4)
+                c[i, 0] = a[i, 0]
+        for h in A.unroll(2):                 # copied out once
+            with A.SysDMA():
+                A.where(h == COPY_OUT)
+                for i in A.serial(8):
+                    out[i, 0] = c[i, 0]
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_where_bounds_its_block(backend):
+    x = floats((8, 64), 15)
+    b = runtime.compile(WhereGuard, explain=True)
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    want = x.copy()
+    want[4] = mul18(x[4], 2.0)
+    want[5:] = mul18(x[5:], 3.0)
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
 # ---- refusals at the user's line -------------------------------------------------------------------
 from test_errors import _assert_last_frame_is, _build, _dp, _line_of  # noqa: E402 - the error harness
 
@@ -176,6 +305,21 @@ REFUSED = [
                                 'd.push(A.cast(v, "float32x64"))'), "Cannot store into v at 0"),
     ("store_stream", _dp(dpu='A.buffer_store(d, A.cast(s.pop(), "float18x64"), (0,))  # X'),
      "A.buffer_store stores into a buffer or a DPU register file, not a Stream"),
+    ("dpu_reduce_op", _dp(dpu='d.push(A.cast(A.dpu.ops.dpu_reduce(A.cast(s.pop(), "float18x64"), "mul"), '
+                             '"float32x64"))  # X'),
+     'A.dpu.ops.dpu_reduce(x, "mul"): the DPU reduces across the lanes by add, max or min'),
+    ("where_reads", _dp().replace("            with A.Datapath():\n",
+                                  "            with A.Datapath():\n                A.where(inp[0, 0] < 1)  # X\n"),
+     "A.where(inp[0, 0] < 1) reads inp[0, 0]: a block predicate is decided when the program is built"),
+    ("where_in_loop", _dp().replace("        A.output(out)\n",
+                                    "        with A.SysDMA():\n            for r in A.serial(8):\n"
+                                    "                A.where(r < 4)  # X\n                out[r, 0] = inp[r, 0]\n"
+                                    "        A.output(out)\n"),
+     "A.where(cond) is the block predicate of A.Datapath, A.CoreDMA and A.SysDMA (§10); here it is inside a loop"),
+    ("where_select", _dp().replace("            with A.Datapath():\n",
+                                   "            with A.Datapath():\n"
+                                   "                A.where(A.if_then_else(i < 2, 1, 0) < 1)  # X\n"),
+     "reads A.if_then_else"),
 ]
 
 

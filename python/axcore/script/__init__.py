@@ -552,9 +552,11 @@ def prevent_fuse() -> C.Block:
 
 
 def where(cond: Any) -> None:
-    """``A.where(cond)`` — a region predicate; not in this compiler yet."""
-    _s.fail("A.where(cond) region predicates are not supported by this compiler yet",
-            "gate the region with with A.when(cond): (§10)")
+    """``A.where(cond)`` — the block predicate of the ``A.Datapath``, ``A.CoreDMA`` or ``A.SysDMA``
+    it is written in (§10): it bounds the data movement the block generates. Decided when the
+    program is built: each comparison bounds one loop variable around the block, or is a build-time
+    value (a Python bool too); inert in a stream unit block (``A.ODR`` ...); else refused here."""
+    _s.where(cond)
 
 
 def bypass() -> None:
@@ -692,6 +694,12 @@ class _DpuOps:
     @staticmethod
     def min_reduce(x: Any) -> Any:
         return _s.min_reduce(_v(x))
+
+    @staticmethod
+    def dpu_reduce(x: Any, op: Any) -> Any:
+        """Across the 64 lanes by ``op`` ("add", "max" or "min"; an enum's name too), broadcast back
+        (§7): what add_reduce / max_reduce / min_reduce wrap."""
+        return _s.dpu_reduce(_v(x), str(getattr(op, "name", op)).lower())
 
 
 class _Dpu:
