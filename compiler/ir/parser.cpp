@@ -813,6 +813,10 @@ class Parser {
       if (s->value->kind != ExprKind::Pop) fail(at, "IR: A.drop takes a stream pop");
       s->stream = s->value->stream;
       out.push_back(s);
+    } else if (fn == "where") {
+      auto s = make_stmt(StmtKind::Where, at);
+      s->value = expr();
+      out.push_back(s);
     } else if (fn == "reset_accumulator") {
       auto s = make_stmt(StmtKind::Reset, at);
       s->buf = accumulator(expect_ident("the accumulator"), at);

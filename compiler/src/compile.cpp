@@ -22,11 +22,13 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   f.body = make_stmt(StmtKind::Seq, in.body->loc);
   f.body->body = in.body->body;
   PassManager pm;
+  pm.add("block-predicates", [](PrimFunc& g) { apply_block_predicates(g, false); });
   pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
   TilingOptions t = tiling;
   t.cores = std::max(t.cores, opt.cores);
   pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
   pm.add("sink-and-unroll", sink_and_unroll)
+      .add("block-predicates-final", [](PrimFunc& g) { apply_block_predicates(g, true); })
       .add("drop-empty-loops", drop_empty_loops)
       .add("infer-datapath-kinds", infer_datapath_kinds);
   CompileResult r;

@@ -192,6 +192,7 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
          << (s->buf->is_var ? "" : ", size=" + std::to_string(s->buf->shape[0])) << ")\n";
       return;
     case StmtKind::OpMarker: os << pad << "# op " << s->id << "\n"; return;
+    case StmtKind::Where: os << pad << "A.where(" << dump(s->value) << ")\n"; return;
   }
 }
 

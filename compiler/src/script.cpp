@@ -2,7 +2,10 @@
 // enclosing the point being built (for the checks that need to know "which block am I in").
 #include "axcore/compiler/script.hpp"
 
+#include "axcore/compiler/passes.hpp"
+
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -667,6 +670,37 @@ void drop(const Value& popped, Loc l) {
   append(s);
 }
 
+void where(const Value& cond, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  if (!c.units.empty()) {
+    const Unit u = c.units.back();
+    if (u == Unit::IFD || u == Unit::MatMul || u == Unit::DPU || u == Unit::ODR || u == Unit::Init ||
+        u == Unit::Depthwise)
+      return;  // a stream unit: the block predicate is never applied there (§8.4, §10)
+  }
+  // The statement whose body is being written is the last one of the container below it.
+  const std::size_t n = c.containers.size();
+  const StmtNode* block = n >= 2 && !c.containers[n - 2]->empty() ? c.containers[n - 2]->back().get() : nullptr;
+  const bool top = block && &block->body == c.containers.back() &&
+                   (block->kind == StmtKind::Datapath ||
+                    (block->kind == StmtKind::Block && (block->unit == Unit::CoreDMA || block->unit == Unit::SysDMA)));
+  if (!top)
+    fail(loc,
+         std::string("A.where(cond) is the block predicate of A.Datapath, A.CoreDMA and A.SysDMA (§10); here it is ") +
+             (block && block->kind == StmtKind::For  ? "inside a loop"
+              : c.units.empty() && c.datapaths == 0  ? "outside any block"
+              : block && block->kind == StmtKind::If ? "inside an A.If"
+                                                     : std::string("in an ") + block_name(c) + " block"),
+         "write it directly in the with A.Datapath() / A.CoreDMA() / A.SysDMA() block it guards, before its work; "
+         "to gate other statements, with A.when(cond):");
+  if (!cond) fail(loc, "A.where takes a condition", "A.where(i < n)");
+  check_block_predicate(cond.expr(), loc);
+  auto s = make_stmt(StmtKind::Where, loc);
+  s->value = cond.expr();
+  append(s);
+}
+
 // ---- sync -----------------------------------------------------------------------------------------------
 void sync(const std::vector<std::string>& w, const std::vector<std::string>& s, Loc l) {
   auto st = make_stmt(StmtKind::Sync, SourceLoc::from(l));
@@ -758,6 +792,8 @@ Value Min(const Value& a, const Value& b, Loc l) {
 Value Max(const Value& a, const Value& b, Loc l) {
   return Value(make_binary(ExprKind::Max, a.expr(), b.expr(), SourceLoc::from(l)));
 }
+Value min(const Value& a, const Value& b, Loc l) { return Min(a, b, l); }
+Value max(const Value& a, const Value& b, Loc l) { return Max(a, b, l); }
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
   const SourceLoc loc = SourceLoc::from(l);
   Ctx& c = ctx(loc);
@@ -767,6 +803,35 @@ Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l) {
   e->args = {x.expr(), imc_tile.expr()};
   e->dtype = DType::parse("int32x64");
   return Value(Expr(e));
+}
+
+Value IntImm(const std::string& dtype, int64_t value, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  const bool i8 = dtype == "int8", i32 = dtype == "int32";
+  if (!i8 && !i32 && dtype != "int64")
+    fail(loc,
+         "A.IntImm(\"" + dtype + "\", " + std::to_string(value) + "): an integer immediate is int8, int32 or int64",
+         "A.IntImm(\"int32\", v) for an index or an int32 pad value, A.IntImm(\"int8\", v) for an int8 pad value");
+  const int64_t lo = i8 ? INT8_MIN : i32 ? INT32_MIN : INT64_MIN, hi = i8 ? INT8_MAX : i32 ? INT32_MAX : INT64_MAX;
+  if (value < lo || value > hi)
+    fail(loc, "A.IntImm(\"" + dtype + "\", " + std::to_string(value) + "): the value does not fit " + dtype,
+         "a value in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return i8 ? int8(value, l) : Value(make_int(value, loc));
+}
+
+void buffer_store(const BufferHandle& buf, const Value& value, const std::vector<Value>& indices, Loc l) {
+  buf.at(indices, l) = value;
+}
+
+void buffer_store(const Reg& regs, const Value& value, const std::vector<Value>& indices, Loc l) {
+  if (regs.node()->is_var && indices.empty()) {  // an A.var is stored without an index (§5.2)
+    Reg v(regs.node());
+    v = value;
+    return;
+  }
+  std::vector<Expr> idx;
+  for (const auto& i : indices) idx.push_back(i.expr());
+  Element(regs.node(), std::move(idx), SourceLoc::from(l)) = value;
 }
 
 namespace dpu {
@@ -806,6 +871,15 @@ Value fma(const Value& a, const Value& b, const Value& c, Loc l) {
 Value add_reduce(const Value& x, Loc l) { return call("add_reduce", {x.expr()}, l); }
 Value max_reduce(const Value& x, Loc l) { return call("max_reduce", {x.expr()}, l); }
 Value min_reduce(const Value& x, Loc l) { return call("min_reduce", {x.expr()}, l); }
+Value dpu_reduce(const Value& x, const std::string& op, Loc l) {
+  if (op == "add" || op == "sum") return add_reduce(x, l);
+  if (op == "max") return max_reduce(x, l);
+  if (op == "min") return min_reduce(x, l);
+  fail(SourceLoc::from(l),
+       "A.dpu.ops.dpu_reduce(x, \"" + op + "\"): the DPU reduces across the lanes by add, max or min",
+       "A.dpu.ops.dpu_reduce(x, \"add\"), \"max\" or \"min\" (add_reduce / max_reduce / min_reduce)");
+}
+Value dpu_fma(const Value& a, const Value& b, const Value& c, Loc l) { return fma(a, b, c, l); }
 }  // namespace dpu
 
 namespace detail {

@@ -20,6 +20,16 @@ const std::vector<Example>& catalog() {
        [] { return tiled_matmul(64, 8, 4, {.tile_min = 0, .tile_max = 0, .num_tiles = 4, .drain = 2}); }, true},
       {"vit_patch_embed", "§13: ViTPatchEmbed from operators (slice, 4x4/4 conv, reshape, sub)",
        [] { return vit_patch_embed(); }, true},
+      {"loop_forms", "§4.4: A.grid(*shape, always_tuple=True) over a computed rank, A.unroll(2) / A.unroll(2, 3)",
+       [] { return loop_forms(); }},
+      {"int_imm_store", "§5, §8.5: A.IntImm pad and index, A.buffer_store into registers and the output",
+       [] { return int_imm_store(); }},
+      {"store_or_drop", "§8.4: A.If / A.Then / A.Else in the ODR, surplus column dropped with A.drop",
+       [] { return store_or_drop(); }},
+      {"dpu_reduce_fma", "§7: running A.max / A.min, dpu_reduce(x, \"max\" / \"min\" / \"add\"), dpu_fma",
+       [] { return dpu_reduce_fma(); }},
+      {"where_guard", "§10: A.where on datapaths, CoreDMA and SysDMA blocks bounds what they move",
+       [] { return where_guard(); }},
   };
   return k;
 }

@@ -37,4 +37,30 @@ A::Module tiled_matmul(int64_t m, int64_t k_blocks, int64_t n_blocks, compiler::
 // convolution, reshape, sub_tensor.
 A::Module vit_patch_embed();
 
+// guide_constructs.cpp: constructs no whole program above uses, each as the guide writes it.
+// §4.4: A.grid(*shape, always_tuple=True) (A::grid_nest) over a (2, 3, 2) float32x64 input, each
+// element scaled by the constant of its channel block (the loop tuple's last entry); and A.unroll:
+// for u in A.unroll(2): for i in A.serial(4): one datapath (two datapaths, i sunk), then
+// A.unroll(2, 3) around a copy datapath, over a (3, 4) input `rows`.
+A::Module loop_forms();
+// §5 A.IntImm and §8.4 / §8.5 A.buffer_store: an (8, 1) output from a (6, 1) int8x64 input, its
+// rows reversed (inp[A.IntImm("int32", 5) - i]) and two rows of A.Broadcast(A.IntImm("int8", -7), 64)
+// padding after them, scaled in the DPU through a register file written by A.buffer_store,
+// stored by A.buffer_store(out, ...).
+A::Module int_imm_store();
+// §8.4 store or drop: a (4, 4) float32x64 input doubled, the ODR storing columns 0..2 mirrored
+// (out[r, 2 - c]) into a (4, 3) output under A.If(c < 3) and dropping column 3 with A.drop(s.pop())
+// (stored, column 3 would land on the previous row's last column).
+A::Module store_or_drop();
+// §7 A.dpu.ops.dpu_reduce, dpu_fma, A.min / A.max: per row of a (4, 3) float32x64 input, the
+// blocks combined elementwise by a running A.max and A.min, reduced across the lanes by
+// dpu_reduce(.., "max") / "min", out[r, 0] = dpu_fma(max, 0.75, min), out[r, 1] =
+// dpu_reduce(block 0, "add").
+A::Module dpu_reduce_fma();
+// §10 A.where(cond): an (8, 1) float32x64 input copied into L1 (SysDMA), b = 2 * a on rows 0..4
+// and 3 * a on rows 5..7 (two datapath loops over all 8 rows, each with A.where; the A.where in
+// the ODR is inert), c = a on rows 0..3 and b on rows 4..7 (two CoreDMA loops with A.where), and
+// out = c by the second of two unrolled SysDMA blocks (A.where(h == 1)).
+A::Module where_guard();
+
 }  // namespace axcore::examples

@@ -363,6 +363,28 @@ void bind_constructs(py::module_& m) {
       .def("min_reduce", [](const A::Value& x) { return A::dpu::min_reduce(x); });
 }
 
+// The guide's explicit store and integer immediate (§5, §8.4, §8.5): A.IntImm(dtype, value),
+// A.buffer_store(buf or register file, value, indices); the block predicate A.where (§10); and
+// A.dpu.ops.dpu_reduce (§7).
+void bind_store_and_immediate(py::module_& m) {
+  m.def("where", [](py::handle cond) { A::where(to_value(cond)); });  // A.where(cond), §10
+  m.def("dpu_reduce", [](const A::Value& x, const std::string& op) { return A::dpu::dpu_reduce(x, op); });  // §7
+  m.def("IntImm", [](const std::string& dtype, int64_t v) {
+     return A::IntImm(dtype, v);
+   }).def("buffer_store", [](py::handle target, py::handle value, py::handle key) {
+    const auto idx = indices(PyList_Check(key.ptr()) ? py::tuple(py::reinterpret_borrow<py::list>(key)) : key);
+    if (is<A::Reg>(target))
+      A::buffer_store(target.cast<const A::Reg&>(), to_value(value), idx);
+    else if (is<A::BufferHandle>(target))
+      A::buffer_store(target.cast<const A::BufferHandle&>(), to_value(value), idx);
+    else
+      compiler::fail(here(),
+                     "A.buffer_store stores into a buffer or a DPU register file, not a " +
+                         std::string(py::str(py::type::handle_of(target).attr("__name__"))),
+                     "A.buffer_store(regs, value, (i,)); for an operand, out[idx] = value (§8.4)");
+  });
+}
+
 }  // namespace
 
 SourceLoc& statement_location() {
@@ -450,6 +472,7 @@ void bind_script(py::module_& m) {
   bind_handles(m);
   bind_constructs(m);
   bind_tiles(m);
+  bind_store_and_immediate(m);
 }
 
 }  // namespace axcore::python

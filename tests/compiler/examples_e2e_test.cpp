@@ -1,14 +1,15 @@
 // Every example kernel of examples/kernels/catalog.hpp compiled with the default options and run on
-// the SystemC TLM and the Verilated RTL through `axrun` (one process per run: SystemC and
-// Verilator elaborate once per process). Each output must equal the reference bit for bit on both
-// backends — the reference is computed here from common/ref for the hand-written datapaths, and is
-// the bundle's operator graph on the ref backend for the kernels built from operators — and the
-// two traces must be equivalent (runtime/tools' compare_traces, what `axtrace compare` runs).
-// Built twice: the examples marked large (over a million device cycles) in the slow tier.
+// the functional device (fsim, in process), the SystemC TLM and the Verilated RTL through `axrun`
+// (one process per run: SystemC and Verilator elaborate once per process). Each output must equal
+// the reference bit for bit on the three backends — the reference is computed here from
+// common/ref for the hand-written datapaths, and is the bundle's operator graph on the ref backend
+// for the kernels built from operators — and the TLM and RTL traces must be equivalent (runtime/tools' compare_traces,
+// what `axtrace compare` runs). Built twice: the examples marked large (over a million device cycles) in the slow tier.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/fsim.hpp>
 #include <axcore/num/pword.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/npy.hpp>
@@ -113,6 +114,74 @@ rt::Arrays row_sum_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
   return {{"out", out}};
 }
 
+// x * s in float18 (the DPU's product of two float18 operands), as float32.
+float mul18(float x, double s) {
+  return ax::num::to_float(ax::num::mul(ax::num::f18_from_float(x), ax::num::f18_from_double(s)));
+}
+
+// §4.4 loop_forms: out = inp * scale[channel block], out_rows = rows * scale[u] for u < 2, row 2 copied.
+rt::Arrays loop_forms_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  const auto scale = constant<float>(f, "scale", {128});
+  NDArray<float> out = f32(in, "inp"), rows = f32(in, "rows");
+  for (std::size_t i = 0; i < out.size(); ++i) out.data()[i] = mul18(out.data()[i], scale.data()[i % 128]);
+  for (std::size_t u = 0; u < 2; ++u)
+    for (std::size_t j = 0; j < 256; ++j) rows({u, j}) = mul18(rows({u, j}), scale.data()[u * 64 + j % 64]);
+  return {{"out", out}, {"out_rows", rows}};
+}
+
+// §5 / §8.5 int_imm_store: rows 0..5 of the output are the input's rows reversed, 6 and 7 the pad
+// -7, scaled.
+rt::Arrays int_imm_store_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  const auto scale = constant<float>(f, "scale", {64});
+  const auto& x = i8(in, "inp");
+  NDArray<float> out({8, 64});
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t l = 0; l < 64; ++l)
+      out({i, l}) = mul18(i < 6 ? static_cast<float>(x({5 - i, l})) : -7.0f, scale.data()[l]);
+  return {{"out", out}};
+}
+
+// §8.4 store_or_drop: columns 0..2 of the doubled input, mirrored; column 3 dropped.
+rt::Arrays store_or_drop_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  NDArray<float> out({4, 192});
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t j = 0; j < 192; ++j) out({r, j}) = mul18(x({r, (2 - j / 64) * 64 + j % 64}), 2.0);
+  return {{"out", out}};
+}
+
+// §7 dpu_reduce_fma: per row, max and min over the blocks then across the lanes, fma(max, 0.75,
+// min); the lane tree sum of block 0.
+rt::Arrays dpu_reduce_fma_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  NDArray<float> out({4, 128});
+  for (std::size_t r = 0; r < 4; ++r) {
+    ax::num::PwordF18 hi{}, lo{}, b0{};
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t l = 0; l < 64; ++l) {
+        const auto v = ax::num::f18_from_float(x({r, j * 64 + l}));
+        hi[l] = j == 0 ? v : ax::num::max(hi[l], v);
+        lo[l] = j == 0 ? v : ax::num::min(lo[l], v);
+        if (j == 0) b0[l] = v;
+      }
+    const auto f = ax::num::fma(ax::num::max_reduce(hi)[0], ax::num::f18_from_double(0.75), ax::num::min_reduce(lo)[0]);
+    const auto s = ax::num::add_reduce(b0)[0];
+    for (std::size_t l = 0; l < 64; ++l) {
+      out({r, l}) = ax::num::to_float(f);
+      out({r, 64 + l}) = ax::num::to_float(s);
+    }
+  }
+  return {{"out", out}};
+}
+
+// §10 where_guard: rows 0..3 of the input, then 2 * row 4 and 3 * rows 5..7.
+rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> out = f32(in, "inp");
+  for (std::size_t i = 4; i < 8; ++i)
+    for (std::size_t l = 0; l < 64; ++l) out({i, l}) = mul18(out({i, l}), i == 4 ? 2.0 : 3.0);
+  return {{"out", out}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -132,6 +201,11 @@ const std::map<std::string, Reference>& references() {
          return rt::Arrays{{"out", ax::ref::add_tensor<float>(y, NDArray<float>({1}, 1.0f))}};
        }},
       {"row_sum", row_sum_ref},
+      {"loop_forms", loop_forms_ref},
+      {"int_imm_store", int_imm_store_ref},
+      {"store_or_drop", store_or_drop_ref},
+      {"where_guard", where_guard_ref},
+      {"dpu_reduce_fma", dpu_reduce_fma_ref},
   };
   return r;
 }
@@ -197,10 +271,12 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   }
   ASSERT_FALSE(want.empty());
 
+  ax::compiler::register_fsim_backend();
+  const BackendRun fsim{true, rt::make_backend("fsim")->run(compiled.bundle, in, {}).outputs, {}};
   const BackendRun tlm = run_axrun(dir, "tlm", in), rtl = run_axrun(dir, "rtl", in);
   ASSERT_TRUE(tlm.ok && rtl.ok);
-  for (const auto* r : {&tlm, &rtl}) {
-    const std::string be = r == &tlm ? "tlm" : "rtl";
+  for (const auto* r : {&fsim, &tlm, &rtl}) {
+    const std::string be = r == &fsim ? "fsim" : r == &tlm ? "tlm" : "rtl";
     EXPECT_EQ(r->outputs.size(), want.size()) << be;
     for (const auto& [name, w] : want) {
       const auto got = r->outputs.find(name);

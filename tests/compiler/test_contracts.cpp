@@ -56,6 +56,20 @@ void dpu_kernel(Kernel& k, const std::function<void(A::StreamHandle&, A::StreamH
   A::output(out);
 }
 
+// A copy datapath over (i, j) whose first statement is `guard(i, j)` (an A.where).
+void where_kernel(Kernel& k, const std::function<void(const A::Value&, const A::Value&)>& guard) {
+  auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+  for (auto [i, j] : A::grid(4, 2)) {
+    A::Datapath([&] {
+      guard(i, j);
+      auto a = A::decl_stream("float32x64");
+      A::IFD(0, [&] { a.push(k.in(i, j)); });
+      A::ODR([&] { out(i, j) = a.pop(); });
+    });
+  }
+  A::output(out);
+}
+
 // A matmul datapath where `mm` writes the MatMul block and `pushes` sets the IFD count.
 void mm_kernel(Kernel& k, int64_t pushes,
                const std::function<void(A::StreamHandle&, A::StreamHandle&, A::BufferHandle&)>& mm) {
@@ -361,6 +375,97 @@ const std::vector<Case>& cases() {
          A::output(out);
        },
        nullptr, "a multiple of 64"},
+      // §5 A.IntImm: an integer dtype of the device, a value that fits it.
+      {"IntImmTakesAnIntegerDtype", "A.IntImm(\"float32\", 1): an integer immediate is int8, int32 or int64",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           line = __LINE__ + 1;
+           b.push(A::cast(a.pop() + A::IntImm("float32", 1), "float32x64"));
+         });
+       }},
+      {"IntImmValueFitsItsDtype", "A.IntImm(\"int8\", 200): the value does not fit int8",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         (void)A::Broadcast(A::IntImm("int8", 200), 64);
+       },
+       nullptr, "-128..127"},
+      // §8.5 A.buffer_store is the indexed store: an A.var takes none (the guide's text).
+      {"BufferStoreIntoAVarWithAnIndexIsRefused", "Cannot store into v at 0",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle&) {
+           auto v = A::var("float18x64", "v");
+           line = __LINE__ + 1;
+           A::buffer_store(v, A::cast(a.pop(), "float18x64"), {0});
+         });
+       }},
+      // §7 dpu_reduce: the DPU's three lane reductions.
+      {"DpuReduceTakesAddMaxOrMin", "A.dpu.ops.dpu_reduce(x, \"mul\"): the DPU reduces across the lanes by add",
+       [](Kernel& k, int& line) {
+         dpu_kernel(k, [&](A::StreamHandle& a, A::StreamHandle& b) {
+           line = __LINE__ + 1;
+           b.push(A::cast(A::dpu::dpu_reduce(A::cast(a.pop(), "float18x64"), "mul"), "float32x64"));
+         });
+       }},
+      // §10 A.where: decided when the program is built, on the blocks it guards; refused otherwise.
+      {"WhereReadsNoData", "A.where(inp[0, 0] < 1) reads inp[0, 0]: a block predicate is decided when the program",
+       [](Kernel& k, int& line) {
+         where_kernel(k, [&](const A::Value&, const A::Value&) {
+           line = __LINE__ + 1;
+           A::where(k.in(0, 0) < 1);
+         });
+       }},
+      {"WhereBoundsOneLoopVariable", "bounds several loop variables at once",
+       [](Kernel& k, int& line) {
+         where_kernel(k, [&](const A::Value& i, const A::Value& j) {
+           line = __LINE__ + 1;
+           A::where(i + j < 3);
+         });
+       }},
+      {"WhereComparesAffineBounds", "is not a bound on the loop variables",
+       [](Kernel& k, int& line) {
+         where_kernel(k, [&](const A::Value& i, const A::Value&) {
+           line = __LINE__ + 1;
+           A::where(i % 2 == 0);
+         });
+       }},
+      {"WhereBoundsARange", "does not bound a loop variable to a range of its iterations",
+       [](Kernel& k, int& line) {
+         where_kernel(k, [&](const A::Value& i, const A::Value&) {
+           line = __LINE__ + 1;
+           A::where(A::Value(ax::make_binary(ax::ExprKind::Ne, i.expr(), ax::make_int(2))));
+         });
+       }},
+      {"WhereUsesTheLoopsAroundTheBlock", "which is not a loop around this block",
+       [](Kernel& k, int& line) {
+         A::Value outer;
+         for (auto [r] : A::grid(2)) outer = r;
+         where_kernel(k, [&](const A::Value&, const A::Value&) {
+           line = __LINE__ + 1;
+           A::where(outer < 1);
+         });
+       }},
+      {"WhereGuardsDatapathCoreDmaSysDmaOnly", "here it is in an LoadIMC block",
+       [](Kernel&, int& line) {
+         auto imc = A::alloc_imc({1, 1});
+         auto w = A::alloc_constant(std::vector<double>(64 * 64, 1.0), "int8x64", A::DDR, {64, 1});
+         A::LoadIMC([&] {
+           line = __LINE__ + 1;
+           A::where(1);
+           imc(0, 0) = w(A::slice(0, 64), 0);
+         });
+       },
+       nullptr, "A.when"},
+      {"WhereIsWrittenInTheBlockNotInItsLoop", "here it is inside a loop",
+       [](Kernel& k, int& line) {
+         auto b = A::alloc_buffer({4, 2}, "float32x64", A::L1, "b");
+         A::SysDMA([&] {
+           for (auto r : A::serial(4)) {
+             line = __LINE__ + 1;
+             A::where(r < 2);
+             b(r, 0) = k.in(r, 0);
+           }
+         });
+       }},
   };
   return table;
 }

@@ -208,3 +208,45 @@ TEST(CompilerE2eFsim, AViewAsTheOutputIsTheViewedBufferInTheViewsShape) {
   const auto want = ax::ref::mul_tensor<float>(x, NDArray<float>({1}, 2.0f));
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << "element " << i;
 }
+
+// §4.4 / §9.2: A.unroll is the opt-out of sinking. The example's unroll(2) around a single
+// A.serial(4) datapath is two datapath tasks (i sunk into each), unroll(2, 3) one, and the
+// always-tuple grid nest over its (2, 3, 2) shape one (sunk); an A.serial in place of the unroll
+// would make three.
+TEST(CompilerE2eFsim, UnrollIsNotSunkTheTupleGridIs) {
+  const auto r = ax::compiler::compile(ax::examples::loop_forms().ir().main());
+  int datapaths = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s))
+      datapaths += t->queue == ax::spec::Queue::MVMEXE || t->queue == ax::spec::Queue::DWPU;
+  EXPECT_EQ(datapaths, 4);
+}
+
+// §10: A.where bounds the data movement of its block. In the where_guard example the two datapaths
+// store 5 and 3 rows (the inert A.where(i < 6) of the second's ODR does not cut it to 1), the two
+// CoreDMA copies move 4 rows each, and one of the two unrolled SysDMA copies out (8 rows) remains.
+TEST(CompilerE2eFsim, WhereBoundsTheMovementOfItsBlock) {
+  const auto r = ax::compiler::compile(ax::examples::where_guard().ir().main());
+  std::vector<uint64_t> odr, core_dma, copied_out;
+  for (const auto& s : r.program.steps) {
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s); t && t->queue == ax::spec::Queue::DWPU)
+      odr.push_back(t->odr_elems);
+    if (const auto* t = std::get_if<ax::compiler::Transfer>(&s)) {
+      if (t->engine == ax::tap::Engine::kCoreDma) core_dma.push_back(t->words);
+      if (t->buffer && t->buffer->name == "out") copied_out.push_back(t->words);
+    }
+  }
+  EXPECT_EQ(odr, (std::vector<uint64_t>{5, 3}));
+  EXPECT_EQ(core_dma, (std::vector<uint64_t>{4 * 64, 4 * 64}));  // 4 rows of 64 float32 lanes, in words
+  EXPECT_EQ(copied_out, (std::vector<uint64_t>{8 * 64}));        // once
+  auto x = pseudo<float>({8, 64}, 3, -50, 50);
+  ax::compiler::register_fsim_backend();
+  const auto res = ax::runtime::make_backend("fsim")->run(r.bundle, {{"inp", x}}, {});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t l = 0; l < 64; ++l) {
+      const float v = x({i, l});
+      const float want = i < 4 ? v : ax::num::rf18(ax::num::rf18(v) * (i == 4 ? 2.0f : 3.0f));
+      ASSERT_EQ(out({i, l}), want) << i << "," << l;
+    }
+}

@@ -38,6 +38,7 @@ __all__ = [
     "init", "pseudo", "CoreDMA", "SysDMA", "AICore", "If", "Then", "Else", "when", "where", "drop", "bypass",
     "sync", "waits", "signals", "barrier", "fuse", "prevent_fuse", "cast", "vtrsp", "Broadcast", "if_then_else",
     "BufferLoad", "int8", "int32", "float32", "IntImm", "Ramp", "Min", "Max", "min", "max", "mvm_1x1", "dpu",
+    "buffer_store",
 ]
 
 # ---- scopes, datapath kinds, stream scopes (§5.1, §6, §6.1) -------------------------------------
@@ -557,9 +558,11 @@ def prevent_fuse() -> C.Block:
 
 
 def where(cond: Any) -> None:
-    """``A.where(cond)`` — a region predicate; not in this compiler yet."""
-    _s.fail("A.where(cond) region predicates are not supported by this compiler yet",
-            "gate the region with with A.when(cond): (§10)")
+    """``A.where(cond)`` — the block predicate of the ``A.Datapath``, ``A.CoreDMA`` or ``A.SysDMA``
+    it is written in (§10): it bounds the data movement the block generates. Decided when the
+    program is built: each comparison bounds one loop variable around the block, or is a build-time
+    value (a Python bool too); inert in a stream unit block (``A.ODR`` ...); else refused here."""
+    _s.where(cond)
 
 
 def bypass() -> None:
@@ -634,8 +637,15 @@ def float32(v: float) -> Any:
 
 
 def IntImm(dtype: str, v: int) -> Any:
-    """An integer immediate."""
-    return _s.int32(C.build_int(v, "A.IntImm value")) if "32" in dtype else _s.int8(C.build_int(v, "value"))
+    """An integer immediate (§3, §5): ``A.IntImm("int32", v)`` an index (or an int32 pad value),
+    ``A.IntImm("int8", v)`` an int8 pad value; another dtype, or a value out of range, is refused."""
+    return _s.IntImm(str(getattr(dtype, "name", dtype)), C.build_int(v, "A.IntImm value"))
+
+
+def buffer_store(buf: Any, value: Any, indices: Any) -> None:
+    """``A.buffer_store(buf, value, indices)`` — ``buf[indices] = value`` as a call (§8.4, §8.5): a
+    DPU register file (``A.buffer_store(regs, expr, (i,))``) or a buffer."""
+    _s.buffer_store(buf, value, indices)
 
 
 def Ramp(base: Any, step: int, lanes: int) -> Any:
@@ -690,6 +700,12 @@ class _DpuOps:
     @staticmethod
     def min_reduce(x: Any) -> Any:
         return _s.min_reduce(_v(x))
+
+    @staticmethod
+    def dpu_reduce(x: Any, op: Any) -> Any:
+        """Across the 64 lanes by ``op`` ("add", "max" or "min"; an enum's name too), broadcast back
+        (§7): what add_reduce / max_reduce / min_reduce wrap."""
+        return _s.dpu_reduce(_v(x), str(getattr(op, "name", op)).lower())
 
 
 class _Dpu:

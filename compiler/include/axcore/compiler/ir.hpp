@@ -154,6 +154,7 @@ enum class StmtKind : uint8_t {
   DeclStream,
   DeclReg,
   OpMarker,  // a boundary between operators (name, for traces and the graph)
+  Where,     // A.where(value): the block predicate of the Datapath / CoreDMA / SysDMA holding it (§10)
 };
 
 struct StmtNode;

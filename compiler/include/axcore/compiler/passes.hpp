@@ -34,5 +34,15 @@ void drop_empty_loops(PrimFunc& f);
 // §6: infers each datapath's kind (MatMul -> DP_MVMEXE, else DP_DWPU) and refuses a pinned kind
 // that contradicts the blocks.
 void infer_datapath_kinds(PrimFunc& f);
+// §10: A.where(cond) block predicates (pass_where.cpp). Each comparison of the conjunction is a
+// build-time constant (false: the block never runs and is removed) or bounds one loop variable
+// around the block (that loop runs the allowed range only). Run before the tiling pass (final =
+// false: a bound on a loop that holds nothing but the block narrows it, so the tiling copies that
+// range only; terms over loops that will be unrolled stay) and after sink-and-unroll (final = true:
+// every term is decided or refused at its A.where).
+void apply_block_predicates(PrimFunc& f, bool final);
+// The builder's check of an A.where predicate at the user's line: loop variables, integers,
+// arithmetic and comparisons only (no buffer, stream or register read).
+void check_block_predicate(const Expr& cond, const SourceLoc& loc);
 
 }  // namespace axcore::compiler

@@ -364,6 +364,13 @@ void tag_launches(const std::string& id, const Body& body, const SourceLoc& loc)
 void If(const Value& cond, const Body& then_body, const Body& else_body = {}, Loc l = Loc::current());
 void when(const Value& cond, const Body& body, Loc l = Loc::current());
 void drop(const Value& popped, Loc l = Loc::current());
+// A.where(cond) (guide §10): the block predicate of the A.Datapath, A.CoreDMA or A.SysDMA it is
+// written in (directly, not inside a loop of the block): it bounds the data movement the block
+// generates. Decided when the program is built (pass block-predicates): each comparison is a
+// build-time constant or bounds one loop variable around the block; anything else is refused at
+// this line. Inert in a stream unit block (IFD, MatMul, DPU, ODR: the guide's "it has no effect
+// there"); refused anywhere else.
+void where(const Value& cond, Loc l = Loc::current());
 
 // The tile handle of A.tiles (guide §11.2): a ramp over the extent, base = index * size and
 // lanes = min(size, extent - base) (the last tile is short when size does not divide the
@@ -409,7 +416,20 @@ Value slice(const Value& start, const Value& stop, Loc l = Loc::current());  // 
 Value all(std::initializer_list<Value> conds, Loc l = Loc::current());       // tir.all
 Value Min(const Value& a, const Value& b, Loc l = Loc::current());
 Value Max(const Value& a, const Value& b, Loc l = Loc::current());
+// A.min / A.max (guide §3, §7): the lower-case spellings of A.Min / A.Max (the DPU's MIN / MAX).
+Value min(const Value& a, const Value& b, Loc l = Loc::current());
+Value max(const Value& a, const Value& b, Loc l = Loc::current());
 Value mvm_1x1(const Value& x, const Value& imc_tile, Loc l = Loc::current());
+// A.IntImm(dtype, value) (guide §3, §5): an integer immediate. "int8" is A.int8(value) (a pad value
+// of an int8 stream); "int32" / "int64" (TVM's index dtypes) an index immediate, usable wherever a
+// C++ integer is — an index, loop arithmetic, a register number, the pad of an int32 stream. Any
+// other dtype, or a value out of the dtype's range, is refused at the call.
+Value IntImm(const std::string& dtype, int64_t value, Loc l = Loc::current());
+// A.buffer_store(buf, value, indices) (guide §8.4, §8.5): buf[indices] = value written as a call —
+// a memory buffer (an ODR store, a DMA copy) or a DPU register file (regs[i] = value, §8.5).
+void buffer_store(const BufferHandle& buf, const Value& value, const std::vector<Value>& indices,
+                  Loc l = Loc::current());
+void buffer_store(const Reg& regs, const Value& value, const std::vector<Value>& indices, Loc l = Loc::current());
 
 namespace dpu {
 Value lut(const Value& x, const Value& table, Loc l = Loc::current());
@@ -421,6 +441,11 @@ Value fma(const Value& a, const Value& b, const Value& c, Loc l = Loc::current()
 Value add_reduce(const Value& x, Loc l = Loc::current());
 Value max_reduce(const Value& x, Loc l = Loc::current());
 Value min_reduce(const Value& x, Loc l = Loc::current());
+// A.dpu.ops.dpu_reduce(x, op) (guide §7): what add_reduce / max_reduce / min_reduce wrap; op is
+// "add" (or "sum"), "max" or "min" (another op is refused at the call).
+Value dpu_reduce(const Value& x, const std::string& op, Loc l = Loc::current());
+// A.dpu.ops.dpu_fma(a, b, c) (guide §7): a * b + c, the DPU's FMA (the same as fma).
+Value dpu_fma(const Value& a, const Value& b, const Value& c, Loc l = Loc::current());
 }  // namespace dpu
 
 }  // namespace axcore::compiler::A

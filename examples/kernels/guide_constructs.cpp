@@ -1,0 +1,219 @@
+// The guide's constructs that no whole program of guide_kernels.cpp uses, each written as the
+// guide writes it (§4.4 loop forms, §5 A.IntImm, §8.4 / §8.5 A.buffer_store and store-or-drop).
+#include <string>
+#include <vector>
+
+#include "guide_kernels.hpp"
+
+namespace axcore::examples {
+namespace {
+// One PWORD per entry of `blocks`, lane l of block b: a value in [-1.5, 1.5] that float18 rounds.
+std::vector<double> lane_values(int64_t blocks, double step) {
+  std::vector<double> v;
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int l = 0; l < 64; ++l) v.push_back(-1.5 + step * static_cast<double>((l * 7 + b * 13) % 31));
+  return v;
+}
+// A constant PWORD holding `v` in every lane (a DPU operand comes from a buffer, §7).
+A::BufferHandle splat(double v, const std::string& name) {
+  return A::alloc_constant(std::vector<double>(64, v), "float32x64", A::DDR, {1}, name);
+}
+}  // namespace
+
+A::Module loop_forms() {
+  A::Module mod("LoopForms");
+  A::Func f = mod.prim_func("main");
+  const std::vector<int64_t> shape = {2, 3, 2};  // (H, W, C_BLOCKS): a rank the code does not spell out
+  auto inp = f.input("inp", shape, "float32x64", A::DDR);
+  auto rows = f.input("rows", {3, 4}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto scale = A::alloc_constant(lane_values(2, 0.0973), "float32x64", A::DDR, {2}, "scale");
+  auto out = A::alloc_buffer(shape, "float32x64", A::DDR, "out");
+  auto out_rows = A::alloc_buffer({3, 4}, "float32x64", A::DDR, "out_rows");
+  // for vars in A.grid(*shape, always_tuple=True): spatial, ch = vars[:-1], vars[-1]
+  A::grid_nest(shape, [&](const std::vector<A::Value>& vars) {
+    const A::Value ch = vars.back();  // sliced by position: the same code for any number of axes
+    A::Datapath([&] {
+      auto ifd = A::decl_stream("float32x64");
+      auto dpu = A::decl_stream("float32x64");
+      A::IFD(0, [&] { ifd.push(inp.at(vars)); });
+      A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(scale(ch), "float18x64")); });
+      A::ODR([&] { out.at(vars) = dpu.pop(); });
+    });
+  });
+  // §9.2: for u in A.unroll(2): for i in A.serial(4): one datapath — the unroll is the opt-out of
+  // sinking, so u stays a copy per iteration (two datapaths) and only i streams through the units.
+  for (auto u : A::unroll(2)) {
+    for (auto i : A::serial(4)) {
+      A::Datapath([&] {
+        auto ifd = A::decl_stream("float32x64");
+        auto dpu = A::decl_stream("float32x64");
+        A::IFD(0, [&] { ifd.push(rows(u, i)); });
+        A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(scale(u), "float18x64")); });
+        A::ODR([&] { out_rows(u, i) = dpu.pop(); });
+      });
+    }
+  }
+  // The two-argument form, A.unroll(2, 3): row 2 copied as it is (IFD -> ODR, §6.4).
+  for (auto u : A::unroll(2, 3)) {
+    for (auto i : A::serial(4)) {
+      A::Datapath([&] {
+        auto s = A::decl_stream("float32x64");
+        A::IFD(0, [&] { s.push(rows(u, i)); });
+        A::ODR([&] { out_rows(u, i) = s.pop(); });
+      });
+    }
+  }
+  A::output(out);
+  A::output(out_rows);
+  return mod;
+}
+
+A::Module int_imm_store() {
+  A::Module mod("IntImmStore");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {6, 1}, "int8x64", A::DDR);
+  A::Script script(f);
+  auto scale = A::alloc_constant(lane_values(1, 0.0911), "float32x64", A::DDR, {1}, "scale");
+  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+  for (auto [i] : A::grid(8)) {  // the 6 input rows reversed, then two rows of padding
+    A::Datapath([&] {
+      auto ifd = A::decl_stream("int8x64");
+      auto dpu = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        ifd.push(A::if_then_else(A::all({i < A::IntImm("int32", 6)}), inp(A::IntImm("int32", 5) - i, 0),
+                                 A::Broadcast(A::IntImm("int8", -7), 64)));
+      });
+      A::DPU([&] {
+        auto regs = A::array("float18x64", 2, "regs");
+        A::buffer_store(regs, A::cast(ifd.pop(), "float18x64"), {A::IntImm("int32", 0)});  // §8.5's form
+        A::buffer_store(regs, regs[0] * A::cast(scale(0), "float18x64"), {1});
+        dpu.push(A::cast(regs[1], "float32x64"));
+      });
+      A::ODR([&] { A::buffer_store(out, dpu.pop(), {i, 0}); });
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
+A::Module store_or_drop() {
+  A::Module mod("StoreOrDrop");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {4, 4}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto out = A::alloc_buffer({4, 3}, "float32x64", A::DDR, "out");
+  for (auto [r, c] : A::grid(4, 4)) {  // the pipeline computes 4 columns; the ODR keeps 3, mirrored
+    A::Datapath([&] {
+      auto ifd = A::decl_stream("float32x64");
+      auto dpu = A::decl_stream("float32x64");
+      A::IFD(0, [&] { ifd.push(inp(r, c)); });
+      A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(two(0), "float18x64")); });
+      A::ODR([&] {
+        A::If(
+            c < 3, [&] { out(r, 2 - c) = dpu.pop(); },  // selects store or drop
+            [&] { A::drop(dpu.pop()); });               // surplus positions are dropped
+      });
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
+A::Module dpu_reduce_fma() {
+  A::Module mod("DpuReduceFma");
+  A::Func f = mod.prim_func("main");
+  constexpr int64_t NB = 3;
+  auto inp = f.input("inp", {4, NB}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto k = splat(0.75, "k");
+  auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+  for (auto [r] : A::grid(4)) {
+    A::Datapath([&] {
+      auto ifd = A::decl_stream("float32x64");
+      auto dpu = A::decl_stream("float32x64");
+      for (auto j : A::serial(NB)) A::IFD(0, [&] { ifd.push(inp(r, j)); });
+      A::DPU([&] {
+        auto x = A::array("float18x64", NB, "x");  // the row, one register per block
+        auto hi = A::var("float18x64", "hi");
+        auto lo = A::var("float18x64", "lo");
+        auto s = A::var("float18x64", "s");
+        for (auto j : A::serial(NB)) x[j] = A::cast(ifd.pop(), "float18x64");
+        hi = x[0];  // combine the blocks elementwise (a running A.max / A.min) ...
+        for (auto j : A::serial(1, NB)) hi = A::max(hi, x[j]);
+        lo = x[0];
+        for (auto j : A::serial(1, NB)) lo = A::min(lo, x[j]);
+        hi = A::dpu::dpu_reduce(hi, "max");  // ... then reduce across the lanes
+        lo = A::dpu::dpu_reduce(lo, "min");
+        s = A::dpu::dpu_reduce(x[0], "add");
+        dpu.push(A::cast(A::dpu::dpu_fma(hi, A::cast(k(0), "float18x64"), lo), "float32x64"));  // hi * k + lo
+        dpu.push(A::cast(s, "float32x64"));
+      });
+      A::ODR([&] {
+        for (auto q : A::serial(2)) out(r, q) = dpu.pop();
+      });
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
+A::Module where_guard() {
+  A::Module mod("WhereGuard");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {8, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto three = splat(3.0, "three");
+  auto a = A::alloc_buffer({8, 1}, "float32x64", A::L1, "a");
+  auto b = A::alloc_buffer({8, 1}, "float32x64", A::L1, "b");
+  auto c = A::alloc_buffer({8, 1}, "float32x64", A::L1, "c");
+  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+  for (auto i : A::serial(8)) A::SysDMA([&] { a(i, 0) = inp(i, 0); });
+  // b = 2a on rows 0..4 and 3a on rows 5..7: two datapaths, each bounded by its predicate.
+  const std::pair<const A::BufferHandle*, bool> halves[] = {{&two, true}, {&three, false}};
+  for (const auto& [k, low] : halves) {  // a build-time loop: two datapath loops
+    for (auto [i] : A::grid(8)) {
+      A::Datapath([&] {
+        A::where(low ? i < 5 : i >= 5);
+        auto ifd = A::decl_stream("float32x64");
+        auto dpu = A::decl_stream("float32x64");
+        A::IFD(0, [&] { ifd.push(a(i, 0)); });
+        A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast((*k)(0), "float18x64")); });
+        A::ODR([&] {
+          A::where(i < 6);  // inert: an ODR is a stream unit (§8.4); rows 6 and 7 are still stored
+          b(i, 0) = dpu.pop();
+        });
+      });
+    }
+  }
+  // c = a on rows 0..3, b on rows 4..7: two CoreDMA copies of four rows each.
+  for (auto i : A::serial(8)) {
+    A::CoreDMA(
+        [&] {
+          A::where(i >= 4);
+          c(i, 0) = b(i, 0);
+        },
+        0);
+  }
+  for (auto i : A::serial(8)) {
+    A::CoreDMA(
+        [&] {
+          A::where(i < 4);
+          c(i, 0) = a(i, 0);
+        },
+        0);
+  }
+  // Copied out once: of the two unrolled SysDMA blocks, the predicate keeps the second.
+  for (auto h : A::unroll(2)) {
+    A::SysDMA([&] {
+      A::where(h == 1);
+      for (auto i : A::serial(8)) out(i, 0) = c(i, 0);
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
+}  // namespace axcore::examples

@@ -1,0 +1,334 @@
+"""The guide's constructs that no whole program of examples/guide uses, each written in an
+@A.ir_module as the guide writes it, against NumPy on fsim, TLM and RTL (their C++ twins:
+examples/kernels/guide_constructs.cpp, run by tests/compiler/examples_e2e_test.cpp)."""
+import re
+
+import numpy as np
+import pytest
+
+import axcore.script as A
+from axcore import runtime, tir
+from axcore.compiler.interpreter import emulation as emu
+
+BACKENDS = ["fsim", "tlm", "rtl"]
+
+
+def lane_values(blocks, step):
+    """One PWORD per block, lane l of block b: a value in [-1.5, 1.5] that float18 rounds."""
+    return np.array([[-1.5 + step * ((l * 7 + b * 13) % 31) for l in range(64)] for b in range(blocks)])
+
+
+def mul18(x, s):
+    """x * s of two float18 operands, rounded to float18 (the DPU's product), as float32."""
+    return emu.rf18(emu.rf18(np.asarray(x, np.float32)) * emu.rf18(np.asarray(s, np.float32)))
+
+
+def floats(shape, seed):
+    return np.random.default_rng(seed).uniform(-100, 100, shape).astype(np.float32)
+
+
+# ---- §4.4: A.grid(*shape, always_tuple=True), A.unroll(n), A.unroll(a, b) ---------------------------
+SHAPE = (2, 3, 2)  # (H, W, C_BLOCKS): the loop below does not spell out the rank
+SCALE = lane_values(2, 0.0973)
+
+
+@A.ir_module
+class LoopForms:
+    @A.prim_func
+    def main(inp: A.Buffer(SHAPE, "float32x64", scope=A.DDR), rows: A.Buffer((3, 4), "float32x64", scope=A.DDR)):
+        scale = A.alloc_constant(SCALE, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer(SHAPE, "float32x64", scope=A.DDR)
+        out_rows = A.alloc_buffer((3, 4), "float32x64", scope=A.DDR)
+        for vars in A.grid(*SHAPE, always_tuple=True):   # len(shape) not known when writing this
+            spatial, ch = vars[:-1], vars[-1]            # slice by position: works for any axis count
+            with A.Datapath():
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(inp[vars])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(scale[ch], "float18x64"))
+                with A.ODR():
+                    out[spatial + (ch,)] = dpu.pop()
+        for u in A.unroll(2):                  # A.unroll -> not sunk (it is unrolled); sinking stops here
+            for i in A.serial(4):              # serial, wraps ONE datapath -> sunk into the units
+                with A.Datapath():
+                    ifd = A.decl_stream("float32x64")
+                    dpu = A.decl_stream("float32x64")
+                    with A.IFD(num=0):
+                        ifd.push(rows[u, i])
+                    with A.DPU():
+                        dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(scale[u], "float18x64"))
+                    with A.ODR():
+                        out_rows[u, i] = dpu.pop()
+        for u in A.unroll(2, 3):
+            for i in A.serial(4):
+                with A.Datapath():
+                    s = A.decl_stream("float32x64")
+                    with A.IFD(num=0):
+                        s.push(rows[u, i])
+                    with A.ODR():
+                        out_rows[u, i] = s.pop()
+        A.output(out)
+        A.output(out_rows)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_grid_always_tuple_and_unroll(backend):
+    ins = {"inp": floats((2, 3, 128), 11), "rows": floats((3, 256), 12)}
+    res = runtime.run(runtime.compile(LoopForms), backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["out"], mul18(ins["inp"], SCALE.reshape(128)))
+    want_rows = ins["rows"].copy()
+    for u in range(2):
+        want_rows[u] = mul18(ins["rows"][u], np.tile(SCALE[u], 4))
+    np.testing.assert_array_equal(res.outputs["out_rows"], want_rows)
+
+
+def test_unroll_is_not_sunk():
+    """§9.2: unroll(2) around one A.serial(4) datapath is two datapath tasks, unroll(2, 3) one, the
+    tuple grid nest one (sunk into the units)."""
+    b = runtime.compile(LoopForms, explain=True)
+    assert len(set(re.findall(r"\bdp\d+\.dwpu", b.explain))) == 4, b.explain
+
+
+# ---- §5 A.IntImm, §8.4 / §8.5 A.buffer_store ---------------------------------------------------------
+ISCALE = lane_values(1, 0.0911)
+
+
+@A.ir_module
+class IntImmStore:
+    @A.prim_func
+    def main(inp: A.Buffer((6, 1), "int8x64", scope=A.DDR)):
+        scale = A.alloc_constant(ISCALE, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(8):                   # the 6 input rows reversed, then two rows of padding
+            with A.Datapath():
+                ifd = A.decl_stream("int8x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(A.if_then_else(tir.all(i < A.IntImm("int32", 6)),
+                                            A.BufferLoad(inp, (A.IntImm("int32", 5) - i, 0)),
+                                            A.Broadcast(A.IntImm("int8", -7), 64)))
+                with A.DPU():
+                    regs = A.array("float18x64", size=2)
+                    A.buffer_store(regs, A.cast(ifd.pop(), "float18x64"), (A.IntImm("int32", 0),))
+                    A.buffer_store(regs, regs[0] * A.cast(scale[0], "float18x64"), (1,))
+                    dpu.push(A.cast(regs[1], "float32x64"))
+                with A.ODR():
+                    A.buffer_store(out, dpu.pop(), (i, 0))
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int_imm_and_buffer_store(backend):
+    x = np.random.default_rng(13).integers(-128, 128, (6, 64)).astype(np.int8)
+    res = runtime.run(runtime.compile(IntImmStore), backend=backend, inputs={"inp": x})
+    padded = np.full((8, 64), -7, np.float32)
+    padded[:6] = x[::-1]
+    np.testing.assert_array_equal(res.outputs["out"], mul18(padded, ISCALE[0]))
+
+
+# ---- §8.4 / §10: A.If / A.Then / A.Else store or drop, A.drop(s.pop()) ------------------------------
+TWO = np.full((1, 64), 2.0)
+
+
+@A.ir_module
+class StoreOrDrop:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 4), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(TWO, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer((4, 3), "float32x64", scope=A.DDR)
+        for r, c in A.grid(4, 4):             # the pipeline computes 4 columns; the ODR keeps 3, mirrored
+            with A.Datapath():
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(inp[r, c])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                with A.ODR():
+                    with A.If(c < 3):                 # selects store or drop
+                        with A.Then():
+                            out[r, 2 - c] = dpu.pop()
+                        with A.Else():
+                            A.drop(dpu.pop())     # surplus positions are dropped
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_store_or_drop(backend):
+    x = floats((4, 256), 14)
+    res = runtime.run(runtime.compile(StoreOrDrop), backend=backend, inputs={"inp": x})
+    want = mul18(x[:, :192], 2.0).reshape(4, 3, 64)[:, ::-1].reshape(4, 192)
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
+# ---- §7: A.dpu.ops.dpu_reduce, dpu_fma, A.min / A.max ---------------------------------------------------
+K = np.full((1, 64), 0.75)
+
+
+@A.ir_module
+class DpuReduceFma:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 3), "float32x64", scope=A.DDR)):
+        k = A.alloc_constant(K, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer((4, 2), "float32x64", scope=A.DDR)
+        for r in A.grid(4):
+            with A.Datapath():
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                for j in A.serial(3):
+                    with A.IFD(num=0):
+                        ifd.push(inp[r, j])
+                with A.DPU():
+                    x = A.array("float18x64", size=3)   # the row, one register per block
+                    hi = A.var("float18x64")
+                    lo = A.var("float18x64")
+                    s = A.var("float18x64")
+                    for j in A.serial(3):
+                        x[j] = A.cast(ifd.pop(), "float18x64")
+                    hi = x[0]                           # combine the blocks elementwise ...
+                    for j in A.serial(1, 3):
+                        hi = A.max(hi, x[j])
+                    lo = x[0]
+                    for j in A.serial(1, 3):
+                        lo = A.min(lo, x[j])
+                    hi = A.dpu.ops.dpu_reduce(hi, "max")  # ... then reduce across the lanes
+                    lo = A.dpu.ops.dpu_reduce(lo, "min")
+                    s = A.dpu.ops.dpu_reduce(x[0], "add")
+                    dpu.push(A.cast(A.dpu.ops.dpu_fma(hi, A.cast(k[0], "float18x64"), lo), "float32x64"))
+                    dpu.push(A.cast(s, "float32x64"))
+                with A.ODR():
+                    for q in A.serial(2):
+                        out[r, q] = dpu.pop()
+        A.output(out)
+
+
+def tree_sum18(v):
+    """The DPU's ADD_REDUCE: a pairwise tree over the lanes (lane 2i with 2i + 1), rounding to float18
+    at each step (exact here in float32: the lanes hold small integers)."""
+    while v.shape[-1] > 1:
+        v = emu.rf18(v[..., 0::2] + v[..., 1::2])
+    return v[..., 0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dpu_reduce_fma_min_max(backend):
+    x = np.random.default_rng(16).integers(-100, 101, (4, 192)).astype(np.float32)
+    res = runtime.run(runtime.compile(DpuReduceFma), backend=backend, inputs={"inp": x})
+    blocks = x.reshape(4, 3, 64)
+    hi, lo = blocks.max(axis=(1, 2)), blocks.min(axis=(1, 2))
+    want = np.empty((4, 128), np.float32)
+    want[:, :64] = emu.rf18(emu.rf18(hi * np.float32(0.75)) + lo)[:, None]
+    want[:, 64:] = tree_sum18(blocks[:, 0])[:, None]
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
+# ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
+THREE = np.full((1, 64), 3.0)
+COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
+
+
+@A.ir_module
+class WhereGuard:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(TWO, dtype="float32x64", scope=A.DDR)
+        three = A.alloc_constant(THREE, dtype="float32x64", scope=A.DDR)
+        a = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        b = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        c = A.alloc_buffer((8, 1), "float32x64", scope=A.L1)
+        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.serial(8):
+            with A.SysDMA():
+                a[i, 0] = inp[i, 0]
+        for i in A.grid(8):                   # b = 2a on rows 0..4
+            with A.Datapath():
+                A.where(i < 5)
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(a[i, 0])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                with A.ODR():
+                    b[i, 0] = dpu.pop()
+        for i in A.grid(8):                   # b = 3a on rows 5..7
+            with A.Datapath():
+                A.where(i >= 5)
+                ifd = A.decl_stream("float32x64")
+                dpu = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    ifd.push(a[i, 0])
+                with A.DPU():
+                    dpu.push(A.cast(ifd.pop(), "float18x64") * A.cast(three[0], "float18x64"))
+                with A.ODR():
+                    A.where(i < 6)            # inert: the ODR is a stream unit (§8.4); rows 6, 7 stored
+                    b[i, 0] = dpu.pop()
+        for i in A.serial(8):                 # c = b on rows 4..7
+            with A.CoreDMA(core=0):
+                A.where(i >= 4)
+                c[i, 0] = b[i, 0]
+        for i in A.serial(8):                 # c = a on rows 0..3
+            with A.CoreDMA(core=0):
+                A.where(i < 4)
+                c[i, 0] = a[i, 0]
+        for h in A.unroll(2):                 # copied out once
+            with A.SysDMA():
+                A.where(h == COPY_OUT)
+                for i in A.serial(8):
+                    out[i, 0] = c[i, 0]
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_where_bounds_its_block(backend):
+    x = floats((8, 64), 15)
+    b = runtime.compile(WhereGuard, explain=True)
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    want = x.copy()
+    want[4] = mul18(x[4], 2.0)
+    want[5:] = mul18(x[5:], 3.0)
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
+# ---- refusals at the user's line -------------------------------------------------------------------
+from test_errors import _assert_last_frame_is, _build, _dp, _line_of  # noqa: E402 - the error harness
+
+REFUSED = [
+    ("intimm_dtype", _dp(ifd='s.push(inp[A.IntImm("float32", 0), 0])  # X'),
+     'A.IntImm("float32", 0): an integer immediate is int8, int32 or int64'),
+    ("intimm_range", _dp(ifd='s.push(A.Broadcast(A.IntImm("int8", -129), 64))  # X'),
+     'A.IntImm("int8", -129): the value does not fit int8'),
+    ("store_var_index", _dp(dpu='v = A.var("float18x64")\n'
+                                'A.buffer_store(v, A.cast(s.pop(), "float18x64"), (0,))  # X\n'
+                                'd.push(A.cast(v, "float32x64"))'), "Cannot store into v at 0"),
+    ("store_stream", _dp(dpu='A.buffer_store(d, A.cast(s.pop(), "float18x64"), (0,))  # X'),
+     "A.buffer_store stores into a buffer or a DPU register file, not a Stream"),
+    ("dpu_reduce_op", _dp(dpu='d.push(A.cast(A.dpu.ops.dpu_reduce(A.cast(s.pop(), "float18x64"), "mul"), '
+                             '"float32x64"))  # X'),
+     'A.dpu.ops.dpu_reduce(x, "mul"): the DPU reduces across the lanes by add, max or min'),
+    ("where_reads", _dp().replace("            with A.Datapath():\n",
+                                  "            with A.Datapath():\n                A.where(inp[0, 0] < 1)  # X\n"),
+     "A.where(inp[0, 0] < 1) reads inp[0, 0]: a block predicate is decided when the program is built"),
+    ("where_in_loop", _dp().replace("        A.output(out)\n",
+                                    "        with A.SysDMA():\n            for r in A.serial(8):\n"
+                                    "                A.where(r < 4)  # X\n                out[r, 0] = inp[r, 0]\n"
+                                    "        A.output(out)\n"),
+     "A.where(cond) is the block predicate of A.Datapath, A.CoreDMA and A.SysDMA (§10); here it is inside a loop"),
+    ("where_select", _dp().replace("            with A.Datapath():\n",
+                                   "            with A.Datapath():\n"
+                                   "                A.where(A.if_then_else(i < 2, 1, 0) < 1)  # X\n"),
+     "reads A.if_then_else"),
+]
+
+
+@pytest.mark.parametrize("name,body,message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_at_the_line(tmp_path, name, body, message):
+    with pytest.raises(A.CompileError) as info:
+        mod = _build(tmp_path, body, name)
+        runtime.compile(mod.M)
+    err = info.value
+    assert message in err.msg, err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    _assert_last_frame_is(info, err.filename, err.lineno)
