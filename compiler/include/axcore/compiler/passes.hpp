@@ -1,5 +1,8 @@
 // The pass manager and the IR-to-IR passes. A pass holds no state across runs; the manager runs
-// them in order and stops at the first CompileError (which carries the user's location).
+// them in order, times each (the one list of pass timings, CompileResult::timings), verifies the
+// IR before the first and after every pass when asked (verify.hpp), and stops at the first
+// CompileError (which carries the user's location). compile() runs the whole pipeline under it:
+// the IR passes, then `lower` and `emit`, which read the IR and fill the program and the bundle.
 #pragma once
 
 #include <chrono>
@@ -20,12 +23,15 @@ class PassManager {
  public:
   using Fn = std::function<void(PrimFunc&)>;
   PassManager& add(std::string name, Fn fn);
-  std::vector<PassTiming> run(PrimFunc& f) const;
+  // With verify_each, check_ir(f) runs before the first pass and after each (its time is not
+  // the passes': it is the last entry, "verify-ir").
+  std::vector<PassTiming> run(PrimFunc& f, bool verify_each = false) const;
 
  private:
   std::vector<std::pair<std::string, Fn>> passes_;
 };
 
+// The passes, one per file in compiler/passes/.
 // §9: a serial/grid loop around exactly one datapath (or LoadIMC) is sunk into its units; a loop
 // around two or more, and every A.unroll, is unrolled. Inside unit blocks, A.unroll loops expand.
 void sink_and_unroll(PrimFunc& f);
