@@ -25,7 +25,9 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
   TilingOptions t = tiling;
   t.cores = std::max(t.cores, opt.cores);
-  pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
+  pm.add("partition-cores", [t](PrimFunc& g) { partition_cores(g, t); }).add("tile-l1", [t](PrimFunc& g) {
+    tile_for_l1(g, t);
+  });
   pm.add("sink-and-unroll", sink_and_unroll)
       .add("drop-empty-loops", drop_empty_loops)
       .add("infer-datapath-kinds", infer_datapath_kinds);

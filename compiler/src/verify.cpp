@@ -96,6 +96,8 @@ class Verifier {
         static_cast<int64_t>(b.data.size()) != b.elements() * static_cast<int64_t>(b.dtype.lanes))
       problem(b.loc, "constant " + b.name + " holds " + std::to_string(b.data.size()) + " values for " +
                          std::to_string(b.elements()) + " x " + std::to_string(b.dtype.lanes) + " lanes");
+    if (b.imc_source && b.role != BufferRole::Imc)
+      problem(b.loc, "buffer " + b.name + " records the weight it was loaded from but is no IMC buffer");
     for (int64_t d : b.shape)
       if (d < 0) problem(b.loc, "buffer " + b.name + " has a negative dimension");
   }

@@ -20,14 +20,14 @@ struct IrProblem {
 // - buffers: names unique over params and allocations; every buffer a statement or expression
 //   names is a param, an allocation of f, or a view whose chain ends in one (registers: declared
 //   by an A.var / A.array earlier in the same datapath; the MVM accumulator: inside a MatMul
-//   block); role and scope agree (IMC, registers, accumulator); a constant holds its values;
+//   block); role and scope agree (IMC, registers, accumulator); only an IMC buffer records an
+//   imc_source; a constant holds its values;
 //   params are inputs; outputs are buffers of f;
 // - streams: names unique; every stream pushed or popped is declared in f.streams;
 // - loops: every loop variable used is bound by an enclosing loop (defined before use), no loop
 //   rebinds the variable of a loop around it; extents are >= 0;
-// - launches: datapath and block ids unique; a sync waits only for ids launched before it;
 // - nodes: each statement and expression carries the operands its kind needs (arity, the
-//   indices of a buffer's rank).
+//   indices of a buffer's rank, A.mvm_1x1's matrix a tile of an IMC buffer).
 std::vector<IrProblem> verify_ir(const PrimFunc& f);
 
 // Throws a CompileError at the first problem, naming `after` (the pass that ran last, or
