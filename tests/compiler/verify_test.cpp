@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <axcore/compiler/compile.hpp>
+#include <axcore/compiler/ops/op.hpp>
 #include <axcore/compiler/verify.hpp>
 
 #include "catalog.hpp"
@@ -221,6 +222,56 @@ TEST(Pipeline, EveryExampleKernelPassesTheVerifierAfterEveryPass) {
       EXPECT_EQ(r.timings.back().name, "verify-ir") << e.name;
       EXPECT_TRUE(cc::verify_ir(*r.lowered).empty()) << e.name;
     }
+}
+
+// Two modules built and compiled one after the other in one thread leave nothing behind: the IMC
+// buffer atomic.load_imc filled records its weight itself (BufferNode::imc_source), so the weight
+// goes with its module (a thread_local map keyed by the IMC node's address held it, and every
+// IMC node's address, until the thread ended), and an IMC buffer of a later module that
+// atomic.load_imc did not fill is refused by atomic.matmul whatever address it was given.
+namespace A = axcore::compiler::A;
+namespace ops = axcore::compiler::ops;
+
+ops::Tensor int8_weight() {
+  std::vector<double> v(64 * 64);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int>(i % 9) - 4);
+  return A::alloc_constant(v, "int8x64", A::DDR, {64, 1}, "w");
+}
+
+TEST(Pipeline, NoImcSourceOutlivesItsModule) {
+  std::weak_ptr<cc::BufferNode> weight, resident;
+  for (int run = 0; run < 2; ++run) {
+    A::Module m("first");
+    A::Func f = m.prim_func("main");
+    {
+      A::Script s(f);
+      auto x = f.input("x", {4, 1}, "int8x64", A::DDR);
+      auto w = int8_weight();
+      auto imc = ops::invoke("atomic.load_imc", {w});
+      EXPECT_EQ(imc.node()->imc_source, w.node());
+      A::output(ops::invoke("atomic.matmul", {x, imc}));
+      weight = w.node();
+      resident = imc.node();
+    }
+    const auto r = cc::compile(m.ir().main());
+    EXPECT_FALSE(r.program.steps.empty());
+  }
+  EXPECT_TRUE(weight.expired()) << "the weight atomic.load_imc read outlived its module";
+  EXPECT_TRUE(resident.expired());
+  for (int k = 0; k < 16; ++k) {  // new IMC nodes, some at the addresses the first modules' had
+    A::Module m("second");
+    A::Func f = m.prim_func("main");
+    A::Script s(f);
+    auto x = f.input("x", {4, 1}, "int8x64", A::DDR);
+    auto imc = A::alloc_imc({1, 1});
+    try {
+      (void)ops::invoke("atomic.matmul", {x, imc});
+      FAIL() << "atomic.matmul took an IMC buffer atomic.load_imc never filled";
+    } catch (const cc::CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a matrix made resident by atomic.load_imc"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace
