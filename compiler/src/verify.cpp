@@ -54,7 +54,8 @@ class Verifier {
       if (!names.emplace(b->name, b.get()).second) problem(b->loc, "buffer name '" + b->name + "' is declared twice");
       declared_.insert(b.get());
       if (param && b->role != BufferRole::Input) problem(b->loc, "param " + b->name + " is not an input buffer");
-      if (!param && b->role == BufferRole::Input && !b->alias_of) problem(b->loc, "input " + b->name + " is not among the params");
+      if (!param && b->role == BufferRole::Input && !b->alias_of)
+        problem(b->loc, "input " + b->name + " is not among the params");
       buffer(*b);
     };
     for (const auto& b : f_.params) declare(b, true);

@@ -204,6 +204,9 @@ struct PrimFunc {
     std::map<std::string, std::string> str_attrs;
   };
   std::vector<GraphNode> graph;
+  // The number the operator library gives the next buffer it generates in this function
+  // (`y_epi0`, ...): a function's generated names depend on nothing built before it.
+  uint64_t generated_names = 0;
   SourceLoc loc;
 };
 
