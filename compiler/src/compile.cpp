@@ -25,9 +25,8 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
   TilingOptions t = tiling;
   t.cores = std::max(t.cores, opt.cores);
-  pm.add("partition-cores", [t](PrimFunc& g) { partition_cores(g, t); }).add("tile-l1", [t](PrimFunc& g) {
-    tile_for_l1(g, t);
-  });
+  pm.add("partition-cores", [t](PrimFunc& g) { partition_cores(g, t); });
+  pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
   pm.add("sink-and-unroll", sink_and_unroll)
       .add("drop-empty-loops", drop_empty_loops)
       .add("infer-datapath-kinds", infer_datapath_kinds);
@@ -38,9 +37,9 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   lo.hazards_are_errors = opt.hazards_are_errors;
   lo.imc_tiles = static_cast<uint32_t>(std::min<int64_t>(tiling.imc_tiles, spec::param::imc_tiles));
   CompileResult r;
-  pm.add("lower", [&r, lo](PrimFunc& g) { r.program = lower(g, lo); }).add("emit", [&r, &opt](PrimFunc& g) {
-    r.bundle = emit_bundle(g, r.program, EmitOptions{opt.name, opt.source});
-  });
+  const EmitOptions eo{opt.name, opt.source};
+  pm.add("lower", [&r, lo](PrimFunc& g) { r.program = lower(g, lo); });
+  pm.add("emit", [&r, eo](PrimFunc& g) { r.bundle = emit_bundle(g, r.program, eo); });
   r.timings = pm.run(f, opt.verify_each);
   r.warnings = r.program.warnings;
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
