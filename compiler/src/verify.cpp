@@ -168,8 +168,15 @@ class Verifier {
     }
   }
 
+  // An id a pass made up (id_generated) names one launch: the sync the pass placed waits for it.
+  void generated_id(const StmtNode& s) {
+    if (s.id_generated && !s.id.empty() && !generated_ids_.insert(s.id).second)
+      problem(s.loc, "the generated id \"" + s.id + "\" tags two launches");
+  }
+
   void stmt(const StmtNode& s) {
     const SourceLoc& loc = s.loc;
+    if (s.kind == StmtKind::Datapath || s.kind == StmtKind::Block) generated_id(s);
     switch (s.kind) {
       case StmtKind::For: {
         if (!s.var) return problem(loc, "a loop without a variable");
@@ -237,6 +244,7 @@ class Verifier {
   std::set<const BufferNode*> declared_, regs_;
   std::set<const StreamNode*> streams_;
   std::set<const VarNode*> bound_;
+  std::set<std::string> generated_ids_;
   bool in_matmul_ = false;
   std::vector<IrProblem> problems_;
 };

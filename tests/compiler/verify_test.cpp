@@ -161,6 +161,16 @@ TEST(IrVerifier, RefusesARegisterUsedBeforeItsDeclaration) {
   EXPECT_TRUE(cc::verify_ir(k.f).empty());
 }
 
+TEST(IrVerifier, RefusesAGeneratedIdOnTwoLaunches) {
+  Kernel k = well_formed();
+  k.dma->id = "tile1.t0.in.x";
+  k.f.body->body.push_back(std::make_shared<cc::StmtNode>(*k.dma));
+  EXPECT_TRUE(cc::verify_ir(k.f).empty());  // the author's id may tag several launches
+  k.dma->id_generated = true;
+  k.f.body->body.back()->id_generated = true;
+  EXPECT_EQ(only_problem(k.f), std::make_pair(std::string("the generated id \"tile1.t0.in.x\" tags two launches"), 3));
+}
+
 TEST(IrVerifier, CheckIrNamesThePassAndTheLocation) {
   Kernel k = well_formed();
   k.f.buffers.clear();

@@ -26,6 +26,8 @@ struct IrProblem {
 // - streams: names unique; every stream pushed or popped is declared in f.streams;
 // - loops: every loop variable used is bound by an enclosing loop (defined before use), no loop
 //   rebinds the variable of a loop around it; extents are >= 0;
+// - launches: an id a pass generated (id_generated) tags one launch (an author's id may tag
+//   several: a sync waits for all of them);
 // - nodes: each statement and expression carries the operands its kind needs (arity, the
 //   indices of a buffer's rank, A.mvm_1x1's matrix a tile of an IMC buffer).
 std::vector<IrProblem> verify_ir(const PrimFunc& f);
