@@ -26,28 +26,24 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("split-k", [&tiling](PrimFunc& g) { split_k(g, tiling); });
   TilingOptions t = tiling;
   t.cores = std::max(t.cores, opt.cores);
+  pm.add("partition-cores", [t](PrimFunc& g) { partition_cores(g, t); });
   pm.add("tile-l1", [t](PrimFunc& g) { tile_for_l1(g, t); });
   pm.add("sink-and-unroll", sink_and_unroll)
       .add("block-predicates-final", [](PrimFunc& g) { apply_block_predicates(g, true); })
       .add("drop-empty-loops", drop_empty_loops)
       .add("infer-datapath-kinds", infer_datapath_kinds);
-  CompileResult r;
-  r.timings = pm.run(f);
-  auto t0 = std::chrono::steady_clock::now();
   LowerOptions lo;
   lo.cores = opt.cores;
   lo.l1_bytes = tiling.l1_bytes;
   lo.overlap = opt.overlap;
   lo.hazards_are_errors = opt.hazards_are_errors;
   lo.imc_tiles = static_cast<uint32_t>(std::min<int64_t>(tiling.imc_tiles, spec::param::imc_tiles));
-  r.program = lower(f, lo);
+  CompileResult r;
+  const EmitOptions eo{opt.name, opt.source};
+  pm.add("lower", [&r, lo](PrimFunc& g) { r.program = lower(g, lo); });
+  pm.add("emit", [&r, eo](PrimFunc& g) { r.bundle = emit_bundle(g, r.program, eo); });
+  r.timings = pm.run(f, opt.verify_each);
   r.warnings = r.program.warnings;
-  r.timings.push_back(
-      {"lower", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
-  t0 = std::chrono::steady_clock::now();
-  r.bundle = emit_bundle(f, r.program, EmitOptions{opt.name, opt.source});
-  r.timings.push_back(
-      {"emit", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;

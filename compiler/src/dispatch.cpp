@@ -220,11 +220,6 @@ std::optional<Affine> fit(const std::vector<int64_t>& base, int64_t base_value,
 
 }  // namespace
 
-uint64_t& generated_name_counter() {
-  static thread_local uint64_t n = 0;
-  return n;
-}
-
 runtime::Bundle stage_dispatch(const std::vector<runtime::DispatchScalar>& scalars, const StaticBuild& build,
                                const StageOptions& opt, StageReport* report) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -250,10 +245,7 @@ runtime::Bundle stage_dispatch(const std::vector<runtime::DispatchScalar>& scala
   std::vector<DispatchGuard> guards;
   std::vector<int64_t> p;
   for (const auto& s : scalars) p.push_back(s.min);
-  const uint64_t names_from = generated_name_counter();
-  uint64_t names_to = names_from;
   for (uint64_t n = 0; n < points; ++n) {
-    generated_name_counter() = names_from;
     Staging st{&scalars, p, {}};
     Staging* saved = std::exchange(current, &st);
     std::optional<runtime::Bundle> b;
@@ -267,7 +259,6 @@ runtime::Bundle stage_dispatch(const std::vector<runtime::DispatchScalar>& scala
       throw;
     }
     current = saved;
-    names_to = std::max(names_to, generated_name_counter());
     if (b) {
       if (!base) base = *b;
       if (const std::string d = structure_differs(*b, *base); !d.empty())
@@ -283,7 +274,6 @@ runtime::Bundle stage_dispatch(const std::vector<runtime::DispatchScalar>& scala
       p[i] = scalars[i].min;
     }
   }
-  generated_name_counter() = names_to;
   if (built.empty())
     throw CompileError({}, "no value of the dispatch-time scalars passes the program's guards (first refusal: \"" +
                                refused.begin()->second + "\")");

@@ -71,7 +71,7 @@ struct StreamInfo {
 DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams, spec::Dtype in0,
                      spec::Dtype in1, const RegionOf& region);
 
-// A.SysDMA / A.CoreDMA blocks (compiler/passes/lower_dma.cpp): one side of the copy.
+// A.SysDMA / A.CoreDMA blocks (lower_dma.cpp): one side of the copy.
 struct DmaSide {
   const BufferNode* buffer = nullptr;               // the root buffer
   bool ddr = false;                                 // addressed in DDR (patched with the buffer's address)

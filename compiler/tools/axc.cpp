@@ -134,13 +134,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
   std::string name, out, bundle_path, werror;
-  bool dump_ir = false, dump_txn = false, show = false, no_overlap = false;
+  bool dump_ir = false, dump_txn = false, show = false, no_overlap = false, verify_each = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
   c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
   c->add_flag("--dump-txn", dump_txn, "print the emitted TXN stream");
+  c->add_flag("--verify-each", verify_each, "run the IR verifier before the first pass and after every pass");
   c->add_flag("--explain", show, "print what runs where");
   c->add_flag("--no-overlap", no_overlap,
               "no overlap scheduling: each launch waits for what it touches as it is pushed (docs/compiler.md)");
@@ -194,7 +195,9 @@ int main(int argc, char** argv) {
     ax::A::Module mod("none");
     std::string label = name, source = "examples/kernels";
     if (is_model(name)) {
-      if (const int rc = compile_dispatch_model(name, out, {cores, "", name, !no_overlap}, l1_bytes, dump_txn); rc >= 0)
+      if (const int rc =
+              compile_dispatch_model(name, out, {cores, "", name, !no_overlap, false, verify_each}, l1_bytes, dump_txn);
+          rc >= 0)
         return rc;
       auto m = ax::frontend::load_model(name, ax::ops::target());
       mod = m.module;
@@ -216,7 +219,8 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
-    const auto r = ax::compile(mod.ir().main(), {cores, label, source, !no_overlap, werror == "hazard"}, tiling);
+    const auto r =
+        ax::compile(mod.ir().main(), {cores, label, source, !no_overlap, werror == "hazard", verify_each}, tiling);
     for (const auto& w : r.warnings) std::cerr << w.str() << "\n";
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);

@@ -2,18 +2,10 @@
 // float32 result through the DPU epilogue. A weight larger than one residency is split along N
 // (each chunk its own LoadIMC and datapath, no partial sums); K must fit one residency.
 // Reference: common/ref/op/matmul.hpp (the ref backend's "linear").
-#include <map>
-
 #include "mvm.hpp"
 
 namespace axcore::compiler::ops::detail {
 namespace {
-
-// The weight tensor each resident IMC buffer was loaded from (for the matmul's reference).
-std::map<const BufferNode*, Tensor>& imc_sources() {
-  static thread_local std::map<const BufferNode*, Tensor> m;
-  return m;
-}
 
 void check_weight(const Call& c, const std::string& x_arg, const std::string& w_arg, bool split_k = false) {
   require_dtype(c, w_arg, {"int8x64"});
@@ -228,7 +220,7 @@ OpDef load_imc_op() {
   d.implementation = [](const Call& c, const Tensor& out) {
     const Tensor w = c.tensor("weight");
     load_chunk(w, out, 0, out.shape()[0], 0, 0, out.shape()[1]);
-    imc_sources()[out.node().get()] = w;
+    out.node()->imc_source = w.node();  // atomic.matmul's reference reads the weight
   };
   // The resident matrix is no graph value: atomic.matmul's reference reads the weight itself.
   d.emulate = [](const Call&, const Tensor&) { return std::vector<Node>{}; };
@@ -257,7 +249,7 @@ OpDef matmul_op() {
   d.validate = [](const Call& c) {
     require_dtype(c, "matrix_ifd", {"int8x64"});
     const Tensor imc = c.tensor("matrix_imc");
-    if (imc.scope() != Scope::IMC || !imc_sources().count(imc.node().get()))
+    if (imc.scope() != Scope::IMC || !imc.node()->imc_source)
       c.refuse("matrix_imc", imc.name() + " is not a matrix made resident by atomic.load_imc");
     if (c.tensor("matrix_ifd").shape().back() != imc.shape()[0])
       c.refuse("matrix_ifd", "K = " + std::to_string(logical(c.tensor("matrix_ifd")).back()) +
@@ -291,7 +283,7 @@ OpDef matmul_op() {
     mvm_chunk(ch, {}, out);
   };
   d.emulate = [](const Call& c, const Tensor& out) {
-    const std::string w = imc_sources().at(c.tensor("matrix_imc").node().get()).name();
+    const std::string w = c.tensor("matrix_imc").node()->imc_source->name;
     Node n = node("linear", {c.tensor("matrix_ifd").name(), w}, {out.name()});
     n.str_attrs["epilogue"] = "none";
     if (!c.has("partial")) return std::vector<Node>{n};

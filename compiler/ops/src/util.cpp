@@ -1,12 +1,10 @@
 #include "util.hpp"
 
-#include <axcore/compiler/dispatch.hpp>
-
 #include <algorithm>
 
 namespace axcore::compiler::ops::detail {
 
-std::string fresh(const std::string& stem) { return stem + std::to_string(generated_name_counter()++); }
+std::string fresh(const std::string& stem) { return stem + std::to_string(A::current_func().generated_names++); }
 
 namespace {
 thread_local SourceLoc g_call_loc;

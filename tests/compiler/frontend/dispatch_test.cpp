@@ -44,25 +44,20 @@ std::string static_text(int64_t m) {
   return std::regex_replace(t, std::regex("\\[M, 128\\]"), "[" + std::to_string(m) + ", 128]");
 }
 
-// The staged bundle, and the operator library's name counter every one of its builds started at
-// (a static build started there names its generated buffers alike: y_epi0, ...).
-rt::Bundle staged(cc::StageReport* rep = nullptr, uint64_t* names = nullptr) {
+// The staged bundle (every build, like a static one, names its generated buffers from its own
+// function's counter: y_epi0, ...).
+rt::Bundle staged(cc::StageReport* rep = nullptr) {
   const std::string text = model_text();
   const auto scalars = fe::model_dispatch_scalars(text, "dispatch_linear.yaml");
-  if (names) *names = cc::generated_name_counter();
   return cc::stage_dispatch(
       scalars, [&] { return build(text); }, {}, rep);
 }
 
-rt::Bundle static_build(int64_t m, uint64_t names) {
-  cc::generated_name_counter() = names;
-  return build(static_text(m));
-}
+rt::Bundle static_build(int64_t m) { return build(static_text(m)); }
 
 TEST(Dispatch, OneBundleEqualsTheStaticBuildAtEveryM) {
   cc::StageReport rep;
-  uint64_t names = 0;
-  const rt::Bundle b = staged(&rep, &names);
+  const rt::Bundle b = staged(&rep);
   EXPECT_EQ(rep.points, 64u);
   EXPECT_EQ(rep.admissible, 8u);
   EXPECT_EQ(rep.refused, 56u);
@@ -80,7 +75,7 @@ TEST(Dispatch, OneBundleEqualsTheStaticBuildAtEveryM) {
   for (int64_t m : {8, 24, 64}) {
     SCOPED_TRACE("M = " + std::to_string(m));
     const rt::Bundle bound = rt::bind_dispatch(back, {{"M", m}});
-    const rt::Bundle ref = static_build(m, names);  // written for this M, compiled alone
+    const rt::Bundle ref = static_build(m);  // written for this M, compiled alone
     EXPECT_EQ(ref.buffers[0].shape, (std::vector<uint64_t>{static_cast<uint64_t>(m), 128}));  // x, logical
     EXPECT_EQ(bound.txn, ref.txn);
     EXPECT_TRUE(axcore::txn::compare(bound.txn, ref.txn).empty());
@@ -170,14 +165,12 @@ A::Module linear_rows(const A::DispatchTime& m) {
 }
 
 TEST(Dispatch, CppBuilderKernelWithADispatchTimeM) {
-  const uint64_t names = cc::generated_name_counter();
   cc::StageReport rep;
   const rt::Bundle b = cc::stage_dispatch(
       {{"M", 1, 16, "rows"}}, [] { return cc::compile(linear_rows(A::dispatch_time("M")).ir().main()).bundle; }, {},
       &rep);
   EXPECT_EQ(rep.admissible, 4u);
   for (int64_t m : {4, 12, 16}) {
-    cc::generated_name_counter() = names;
     const rt::Bundle ref = cc::compile(linear_rows(m).ir().main()).bundle;  // built at that size
     EXPECT_EQ(rt::bind_dispatch(b, {{"M", m}}), ref) << "M = " << m;
   }

@@ -1,5 +1,5 @@
-// The compiler driver: passes (tiling against L1, sinking/unrolling, empty loops, kind inference),
-// lowering, emission.
+// The compiler driver: one pass pipeline — the IR passes (K-splitting, multi-core partitioning,
+// tiling against L1, sinking/unrolling, empty loops, kind inference), then lowering and emission.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 #include "axcore/compiler/passes.hpp"
 #include "axcore/compiler/program.hpp"
 #include "axcore/compiler/tiling.hpp"
+#include "axcore/compiler/verify.hpp"
 
 namespace axcore::compiler {
 
@@ -19,6 +20,9 @@ struct CompileOptions {
   // The guide's §14 hazards (diag.hpp Diagnostic) refuse the program instead of warning
   // (`axc compile --Werror=hazard`).
   bool hazards_are_errors = false;
+  // Run the IR verifier (verify.hpp) before the first pass and after every pass
+  // (`axc compile --verify-each`); on by default in debug builds.
+  bool verify_each = verify_each_default();
 };
 
 struct CompileResult {

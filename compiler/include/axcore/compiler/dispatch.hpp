@@ -144,12 +144,6 @@ class GuardRefusal : public CompileError {
   using CompileError::CompileError;
 };
 
-// The number the operator library gives the next buffer it generates (`y_epi0`, ...), per thread.
-// stage_dispatch starts every point's build from its value on entry, so each names its buffers as
-// the first does (and as a static build made first in its process does); on return it holds the
-// highest value a build reached.
-uint64_t& generated_name_counter();
-
 // One static build at the values of the current point (the generator reads them through
 // A::dispatch_time): the bundle compile() returns.
 using StaticBuild = std::function<runtime::Bundle()>;

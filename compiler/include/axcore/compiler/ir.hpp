@@ -52,6 +52,9 @@ struct BufferNode {
   int core = -1;             // A.alloc_imc(core=) / A.AICore
   std::vector<double> data;  // Constant: the values, C order over shape x lanes
   Buffer alias_of;           // a reshaped view of another buffer (same storage)
+  // An IMC buffer the operator library filled (atomic.load_imc): the weight it holds, which
+  // atomic.matmul's reference reads. Null for every other buffer and for a hand-written A.alloc_imc.
+  Buffer imc_source;
   // Model-level metadata for emission: the logical shape and the packed axis of an I/O buffer.
   std::vector<int64_t> logical_shape;
   int32_t packed_axis = -1;  // the logical axis its lanes pack (an NCHW model's C: 1); set with logical_shape
@@ -202,6 +205,9 @@ struct PrimFunc {
     std::map<std::string, std::string> str_attrs;
   };
   std::vector<GraphNode> graph;
+  // The number the operator library gives the next buffer it generates in this function
+  // (`y_epi0`, ...): a function's generated names depend on nothing built before it.
+  uint64_t generated_names = 0;
   SourceLoc loc;
 };
 

@@ -1,5 +1,8 @@
 // The pass manager and the IR-to-IR passes. A pass holds no state across runs; the manager runs
-// them in order and stops at the first CompileError (which carries the user's location).
+// them in order, times each (the one list of pass timings, CompileResult::timings), verifies the
+// IR before the first and after every pass when asked (verify.hpp), and stops at the first
+// CompileError (which carries the user's location). compile() runs the whole pipeline under it:
+// the IR passes, then `lower` and `emit`, which read the IR and fill the program and the bundle.
 #pragma once
 
 #include <chrono>
@@ -20,12 +23,15 @@ class PassManager {
  public:
   using Fn = std::function<void(PrimFunc&)>;
   PassManager& add(std::string name, Fn fn);
-  std::vector<PassTiming> run(PrimFunc& f) const;
+  // With verify_each, check_ir(f) runs before the first pass and after each (its time is not
+  // the passes': it is the last entry, "verify-ir").
+  std::vector<PassTiming> run(PrimFunc& f, bool verify_each = false) const;
 
  private:
   std::vector<std::pair<std::string, Fn>> passes_;
 };
 
+// The passes, one per file in compiler/passes/.
 // §9: a serial/grid loop around exactly one datapath (or LoadIMC) is sunk into its units; a loop
 // around two or more, and every A.unroll, is unrolled. Inside unit blocks, A.unroll loops expand.
 void sink_and_unroll(PrimFunc& f);
@@ -34,7 +40,7 @@ void drop_empty_loops(PrimFunc& f);
 // §6: infers each datapath's kind (MatMul -> DP_MVMEXE, else DP_DWPU) and refuses a pinned kind
 // that contradicts the blocks.
 void infer_datapath_kinds(PrimFunc& f);
-// §10: A.where(cond) block predicates (pass_where.cpp). Each comparison of the conjunction is a
+// §10: A.where(cond) block predicates (passes/block_predicates.cpp). Each comparison of the conjunction is a
 // build-time constant (false: the block never runs and is removed) or bounds one loop variable
 // around the block (that loop runs the allowed range only). Run before the tiling pass (final =
 // false: a bound on a loop that holds nothing but the block narrows it, so the tiling copies that

@@ -21,7 +21,7 @@ namespace axcore::compiler {
 struct TilingOptions {
   uint64_t l1_bytes = spec::param::l1_bytes;    // the L1 budget of the kernel's buffers
   uint32_t imc_tiles = spec::param::imc_tiles;  // one IMC residency (split_k)
-  uint32_t cores = 1;                           // > 1: loops around one datapath are partitioned over the cores instead
+  uint32_t cores = 1;  // > 1: loops around one datapath are partitioned over the cores instead (partition_cores)
 };
 
 struct TileChoice {
@@ -36,8 +36,16 @@ struct TileChoice {
 TileChoice choose_tile(int64_t extent, const TileBounds& bounds, const std::function<uint64_t(int64_t)>& bytes_for,
                        uint64_t budget, const SourceLoc& loc);
 
-// The pass. Run before sink-and-unroll: tiling reads the loops the author wrote (§11.1).
+// The pass (passes/tile_l1.cpp). Run before sink-and-unroll: tiling reads the loops the author
+// wrote (§11.1). With opt.cores > 1 it tiles only the loops written A.tiles(...).
 void tile_for_l1(PrimFunc& f, const TilingOptions& opt = {});
+
+// Multi-core partitioning (passes/partition_cores.cpp), run before tile_for_l1 when opt.cores > 1:
+// a top-level loop around one datapath, not written A.tiles and without a matmul, is split into
+// one part per core — each core copies its part of the moving operands (and its own copy of those
+// read whole) into its L1 with SysDMA, runs its datapath, copies its part out; the copies, the
+// datapaths and the copies out are each waited together, and a barrier over the cores closes it.
+void partition_cores(PrimFunc& f, const TilingOptions& opt = {});
 
 // K-splitting (split_k.cpp): a matmul whose A.alloc_imc((K_BLOCKS, N_BLOCKS)) exceeds imc_tiles
 // becomes chunks of kc = imc_tiles / N_BLOCKS K blocks, each with its own residency (IMC buffer),

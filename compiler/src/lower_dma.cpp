@@ -4,7 +4,7 @@
 // dimensions, chained BDs beyond that (tap::lower_to_bds checks every engine limit).
 #include <axcore/tap/errors.hpp>
 
-#include "../src/lower_internal.hpp"
+#include "lower_internal.hpp"
 
 namespace axcore::compiler::lower_detail {
 namespace {

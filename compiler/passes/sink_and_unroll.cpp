@@ -1,15 +1,10 @@
-// Loop sinking and unrolling (guide §9.2, §9.3).
+// The sink-and-unroll pass: loop sinking and unrolling (guide §9.2, §9.3).
 #include "axcore/compiler/affine.hpp"
 #include "axcore/compiler/passes.hpp"
+#include "launch.hpp"
 
 namespace axcore::compiler {
 namespace {
-
-bool is_launch(const Stmt& s) {
-  return s->kind == StmtKind::Datapath ||
-         (s->kind == StmtKind::Block &&
-          (s->unit == Unit::LoadIMC || s->unit == Unit::CoreDMA || s->unit == Unit::SysDMA));
-}
 
 int count_launches(const std::vector<Stmt>& list) {
   int n = 0;
@@ -111,59 +106,8 @@ std::vector<Stmt> rewrite(const std::vector<Stmt>& list, bool in_block) {
   return out;
 }
 
-// Drops zero-extent loops (guide §4.4: a zero extent is legal and lowers to nothing). `emptied` is
-// set when a unit block that had statements has none left: that unit streams nothing.
-std::vector<Stmt> drop_empty(const std::vector<Stmt>& list, bool& emptied) {
-  std::vector<Stmt> out;
-  for (const auto& s : list) {
-    if (s->kind == StmtKind::For && s->extent == 0) continue;
-    auto n = std::make_shared<StmtNode>(*s);
-    if (is_launch(s)) {
-      // A datapath (or DMA / LoadIMC launch) in which a unit streams nothing lowers to nothing;
-      // one whose zero loops leave every unit with work keeps the rest of its statements.
-      bool unit_emptied = false;
-      n->body = drop_empty(s->body, unit_emptied);
-      n->else_body = drop_empty(s->else_body, unit_emptied);
-      if (unit_emptied || (!s->body.empty() && n->body.empty())) continue;
-    } else {
-      n->body = drop_empty(s->body, emptied);
-      n->else_body = drop_empty(s->else_body, emptied);
-      if (s->kind == StmtKind::Block && !s->body.empty() && n->body.empty()) emptied = true;
-    }
-    out.push_back(n);
-  }
-  return out;
-}
-
-bool contains_unit(const std::vector<Stmt>& list, Unit u) {
-  for (const auto& s : list)
-    if ((s->kind == StmtKind::Block && s->unit == u) || contains_unit(s->body, u)) return true;
-  return false;
-}
-
-void infer(std::vector<Stmt>& list) {
-  for (auto& s : list) {
-    if (s->kind == StmtKind::Datapath) {
-      const bool mm = contains_unit(s->body, Unit::MatMul);
-      const DpKind k = mm ? DpKind::MVMEXE : DpKind::DWPU;
-      if (s->dp_kind && *s->dp_kind != k)
-        fail(s->loc,
-             std::string("this datapath is pinned to ") + (*s->dp_kind == DpKind::MVMEXE ? "DP_MVMEXE" : "DP_DWPU") +
-                 " but " + (mm ? "holds a MatMul (DP_MVMEXE)" : "has no MatMul: only DP_MVMEXE datapaths run the MVM"),
-             "omit kind= and let the compiler infer it (§6)");
-      s->dp_kind = k;
-    }
-    infer(s->body);
-  }
-}
-
 }  // namespace
 
 void sink_and_unroll(PrimFunc& f) { f.body->body = rewrite(f.body->body, false); }
-void drop_empty_loops(PrimFunc& f) {
-  bool emptied = false;
-  f.body->body = drop_empty(f.body->body, emptied);
-}
-void infer_datapath_kinds(PrimFunc& f) { infer(f.body->body); }
 
 }  // namespace axcore::compiler
