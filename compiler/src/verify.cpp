@@ -215,7 +215,8 @@ class Verifier {
         for (const auto& i : s.indices) expr(i, loc);
         expr(s.value, loc);
         return;
-      case StmtKind::Drop: expr(s.value, loc); return;
+      case StmtKind::Drop:
+      case StmtKind::Where: expr(s.value, loc); return;
       case StmtKind::If:
         expr(s.value, loc);
         stmts(s.body);
