@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <axcore/compiler/compile.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/op/elementwise.hpp>
 #include <axcore/ref/op/matmul.hpp>
@@ -18,7 +17,6 @@ using ax::ref::NDArray;
 namespace {
 
 ax::runtime::RunResult run_fsim(const ax::compiler::A::Module& m, const ax::runtime::Arrays& in) {
-  ax::compiler::register_fsim_backend();
   const auto r = ax::compiler::compile(m.ir().main());
   auto be = ax::runtime::make_backend("fsim");
   return be->run(r.bundle, in, {});
