@@ -7,6 +7,7 @@
 
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/ops/op.hpp>
+#include <axcore/num/pword.hpp>
 #include <axcore/runtime/backend.hpp>
 #include <axcore/runtime/buffer_image.hpp>
 #include <cmath>
