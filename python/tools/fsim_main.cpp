@@ -1,13 +1,13 @@
-// axcore-fsim: run a bundle on fsim, the functional device (compiler/fsim.hpp), the way axrun runs
+// axcore-fsim: run a bundle on fsim, the functional device (runtime/fsim), the way axrun runs
 // the other backends — the Python runtime's fsim backend (docs/python.md).
 //   axcore-fsim BUNDLE --input NAME=FILE.npy ... --output-dir DIR [--cores N] [--trace FILE]
 // Prints the cycles, the sticky status registers (IMC_STALE_READS, ...) as axrun does, and the
 // outputs written. Exit codes
 // as axrun: 0 ok, 1 the run failed on the device, 2 bad usage, bundle or inputs.
 #include <CLI/CLI.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/backend.hpp>
+#include <axcore/runtime/fsim_device.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       arrays.emplace(s.substr(0, eq), ref::load_npy(s.substr(eq + 1)));
     }
     runtime::check_inputs(bundle, arrays);
-    compiler::FsimDevice dev(cores);
+    runtime::FsimDevice dev(cores);
     if (!trace_path.empty()) {
       trace_file.open(trace_path);
       if (!trace_file) throw runtime::RunError("cannot write " + trace_path);

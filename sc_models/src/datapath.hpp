@@ -12,10 +12,10 @@
 #include <span>
 #include <string>
 
+#include "axcore/device/device.hpp"
 #include "axcore/ref/dpu.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
-#include "axcore/runtime/device.hpp"
 #include "l1_banks.hpp"
 #include "sim.hpp"
 #include "timed_fifo.hpp"

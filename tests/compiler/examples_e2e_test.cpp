@@ -9,7 +9,6 @@
 
 #include <unistd.h>
 #include <axcore/compiler/compile.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/num/pword.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/npy.hpp>
@@ -271,7 +270,6 @@ TEST_P(ExampleOnTlmAndRtl, OutputsEqualTheReferenceAndTracesAreEquivalent) {
   }
   ASSERT_FALSE(want.empty());
 
-  ax::compiler::register_fsim_backend();
   const BackendRun fsim{true, rt::make_backend("fsim")->run(compiled.bundle, in, {}).outputs, {}};
   const BackendRun tlm = run_axrun(dir, "tlm", in), rtl = run_axrun(dir, "rtl", in);
   ASSERT_TRUE(tlm.ok && rtl.ok);

@@ -5,7 +5,6 @@
 // reloads the matrix first reads nothing stale.
 #include <gtest/gtest.h>
 
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/backend.hpp>
 #include <cstdlib>
@@ -50,7 +49,6 @@ class HazardsE2e : public ::testing::Test {
     for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<int8_t>(static_cast<int>(i * 5 % 15) - 7);
     in_ = {{"x", x}};
     ax::ref::save_npy((dir_ / "x.npy").string(), x);
-    ax::compiler::register_fsim_backend();
     return rt::make_backend("fsim")->run(r.bundle, in_, {});
   }
 

@@ -4,7 +4,6 @@
 // (IMC_STALE_READS counted, a K tile's product lost). docs/compiler.md "Hazards (§14)".
 #include <gtest/gtest.h>
 
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/compiler/ops/op.hpp>
 #include <axcore/ref/ndarray.hpp>
 #include <axcore/runtime/backend.hpp>
@@ -29,7 +28,6 @@ ax::CompileResult compile(const hp::Built& b, bool errors = false, const ax::Til
 }
 
 axcore::runtime::RunResult run_fsim(const ax::CompileResult& r, const axcore::runtime::Arrays& in) {
-  ax::register_fsim_backend();
   return axcore::runtime::make_backend("fsim")->run(r.bundle, in, {});
 }
 

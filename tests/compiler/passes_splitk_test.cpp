@@ -2,7 +2,6 @@
 // with its own residency loaded right before its datapaths, the partial sums accumulated in the
 // DPU through the float32 output (float18 arithmetic, §7). Checked on fsim against a reference
 // built from common/ref (the int32 product of each chunk) and common/num (the float18 adds).
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/num/float18.hpp>
 #include <axcore/runtime/backend.hpp>
 
@@ -41,7 +40,6 @@ NDArray<float> split_k_ref(const NDArray<int8_t>& x, const NDArray<int8_t>& w,
 namespace {
 
 NDArray<float> run_fsim(const cc::CompileResult& r, const NDArray<int8_t>& x) {
-  cc::register_fsim_backend();
   auto be = ax::runtime::make_backend("fsim");
   return std::get<NDArray<float>>(be->run(r.bundle, {{"inp", x}}, {}).outputs.at("out"));
 }

@@ -2,7 +2,6 @@
 // with per-slot buffers and the sync between them) and the lowering of A.SysDMA / A.CoreDMA
 // blocks: outputs on the functional device equal the references, the emitted program is free of
 // L1 hazards between launches in flight together, and errors name the line and what to write.
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/compiler/parser.hpp>
 #include <axcore/compiler/printer.hpp>
 #include <axcore/runtime/backend.hpp>
@@ -20,7 +19,6 @@ using ax::ref::NDArray;
 namespace {
 
 ax::runtime::RunResult run_fsim(const cc::CompileResult& r, const ax::runtime::Arrays& in) {
-  cc::register_fsim_backend();
   auto be = ax::runtime::make_backend("fsim");
   return be->run(r.bundle, in, {});
 }
@@ -310,7 +308,6 @@ TEST(CompilerPasses, LoopsArePartitionedOverTheCoresWithABarrier) {
     for (uint32_t c = 0; c < cores; ++c) EXPECT_EQ(per_core_tasks[c], 1u) << "core " << c;
     EXPECT_NE(r.ir_lowered().find("with A.AICore(core=1):"), std::string::npos);
     EXPECT_EQ(cc::dump(*cc::parse_prim_func(r.ir_lowered())), r.ir_lowered());
-    cc::register_fsim_backend();
     ax::runtime::BackendConfig bc;
     bc.cores = cores;
     auto be = ax::runtime::make_backend("fsim", bc);

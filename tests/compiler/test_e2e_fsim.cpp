@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <axcore/compiler/compile.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/op/elementwise.hpp>
 #include <axcore/ref/op/matmul.hpp>
@@ -18,7 +17,6 @@ using ax::ref::NDArray;
 namespace {
 
 ax::runtime::RunResult run_fsim(const ax::compiler::A::Module& m, const ax::runtime::Arrays& in) {
-  ax::compiler::register_fsim_backend();
   const auto r = ax::compiler::compile(m.ir().main());
   auto be = ax::runtime::make_backend("fsim");
   return be->run(r.bundle, in, {});
@@ -240,7 +238,6 @@ TEST(CompilerE2eFsim, WhereBoundsTheMovementOfItsBlock) {
   EXPECT_EQ(core_dma, (std::vector<uint64_t>{4 * 64, 4 * 64}));  // 4 rows of 64 float32 lanes, in words
   EXPECT_EQ(copied_out, (std::vector<uint64_t>{8 * 64}));        // once
   auto x = pseudo<float>({8, 64}, 3, -50, 50);
-  ax::compiler::register_fsim_backend();
   const auto res = ax::runtime::make_backend("fsim")->run(r.bundle, {{"inp", x}}, {});
   const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
   for (std::size_t i = 0; i < 8; ++i)

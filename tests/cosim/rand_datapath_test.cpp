@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <set>
 
-#include "axcore/compiler/fsim.hpp"
 #include "axcore/ref/npy.hpp"
 #include "axcore/runtime/backend.hpp"
 #include "axcore/runtime/buffer_image.hpp"
@@ -88,7 +87,6 @@ TEST(RegressRandDatapath, MalformedProgramsNameTheirField) {
 }
 
 TEST(RegressRandDatapath, ExpectedOutputsEqualTheFunctionalDevice) {
-  compiler::register_fsim_backend();
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     for (const auto kind : {DpKind::MATMUL, DpKind::DPU}) {
       const auto dir = scratch(std::string(to_string(kind)) + std::to_string(seed));

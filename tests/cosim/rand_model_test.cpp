@@ -13,7 +13,6 @@
 #include <set>
 
 #include "axcore/compiler/frontend/model.hpp"
-#include "axcore/compiler/fsim.hpp"
 #include "axcore/ref/npy.hpp"
 #include "axcore/runtime/backend.hpp"
 #include "axcore/runtime/buffer_image.hpp"
@@ -36,7 +35,6 @@ fs::path scratch(const std::string& name) {
 // Compiles the model as axc does, runs it on fsim and on the ref backend with seeded inputs, and
 // compares the outputs bit for bit.
 void expect_fsim_equals_ref(const ModelProgram& p) {
-  compiler::register_fsim_backend();
   const auto dir = scratch("m" + std::to_string(p.seed) + p.kind);
   const auto yaml = model_yaml(p);
   auto m = compiler::frontend::parse_model(yaml, (dir / "model.yaml").string(), dir);

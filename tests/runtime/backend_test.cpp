@@ -162,6 +162,8 @@ TEST(RuntimeFactory, NamesWhatThisBuildHas) {
   EXPECT_THAT(error_of([] { make_backend("gpu"); }), HasSubstr("unknown backend 'gpu'; this build has: ref fpga"));
   const auto names = backend_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "regfile"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "fsim"), names.end());  // built in (runtime/fsim)
+  EXPECT_EQ(make_device("fsim")->backend(), "fsim");
   if (std::find(names.begin(), names.end(), "tlm") == names.end()) {
     EXPECT_THAT(error_of([] { make_backend("tlm"); }), HasSubstr("backend 'tlm' is not built in this tree"));
   }

@@ -81,6 +81,14 @@ TEST_F(RuntimeCli, FpgaFakeBoardRun) {
   EXPECT_TRUE(fs::file_size(p("board.log")) > 1000);
 }
 
+// fsim, the functional device (runtime/fsim), is one of axrun's backends like any other.
+TEST_F(RuntimeCli, FsimIsABackendOfAxrun) {
+  const Exec r = sh(axrun("--backend fsim -q --input x=" + p("x.npy") + " --output-dir " + p("sout")));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("axrun: fsim ran dma_copy_pad in"));
+  EXPECT_EQ(ref::load_npy_as<int32_t>(p("sout/y.npy")).data(), testing_support::dma_copy_expected(x).data());
+}
+
 // `axrun BUNDLE --backend B` as typed: the input not given is seeded random data (random_inputs,
 // seed 1), written beside the outputs and said; the outputs go to BUNDLE_STEM.out/.
 TEST_F(RuntimeCli, InputNotGivenIsFilledAndSaid) {

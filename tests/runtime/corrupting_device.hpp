@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::runtime::testing_support {
 

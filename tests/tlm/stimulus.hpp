@@ -10,9 +10,9 @@
 #include <span>
 #include <vector>
 
+#include "axcore/device/device.hpp"
 #include "axcore/ref/dpu.hpp"
 #include "axcore/ref/imc.hpp"
-#include "axcore/runtime/device.hpp"
 
 namespace axcore::stim {
 

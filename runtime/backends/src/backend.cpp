@@ -3,6 +3,7 @@
 #include <map>
 
 #include "axcore/runtime/fpga.hpp"
+#include "axcore/runtime/fsim_device.hpp"
 #include "axcore/runtime/ref_backend.hpp"
 #include "axcore/runtime/regfile_device.hpp"
 
@@ -22,6 +23,7 @@ std::map<std::string, DeviceFactory, std::less<>>& registry() {
       o.cores = c.cores;
       return std::unique_ptr<Device>(std::make_unique<RegFileDevice>(o));
     };
+    m["fsim"] = [](const BackendConfig& c) { return std::unique_ptr<Device>(std::make_unique<FsimDevice>(c.cores)); };
     return m;
   }();
   return f;

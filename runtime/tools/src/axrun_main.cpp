@@ -1,5 +1,5 @@
 // axrun — run a program bundle on a backend.
-//   axrun BUNDLE [--backend ref|tlm|rtl|fpga|regfile] [--input NAME=FILE.npy ...] [--seed N]
+//   axrun BUNDLE [--backend ref|tlm|rtl|fpga|regfile|fsim] [--input NAME=FILE.npy ...] [--seed N]
 //         [--output-dir DIR] [--expect DIR] [--trace FILE] [--timeline FILE] [--stats-json FILE]
 //         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   double progress_interval = 1.0;
   bool describe = false, quiet = false;
   app.add_option("BUNDLE", bundle_path, ".axb bundle")->required();
-  app.add_option("--backend", backend, "ref, tlm, rtl, fpga or regfile");
+  app.add_option("--backend", backend, "ref, tlm, rtl, fpga, regfile or fsim");
   app.add_option("--input", inputs,
                  "NAME=FILE.npy for an input buffer; an input not given is filled with seeded random data of its "
                  "dtype and shape (see --seed), said on stderr");

@@ -100,7 +100,6 @@ TEST(Dispatch, FailingGuardIsRefusedWithItsMessage) {
 }
 
 TEST(Dispatch, EachMRunsOnFsimEqualToTheReference) {
-  cc::register_fsim_backend();
   const rt::Bundle b = staged();
   for (int64_t m : {8, 40, 64}) {
     SCOPED_TRACE("M = " + std::to_string(m));

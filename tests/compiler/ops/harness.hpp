@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <axcore/compiler/compile.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/compiler/ops/op.hpp>
+#include <axcore/num/pword.hpp>
 #include <axcore/runtime/backend.hpp>
 #include <axcore/runtime/buffer_image.hpp>
 #include <cmath>
@@ -68,7 +68,6 @@ struct RunOutputs {
 // Compiles, runs on fsim and ref, and expects every output equal byte for byte.
 inline RunOutputs expect_matches_reference(const A::Module& m, const rt::Arrays& in,
                                            const axcore::compiler::TilingOptions& t = {}) {
-  axcore::compiler::register_fsim_backend();
   RunOutputs r;
   r.compiled = axcore::compiler::compile(m.ir().main(), {}, t);
   r.device = rt::make_backend("fsim")->run(r.compiled.bundle, in, {});

@@ -199,7 +199,6 @@ TEST(OpsCallForms, CoreRunsTheCallOnThatCore) {
     if (const auto* t = std::get_if<cc::Task>(&s)) cores.insert(t->core);
   EXPECT_EQ(cores, (std::set<uint32_t>{0, 1}));
   EXPECT_NE(r.ir_lowered().find("with A.AICore(core=1):"), std::string::npos);
-  cc::register_fsim_backend();
   rt::BackendConfig bc;
   bc.cores = 2;
   const auto in = random_inputs(r.bundle, 4, -100, 100);

@@ -249,7 +249,6 @@ TEST(OpsFsim, LinearAgreesWithRefLinearDirectly) {
   });
   const auto r = axcore::compiler::compile(m.ir().main());
   const auto in = random_inputs(r.bundle, 5, -128, 127);
-  axcore::compiler::register_fsim_backend();
   const auto out = rt::make_backend("fsim")->run(r.bundle, in, {});
   NDArray<int8_t> w({128, 64});
   NDArray<float> bias({64});
@@ -391,7 +390,6 @@ TEST(OpsFsimAccuracy, SoftmaxAndLayerNormAgainstFloat64) {
   });
   const auto r = axcore::compiler::compile(m.ir().main());
   const auto in = random_inputs(r.bundle, 21, -6, 6);
-  axcore::compiler::register_fsim_backend();
   const auto out = rt::make_backend("fsim")->run(r.bundle, in, {});
   const auto& x = std::get<NDArray<float>>(in.at("x"));
   const auto& p = std::get<NDArray<float>>(out.outputs.at("p"));

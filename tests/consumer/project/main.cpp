@@ -6,12 +6,6 @@
 #include <axcore/compiler/ops/op.hpp>
 #include <axcore/runtime/backend.hpp>
 #include <axcore/runtime/buffer_image.hpp>
-#if __has_include(<axcore/compiler/fsim.hpp>)
-#include <axcore/compiler/fsim.hpp>
-#define CONSUMER_REGISTER_FSIM() axcore::compiler::register_fsim_backend()
-#else
-#define CONSUMER_REGISTER_FSIM()
-#endif
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -54,7 +48,6 @@ int main(int argc, char** argv) {
   }
   const std::string backend = argv[1];
   try {
-    CONSUMER_REGISTER_FSIM();
     const A::Module m = linear_relu();
     const auto compiled = axcore::compiler::compile(m.ir().main(), {});
     rt::Arrays in;

@@ -13,7 +13,7 @@
 
 #include <axcore/spec.hpp>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace axcore::agree {

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::tlm {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::fw {
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
+#include "axcore/device/device.hpp"
 #include "axcore/rtl/ddr_model.hpp"
-#include "axcore/runtime/device.hpp"
 
 namespace axcore::rtl {
 

@@ -1,6 +1,7 @@
 // One factory for every backend (issue 8): `ref` (operator graph through common/ref, no TXN),
 // `tlm` (sc_models, when built), `rtl` (rtl/sim, when built), `fpga` (a board: UIO, or the fake
-// board over a simulated device) and `regfile` (the register-level device, for protocol tests).
+// board over a simulated device), `regfile` (the register-level device, for protocol tests) and
+// `fsim` (the functional device, runtime/fsim).
 #pragma once
 
 #include <functional>
@@ -8,20 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
+#include "axcore/device/simulators.hpp"
 #include "axcore/runtime/program.hpp"
 
 namespace axcore::runtime {
 
-struct BackendConfig {
-  unsigned cores = 1;
+// cores and the RTL's waveform settings (device::SimulatorOptions, what the simulator devices
+// take), and the fpga board.
+struct BackendConfig : device::SimulatorOptions {
   // fpga: "uio=/dev/uio0,dma=/dev/udmabuf0", "uio=/dev/uio0,mem=PHYS:BYTES", or
   // "fake=LOGFILE[,device=regfile|tlm|rtl]" (the fake board, logging the protocol to LOGFILE).
   std::string board;
-  std::string fst;               // rtl: FST waveform file ("" = none)
-  int fst_depth = 99;            // rtl: hierarchy levels the FST traces
-  uint64_t fst_from = 0;         // rtl: first device cycle dumped (0 = from reset)
-  uint64_t fst_to = UINT64_MAX;  // rtl: last device cycle dumped
 };
 
 class Backend {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::runtime {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "axcore/device/device.hpp"
 #include "axcore/ref/npy.hpp"
 #include "axcore/runtime/bundle.hpp"
-#include "axcore/runtime/device.hpp"
 #include "axcore/runtime/player.hpp"
 
 namespace axcore::runtime {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::runtime {
 

@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "axcore/runtime/device.hpp"
+#include "axcore/device/device.hpp"
 
 namespace axcore::runtime {
 

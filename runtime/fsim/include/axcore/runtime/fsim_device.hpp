@@ -1,16 +1,16 @@
 // fsim: a functional device for checking what the compiler emits before (and beside) the TLM and
-// RTL models. It is the runtime's register-level device (tokens, DMA through common/ref) with the
-// core command queues executed by the common/ref unit references: a queue push decodes the
-// descriptor from command memory and runs LoadIMC, or IFD0/IFD1 -> MVM|DWPU -> DPU -> ODR, over the
-// core's L1 and IMC. Untimed (tasks complete a fixed number of cycles after they start).
+// RTL models (backend name "fsim"). It is the register-level device (tokens, DMA through
+// common/ref) with the core command queues executed by the common/ref unit references: a queue push
+// decodes the descriptor from command memory and runs LoadIMC, or IFD0/IFD1 -> MVM|DWPU -> DPU ->
+// ODR, over the core's L1 and IMC. Untimed (tasks complete a fixed number of cycles after they start).
 #pragma once
 
 #include <axcore/ref/imc.hpp>
 #include <axcore/runtime/regfile_device.hpp>
 
-namespace axcore::compiler {
+namespace axcore::runtime {
 
-class FsimDevice : public runtime::RegFileDevice {
+class FsimDevice : public RegFileDevice {
  public:
   explicit FsimDevice(unsigned cores = 1);
   std::string_view backend() const override { return "fsim"; }
@@ -27,7 +27,4 @@ class FsimDevice : public runtime::RegFileDevice {
   uint64_t tasks_ = 0, tile_ops_ = 0;
 };
 
-// Registers the "fsim" device with the runtime's backend factory (idempotent).
-void register_fsim_backend();
-
-}  // namespace axcore::compiler
+}  // namespace axcore::runtime

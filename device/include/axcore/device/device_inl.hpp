@@ -6,7 +6,7 @@
 
 #include "axcore/spec.hpp"
 
-namespace axcore::runtime {
+namespace axcore::device {
 
 inline uint32_t Device::wait_token(unsigned col, unsigned row, unsigned dir, unsigned channel,
                                    uint64_t timeout_cycles) {
@@ -43,4 +43,4 @@ inline UnitCounters Device::counters(unsigned core, unsigned perf_unit) {
           rd(spec::core::PERF_TASKS)};
 }
 
-}  // namespace axcore::runtime
+}  // namespace axcore::device

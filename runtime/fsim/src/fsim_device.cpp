@@ -1,11 +1,10 @@
-#include "axcore/compiler/fsim.hpp"
+#include "axcore/runtime/fsim_device.hpp"
 
 #include <axcore/ref/dpu.hpp>
 #include <axcore/ref/dwpu.hpp>
 #include <axcore/ref/walk.hpp>
-#include <axcore/runtime/backend.hpp>
 
-namespace axcore::compiler {
+namespace axcore::runtime {
 namespace {
 namespace P = spec::param;
 namespace L = spec::layout::datapath_desc;
@@ -86,14 +85,4 @@ void FsimDevice::run_task(unsigned core, unsigned queue, uint32_t start) {
   ref::run_odr(spec::Walk::decode(section(L::odr)), l1, out.fn());
 }
 
-void register_fsim_backend() {
-  static const bool once = [] {
-    runtime::register_device_factory("fsim", [](const runtime::BackendConfig& c) {
-      return std::unique_ptr<runtime::Device>(std::make_unique<FsimDevice>(c.cores));
-    });
-    return true;
-  }();
-  (void)once;
-}
-
-}  // namespace axcore::compiler
+}  // namespace axcore::runtime

@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <axcore/compiler/compile.hpp>
-#include <axcore/compiler/fsim.hpp>
 #include <axcore/runtime/backend.hpp>
 #include <axcore/runtime/buffer_image.hpp>
 #include <chrono>
@@ -98,7 +97,6 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "run only these example kernels (axc examples lists them)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   std::filesystem::create_directories(out);
-  ax::register_fsim_backend();
   std::vector<std::pair<std::string, ax::A::Module>> kernels;
   for (const auto& e : axcore::examples::catalog())
     if (only.empty() || std::find(only.begin(), only.end(), e.name) != only.end())

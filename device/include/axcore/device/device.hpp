@@ -3,9 +3,12 @@
 // cycle clock, and the canonical trace. The TXN player, the firmware MMIO bridge, the regression
 // runner and the bring-up scripts all talk to a device through this and nothing else.
 //
-// Backends: `ref` (runtime/ref), `tlm` (sc_models: axcore::tlm::TlmDevice), `rtl` (rtl/sim:
-// axcore::rtl::RtlDevice), `fpga` (runtime/fpga). Header-only so backends depend on it without a
-// cycle; link CMake target `axcore::device`.
+// Backends: `regfile` and `fsim` (runtime/regfile, runtime/fsim), `tlm` (sc_models:
+// axcore::tlm::TlmDevice), `rtl` (rtl/sim: axcore::rtl::RtlDevice), `fpga` (runtime/backends).
+// The device floor (device/, docs/architecture.md §8) sits below the runtime and the models, so
+// they depend on it without a cycle; header-only, link CMake target `axcore::device`. The names
+// live in axcore::device; axcore::runtime re-exports them (the runtime's and the models' code
+// spells them runtime::Device, ...).
 //
 // Errors: every call throws DeviceError (with a message naming the address / what timed out) for
 // an access outside the map, an unmapped tile, or a timeout; a backend never crashes or returns
@@ -24,7 +27,7 @@
 #include "axcore/text/hex.hpp"
 #include "axcore/trace/record.hpp"
 
-namespace axcore::runtime {
+namespace axcore::device {
 
 class DeviceError : public std::runtime_error {
  public:
@@ -112,6 +115,14 @@ class Device {
   std::vector<uint32_t> stash_;
 };
 
+}  // namespace axcore::device
+
+namespace axcore::runtime {
+using device::Device;
+using device::DeviceError;
+using device::TimeoutError;
+using device::TraceSink;
+using device::UnitCounters;
 }  // namespace axcore::runtime
 
-#include "axcore/runtime/device_inl.hpp"
+#include "axcore/device/device_inl.hpp"
