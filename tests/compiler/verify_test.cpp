@@ -214,9 +214,10 @@ TEST(Pipeline, LowerAndEmitRunUnderThePassManager) {
   const auto r = cc::compile(axcore::examples::find_example("scale")->make().ir().main());
   std::vector<std::string> names;
   for (const auto& t : r.timings) names.push_back(t.name);
-  ASSERT_GE(names.size(), 7u);
-  const std::vector<std::string> want = {"split-k",          "partition-cores",      "tile-l1", "sink-and-unroll",
-                                         "drop-empty-loops", "infer-datapath-kinds", "lower",   "emit"};
+  ASSERT_GE(names.size(), 10u);
+  const std::vector<std::string> want = {
+      "block-predicates",       "split-k",          "partition-cores",      "tile-l1", "sink-and-unroll",
+      "block-predicates-final", "drop-empty-loops", "infer-datapath-kinds", "lower",   "emit"};
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(want.size())), want);
 }
 
