@@ -1,5 +1,7 @@
 // Valid/ready FIFO parameterised by payload type. Registered storage, fall-through free: an
 // element pushed in cycle t is visible at the output in cycle t+1. clr_i drops every element.
+// out_next_o shows the element behind the head (valid when count_o >= 2), for a consumer that
+// prepares the next element while the head is in use (the command processor's queues).
 module ax_fifo #(
   parameter type         T     = logic,
   parameter int unsigned Depth = 4,
@@ -15,6 +17,7 @@ module ax_fifo #(
   output logic            out_valid_o,
   input  logic            out_ready_i,
   output T                out_data_o,
+  output T                out_next_o,
   output logic [CntW-1:0] count_o
 );
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
@@ -34,6 +37,7 @@ module ax_fifo #(
   function automatic logic [PtrW-1:0] incr(logic [PtrW-1:0] p);
     return (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
   endfunction
+  assign out_next_o = mem_q[incr(rd_q)];
 
   always_comb begin
     rd_d  = pop ? incr(rd_q) : rd_q;
