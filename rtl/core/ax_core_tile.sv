@@ -194,7 +194,7 @@ module ax_core_tile
   dpu_desc_t   dp_prog_dpu;
   unit_err_t   dp_err;
   act_t [4:0]  dp_act;
-  logic [7:0]  dp_waits;
+  core_wdog_waits_t dp_waits;
   logic [31:0] dp_bytes;
   ax_datapath u_mvmexe (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
@@ -225,7 +225,7 @@ module ax_core_tile
   error_code_e dw_prog_code;
   unit_err_t   dw_err;
   act_t [4:0]  dw_act;
-  logic [7:0]  dw_waits;
+  core_wdog_waits_t dw_waits;
   logic [31:0] dw_bytes;
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
@@ -252,7 +252,7 @@ module ax_core_tile
   // ---- watchdog ----
   word_t             wdog_limit_q, wdog_cnt_q;
   core_wdog_status_t wdog_status_q;
-  logic [7:0]        wdog_waits_q;   // the datapath's waits, in the order of core_wdog_waits_t
+  core_wdog_waits_t  wdog_waits_q;
   logic       wdog_fire, progress;
   assign progress  = dp_act[0].busy || dp_act[1].busy || dp_act[2].busy || dp_act[3].busy || dp_act[4].busy;
   assign wdog_fire = dp_busy && !progress && (wdog_limit_q != '0) && (wdog_cnt_q + 1 >= wdog_limit_q);
@@ -486,7 +486,7 @@ module ax_core_tile
       CORE_ERROR_ADDR_OFFSET:     rdata_c = err_addr;
       CORE_WDOG_LIMIT_OFFSET:     rdata_c = wdog_limit_q;
       CORE_WDOG_STATUS_OFFSET:    rdata_c = wdog_status_q;
-      CORE_WDOG_WAITS_OFFSET:     rdata_c = word_t'(wdog_waits_q);
+      CORE_WDOG_WAITS_OFFSET:     rdata_c = wdog_waits_q;
       CORE_IMC_STATUS_OFFSET:     rdata_c = imc_status;
       CORE_IMC_STALE_READS_OFFSET: rdata_c = imc_stale_reads;
       CORE_DBG_MEM_SEL_OFFSET:    rdata_c = word_t'(dbg_sel_q);
