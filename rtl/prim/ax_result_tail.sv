@@ -34,12 +34,16 @@ module ax_result_tail #(
     assign enq = valid_i && !abort_i;
     assign res = data_i;
   end else begin : g_stages
-    logic [Stages-1:0] v_q;   // v_q[i]: a result i + 1 cycles after its valid_i
+    logic [Stages-1:0] v_q, v_d;   // v_q[i]: a result i + 1 cycles after its valid_i
+    if (Stages == 1) begin : g_one
+      assign v_d = valid_i;
+    end else begin : g_shift
+      assign v_d = {v_q[Stages-2:0], valid_i};
+    end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) v_q <= '0;
       else if (abort_i) v_q <= '0;
-      else if (Stages == 1) v_q <= Stages'(valid_i);
-      else v_q <= {v_q[Stages-2:0], valid_i};
+      else v_q <= v_d;
     end
     assign enq = v_q[Stages-1] && !abort_i;
     if (Delay == 0) begin : g_sampled
