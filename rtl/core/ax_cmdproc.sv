@@ -296,38 +296,26 @@ module ax_cmdproc
   end
 
   // ---- descriptor views (the head task's slot) and checks ----
-  // A datapath descriptor's sections (layout datapath_desc) in their generated types.
-  typedef struct packed {
-    dp_header_t hdr;
-    walk_t      ifd0, ifd1, odr;
-    mvm_desc_t  mvm;
-    dwpu_desc_t dwpu;
-    dpu_desc_t  dpu;
-  } dp_sections_t;
-  function automatic dp_sections_t dp_sections(logic [DpWords-1:0][31:0] b);
-    dp_sections_t d;
-    d.hdr  = dp_header_t'(b[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
-    d.ifd0 = walk_t'(b[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
-    d.ifd1 = walk_t'(b[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
-    d.odr  = walk_t'(b[DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
-    d.mvm  = mvm_desc_t'(b[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
-    d.dwpu = dwpu_desc_t'(b[DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
-    d.dpu  = dpu_desc_t'(b[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
-    return d;
-  endfunction
-  dp_sections_t  dp, dw;   // the head tasks' descriptors: MVMEXE, DWPU
+  dp_header_t    hdr;
+  walk_t         w_ifd0, w_ifd1, w_odr;
+  mvm_desc_t     mvm;
+  dpu_desc_t     dpu;
   loadimc_desc_t li;
   barrier_desc_t bar;
-  assign dp  = dp_sections(dp_buf_q[cur_q[QUEUE_MVMEXE]]);
-  assign dw  = dp_sections(dw_buf_q[cur_q[QUEUE_DWPU]]);
-  assign li  = loadimc_desc_t'(li_buf_q[cur_q[QUEUE_LOADIMC]]);
-  assign bar = barrier_desc_t'(bar_buf_q[cur_q[QUEUE_CTRL]]);
-  assign dp_ifd0_o = dp.ifd0;
-  assign dp_odr_o  = dp.odr;
-  assign dp_mvm_o  = dp.mvm;
-  assign dp_hdr_o  = dp.hdr;
-  assign dp_ifd1_o = dp.ifd1;
-  assign dp_dpu_o  = dp.dpu;
+  assign hdr    = dp_header_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign w_ifd0 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign w_ifd1 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign w_odr  = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dpu    = dpu_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign mvm    = mvm_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
+  assign li     = loadimc_desc_t'(li_buf_q[cur_q[QUEUE_LOADIMC]]);
+  assign bar    = barrier_desc_t'(bar_buf_q[cur_q[QUEUE_CTRL]]);
+  assign dp_ifd0_o = w_ifd0;
+  assign dp_odr_o  = w_odr;
+  assign dp_mvm_o  = mvm;
+  assign dp_hdr_o  = hdr;
+  assign dp_ifd1_o = w_ifd1;
+  assign dp_dpu_o  = dpu;
   assign dp_prog_wr_o   = f_busy_q && f_rsp_q && f_q_q == QUEUE_MVMEXE;
   assign dp_prog_idx_o  = f_rsp_idx_q;
   assign dp_prog_data_o = cmd_data_i;
@@ -346,12 +334,22 @@ module ax_cmdproc
     dp_prog_in1_o = f_hdr.has_ifd1;
   end
   assign li_desc_o = li;
-  assign dw_hdr_o  = dw.hdr;
-  assign dw_ifd0_o = dw.ifd0;
-  assign dw_ifd1_o = dw.ifd1;
-  assign dw_dwpu_o = dw.dwpu;
-  assign dw_dpu_o  = dw.dpu;
-  assign dw_odr_o  = dw.odr;
+  dp_header_t dw_hdr;
+  walk_t      dw_ifd0, dw_ifd1, dw_odr;
+  dwpu_desc_t dwd;
+  dpu_desc_t  dw_dpu;
+  assign dw_hdr    = dp_header_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign dw_ifd0   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign dw_ifd1   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign dw_odr    = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dwd       = dwpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
+  assign dw_dpu    = dpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign dw_hdr_o  = dw_hdr;
+  assign dw_ifd0_o = dw_ifd0;
+  assign dw_ifd1_o = dw_ifd1;
+  assign dw_dwpu_o = dwd;
+  assign dw_dpu_o  = dw_dpu;
+  assign dw_odr_o  = dw_odr;
   assign dw_prog_wr_o = f_busy_q && f_rsp_q && f_q_q == QUEUE_DWPU;
 
   // verilator lint_off UNUSEDSIGNAL
@@ -420,11 +418,11 @@ module ax_cmdproc
 
   error_code_e dp_code, dw_code, li_code, bar_code;
   always_comb begin
-    if (dp.hdr.magic != MAGIC_DATAPATH || dp.hdr.kind != DP_KIND_MVMEXE) dp_code = ERROR_CODE_DESC_MAGIC;
-    else dp_code = dp_check(dp.hdr, dp.ifd0, dp.ifd1, mvm_bad(dp.mvm), dp.dpu, dp_prog_code_i, dp.odr);
+    if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE) dp_code = ERROR_CODE_DESC_MAGIC;
+    else dp_code = dp_check(hdr, w_ifd0, w_ifd1, mvm_bad(mvm), dpu, dp_prog_code_i, w_odr);
     // a descriptor of the other datapath kind: "descriptor magic does not match the queue" (TLM)
-    if (dw.hdr.magic != MAGIC_DATAPATH || dw.hdr.kind != DP_KIND_DWPU) dw_code = ERROR_CODE_DESC_MAGIC;
-    else dw_code = dp_check(dw.hdr, dw.ifd0, dw.ifd1, dwpu_bad(dw.dwpu), dw.dpu, dw_prog_code_i, dw.odr);
+    if (dw_hdr.magic != MAGIC_DATAPATH || dw_hdr.kind != DP_KIND_DWPU) dw_code = ERROR_CODE_DESC_MAGIC;
+    else dw_code = dp_check(dw_hdr, dw_ifd0, dw_ifd1, dwpu_bad(dwd), dw_dpu, dw_prog_code_i, dw_odr);
     li_code = ERROR_CODE_NONE;
     if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;
     else if (li.d0_size == '0 || li.d1_size == '0)  li_code = ERROR_CODE_DESC_RANGE;
@@ -443,7 +441,7 @@ module ax_cmdproc
 
   // MVMEXE and LoadIMC together only on tiles apart (the running task's buffer and the checked one's)
   logic imc_apart;
-  ax_imc_apart u_imc_apart (.has_mvm_i(dp.hdr.has_main), .mvm_i(dp.mvm), .li_i(li), .apart_o(imc_apart));
+  ax_imc_apart u_imc_apart (.has_mvm_i(hdr.has_main), .mvm_i(mvm), .li_i(li), .apart_o(imc_apart));
 
   logic [NQ-1:0] can_start, chk_fail, run_done, run_err, start_now, tok_gnt;
   error_code_e [NQ-1:0] chk_code, run_code;
@@ -690,5 +688,5 @@ module ax_cmdproc
   end
 
   logic unused;
-  assign unused = ^{dp, dw, bar, li, restart_q[QUEUE_CTRL]};  // a barrier does not repeat
+  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd, dw_dpu, restart_q[QUEUE_CTRL]};  // a barrier does not repeat
 endmodule
