@@ -120,7 +120,7 @@ module ax_cmdproc
   logic [NQ-1:0]            ovf;
 
   for (genvar q = 0; q < NQ; q++) begin : g_queue
-    ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH), .CheckIn(1'b0)) u_queue (  // a push to a full queue is dropped
+    ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH), .CheckIn(1'b0), .Peek(1'b1)) u_queue (  // a full queue drops a push
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .clr_i       (clr_i || q_reset_i[q]),
