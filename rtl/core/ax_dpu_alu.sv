@@ -4,9 +4,8 @@
 // before dst is written. start_i makes every register +0 (a valid bit per register). Register
 // indices arrive resolved (loop counters added, ranges checked by ax_dpu_seq). POP casts the
 // popped element to float18 and PUSH casts register a to the output dtype (ax_cast_pkg, as
-// ax_pword_cast). The execute logic is combinational (the functions below); the clocked process
-// holds only the register writes and calls it under exec_i, so that a simulation evaluates it
-// only in cycles that execute.
+// ax_pword_cast). The execute logic sits in the clocked process so that a simulation evaluates
+// it only in cycles that execute.
 module ax_dpu_alu
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -44,71 +43,57 @@ module ax_dpu_alu
     else if (exec_i && writes(op_i))     rv_q[dst_i] <= 1'b1;
   end
 
-  // A source register: +0 until written since start.
-  function automatic f18x64_t rd(logic [4:0] r);
-    return rv_q[r] ? rf_q[r] : '0;
-  endfunction
-
-  // LUT, per lane: the last chained table (tbl .. tbl + ntbl - 1) whose x_min <= x, then its
-  // segment's slope * x + offset.
-  function automatic f18x64_t lut(f18x64_t src, logic [4:0] tbl, logic [3:0] ntbl);
-    f18x64_t    res, tr;
-    f18_t       x;
-    f18_t       xmin [8];
-    logic [2:0] k;
-    logic [4:0] t, j;
-    for (int unsigned i = 0; i < 8; i++) xmin[i] = rv_q[tbl + 5'(i)] ? rf_q[tbl + 5'(i)][0] : '0;
-    for (int unsigned n = 0; n < PWORD_LANES; n++) begin
-      x = src[n];
-      k = '0;
-      for (int unsigned i = 0; i < 8; i++) if (4'(i) < ntbl && f18_le(xmin[i], x)) k = 3'(i);
-      t  = tbl + 5'(k);
-      tr = rd(t);
-      j  = f18_lut_seg(x, tr[0], tr[1]);
-      res[n] = f18_is_nan(x) ? F18_NAN : f18_add(f18_mul(tr[2 + 2 * int'(j)], x), tr[3 + 2 * int'(j)]);
-    end
-    return res;
-  endfunction
-
-  // The register an instruction writes (every op but NOP, PUSH, LOOP, ENDLOOP).
-  function automatic f18x64_t result(dpu_op_e op, f18x64_t va, f18x64_t vb, f18x64_t vc,
-                                     logic [4:0] tbl, logic [3:0] ntbl, dtype_e pdt, elem_t pel);
-    f18x64_t res;
-    elem_t   wide;
-    res = '0;
-    unique case (op)
-      DPU_OP_POP: begin
-        wide = cast_pword(pdt, DTYPE_FLOAT18, pel);
-        for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = wide[32*n +: 18];
-      end
-      DPU_OP_MOV: res = va;
-      DPU_OP_ADD: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_add(va[n], vb[n]);
-      DPU_OP_SUB: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_sub(va[n], vb[n]);
-      DPU_OP_MUL: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_mul(va[n], vb[n]);
-      DPU_OP_MIN: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_min(va[n], vb[n]);
-      DPU_OP_MAX: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_max(va[n], vb[n]);
-      DPU_OP_FMA: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_fma(va[n], vb[n], vc[n]);
-      DPU_OP_PRELU: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_prelu(va[n], vb[n]);
-      DPU_OP_LUT: res = lut(va, tbl, ntbl);
-      DPU_OP_ADD_REDUCE: res = {PWORD_LANES{f18_reduce(va, RED_ADD)}};
-      DPU_OP_MAX_REDUCE: res = {PWORD_LANES{f18_reduce(va, RED_MAX)}};
-      DPU_OP_MIN_REDUCE: res = {PWORD_LANES{f18_reduce(va, RED_MIN)}};
-      default: res = '0;
-    endcase
-    return res;
-  endfunction
-
-  // PUSH: register a cast to the output dtype.
-  function automatic elem_t to_out(f18x64_t va, dtype_e dt);
-    elem_t wide;
-    wide = '0;
-    for (int unsigned n = 0; n < PWORD_LANES; n++) wide[32*n +: 32] = 32'(va[n]);
-    return cast_pword(DTYPE_FLOAT18, dt, wide);
-  endfunction
-
   always_ff @(posedge clk_i) begin
-    if (exec_i && op_i == DPU_OP_PUSH) push_q <= to_out(rd(a_i), push_dt_i);
-    else if (exec_i && writes(op_i))   rf_q[dst_i] <= result(op_i, rd(a_i), rd(b_i), rd(c_i), b_i, chain_i, pop_dt_i, pop_i);
+    if (exec_i && op_i != DPU_OP_NOP && op_i != DPU_OP_LOOP && op_i != DPU_OP_ENDLOOP) begin
+      f18x64_t    ra, rb, rc, res, tr;
+      elem_t      wide;
+      f18_t       x;
+      f18_t       xmin [8];
+      logic [2:0] k;
+      logic [4:0] t, j;
+      ra  = rv_q[a_i] ? rf_q[a_i] : '0;
+      rb  = rv_q[b_i] ? rf_q[b_i] : '0;
+      rc  = rv_q[c_i] ? rf_q[c_i] : '0;
+      res = '0;
+      unique case (op_i)
+        DPU_OP_POP: begin
+          wide = cast_pword(pop_dt_i, DTYPE_FLOAT18, pop_i);
+          for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = wide[32*n +: 18];
+        end
+        DPU_OP_PUSH: begin
+          wide = '0;
+          for (int unsigned n = 0; n < PWORD_LANES; n++) wide[32*n +: 32] = 32'(ra[n]);
+          wide = cast_pword(DTYPE_FLOAT18, push_dt_i, wide);
+        end
+        DPU_OP_MOV: res = ra;
+        DPU_OP_ADD: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_add(ra[n], rb[n]);
+        DPU_OP_SUB: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_sub(ra[n], rb[n]);
+        DPU_OP_MUL: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_mul(ra[n], rb[n]);
+        DPU_OP_MIN: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_min(ra[n], rb[n]);
+        DPU_OP_MAX: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_max(ra[n], rb[n]);
+        DPU_OP_FMA: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_fma(ra[n], rb[n], rc[n]);
+        DPU_OP_PRELU: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_prelu(ra[n], rb[n]);
+        DPU_OP_LUT: begin
+          // per lane: the last chained table whose x_min <= x, then its segment's slope * x + offset
+          for (int unsigned i = 0; i < 8; i++) xmin[i] = rv_q[b_i + 5'(i)] ? rf_q[b_i + 5'(i)][0] : '0;
+          for (int unsigned n = 0; n < PWORD_LANES; n++) begin
+            x = ra[n];
+            k = '0;
+            for (int unsigned i = 0; i < 8; i++) if (4'(i) < chain_i && f18_le(xmin[i], x)) k = 3'(i);
+            t  = b_i + 5'(k);
+            tr = rv_q[t] ? rf_q[t] : '0;
+            j  = f18_lut_seg(x, tr[0], tr[1]);
+            res[n] = f18_is_nan(x) ? F18_NAN : f18_add(f18_mul(tr[2 + 2 * int'(j)], x), tr[3 + 2 * int'(j)]);
+          end
+        end
+        DPU_OP_ADD_REDUCE: res = {PWORD_LANES{f18_reduce(ra, RED_ADD)}};
+        DPU_OP_MAX_REDUCE: res = {PWORD_LANES{f18_reduce(ra, RED_MAX)}};
+        DPU_OP_MIN_REDUCE: res = {PWORD_LANES{f18_reduce(ra, RED_MIN)}};
+        default: res = '0;
+      endcase
+      if (op_i == DPU_OP_PUSH) push_q <= wide;
+      else                     rf_q[dst_i] <= res;
+    end
   end
 
   assign push_o = push_q;
