@@ -107,58 +107,38 @@ module ax_cmdproc
   localparam int unsigned NQ = CORE_QUEUES;
   localparam int unsigned DpWords = DATAPATH_DESC_PROGRAM_WORD;   // fixed part: 92 words
   localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
-  localparam int unsigned QMVM = 0, QDW = 1, QLI = 2, QCTRL = 3;
-
-  localparam int unsigned PtrW = (QUEUE_DEPTH > 1) ? $clog2(QUEUE_DEPTH) : 1;
 
   typedef enum logic [2:0] {S_IDLE, S_FETCH, S_CHECK, S_RUN, S_TOKEN} state_e;
   // the prefetch of the task behind the head: none, being fetched, in its slot, or left to the
   // head fetch (it runs past CMD_MEM)
   typedef enum logic [1:0] {PF_NONE, PF_BUSY, PF_DONE, PF_BAD} pf_e;
 
-  // ---- queues: a ring of push words each; the head and the entry behind it are visible ----
-  queue_push_t [NQ-1:0][QUEUE_DEPTH-1:0] qm_q;
-  logic [NQ-1:0][PtrW-1:0]  rd_q, wr_q;
+  // ---- queues: a FIFO of push words each; the head and the entry behind it are visible ----
   logic [NQ-1:0]            q_valid, q_pop, q_in_ready, q_two;
   queue_push_t [NQ-1:0]     q_head, q_next;
   logic [NQ-1:0][QCntW-1:0] q_cnt;
   logic [NQ-1:0]            ovf;
 
-  function automatic logic [PtrW-1:0] incr(logic [PtrW-1:0] p);
-    return (p == PtrW'(QUEUE_DEPTH - 1)) ? '0 : p + 1'b1;
-  endfunction
-
+  for (genvar q = 0; q < NQ; q++) begin : g_queue
+    ax_fifo #(.T(queue_push_t), .Depth(QUEUE_DEPTH), .CheckIn(1'b0), .Peek(1'b1)) u_queue (  // a full queue drops a push
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .clr_i       (clr_i || q_reset_i[q]),
+      .in_valid_i  (push_i[q]),
+      .in_ready_o  (q_in_ready[q]),
+      .in_data_i   (push_word_i),
+      .out_valid_o (q_valid[q]),
+      .out_ready_i (q_pop[q]),
+      .out_data_o  (q_head[q]),
+      .out_next_o  (q_next[q]),
+      .count_o     (q_cnt[q])
+    );
+  end
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) begin
-      q_in_ready[q] = (q_cnt[q] != QCntW'(QUEUE_DEPTH));
-      q_valid[q]    = (q_cnt[q] != '0);
-      q_two[q]      = (32'(q_cnt[q]) >= 2);
-      q_head[q]     = qm_q[q][rd_q[q]];
-      q_next[q]     = qm_q[q][incr(rd_q[q])];
-      ovf[q]        = push_i[q] && !q_in_ready[q];   // a push into a full queue is dropped
+      q_two[q] = (32'(q_cnt[q]) >= 2);
+      ovf[q]   = push_i[q] && !q_in_ready[q];   // reported as QUEUE_OVERFLOW
     end
-  end
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      rd_q  <= '0;
-      wr_q  <= '0;
-      q_cnt <= '0;
-    end else begin
-      for (int unsigned q = 0; q < NQ; q++) begin
-        if (clr_i || q_reset_i[q]) begin
-          rd_q[q]  <= '0;
-          wr_q[q]  <= '0;
-          q_cnt[q] <= '0;
-        end else begin
-          if (push_i[q] && q_in_ready[q]) wr_q[q] <= incr(wr_q[q]);
-          if (q_pop[q]) rd_q[q] <= incr(rd_q[q]);
-          q_cnt[q] <= q_cnt[q] + QCntW'(push_i[q] && q_in_ready[q]) - QCntW'(q_pop[q]);
-        end
-      end
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    for (int unsigned q = 0; q < NQ; q++) if (push_i[q] && q_in_ready[q]) qm_q[q][wr_q[q]] <= push_word_i;
   end
 
   state_e [NQ-1:0]       st_q, st_d;
@@ -182,11 +162,15 @@ module ax_cmdproc
   logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle (a clean fetch)
   logic [NQ-1:0]      f_range;     // descriptor runs past CMD_MEM
   logic [NQ-1:0]      f_end;       // the engine ended the queue's fetch (clean, range or dropped)
+  // verilator lint_off UNUSEDSIGNAL
+  dp_header_t         rsp_hdr;     // the word arriving, read as the first word of a datapath header
+  // verilator lint_on UNUSEDSIGNAL
+  assign rsp_hdr = dp_header_t'({{(32 * (DP_HEADER_WORDS - 1)){1'b0}}, cmd_data_i});
 
   function automatic logic [15:0] fixed_words(logic [1:0] q);
     unique case (q)
-      2'(QLI):   return 16'(LOADIMC_DESC_WORDS);
-      2'(QCTRL): return 16'(BARRIER_DESC_WORDS);
+      QUEUE_LOADIMC: return 16'(LOADIMC_DESC_WORDS);
+      QUEUE_CTRL:    return 16'(BARRIER_DESC_WORDS);
       default:   return 16'(DpWords);
     endcase
   endfunction
@@ -258,17 +242,17 @@ module ax_cmdproc
       end else if (f_rsp_q) begin
         f_rcv_d = f_rcv_q + 16'd1;
         unique case (f_q_q)
-          2'(QLI):   if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
-          2'(QCTRL): if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
+          QUEUE_LOADIMC: if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
+          QUEUE_CTRL:    if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
           default: begin
-            if (f_q_q == 2'(QMVM) && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
-            if (f_q_q == 2'(QDW) && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == QUEUE_MVMEXE && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == QUEUE_DWPU && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
             // the header's length decides how many words follow (at least the header)
-            if (f_rsp_idx_q == '0) f_total_d = (cmd_data_i[31:16] == '0) ? 16'd1 : cmd_data_i[31:16];
+            if (f_rsp_idx_q == '0) f_total_d = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
           end
         endcase
-        if (f_rcv_q + 16'd1 >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != 2'(QLI) &&
-            f_q_q != 2'(QCTRL) && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
+        if (f_rcv_q + 16'd1 >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC &&
+            f_q_q != QUEUE_CTRL && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
           f_done[f_q_q] = !f_dirty_d;   // a fetch a host write overtook is dropped (and asked again)
           f_end[f_q_q]  = 1'b1;
           f_busy_d      = 1'b0;
@@ -318,33 +302,33 @@ module ax_cmdproc
   dpu_desc_t     dpu;
   loadimc_desc_t li;
   barrier_desc_t bar;
-  assign hdr    = dp_header_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
-  assign w_ifd0 = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
-  assign w_ifd1 = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
-  assign w_odr  = walk_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
-  assign dpu    = dpu_desc_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
-  assign mvm    = mvm_desc_t'(dp_buf_q[cur_q[QMVM]][DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
-  assign li     = loadimc_desc_t'(li_buf_q[cur_q[QLI]]);
-  assign bar    = barrier_desc_t'(bar_buf_q[cur_q[QCTRL]]);
+  assign hdr    = dp_header_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign w_ifd0 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign w_ifd1 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign w_odr  = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dpu    = dpu_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign mvm    = mvm_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
+  assign li     = loadimc_desc_t'(li_buf_q[cur_q[QUEUE_LOADIMC]]);
+  assign bar    = barrier_desc_t'(bar_buf_q[cur_q[QUEUE_CTRL]]);
   assign dp_ifd0_o = w_ifd0;
   assign dp_odr_o  = w_odr;
   assign dp_mvm_o  = mvm;
   assign dp_hdr_o  = hdr;
   assign dp_ifd1_o = w_ifd1;
   assign dp_dpu_o  = dpu;
-  assign dp_prog_wr_o   = f_busy_q && f_rsp_q && f_q_q == 2'(QMVM);
+  assign dp_prog_wr_o   = f_busy_q && f_rsp_q && f_q_q == QUEUE_MVMEXE;
   assign dp_prog_idx_o  = f_rsp_idx_q;
   assign dp_prog_data_o = cmd_data_i;
   assign dp_prog_bank_o = f_slot_q;
-  assign dp_run_bank_o  = cur_q[QMVM];
-  assign dw_run_bank_o  = cur_q[QDW];
+  assign dp_run_bank_o  = cur_q[QUEUE_MVMEXE];
+  assign dw_run_bank_o  = cur_q[QUEUE_DWPU];
   // the fetched descriptor's DPU section and IFD1 bit (its words arrive before its program)
   // verilator lint_off UNUSEDSIGNAL
   logic [DpWords-1:0][31:0] f_buf;
   dp_header_t f_hdr;
   // verilator lint_on UNUSEDSIGNAL
   always_comb begin
-    f_buf         = (f_q_q == 2'(QDW)) ? dw_buf_q[f_slot_q] : dp_buf_q[f_slot_q];
+    f_buf         = (f_q_q == QUEUE_DWPU) ? dw_buf_q[f_slot_q] : dp_buf_q[f_slot_q];
     f_hdr         = dp_header_t'(f_buf[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
     dp_prog_dpu_o = dpu_desc_t'(f_buf[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
     dp_prog_in1_o = f_hdr.has_ifd1;
@@ -354,19 +338,19 @@ module ax_cmdproc
   walk_t      dw_ifd0, dw_ifd1, dw_odr;
   dwpu_desc_t dwd;
   dpu_desc_t  dw_dpu;
-  assign dw_hdr    = dp_header_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
-  assign dw_ifd0   = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
-  assign dw_ifd1   = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
-  assign dw_odr    = walk_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
-  assign dwd       = dwpu_desc_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
-  assign dw_dpu    = dpu_desc_t'(dw_buf_q[cur_q[QDW]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
+  assign dw_hdr    = dp_header_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS]);
+  assign dw_ifd0   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
+  assign dw_ifd1   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
+  assign dw_odr    = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dwd       = dwpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
+  assign dw_dpu    = dpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
   assign dw_hdr_o  = dw_hdr;
   assign dw_ifd0_o = dw_ifd0;
   assign dw_ifd1_o = dw_ifd1;
   assign dw_dwpu_o = dwd;
   assign dw_dpu_o  = dw_dpu;
   assign dw_odr_o  = dw_odr;
-  assign dw_prog_wr_o = f_busy_q && f_rsp_q && f_q_q == 2'(QDW);
+  assign dw_prog_wr_o = f_busy_q && f_rsp_q && f_q_q == QUEUE_DWPU;
 
   // verilator lint_off UNUSEDSIGNAL
   function automatic logic walk_bad(walk_t w, logic is_ifd);
@@ -450,10 +434,10 @@ module ax_cmdproc
 
   // ---- per-queue task state ----
   logic dp_run, dw_run, li_run, bar_run;
-  assign dp_run  = (st_q[QMVM] == S_RUN);
-  assign dw_run  = (st_q[QDW] == S_RUN);
-  assign li_run  = (st_q[QLI] == S_RUN);
-  assign bar_run = (st_q[QCTRL] == S_RUN);
+  assign dp_run  = (st_q[QUEUE_MVMEXE] == S_RUN);
+  assign dw_run  = (st_q[QUEUE_DWPU] == S_RUN);
+  assign li_run  = (st_q[QUEUE_LOADIMC] == S_RUN);
+  assign bar_run = (st_q[QUEUE_CTRL] == S_RUN);
 
   // MVMEXE and LoadIMC together only on tiles apart (the running task's buffer and the checked one's)
   logic imc_apart;
@@ -464,46 +448,46 @@ module ax_cmdproc
   logic [NQ-1:0][31:0]  run_addr;
   always_comb begin
     for (int unsigned q = 0; q < NQ; q++) chk_code[q] = ERROR_CODE_NONE;  // queues without a check below
-    chk_code[QCTRL] = bar_code;
-    chk_code[QDW]   = dw_code;
-    chk_code[QLI]   = li_code;
-    chk_code[QMVM]  = dp_code;
+    chk_code[QUEUE_CTRL]    = bar_code;
+    chk_code[QUEUE_DWPU]    = dw_code;
+    chk_code[QUEUE_LOADIMC] = li_code;
+    chk_code[QUEUE_MVMEXE]  = dp_code;
     for (int unsigned q = 0; q < NQ; q++) chk_fail[q] = (st_q[q] == S_CHECK) && chk_code[q] != ERROR_CODE_NONE;
     can_start       = '0;
-    can_start[QMVM] = !li_run || imc_apart;
-    can_start[QLI]  = !dp_run || imc_apart;
-    can_start[QDW]  = 1'b1;        // the DWPU datapath reads no IMC: it overlaps everything
+    can_start[QUEUE_MVMEXE] = !li_run || imc_apart;
+    can_start[QUEUE_LOADIMC]  = !dp_run || imc_apart;
+    can_start[QUEUE_DWPU]  = 1'b1;        // the DWPU datapath reads no IMC: it overlaps everything
     // a barrier waits for every other queue to be idle and empty
-    can_start[QCTRL] = 1'b1;
-    for (int unsigned q = 0; q < NQ - 1; q++) if (st_q[q] != S_IDLE || q_valid[q]) can_start[QCTRL] = 1'b0;
+    can_start[QUEUE_CTRL] = 1'b1;
+    for (int unsigned q = 0; q < NQ - 1; q++) if (st_q[q] != S_IDLE || q_valid[q]) can_start[QUEUE_CTRL] = 1'b0;
     for (int unsigned q = 0; q < NQ; q++) start_now[q] = (st_q[q] == S_CHECK) && !chk_fail[q] && can_start[q];
     run_done = '0;
     run_err  = '0;
     run_code = {NQ{ERROR_CODE_NONE}};
     run_addr = '0;
-    run_done[QMVM] = dp_run && dp_done_i;
-    run_err[QMVM]  = dp_run && (dp_err_i.valid || wdog_fire_i);
-    run_code[QMVM] = wdog_fire_i ? ERROR_CODE_WATCHDOG : dp_err_i.code;
-    run_addr[QMVM] = dp_err_i.addr;
-    run_done[QDW]  = dw_run && dw_done_i;
-    run_err[QDW]   = dw_run && (dw_err_i.valid || dw_wdog_fire_i);
-    run_code[QDW]  = dw_wdog_fire_i ? ERROR_CODE_WATCHDOG : dw_err_i.code;
-    run_addr[QDW]  = dw_err_i.addr;
-    run_done[QLI]  = li_run && li_done_i;
-    run_err[QLI]   = li_run && li_err_i.valid;
-    run_code[QLI]  = li_err_i.code;
-    run_addr[QLI]  = li_err_i.addr;
-    run_done[QCTRL] = bar_run && bar_release_i;
+    run_done[QUEUE_MVMEXE] = dp_run && dp_done_i;
+    run_err[QUEUE_MVMEXE]  = dp_run && (dp_err_i.valid || wdog_fire_i);
+    run_code[QUEUE_MVMEXE] = wdog_fire_i ? ERROR_CODE_WATCHDOG : dp_err_i.code;
+    run_addr[QUEUE_MVMEXE] = dp_err_i.addr;
+    run_done[QUEUE_DWPU]  = dw_run && dw_done_i;
+    run_err[QUEUE_DWPU]   = dw_run && (dw_err_i.valid || dw_wdog_fire_i);
+    run_code[QUEUE_DWPU]  = dw_wdog_fire_i ? ERROR_CODE_WATCHDOG : dw_err_i.code;
+    run_addr[QUEUE_DWPU]  = dw_err_i.addr;
+    run_done[QUEUE_LOADIMC]  = li_run && li_done_i;
+    run_err[QUEUE_LOADIMC]   = li_run && li_err_i.valid;
+    run_code[QUEUE_LOADIMC]  = li_err_i.code;
+    run_addr[QUEUE_LOADIMC]  = li_err_i.addr;
+    run_done[QUEUE_CTRL] = bar_run && bar_release_i;
   end
 
   // restart of a repeated run happens the cycle after a run ends
   logic [NQ-1:0] restart_q, restart_d;
-  assign dp_start_o   = start_now[QMVM] || restart_q[QMVM];
-  assign li_start_o   = start_now[QLI] || restart_q[QLI];
-  assign dw_start_o   = start_now[QDW] || restart_q[QDW];
-  assign dw_abort_o   = run_err[QDW] || clr_i || q_reset_i[QDW];
-  assign dp_abort_o   = run_err[QMVM] || clr_i || q_reset_i[QMVM];
-  assign li_abort_o   = run_err[QLI] || clr_i || q_reset_i[QLI];
+  assign dp_start_o   = start_now[QUEUE_MVMEXE] || restart_q[QUEUE_MVMEXE];
+  assign li_start_o   = start_now[QUEUE_LOADIMC] || restart_q[QUEUE_LOADIMC];
+  assign dw_start_o   = start_now[QUEUE_DWPU] || restart_q[QUEUE_DWPU];
+  assign dw_abort_o   = run_err[QUEUE_DWPU] || clr_i || q_reset_i[QUEUE_DWPU];
+  assign dp_abort_o   = run_err[QUEUE_MVMEXE] || clr_i || q_reset_i[QUEUE_MVMEXE];
+  assign li_abort_o   = run_err[QUEUE_LOADIMC] || clr_i || q_reset_i[QUEUE_LOADIMC];
   assign bar_arrive_o = bar_run;
   assign bar_id_o     = bar.barrier_id;
   assign bar_mask_o   = bar.core_mask;
@@ -556,7 +540,7 @@ module ax_cmdproc
             err_d[q]  = 1'b1;
             code_d[q] = run_code[q];
           end else if (run_done[q]) begin
-            if (rep_q[q] < q_head[q].repeat_f && q != QCTRL) begin
+            if (rep_q[q] < q_head[q].repeat_f && q != 32'(QUEUE_CTRL)) begin
               rep_d[q]     = rep_q[q] + 8'd1;
               restart_d[q] = 1'b1;
             end else st_d[q] = S_TOKEN;
@@ -614,22 +598,25 @@ module ax_cmdproc
   end
 
   // ---- tokens: the lowest queue with one pending ----
+  // The completion token of queue q's head task.
+  function automatic token_t queue_token(logic err, error_code_e code, logic [6:0] tag, int unsigned q);
+    token_t t;
+    t         = '0;
+    t.valid   = 1'b1;
+    t.error   = err;
+    t.code    = err ? code : ERROR_CODE_NONE;
+    t.tag     = tag;
+    t.row     = 5'(Row);
+    t.channel = 5'(CORE_QUEUE_CHANNEL_BASE + q);
+    return t;
+  endfunction
+
   token_t [NQ-1:0] tok;
   always_comb begin
     tok_gnt     = '0;
     tok_valid_o = 1'b0;
     tok_o       = '0;
-    for (int unsigned q = 0; q < NQ; q++) begin
-      tok[q]         = '0;
-      tok[q].valid   = 1'b1;
-      tok[q].error   = err_q[q];
-      tok[q].code    = err_q[q] ? code_q[q] : ERROR_CODE_NONE;
-      tok[q].tag     = q_head[q].tag;
-      tok[q].col     = '0;
-      tok[q].row     = 5'(Row);
-      tok[q].dir     = 1'b0;
-      tok[q].channel = 5'(CORE_QUEUE_CHANNEL_BASE + q);
-    end
+    for (int unsigned q = 0; q < NQ; q++) tok[q] = queue_token(err_q[q], code_q[q], q_head[q].tag, q);
     for (int q = NQ - 1; q >= 0; q--) begin
       if (st_q[q] == S_TOKEN && (q_head[q].token || err_q[q])) begin
         tok_valid_o = 1'b1;
@@ -691,17 +678,15 @@ module ax_cmdproc
         mon_o[q].valid = 1'b1;
         mon_o[q].start = 1'b0;
         mon_o[q].addr  = q_head[q].start;
-        mon_o[q].bytes = (q == QMVM && !err_d[q]) ? dp_bytes_i :
-                         (q == QDW && !err_d[q]) ? dw_bytes_i :
-                         (q == QLI && !err_d[q]) ? li_bytes : '0;
+        mon_o[q].bytes = (q == 32'(QUEUE_MVMEXE) && !err_d[q]) ? dp_bytes_i :
+                         (q == 32'(QUEUE_DWPU) && !err_d[q]) ? dw_bytes_i :
+                         (q == 32'(QUEUE_LOADIMC) && !err_d[q]) ? li_bytes : '0;
         mon_o[q].word  = (q_head[q].token || err_d[q]) ?
-                         word_t'({1'b1, err_d[q], err_d[q] ? code_d[q] : ERROR_CODE_NONE,
-                                  q_head[q].tag, 7'd0, 5'(Row), 1'b0,
-                                  5'(CORE_QUEUE_CHANNEL_BASE + q)}) : '0;
+                         word_t'(queue_token(err_d[q], code_d[q], q_head[q].tag, q)) : '0;
       end
     end
   end
 
   logic unused;
-  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd, dw_dpu};
+  assign unused = ^{hdr, mvm, bar, li, dpu, dw_hdr, dwd, dw_dpu, restart_q[QUEUE_CTRL]};  // a barrier does not repeat
 endmodule

@@ -48,6 +48,11 @@ package ax_core_pkg;
     return u;
   endfunction
 
+  // A DPU instruction's operand byte (dst, a, b, c) as its generated type.
+  function automatic dpu_operand_t dpu_operand(logic [7:0] b);
+    return dpu_operand_t'(32'(b));
+  endfunction
+
   // The tables a LUT instruction chains (imm 0 means one).
   function automatic logic [3:0] lut_chain(logic [15:0] imm);
     return (imm == '0) ? 4'd1 : 4'(imm);

@@ -72,6 +72,17 @@ module ax_core_tile
   assign wr_done = wr && !(is_dbg_data && dbg_l1 && !dbg_gnt);
   assign rd_new  = reg_valid_i && !reg_req_i.we && !rd_pend_q && !dbg_wait_q;
   assign clr     = clr_i || soft_q;
+  // the written word as each register it may be (generated register types)
+  // verilator lint_off UNUSEDSIGNAL
+  core_core_ctrl_t    w_core_ctrl;
+  core_q_ctrl_t       w_q_ctrl;
+  core_wdog_status_t  w_wdog_status;
+  core_dbg_mem_sel_t  w_dbg_mem_sel;
+  // verilator lint_on UNUSEDSIGNAL
+  assign w_core_ctrl   = core_core_ctrl_t'(reg_req_i.wdata);
+  assign w_q_ctrl      = core_q_ctrl_t'(reg_req_i.wdata);
+  assign w_wdog_status = core_wdog_status_t'(reg_req_i.wdata);
+  assign w_dbg_mem_sel = core_dbg_mem_sel_t'(reg_req_i.wdata);
 
   // ---- CMD_MEM ----
   word_t             cmd_q [CMD_WORDS];
@@ -183,7 +194,7 @@ module ax_core_tile
   dpu_desc_t   dp_prog_dpu;
   unit_err_t   dp_err;
   act_t [4:0]  dp_act;
-  logic [7:0]  dp_waits;
+  core_wdog_waits_t dp_waits;
   logic [31:0] dp_bytes;
   ax_datapath u_mvmexe (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
@@ -214,7 +225,7 @@ module ax_core_tile
   error_code_e dw_prog_code;
   unit_err_t   dw_err;
   act_t [4:0]  dw_act;
-  logic [7:0]  dw_waits;
+  core_wdog_waits_t dw_waits;
   logic [31:0] dw_bytes;
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
@@ -239,9 +250,9 @@ module ax_core_tile
   );
 
   // ---- watchdog ----
-  word_t      wdog_limit_q, wdog_cnt_q;
-  logic [1:0] wdog_status_q;
-  logic [7:0] wdog_waits_q;
+  word_t             wdog_limit_q, wdog_cnt_q;
+  core_wdog_status_t wdog_status_q;
+  core_wdog_waits_t  wdog_waits_q;
   logic       wdog_fire, progress;
   assign progress  = dp_act[0].busy || dp_act[1].busy || dp_act[2].busy || dp_act[3].busy || dp_act[4].busy;
   assign wdog_fire = dp_busy && !progress && (wdog_limit_q != '0) && (wdog_cnt_q + 1 >= wdog_limit_q);
@@ -266,7 +277,7 @@ module ax_core_tile
     q_reset = '0;
     for (int unsigned q = 0; q < NQ; q++) begin
       q_push[q]  = wr && off == CORE_Q_PUSH_OFFSET + 20'(q * CORE_Q_PUSH_STRIDE);
-      q_reset[q] = wr && off == CORE_Q_CTRL_OFFSET + 20'(q * CORE_Q_CTRL_STRIDE) && reg_req_i.wdata[1];
+      q_reset[q] = wr && off == CORE_Q_CTRL_OFFSET + 20'(q * CORE_Q_CTRL_STRIDE) && w_q_ctrl.reset;
     end
   end
 
@@ -408,20 +419,24 @@ module ax_core_tile
       dbg_sel_q     <= '0;
       dbg_addr_q    <= '0;
     end else begin
-      soft_q <= wr && off == CORE_CORE_CTRL_OFFSET && reg_req_i.wdata[0];
+      soft_q <= wr && off == CORE_CORE_CTRL_OFFSET && w_core_ctrl.soft_reset;
       if (wr && off == CORE_WDOG_LIMIT_OFFSET) wdog_limit_q <= reg_req_i.wdata;
-      if (wr && off == CORE_WDOG_STATUS_OFFSET) wdog_status_q <= wdog_status_q & ~reg_req_i.wdata[1:0];
+      if (wr && off == CORE_WDOG_STATUS_OFFSET) wdog_status_q <= wdog_status_q & ~w_wdog_status;  // w1c
       wdog_cnt_q <= (!dp_busy || progress || wdog_fire) ? '0 : wdog_cnt_q + 1;
       dw_wdog_cnt_q <= (!dw_busy || dw_progress || dw_wdog_fire) ? '0 : dw_wdog_cnt_q + 1;
       if (dw_wdog_fire) begin
-        wdog_status_q <= {1'b1 /* kind DWPU */, 1'b1};
-        wdog_waits_q  <= dw_waits;
+        wdog_status_q       <= '0;
+        wdog_status_q.fired <= 1'b1;
+        wdog_status_q.kind  <= 1'(DP_KIND_DWPU);
+        wdog_waits_q        <= dw_waits;
       end
       if (wdog_fire) begin
-        wdog_status_q <= {1'b0 /* kind MVMEXE */, 1'b1};
-        wdog_waits_q  <= dp_waits;
+        wdog_status_q       <= '0;
+        wdog_status_q.fired <= 1'b1;
+        wdog_status_q.kind  <= 1'(DP_KIND_MVMEXE);
+        wdog_waits_q        <= dp_waits;
       end
-      if (wr && off == CORE_DBG_MEM_SEL_OFFSET) dbg_sel_q <= reg_req_i.wdata[1:0];
+      if (wr && off == CORE_DBG_MEM_SEL_OFFSET) dbg_sel_q <= w_dbg_mem_sel.mem;
       if (wr && off == CORE_DBG_MEM_ADDR_OFFSET) dbg_addr_q <= {reg_req_i.wdata[31:2], 2'b00};
       if (reg_valid_i && is_dbg_data && !rd_pend_q && !dbg_wait_q &&
           (dbg_l1 ? dbg_gnt : (reg_req_i.we || rd_new)))
@@ -435,7 +450,29 @@ module ax_core_tile
     end
   end
 
-  // combinational read decode
+  // combinational read decode; the status registers in their generated types
+  core_core_status_t core_status;
+  core_imc_status_t  imc_status;
+  core_q_status_t [NQ-1:0] q_status;
+  always_comb begin
+    core_status              = '0;
+    core_status.mvmexe_busy  = q_busy[QUEUE_MVMEXE];
+    core_status.dwpu_busy    = q_busy[QUEUE_DWPU];
+    core_status.loadimc_busy = q_busy[QUEUE_LOADIMC];
+    core_status.barrier_wait = bar_arrive_o;
+    core_status.dma_busy     = dma_busy;
+    imc_status               = '0;
+    imc_status.matrix_id     = imc_mid;
+    imc_status.valid_tiles   = imc_vt;
+    imc_status.stale         = imc_stale;
+    for (int unsigned q = 0; q < NQ; q++) begin
+      q_status[q]         = '0;
+      q_status[q].pending = q_pending[q];
+      q_status[q].busy    = q_busy[q];
+      q_status[q].error   = q_error[q];
+      q_status[q].done    = q_done[q];
+    end
+  end
   logic  hit_c;
   word_t rdata_c;
   always_comb begin
@@ -443,30 +480,32 @@ module ax_core_tile
     rdata_c = '0;
     unique case (off)
       CORE_CORE_CTRL_OFFSET:      rdata_c = '0;
-      CORE_CORE_STATUS_OFFSET:    rdata_c = word_t'({dma_busy, bar_arrive_o, q_busy[2], q_busy[1], q_busy[0]});
+      CORE_CORE_STATUS_OFFSET:    rdata_c = core_status;
       CORE_ERROR_STATUS_OFFSET:   rdata_c = err_status;
       CORE_ERROR_INFO_OFFSET:     rdata_c = err_info;
       CORE_ERROR_ADDR_OFFSET:     rdata_c = err_addr;
       CORE_WDOG_LIMIT_OFFSET:     rdata_c = wdog_limit_q;
-      CORE_WDOG_STATUS_OFFSET:    rdata_c = word_t'(wdog_status_q);
-      CORE_WDOG_WAITS_OFFSET:     rdata_c = word_t'(wdog_waits_q);
-      CORE_IMC_STATUS_OFFSET:     rdata_c = word_t'({imc_stale, imc_vt, imc_mid});
+      CORE_WDOG_STATUS_OFFSET:    rdata_c = wdog_status_q;
+      CORE_WDOG_WAITS_OFFSET:     rdata_c = wdog_waits_q;
+      CORE_IMC_STATUS_OFFSET:     rdata_c = imc_status;
       CORE_IMC_STALE_READS_OFFSET: rdata_c = imc_stale_reads;
       CORE_DBG_MEM_SEL_OFFSET:    rdata_c = word_t'(dbg_sel_q);
       CORE_DBG_MEM_ADDR_OFFSET:   rdata_c = dbg_addr_q;
       CORE_DBG_MEM_DATA_OFFSET:   rdata_c = '0;   // L1: answered from the bank; IMC: not built
       default: begin
         hit_c = 1'b0;
-        if (off >= CORE_PERF_BUSY_OFFSET && off < CORE_PERF_BUSY_OFFSET + 20'(PERF_UNITS * 16)) begin
+        // PERF_BUSY, PERF_STALL_IN, PERF_STALL_OUT, PERF_TASKS: one unit's four counters a stride
+        if (off >= CORE_PERF_BUSY_OFFSET && off < CORE_PERF_BUSY_OFFSET + 20'(CORE_PERF_BUSY_COUNT * CORE_PERF_BUSY_STRIDE)) begin
           hit_c   = 1'b1;
-          rdata_c = perf_q[4'((off - CORE_PERF_BUSY_OFFSET) >> 4)][off[3:2]];
+          rdata_c = perf_q[4'((off - CORE_PERF_BUSY_OFFSET) / 20'(CORE_PERF_BUSY_STRIDE))]
+                          [2'(((off - CORE_PERF_BUSY_OFFSET) % 20'(CORE_PERF_BUSY_STRIDE)) >> 2)];
         end
         for (int unsigned q = 0; q < NQ; q++) begin
           if (off == CORE_Q_CTRL_OFFSET + 20'(q * CORE_Q_CTRL_STRIDE) ||
               off == CORE_Q_PUSH_OFFSET + 20'(q * CORE_Q_PUSH_STRIDE)) hit_c = 1'b1;
           if (off == CORE_Q_STATUS_OFFSET + 20'(q * CORE_Q_STATUS_STRIDE)) begin
             hit_c   = 1'b1;
-            rdata_c = {q_done[q], 9'd0, q_error[q], q_busy[q], q_pending[q]};
+            rdata_c = q_status[q];
           end
         end
         if (is_cmd) hit_c = 1'b1;
@@ -522,6 +561,6 @@ module ax_core_tile
   logic unused;
   assign unused = ^{l1_v, l1_g, l1_rv, l1_rd};
   logic unused_hdr;
-  assign unused_hdr = ^{dp_hdr[127:14], dp_hdr[10:0], dw_hdr[127:14], dw_hdr[10:0]};
+  assign unused_hdr = ^{dp_hdr, dw_hdr};  // the unit set only
 endmodule
 // verilator lint_on PINCONNECTEMPTY

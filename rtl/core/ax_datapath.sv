@@ -44,7 +44,7 @@ module ax_datapath
   output logic        done_o,
   output unit_err_t   err_o,
   output act_t [4:0]  act_o,       // IFD0, main unit, ODR, IFD1, DPU
-  output logic [7:0]  waits_o,     // WDOG_WAITS layout
+  output core_wdog_waits_t waits_o,  // WDOG_WAITS
   output logic [31:0] bytes_o,     // bytes the ODR stored in this task
   // L1
   output logic        ifd_req_valid_o,
@@ -192,15 +192,15 @@ module ax_datapath
   assign bytes_o = bytes_q;
 
   always_comb begin
-    waits_o    = '0;
-    waits_o[0] = act_o[0].stall_out;               // ifd0_out
-    waits_o[1] = act_o[3].stall_out;               // ifd1_out
-    waits_o[2] = act_o[1].stall_in;                // main_in
-    waits_o[3] = act_o[1].stall_out;               // main_out
-    waits_o[4] = act_o[4].stall_in && !dpu_wait1;  // dpu_in0
-    waits_o[5] = dpu_wait1;                        // dpu_in1
-    waits_o[6] = act_o[4].stall_out;               // dpu_out
-    waits_o[7] = act_o[2].stall_in;                // odr_in
+    waits_o          = '0;
+    waits_o.ifd0_out = act_o[0].stall_out;
+    waits_o.ifd1_out = act_o[3].stall_out;
+    waits_o.main_in  = act_o[1].stall_in;
+    waits_o.main_out = act_o[1].stall_out;
+    waits_o.dpu_in0  = act_o[4].stall_in && !dpu_wait1;
+    waits_o.dpu_in1  = dpu_wait1;
+    waits_o.dpu_out  = act_o[4].stall_out;
+    waits_o.odr_in   = act_o[2].stall_in;
   end
 endmodule
 // verilator lint_on PINCONNECTEMPTY

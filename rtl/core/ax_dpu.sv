@@ -42,7 +42,6 @@ module ax_dpu
   input  logic        out_ready_i,
   output strm_t       out_data_o
 );
-  localparam int unsigned CntW = $clog2(STREAM_DEPTH + 1);
 `ifndef SYNTHESIS
   initial assert (DPU_LATENCY >= 1) else $fatal(1, "ax_dpu: dpu_latency must be >= 1");
 `endif
@@ -69,8 +68,7 @@ module ax_dpu
   logic       exec, pop, pop_sel, push, credit, finished;
   logic [4:0] dst, ra, rb, rc;
   logic [3:0] chain;
-  logic [CntW-1:0] infl_q, fifo_cnt;
-  assign credit = (32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH;
+  logic       drained;
 
   ax_dpu_seq u_seq (
     .clk_i       (clk_i),
@@ -83,7 +81,7 @@ module ax_dpu
     .in0_valid_i (in0_valid_i),
     .in1_valid_i (in1_valid_i),
     .credit_i    (credit),
-    .drained_i   (infl_q == '0),
+    .drained_i   (drained),
     .exec_o      (exec),
     .dst_o       (dst),
     .a_o         (ra),
@@ -120,52 +118,25 @@ module ax_dpu
     .push_o    (push_cast)
   );
 
-  // PUSH: the cast element (captured in the PUSH cycle) enters the FIFO DPU_LATENCY cycles later
-  logic [DPU_LATENCY-1:0] v_q;
-  strm_t                  res;
-  logic                   enq;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) v_q <= '0;
-    else if (abort_i) v_q <= '0;
-    else if (DPU_LATENCY == 1) v_q <= DPU_LATENCY'(push);
-    else v_q <= {v_q[DPU_LATENCY-2:0], push};
-  end
-  if (DPU_LATENCY == 1) begin : g_lat1
-    assign res.data = push_cast;
-  end else begin : g_latn
-    elem_t [DPU_LATENCY-2:0] d_q;
-    always_ff @(posedge clk_i) begin
-      if (v_q[0]) d_q[0] <= push_cast;   // the cast element, one cycle after the PUSH
-      for (int unsigned i = 1; i < DPU_LATENCY - 1; i++) d_q[i] <= d_q[i-1];
-    end
-    assign res.data = d_q[DPU_LATENCY-2];
-  end
-  assign res.pad = 1'b0;
-  assign enq     = v_q[DPU_LATENCY-1] && !abort_i;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni)      infl_q <= '0;
-    else if (abort_i) infl_q <= '0;
-    else              infl_q <= infl_q + CntW'(push) - CntW'(enq);
-  end
-
-  logic unused_ready;
-  ax_fifo #(.T(strm_t), .Depth(STREAM_DEPTH)) u_out (
+  // PUSH: the cast element (the ALU registers it in the PUSH cycle) enters the FIFO DPU_LATENCY
+  // cycles later; the PUSH holds its slot from its own cycle on
+  ax_result_tail #(.T(strm_t), .Depth(STREAM_DEPTH), .Stages(DPU_LATENCY), .Sample(1)) u_tail (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .clr_i       (abort_i),
-    .in_valid_i  (enq),
-    .in_ready_o  (unused_ready),
-    .in_data_i   (res),
+    .abort_i     (abort_i),
+    .reserve_i   (push),
+    .valid_i     (push),
+    .data_i      ('{pad: 1'b0, data: push_cast}),
+    .credit_o    (credit),
+    .drained_o   (drained),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
-    .out_data_o  (out_data_o),
-    .count_o     (fifo_cnt)
+    .out_data_o  (out_data_o)
   );
 
-  assign done_o = finished && infl_q == '0;
+  assign done_o = finished && drained;
 
   logic unused;
-  assign unused = ^{in0_data_i.pad, in1_data_i.pad, unused_ready};
+  assign unused = ^{in0_data_i.pad, in1_data_i.pad};
 endmodule
 // verilator lint_on PINCONNECTEMPTY

@@ -56,16 +56,22 @@ module ax_dpu_prog
   assign in  = dpu_instr_t'({wr_data_i, lo_q});
 
   function automatic logic op_bad(logic [7:0] operand, logic [1:0] depth);
-    return operand[7] || (32'(operand[4:0]) >= DPU_REGISTERS) || (operand[6:5] > depth);
+    dpu_operand_t o;
+    o = dpu_operand(operand);
+    return (o.rsv_7 != '0) || (32'(o.reg_f) >= DPU_REGISTERS) || (2'(o.index) > depth);
   endfunction
 
   always_comb begin
     logic ud, ua, ub, uc;
     logic [3:0] chain;
+    // verilator lint_off UNUSEDSIGNAL
+    dpu_operand_t tbl;   // LUT: operand b, the first table (register and index mode used)
+    // verilator lint_on UNUSEDSIGNAL
     bad_d = bad_q;
     dep_d = dep_q;
     {uc, ub, ua, ud} = dpu_uses(in.op);
     chain = lut_chain(in.imm);
+    tbl   = dpu_operand(in.b);
     if (hi) begin
       if (32'(idx) == 32'(wr_desc_i.init_len) && dep_w != '0) bad_d[wr_bank_i] = 1'b1;
       if (6'(in.op) > 6'(DPU_OP_ENDLOOP)) bad_d[wr_bank_i] = 1'b1;
@@ -75,7 +81,7 @@ module ax_dpu_prog
         DPU_OP_POP: if (in.imm > 16'd1 || (in.imm == 16'd1 && !wr_in1_i)) bad_d[wr_bank_i] = 1'b1;
         DPU_OP_LUT: begin
           if (in.imm > 16'(LUT_MAX_CHAIN)) bad_d[wr_bank_i] = 1'b1;
-          else if (in.b[6:5] == '0 && 32'(in.b[4:0]) + 32'(chain) > DPU_REGISTERS) bad_d[wr_bank_i] = 1'b1;
+          else if (tbl.index == DPU_INDEX_NONE && 32'(tbl.reg_f) + 32'(chain) > DPU_REGISTERS) bad_d[wr_bank_i] = 1'b1;
         end
         DPU_OP_LOOP: begin
           if (in.imm == '0 || 32'(dep_w) + 1 > DPU_LOOP_DEPTH) bad_d[wr_bank_i] = 1'b1;

@@ -59,11 +59,13 @@ module ax_dpu_seq
   // register = reg + counter of loop `index` (the validator guarantees that loop is open)
   // verilator lint_off UNUSEDSIGNAL
   function automatic logic [16:0] resolve(logic [7:0] operand, logic [LD-1:0][15:0] cnt);
-    logic [1:0] lvl;
-    lvl = operand[6:5] - 2'd1;
-    if (operand[6:5] == 2'(DPU_INDEX_NONE)) return 17'(operand[4:0]);
-    return 17'(operand[4:0]) + 17'(cnt[lvl]);
-  endfunction  // bit 7 is the validator's
+    dpu_operand_t o;
+    logic [1:0]   lvl;
+    o   = dpu_operand(operand);
+    lvl = 2'(o.index) - 2'd1;
+    if (o.index == DPU_INDEX_NONE) return 17'(o.reg_f);
+    return 17'(o.reg_f) + 17'(cnt[lvl]);
+  endfunction  // the reserved bits are the validator's
   // verilator lint_on UNUSEDSIGNAL
 
   logic [16:0] rd, ra, rb, rc;

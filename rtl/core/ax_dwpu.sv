@@ -44,7 +44,6 @@ module ax_dwpu
   input  logic       out_ready_i,
   output strm_t      out_data_o
 );
-  localparam int unsigned CntW = $clog2(STREAM_DEPTH + 1);
   localparam int unsigned WAW  = $clog2(DWPU_WEIGHT_PWORDS);
 `ifndef SYNTHESIS
   initial assert (MVM_LATENCY >= 1) else $fatal(1, "ax_dwpu: mvm_latency must be >= 1");
@@ -55,10 +54,10 @@ module ax_dwpu
   logic [9:0]  wreq_q, wreq_d, wrsp_q, wrsp_d;
   logic [7:0]  t_q, t_d;
   logic [3:0][15:0] o_q, o_d, o_nx, osz;
-  logic [CntW-1:0] infl_q, infl_d, fifo_cnt;
+  logic        tail_credit, drained;
   logic signed [31:0] idx, idx_next;
   logic        credit, working, conv, wbad, rng_bad, fault_tap, fault_rng, pop, last_tap,
-               last_out, push, loading, loaded;
+               last_out, loading, loaded;
 
   // weight group of an output: sum(ok * ok_wstride)
   logic [3:0][7:0] ws;
@@ -99,7 +98,7 @@ module ax_dwpu
   assign loading   = active_q && !fault_q && !run_q;
   assign fault_rng = loading && rng_bad;
   assign loaded    = loading && !rng_bad && (wrsp_q == 10'(desc_i.weight_count));
-  assign credit    = (t_q != '0) || ((32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH);
+  assign credit    = (t_q != '0) || tail_credit;
   assign working   = active_q && run_q && !issued_q && !fault_q;
   assign wbad      = conv && ((idx < 0) || (idx >= 32'(desc_i.weight_count)));
   assign fault_tap = working && in_valid_i && credit && wbad;
@@ -131,8 +130,7 @@ module ax_dwpu
         if (last_out) issued_d = 1'b1;
       end else t_d = t_q + 8'd1;
     end
-    infl_d = infl_q + CntW'(pop && t_q == '0) - CntW'(push);
-    if (active_q && (issued_q || fault_q) && infl_q == '0) active_d = 1'b0;
+    if (active_q && (issued_q || fault_q) && drained) active_d = 1'b0;
     if (start_i) begin
       active_d = 1'b1;
       issued_d = 1'b0;
@@ -143,10 +141,7 @@ module ax_dwpu
       t_d      = '0;
       o_d      = '0;
     end
-    if (abort_i) begin
-      active_d = 1'b0;
-      infl_d   = '0;
-    end
+    if (abort_i) active_d = 1'b0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -159,7 +154,6 @@ module ax_dwpu
       wrsp_q   <= '0;
       t_q      <= '0;
       o_q      <= '0;
-      infl_q   <= '0;
     end else begin
       active_q <= active_d;
       issued_q <= issued_d;
@@ -169,7 +163,6 @@ module ax_dwpu
       wrsp_q   <= wrsp_d;
       t_q      <= t_d;
       o_q      <= o_d;
-      infl_q   <= infl_d;
     end
   end
 
@@ -220,47 +213,24 @@ module ax_dwpu
   );
   assign res = (desc_i.op == DWPU_OP_AVERAGE) ? avg : acc_q;
 
-  // push pipeline: the finished output, mvm_latency cycles after its last tap
-  logic [MVM_LATENCY-1:0] v_q;
-  strm_t                  out;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) v_q <= '0;
-    else if (abort_i) v_q <= '0;
-    else if (MVM_LATENCY == 1) v_q <= MVM_LATENCY'(pop && last_tap);
-    else v_q <= {v_q[MVM_LATENCY-2:0], pop && last_tap};
-  end
-  if (MVM_LATENCY == 1) begin : g_lat1
-    assign out.data = elem_t'(res);
-  end else begin : g_latn
-    elem_t [MVM_LATENCY-2:0] d_q;
-    always_ff @(posedge clk_i) begin
-      if (v_q[0]) d_q[0] <= elem_t'(res);
-      for (int unsigned i = 1; i < MVM_LATENCY - 1; i++) d_q[i] <= d_q[i-1];
-    end
-    assign out.data = d_q[MVM_LATENCY-2];
-  end
-  assign out.pad = 1'b0;
-  assign push    = v_q[MVM_LATENCY-1] && !abort_i;
-
-  logic unused_ready;
-  ax_fifo #(.T(strm_t), .Depth(STREAM_DEPTH)) u_out (
+  // result tail: an output reserves its slot with its first tap and enters the FIFO mvm_latency
+  // cycles after its last tap (the accumulator holds it the cycle after: sampled then)
+  ax_result_tail #(.T(strm_t), .Depth(STREAM_DEPTH), .Stages(MVM_LATENCY), .Sample(1)) u_tail (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .clr_i       (abort_i),
-    .in_valid_i  (push),
-    .in_ready_o  (unused_ready),
-    .in_data_i   (out),
+    .abort_i     (abort_i),
+    .reserve_i   (pop && t_q == '0),
+    .valid_i     (pop && last_tap),
+    .data_i      ('{pad: 1'b0, data: elem_t'(res)}),
+    .credit_o    (tail_credit),
+    .drained_o   (drained),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
-    .out_data_o  (out_data_o),
-    .count_o     (fifo_cnt)
+    .out_data_o  (out_data_o)
   );
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i) if (rst_ni && push) assert (unused_ready) else $error("ax_dwpu: push into a full stream");
-`endif
 
   assign busy_o = active_q;
-  assign done_o = active_q && issued_q && !fault_q && infl_q == '0;
+  assign done_o = active_q && issued_q && !fault_q && drained;
   always_comb begin
     err_o       = '0;
     err_o.valid = fault_tap || fault_rng;

@@ -35,7 +35,6 @@ module ax_ifd
   input  logic      out_ready_i,
   output strm_t     out_data_o
 );
-  localparam int unsigned CntW = $clog2(STREAM_DEPTH + 1);
   localparam int unsigned ExtraStages = IFD_LATENCY - 2;
 
 `ifndef SYNTHESIS
@@ -44,11 +43,10 @@ module ax_ifd
 
   logic        active_q, active_d, issued_q, issued_d;
   logic [1:0]  beat_q, beat_d;
-  logic [CntW-1:0] infl_q, infl_d, fifo_cnt;
   srow_t       row;
   logic        pass, last, step_next;
   logic [2:0]  nrows;
-  logic        credit, in_range, progress, complete, push;
+  logic        credit, drained, in_range, progress, complete;
 
   ax_walk_gen u_walk (
     .clk_i   (clk_i),
@@ -62,7 +60,6 @@ module ax_ifd
   );
 
   assign nrows    = rows_of(walk_i.dtype);
-  assign credit   = (32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH;
   assign in_range = (row >= 0) && (row + srow_t'(nrows) <= srow_t'(Rows));
   // A new element (beat 0) needs a reserved slot; a loaded one needs its row granted.
   logic working, need_credit;
@@ -91,8 +88,7 @@ module ax_ifd
     if (progress) beat_d = complete ? '0 : beat_q + 2'd1;
     if (complete && last) issued_d = 1'b1;
     if (range_fault) issued_d = 1'b1;
-    infl_d = infl_q + CntW'(progress && need_credit) - CntW'(push);
-    if (active_q && issued_q && infl_q == '0) active_d = 1'b0;
+    if (active_q && issued_q && drained) active_d = 1'b0;
     if (start_i) begin
       active_d = 1'b1;
       issued_d = 1'b0;
@@ -102,7 +98,6 @@ module ax_ifd
       active_d = 1'b0;
       issued_d = 1'b0;
       beat_d   = '0;
-      infl_d   = '0;
     end
   end
 
@@ -112,20 +107,18 @@ module ax_ifd
       active_q    <= 1'b0;
       issued_q    <= 1'b0;
       beat_q      <= '0;
-      infl_q      <= '0;
       range_hit_q <= 1'b0;
     end else begin
       active_q    <= active_d;
       issued_q    <= issued_d;
       beat_q      <= beat_d;
-      infl_q      <= infl_d;
       if (start_i || abort_i) range_hit_q <= 1'b0;
       else if (range_fault)   range_hit_q <= 1'b1;
     end
   end
 
   assign busy_o = active_q;
-  assign done_o = active_q && issued_q && infl_q == '0 && !range_hit_q;
+  assign done_o = active_q && issued_q && drained && !range_hit_q;
   always_comb begin
     err_o       = '0;
     err_o.valid = range_fault;
@@ -174,43 +167,25 @@ module ax_ifd
     return e;
   endfunction
 
-  strm_t elem2, pushed;
-  logic  push2;
+  strm_t elem2;
   always_comb begin
     elem2.pad  = pad2_q;
     elem2.data = pad2_q ? splat(walk_i.dtype, walk_i.pad_value) : asm_q;
-    push2      = mark2_q && !abort_i;
   end
 
-  if (ExtraStages == 0) begin : g_direct
-    assign push   = push2;
-    assign pushed = elem2;
-  end else begin : g_delay
-    logic  [ExtraStages-1:0] v_q;
-    strm_t [ExtraStages-1:0] e_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) v_q <= '0;
-      else         v_q <= abort_i ? '0 : {v_q, push2};
-    end
-    always_ff @(posedge clk_i) e_q <= {e_q, elem2};
-    assign push   = v_q[ExtraStages-1] && !abort_i;
-    assign pushed = e_q[ExtraStages-1];
-  end
-
-  logic unused_ready;
-  ax_fifo #(.T(strm_t), .Depth(STREAM_DEPTH)) u_out (
+  // result tail: an element reserves its slot with its first row request and enters the FIFO
+  // ExtraStages cycles after its assembly (IFD_LATENCY after its last row's grant)
+  ax_result_tail #(.T(strm_t), .Depth(STREAM_DEPTH), .Stages(ExtraStages), .Sample(0)) u_tail (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .clr_i       (abort_i),
-    .in_valid_i  (push),
-    .in_ready_o  (unused_ready),
-    .in_data_i   (pushed),
+    .abort_i     (abort_i),
+    .reserve_i   (progress && need_credit),
+    .valid_i     (mark2_q),
+    .data_i      (elem2),
+    .credit_o    (credit),
+    .drained_o   (drained),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
-    .out_data_o  (out_data_o),
-    .count_o     (fifo_cnt)
+    .out_data_o  (out_data_o)
   );
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i) if (rst_ni && push) assert (unused_ready) else $error("ax_ifd: push into a full stream");
-`endif
 endmodule

@@ -41,7 +41,6 @@ module ax_mvm
   input  logic        out_ready_i,
   output strm_t       out_data_o
 );
-  localparam int unsigned CntW   = $clog2(STREAM_DEPTH + 1);
   localparam int unsigned Groups = IMC_TILE_ROWS / Rows;   // cycles per tile-op
   localparam int unsigned GW     = (Groups > 1) ? $clog2(Groups) : 1;
 `ifndef SYNTHESIS
@@ -54,9 +53,9 @@ module ax_mvm
   logic        active_q, active_d, issued_q, issued_d, fault_q, fault_d;
   logic [15:0] kb_q, kb_d;
   logic [3:0][15:0] o_q, o_d, osz;
-  logic [CntW-1:0] infl_q, infl_d, fifo_cnt;
   logic signed [31:0] tile;
-  logic        credit, working, op, issue, step_end, last_kb, last_out, fault, push, mid;
+  logic        credit, working, op, issue, step_end, last_kb, last_out, fault, mid;
+  logic        tail_credit, drained;
 
   always_comb begin
     for (int unsigned k = 0; k < 4; k++) osz[k] = 16'd1;
@@ -89,7 +88,7 @@ module ax_mvm
     assign step_end = mid && (grp_q == GW'(Groups - 1));
   end
 
-  assign credit     = (kb_q != '0) || ((32'(fifo_cnt) + 32'(infl_q)) < STREAM_DEPTH);
+  assign credit     = (kb_q != '0) || tail_credit;
   assign working    = active_q && !issued_q && !fault_q && !mid;
   assign fault      = working && in_valid_i && credit && !((tile >= 0) && (tile < 32'(IMC_TILES)));
   assign in_ready_o = working && credit && !fault;
@@ -122,8 +121,7 @@ module ax_mvm
         if (last_out) issued_d = 1'b1;
       end else kb_d = kb_q + 16'd1;
     end
-    infl_d = infl_q + CntW'(op && kb_q == '0) - CntW'(push);
-    if (active_q && (issued_q || fault_q) && infl_q == '0) active_d = 1'b0;
+    if (active_q && (issued_q || fault_q) && drained) active_d = 1'b0;
     if (start_i) begin
       active_d = 1'b1;
       issued_d = 1'b0;
@@ -131,10 +129,7 @@ module ax_mvm
       kb_d     = '0;
       o_d      = '0;
     end
-    if (abort_i) begin
-      active_d = 1'b0;
-      infl_d   = '0;
-    end
+    if (abort_i) active_d = 1'b0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -144,14 +139,12 @@ module ax_mvm
       fault_q  <= 1'b0;
       kb_q     <= '0;
       o_q      <= '0;
-      infl_q   <= '0;
     end else begin
       active_q <= active_d;
       issued_q <= issued_d;
       fault_q  <= fault_d;
       kb_q     <= kb_d;
       o_q      <= o_d;
-      infl_q   <= infl_d;
     end
   end
 
@@ -196,44 +189,25 @@ module ax_mvm
     for (int unsigned n = 0; n < PWORD_LANES; n++) acc_packed[32*n +: 32] = acc_q[n];
   end
 
-  // push pipeline: the finished accumulator, MVM_LATENCY cycles after the issue of its chain's
-  // last group (its MAC is the cycle after, the accumulator holds the sum one cycle later)
-  logic [MVM_LATENCY-1:0] v_q;
-  strm_t                  res;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) v_q <= '0;
-    else if (abort_i) v_q <= '0;
-    else v_q <= {v_q[MVM_LATENCY-2:0], step_end && last_kb};
-  end
-  if (MVM_LATENCY == 2) begin : g_lat2
-    assign res.data = acc_packed;
-  end else begin : g_latn
-    elem_t [MVM_LATENCY-3:0] d_q;
-    always_ff @(posedge clk_i) begin
-      if (v_q[1]) d_q[0] <= acc_packed;   // the finished accumulator, two cycles after its chain
-      for (int unsigned i = 1; i < MVM_LATENCY - 2; i++) d_q[i] <= d_q[i-1];
-    end
-    assign res.data = d_q[MVM_LATENCY-3];
-  end
-  assign res.pad = 1'b0;
-  assign push    = v_q[MVM_LATENCY-1] && !abort_i;
-
-  logic unused_ready;
-  ax_fifo #(.T(strm_t), .Depth(STREAM_DEPTH)) u_out (
+  // result tail: a chain reserves its output slot when it pops its first x; the finished
+  // accumulator enters the FIFO MVM_LATENCY cycles after the issue of the chain's last group (its
+  // MAC is the cycle after, the accumulator holds the sum one cycle later: sampled then)
+  ax_result_tail #(.T(strm_t), .Depth(STREAM_DEPTH), .Stages(MVM_LATENCY), .Sample(2)) u_tail (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .clr_i       (abort_i),
-    .in_valid_i  (push),
-    .in_ready_o  (unused_ready),
-    .in_data_i   (res),
+    .abort_i     (abort_i),
+    .reserve_i   (op && kb_q == '0),
+    .valid_i     (step_end && last_kb),
+    .data_i      ('{pad: 1'b0, data: acc_packed}),
+    .credit_o    (tail_credit),
+    .drained_o   (drained),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
-    .out_data_o  (out_data_o),
-    .count_o     (fifo_cnt)
+    .out_data_o  (out_data_o)
   );
 
   assign busy_o = active_q;
-  assign done_o = active_q && issued_q && !fault_q && infl_q == '0;
+  assign done_o = active_q && issued_q && !fault_q && drained;
   always_comb begin
     err_o           = '0;
     err_o.valid     = fault;

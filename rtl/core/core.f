@@ -1,8 +1,10 @@
 // The AI core tile (rtl/core), in compile order. Needs the two packages, rtl/prim, rtl/mem,
-// rtl/dma and rtl/top/ax_err_rec.sv before it.
+// rtl/dma and rtl/top/ax_err_rec.sv before it; the one primitive only the core's units use
+// (rtl/prim/ax_result_tail.sv) is listed here.
 rtl/core/ax_core_pkg.sv
 rtl/core/ax_f18_pkg.sv
 rtl/core/ax_cast_pkg.sv
+rtl/prim/ax_result_tail.sv
 rtl/core/ax_lane_cast.sv
 rtl/core/ax_pword_cast.sv
 rtl/core/ax_walk_gen.sv

@@ -1,7 +1,8 @@
 // A DMA BD engine (SysDMA, MemDMA or CoreDMA): Channels channel pairs, MM2S ch n feeding S2MM
 // ch n through a dma_stream_depth word FIFO (ax_dma_wfifo, up to 16 words in and out a cycle), the BD store in the tile's register space, the
 // channel control/queue/status/bytes registers, one token output and one error report output.
-// Register offsets are the tile's generated ones, passed in by the tile.
+// Every tile places the DMA register block alike: its offsets and register types are the
+// generated shared ones (DMA_*_OFFSET, dma_*_t); Bds is the tile's BD count.
 module ax_dma
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -14,18 +15,6 @@ module ax_dma
   parameter int unsigned Cores        = 1,
   parameter int unsigned Row          = 0,
   parameter int unsigned RobDepth     = DMA_ROB_ROWS,
-  parameter logic [19:0] S2mmCtrlOff  = CORE_DMA_S2MM_CTRL_OFFSET,
-  parameter logic [19:0] S2mmQueueOff = CORE_DMA_S2MM_QUEUE_OFFSET,
-  parameter logic [19:0] Mm2sCtrlOff  = CORE_DMA_MM2S_CTRL_OFFSET,
-  parameter logic [19:0] Mm2sQueueOff = CORE_DMA_MM2S_QUEUE_OFFSET,
-  parameter int unsigned CtrlStride   = CORE_DMA_S2MM_CTRL_STRIDE,
-  parameter logic [19:0] S2mmStatOff  = CORE_DMA_S2MM_STATUS_OFFSET,
-  parameter logic [19:0] Mm2sStatOff  = CORE_DMA_MM2S_STATUS_OFFSET,
-  parameter logic [19:0] S2mmBytesOff = CORE_DMA_S2MM_BYTES_OFFSET,
-  parameter logic [19:0] Mm2sBytesOff = CORE_DMA_MM2S_BYTES_OFFSET,
-  parameter int unsigned StatStride   = CORE_DMA_S2MM_STATUS_STRIDE,
-  parameter logic [19:0] BdOff        = CORE_DMA_BD_OFFSET,
-  parameter int unsigned BdStride     = CORE_DMA_BD_STRIDE,
   localparam int unsigned NCh = DMA_CHANNELS,
   localparam int unsigned NI = 2 * NCh   // word ports: [0, NCh) MM2S, [NCh, 2 NCh) S2MM
 ) (
@@ -62,12 +51,13 @@ module ax_dma
   localparam int unsigned BdW = $clog2(Bds);
 
   // ---- BD store ----
-  word_t                 bd_mem_q [Bds * 16];
-  logic [Bds-1:0][11:0]  iter_q, iter_d;
-  logic [NI-1:0][BdW-1:0] bd_idx, wb_idx;
-  logic [NI-1:0][11:0]   wb_iter;
-  logic [NI-1:0]         wb_valid;
   dma_bd_t [NI-1:0]      bd_rd;
+  localparam int unsigned IterW = $bits(bd_rd[0].iter_current);
+  word_t                 bd_mem_q [Bds * DMA_BD_WORDS];
+  logic [Bds-1:0][IterW-1:0] iter_q, iter_d;
+  logic [NI-1:0][BdW-1:0] bd_idx, wb_idx;
+  logic [NI-1:0][IterW-1:0] wb_iter;
+  logic [NI-1:0]         wb_valid;
 
   logic        wr, bd_hit;
   logic [19:0] off;
@@ -75,18 +65,31 @@ module ax_dma
   logic [3:0]  wr_word;
   assign wr      = reg_valid_i && reg_req_i.we;
   assign off     = reg_req_i.addr;
-  assign bd_hit  = (off >= BdOff) && (off < BdOff + 20'(Bds * BdStride));
+  assign bd_hit  = (off >= DMA_BD_OFFSET) && (off < DMA_BD_OFFSET + 20'(Bds * DMA_BD_STRIDE));
   logic [19:0] bd_off;
-  assign bd_off  = off - BdOff;
-  assign wr_bd   = BdW'(bd_off / 20'(BdStride));
+  assign bd_off  = off - DMA_BD_OFFSET;
+  assign wr_bd   = BdW'(bd_off / 20'(DMA_BD_STRIDE));
   assign wr_word = bd_off[5:2];
+
+  // iter_current lives in the engine (a run advances it), not in the BD words: where the field
+  // sits in the BD (word, bit), from the generated struct
+  function automatic int unsigned iter_lsb();
+    dma_bd_t b;
+    b              = '0;
+    b.iter_current = '1;
+    for (int unsigned k = 0; k < $bits(dma_bd_t); k++) if (b[k]) return k;
+    return 0;
+  endfunction
+  localparam int unsigned IterLsb  = iter_lsb();
+  localparam int unsigned IterWord = IterLsb / 32;
+  localparam int unsigned IterBit  = IterLsb % 32;
 
   always_comb begin
     for (int unsigned i = 0; i < NI; i++) begin
-      logic [511:0] w;
-      for (int unsigned k = 0; k < 16; k++) w[32*k +: 32] = bd_mem_q[int'(bd_idx[i]) * 16 + k];
-      w[3*32 + 20 +: 12] = iter_q[bd_idx[i]];
-      bd_rd[i] = dma_bd_t'(w);
+      logic [DMA_BD_WORDS-1:0][31:0] w;
+      for (int unsigned k = 0; k < DMA_BD_WORDS; k++) w[k] = bd_mem_q[int'(bd_idx[i]) * DMA_BD_WORDS + k];
+      bd_rd[i]              = dma_bd_t'(w);
+      bd_rd[i].iter_current = iter_q[bd_idx[i]];
     end
   end
 
@@ -95,7 +98,7 @@ module ax_dma
     for (int unsigned i = 0; i < NI; i++) begin
       if (wb_valid[i]) iter_d[wb_idx[i]] = wb_iter[i];
     end
-    if (wr && bd_hit && wr_word == 4'd3) iter_d[wr_bd] = reg_req_i.wdata[31:20];
+    if (wr && bd_hit && wr_word == 4'(IterWord)) iter_d[wr_bd] = reg_req_i.wdata[IterBit +: IterW];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -104,25 +107,33 @@ module ax_dma
   end
 
   always_ff @(posedge clk_i) begin
-    if (wr && bd_hit) bd_mem_q[int'(wr_bd) * 16 + int'(wr_word)] <= reg_req_i.wdata;
+    if (wr && bd_hit) bd_mem_q[int'(wr_bd) * DMA_BD_WORDS + int'(wr_word)] <= reg_req_i.wdata;
   end
 
   // ---- control registers ----
+  queue_push_t    push_w;        // the written word, as a queue push
+  assign push_w = queue_push_t'(reg_req_i.wdata);
+  // verilator lint_off UNUSEDSIGNAL
+  dma_mm2s_ctrl_t mm2s_ctrl_w;   // the written word, as a channel control register
+  dma_s2mm_ctrl_t s2mm_ctrl_w;
+  // verilator lint_on UNUSEDSIGNAL
+  assign mm2s_ctrl_w = dma_mm2s_ctrl_t'(reg_req_i.wdata);
+  assign s2mm_ctrl_w = dma_s2mm_ctrl_t'(reg_req_i.wdata);
   logic [NI-1:0] push, ctl_reset, pause_q, pause_d;
   always_comb begin
     push      = '0;
     ctl_reset = '0;
     pause_d   = pause_q;
     for (int unsigned c = 0; c < NCh; c++) begin
-      if (wr && off == Mm2sQueueOff + 20'(c * CtrlStride)) push[c] = 1'b1;
-      if (wr && off == S2mmQueueOff + 20'(c * CtrlStride)) push[NCh + c] = 1'b1;
-      if (wr && off == Mm2sCtrlOff + 20'(c * CtrlStride)) begin
-        ctl_reset[c] = reg_req_i.wdata[1];
-        pause_d[c]   = reg_req_i.wdata[2];
+      if (wr && off == DMA_MM2S_QUEUE_OFFSET + 20'(c * DMA_MM2S_QUEUE_STRIDE)) push[c] = 1'b1;
+      if (wr && off == DMA_S2MM_QUEUE_OFFSET + 20'(c * DMA_S2MM_QUEUE_STRIDE)) push[NCh + c] = 1'b1;
+      if (wr && off == DMA_MM2S_CTRL_OFFSET + 20'(c * DMA_MM2S_CTRL_STRIDE)) begin
+        ctl_reset[c] = mm2s_ctrl_w.reset;
+        pause_d[c]   = mm2s_ctrl_w.pause;
       end
-      if (wr && off == S2mmCtrlOff + 20'(c * CtrlStride)) begin
-        ctl_reset[NCh + c] = reg_req_i.wdata[1];
-        pause_d[NCh + c]   = reg_req_i.wdata[2];
+      if (wr && off == DMA_S2MM_CTRL_OFFSET + 20'(c * DMA_S2MM_CTRL_STRIDE)) begin
+        ctl_reset[NCh + c] = s2mm_ctrl_w.reset;
+        pause_d[NCh + c]   = s2mm_ctrl_w.pause;
       end
     end
   end
@@ -181,7 +192,7 @@ module ax_dma
       .clk_i          (clk_i),
       .rst_ni         (rst_ni),
       .push_valid_i   (push[i]),
-      .push_i         (queue_push_t'(reg_req_i.wdata)),
+      .push_i         (push_w),
       .ovf_o          (ovf[i]),
       .ctl_reset_i    (ctl_reset[i]),
       .pause_i        (pause_q[i]),
@@ -283,7 +294,7 @@ module ax_dma
         err_code_o    = ovf[i] ? ERROR_CODE_QUEUE_OVERFLOW : ch_err_code[i];
         err_dir_o     = (i < NCh);
         err_channel_o = 5'((i < NCh) ? i : i - NCh);
-        err_detail_o  = ovf[i] ? 16'(reg_req_i.wdata[15:0]) : ch_err_detail[i];
+        err_detail_o  = ovf[i] ? push_w.start : ch_err_detail[i];
         err_addr_o    = ovf[i] ? '0 : ch_err_addr[i];
       end
     end
@@ -292,40 +303,57 @@ module ax_dma
   assign busy_o = |ch_busy || |ch_pending;
 
   // ---- register reads ----
+  function automatic dma_s2mm_status_t chan_status(int unsigned i);  // MM2S status is alike
+    dma_s2mm_status_t st;
+    st         = '0;
+    st.pending = ch_pending[i];
+    st.busy    = ch_busy[i];
+    st.error   = ch_error[i];
+    st.cur_bd  = ch_cur_bd[i];
+    st.done    = ch_done[i];
+    return st;
+  endfunction
+  function automatic dma_s2mm_ctrl_t chan_ctrl(logic pause);  // reset self-clears: reads 0
+    dma_s2mm_ctrl_t ct;
+    ct       = '0;
+    ct.pause = pause;
+    return ct;
+  endfunction
+
   always_comb begin
     reg_hit_o   = 1'b0;
     reg_rdata_o = '0;
     if (bd_hit) begin
       reg_hit_o   = 1'b1;
-      reg_rdata_o = bd_mem_q[int'(wr_bd) * 16 + int'(wr_word)];
-      if (wr_word == 4'd3) reg_rdata_o[31:20] = iter_q[wr_bd];
+      reg_rdata_o = bd_mem_q[int'(wr_bd) * DMA_BD_WORDS + int'(wr_word)];
+      if (wr_word == 4'(IterWord)) reg_rdata_o[IterBit +: IterW] = iter_q[wr_bd];
     end
     for (int unsigned c = 0; c < NCh; c++) begin
-      if (off == Mm2sCtrlOff + 20'(c * CtrlStride)) begin
+      if (off == DMA_MM2S_CTRL_OFFSET + 20'(c * DMA_MM2S_CTRL_STRIDE)) begin
         reg_hit_o   = 1'b1;
-        reg_rdata_o = {29'd0, pause_q[c], 2'b00};
+        reg_rdata_o = chan_ctrl(pause_q[c]);
       end
-      if (off == S2mmCtrlOff + 20'(c * CtrlStride)) begin
+      if (off == DMA_S2MM_CTRL_OFFSET + 20'(c * DMA_S2MM_CTRL_STRIDE)) begin
         reg_hit_o   = 1'b1;
-        reg_rdata_o = {29'd0, pause_q[NCh + c], 2'b00};
+        reg_rdata_o = chan_ctrl(pause_q[NCh + c]);
       end
-      if (off == Mm2sQueueOff + 20'(c * CtrlStride) || off == S2mmQueueOff + 20'(c * CtrlStride)) begin
+      if (off == DMA_MM2S_QUEUE_OFFSET + 20'(c * DMA_MM2S_QUEUE_STRIDE) ||
+          off == DMA_S2MM_QUEUE_OFFSET + 20'(c * DMA_S2MM_QUEUE_STRIDE)) begin
         reg_hit_o = 1'b1;  // write-only: reads 0
       end
-      if (off == Mm2sStatOff + 20'(c * StatStride)) begin
+      if (off == DMA_MM2S_STATUS_OFFSET + 20'(c * DMA_MM2S_STATUS_STRIDE)) begin
         reg_hit_o   = 1'b1;
-        reg_rdata_o = {ch_done[c], ch_cur_bd[c], 1'b0, ch_error[c], ch_busy[c], ch_pending[c]};
+        reg_rdata_o = chan_status(c);
       end
-      if (off == S2mmStatOff + 20'(c * StatStride)) begin
+      if (off == DMA_S2MM_STATUS_OFFSET + 20'(c * DMA_S2MM_STATUS_STRIDE)) begin
         reg_hit_o   = 1'b1;
-        reg_rdata_o = {ch_done[NCh + c], ch_cur_bd[NCh + c], 1'b0, ch_error[NCh + c],
-                       ch_busy[NCh + c], ch_pending[NCh + c]};
+        reg_rdata_o = chan_status(NCh + c);
       end
-      if (off == Mm2sBytesOff + 20'(c * StatStride)) begin
+      if (off == DMA_MM2S_BYTES_OFFSET + 20'(c * DMA_MM2S_BYTES_STRIDE)) begin
         reg_hit_o   = 1'b1;
         reg_rdata_o = ch_bytes[c];
       end
-      if (off == S2mmBytesOff + 20'(c * StatStride)) begin
+      if (off == DMA_S2MM_BYTES_OFFSET + 20'(c * DMA_S2MM_BYTES_STRIDE)) begin
         reg_hit_o   = 1'b1;
         reg_rdata_o = ch_bytes[NCh + c];
       end

@@ -99,7 +99,7 @@ module ax_dma_chan
 
   // ---- task queue (the running task stays at the head until it completes) ----
   logic              q_valid, q_pop, q_ready;
-  queue_push_t       q_head;
+  queue_push_t       q_head, unused_q_next;
   logic [QCntW-1:0]  q_count;
   logic              q_clr;
 
@@ -113,6 +113,7 @@ module ax_dma_chan
     .out_valid_o (q_valid),
     .out_ready_i (q_pop),
     .out_data_o  (q_head),
+    .out_next_o  (unused_q_next),
     .count_o     (q_count)
   );
   assign ovf_o = push_valid_i && !q_ready;
@@ -264,8 +265,8 @@ module ax_dma_chan
     logic [RobW-1:0]     head_q, head_d, tail_q, tail_d;
     logic [RobW:0]       cnt_q, cnt_d, need;
     logic                rob_space, mq_ready, mq_valid, mq_push, mq_pop, gq_ready, gq_valid, gq_pop;
-    mq_t                 mq_head;
-    grp_t                gq_head;
+    mq_t                 mq_head, unused_mq_next;
+    grp_t                gq_head, unused_gq_next;
     logic [RobW:0]       mq_count;
     logic [6:0]          rcnt_q;      // rows of the head request already returned
     logic [10:0]         gw_q;        // words of the head group already drained
@@ -312,6 +313,7 @@ module ax_dma_chan
       .out_valid_o (mq_valid),
       .out_ready_i (mq_pop),
       .out_data_o  (mq_head),
+      .out_next_o  (unused_mq_next),
       .count_o     (mq_count)
     );
 
@@ -325,6 +327,7 @@ module ax_dma_chan
       .out_valid_o (gq_valid),
       .out_ready_i (gq_pop),
       .out_data_o  (gq_head),
+      .out_next_o  (unused_gq_next),
       .count_o     (unused_gq_count)
     );
     logic [RobW:0] unused_gq_count;

@@ -80,7 +80,7 @@ module ax_axi_bridge
   logic [7:0]               ar_len_q;
   logic [IdW-1:0]           ar_id_q;
   logic                     rq_ready, rq_valid, rq_pop, rd_ok, acc_rd;
-  burst_t                   rq_head;
+  burst_t                   rq_head, unused_rq_next;
   logic [KW-1:0]            rbeat_q;
   logic [6:0]               rrow_q;
   row_t                     rbuf_q, rrow_data;
@@ -99,6 +99,7 @@ module ax_axi_bridge
     .out_valid_o (rq_valid),
     .out_ready_i (rq_pop),
     .out_data_o  (rq_head),
+    .out_next_o  (unused_rq_next),
     .count_o     (unused_rq_count)
   );
   logic [$clog2(AXI_MAX_READS + 1)-1:0] unused_rq_count;
@@ -114,7 +115,7 @@ module ax_axi_bridge
   logic                     aw_q, w_q, wlast_row_q, lock_q, bq_ready, bq_valid, w_free, wr_ok, acc_wr;
   logic [DDR_ADDR_BITS-1:0] aw_addr_q;
   logic [7:0]               aw_len_q;
-  logic [IdW-1:0]           aw_id_q, lock_id_q, bq_head;
+  logic [IdW-1:0]           aw_id_q, lock_id_q, bq_head, unused_bq_next;
   logic [KW-1:0]            wbeat_q;
   row_t                     wrow_q;
   row_be_t                  wbe_q;
@@ -133,6 +134,7 @@ module ax_axi_bridge
     .out_valid_o (bq_valid),
     .out_ready_i (bvalid_i),
     .out_data_o  (bq_head),
+    .out_next_o  (unused_bq_next),
     .count_o     (unused_bq_count)
   );
   logic [$clog2(AXI_MAX_WRITES + 1)-1:0] unused_bq_count;

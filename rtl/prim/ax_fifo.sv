@@ -1,9 +1,13 @@
 // Valid/ready FIFO parameterised by payload type. Registered storage, fall-through free: an
 // element pushed in cycle t is visible at the output in cycle t+1. clr_i drops every element.
+// With Peek, out_next_o shows the element behind the head (valid when count_o >= 2), for a
+// consumer that prepares the next element while the head is in use (the command processor's
+// queues); without it the port is 0 and costs nothing (a traced model would evaluate the read).
 module ax_fifo #(
   parameter type         T     = logic,
   parameter int unsigned Depth = 4,
   parameter bit          CheckIn = 1'b1,  // 0: the input is a pulse that may be dropped when full
+  parameter bit          Peek    = 1'b0,  // 1: out_next_o reads the entry behind the head
   localparam int unsigned CntW = $clog2(Depth + 1)
 ) (
   input  logic            clk_i,
@@ -15,6 +19,7 @@ module ax_fifo #(
   output logic            out_valid_o,
   input  logic            out_ready_i,
   output T                out_data_o,
+  output T                out_next_o,
   output logic [CntW-1:0] count_o
 );
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
@@ -34,6 +39,11 @@ module ax_fifo #(
   function automatic logic [PtrW-1:0] incr(logic [PtrW-1:0] p);
     return (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
   endfunction
+  if (Peek) begin : g_peek
+    assign out_next_o = mem_q[incr(rd_q)];
+  end else begin : g_no_peek
+    assign out_next_o = '0;
+  end
 
   always_comb begin
     rd_d  = pop ? incr(rd_q) : rd_q;

@@ -19,8 +19,8 @@ module ax_err_rec
   output word_t       info_o,
   output word_t       addr_o
 );
-  core_error_status_t st_q, st_d, bits;
-  core_error_info_t   info_q, info_d;
+  error_status_t st_q, st_d, bits;
+  error_info_t   info_q, info_d;
   word_t              addr_q, addr_d;
 
   always_comb begin
@@ -41,7 +41,7 @@ module ax_err_rec
     st_d   = st_q;
     info_d = info_q;
     addr_d = addr_q;
-    if (clr_valid_i) st_d = core_error_status_t'(st_q & ~clr_mask_i);
+    if (clr_valid_i) st_d = error_status_t'(st_q & ~clr_mask_i);
     if (err_valid_i) begin
       if (st_d == '0) begin
         info_d         = '0;

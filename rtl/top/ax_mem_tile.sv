@@ -169,19 +169,7 @@ module ax_mem_tile
     .StrideBits   (MEMDMA_STRIDE_BITS),
     .Padding      (MEMDMA_PADDING != 0),
     .Cores        (Cores),
-    .Row          (MEM_ROW),
-    .S2mmCtrlOff  (MEM_DMA_S2MM_CTRL_OFFSET),
-    .S2mmQueueOff (MEM_DMA_S2MM_QUEUE_OFFSET),
-    .Mm2sCtrlOff  (MEM_DMA_MM2S_CTRL_OFFSET),
-    .Mm2sQueueOff (MEM_DMA_MM2S_QUEUE_OFFSET),
-    .CtrlStride   (MEM_DMA_S2MM_CTRL_STRIDE),
-    .S2mmStatOff  (MEM_DMA_S2MM_STATUS_OFFSET),
-    .Mm2sStatOff  (MEM_DMA_MM2S_STATUS_OFFSET),
-    .S2mmBytesOff (MEM_DMA_S2MM_BYTES_OFFSET),
-    .Mm2sBytesOff (MEM_DMA_MM2S_BYTES_OFFSET),
-    .StatStride   (MEM_DMA_S2MM_STATUS_STRIDE),
-    .BdOff        (MEM_DMA_BD_OFFSET),
-    .BdStride     (MEM_DMA_BD_STRIDE)
+    .Row          (MEM_ROW)
   ) u_memdma (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),

@@ -54,6 +54,10 @@ module ax_shim_tile
   word_t       tok_head;
   shim_config_t config_w;
   shim_status_t status_w;
+  // verilator lint_off UNUSEDSIGNAL
+  shim_ctrl_t   ctrl_w;     // the written word as CTRL
+  // verilator lint_on UNUSEDSIGNAL
+  assign ctrl_w = shim_ctrl_t'(reg_req_i.wdata);
   logic         sys_busy;
 
   assign off = reg_req_i.addr;
@@ -124,7 +128,7 @@ module ax_shim_tile
       cyc_hi_q  <= '0;
       scratch_q <= '0;
     end else begin
-      soft_q  <= wr && off == SHIM_CTRL_OFFSET && reg_req_i.wdata[0];
+      soft_q  <= wr && off == SHIM_CTRL_OFFSET && ctrl_w.soft_reset;
       cycle_q <= cycle_q + 64'd1;
       if (rd && off == SHIM_CYCLE_LO_OFFSET) cyc_hi_q <= cycle_q[63:32];
       if (wr && off == SHIM_SCRATCH_OFFSET) scratch_q <= reg_req_i.wdata;
@@ -148,19 +152,7 @@ module ax_shim_tile
     .StrideBits   (SYSDMA_STRIDE_BITS),
     .Padding      (SYSDMA_PADDING != 0),
     .Cores        (Cores),
-    .Row          (SHIM_ROW),
-    .S2mmCtrlOff  (SHIM_DMA_S2MM_CTRL_OFFSET),
-    .S2mmQueueOff (SHIM_DMA_S2MM_QUEUE_OFFSET),
-    .Mm2sCtrlOff  (SHIM_DMA_MM2S_CTRL_OFFSET),
-    .Mm2sQueueOff (SHIM_DMA_MM2S_QUEUE_OFFSET),
-    .CtrlStride   (SHIM_DMA_S2MM_CTRL_STRIDE),
-    .S2mmStatOff  (SHIM_DMA_S2MM_STATUS_OFFSET),
-    .Mm2sStatOff  (SHIM_DMA_MM2S_STATUS_OFFSET),
-    .S2mmBytesOff (SHIM_DMA_S2MM_BYTES_OFFSET),
-    .Mm2sBytesOff (SHIM_DMA_MM2S_BYTES_OFFSET),
-    .StatStride   (SHIM_DMA_S2MM_STATUS_STRIDE),
-    .BdOff        (SHIM_DMA_BD_OFFSET),
-    .BdStride     (SHIM_DMA_BD_STRIDE)
+    .Row          (SHIM_ROW)
   ) u_sysdma (
     .clk_i         (clk_i),
     .rst_ni        (trst_n),

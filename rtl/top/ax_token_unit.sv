@@ -23,7 +23,7 @@ module ax_token_unit
   logic [N-1:0]          gnt;
   logic [$clog2(N)-1:0]  idx;
   logic                  any, fifo_ready, fifo_valid;
-  token_t                head;
+  token_t                head, unused_next;
   word_t                 dropped_q;
 
   ax_rr_arb #(.N(N)) u_arb (
@@ -47,6 +47,7 @@ module ax_token_unit
     .out_valid_o (fifo_valid),
     .out_ready_i (pop_i),
     .out_data_o  (head),
+    .out_next_o  (unused_next),
     .count_o     (count_o)
   );
 

@@ -1,7 +1,9 @@
 // Emits axcore_pkg.sv: parameters, enums and packed structs that match spec.hpp bit for bit.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "model.hpp"
 
@@ -68,6 +70,56 @@ void emit_packed(std::ostream& o, const Spec& spec, const std::string& type, uin
   o << "  } " << type << ";\n\n";
 }
 
+// A register block several tiles share (the DMA channel registers, the error registers): a
+// register of the same name at the same offset and stride, with the same fields, in every tile
+// that has it (two or more) is also emitted without the tile prefix, so one RTL block (ax_dma,
+// ax_err_rec) decodes it for every tile. The element count may differ (DMA_BD: 16 or 32 BDs):
+// it stays per tile.
+void emit_shared_registers(std::ostream& o, const Spec& spec) {
+  auto same_fields = [](const Register& a, const Register& b) {
+    if (a.fields.size() != b.fields.size()) return false;
+    for (size_t i = 0; i < a.fields.size(); ++i) {
+      const Field &x = a.fields[i], &y = b.fields[i];
+      if (x.name != y.name || x.lsb != y.lsb || x.width != y.width || x.is_signed != y.is_signed ||
+          x.enum_name != y.enum_name)
+        return false;
+    }
+    return true;
+  };
+  std::vector<std::string> names;  // in the order of their first tile
+  std::map<std::string, std::vector<const Register*>> by_name;
+  for (const auto& t : spec.tiles)
+    for (const auto& r : t.registers) {
+      if (r.memory) continue;
+      if (!by_name.count(r.name)) names.push_back(r.name);
+      by_name[r.name].push_back(&r);
+    }
+  std::vector<const Register*> shared;
+  for (const auto& n : names) {
+    const auto& rs = by_name[n];
+    bool same = rs.size() > 1;
+    for (const Register* r : rs)
+      same = same && r->offset == rs[0]->offset && r->stride == rs[0]->stride && (r->count > 1) == (rs[0]->count > 1) &&
+             same_fields(*r, *rs[0]);
+    if (same) shared.push_back(rs[0]);
+  }
+  if (shared.empty()) return;
+  o << "  // ---- registers placed alike in every tile that has them (shared blocks)\n";
+  for (const Register* r : shared) {
+    const std::string n = upper(r->name);
+    o << "  localparam logic [19:0] " << n << "_OFFSET = " << hexlit(20, r->offset) << ";\n";
+    if (r->count > 1) o << "  localparam int unsigned " << n << "_STRIDE = " << r->stride << ";\n";
+  }
+  o << "\n";
+  for (const Register* r : shared) {
+    const std::string type = lower(r->name) + "_t";
+    if (r->fields.empty()) continue;
+    if (spec.find_struct(lower(r->name)) || spec.find_enum(lower(r->name)))
+      throw std::runtime_error("axspecgen --sv: shared register type " + type + " clashes with a struct or enum");
+    emit_packed(o, spec, type, 1, r->fields, r->doc);
+  }
+}
+
 }  // namespace
 
 void emit_sv(const Spec& spec, const std::string& path) {
@@ -103,6 +155,7 @@ void emit_sv(const Spec& spec, const std::string& path) {
     for (const auto& sec : l.sections)
       o << "  localparam int unsigned " << upper(l.name) << "_" << upper(sec.name) << "_WORD = " << sec.word << ";\n";
   o << "\n";
+  emit_shared_registers(o, spec);
   for (const auto& t : spec.tiles) {
     o << "  // ---- tile " << t.name << ": " << t.doc << "\n";
     for (const auto& r : t.registers) {

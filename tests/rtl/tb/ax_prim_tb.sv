@@ -30,6 +30,7 @@ module ax_prim_tb (
     .out_valid_o (mid_valid),
     .out_ready_i (mid_ready),
     .out_data_o  (mid_data),
+    .out_next_o  (),          // the entry behind the head: used by the command processor
     .count_o     (count_o)
   );
 
