@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -125,6 +126,11 @@ std::string upper(const std::string& s);
 std::string lower(const std::string& s);
 
 void emit_cpp(const Spec& spec, const std::string& path);
+// Pieces of spec.hpp: the whole-descriptor type of each layout, the register-address decode.
+void emit_cpp_layouts(const Spec& spec, std::ostream& o);
+void emit_cpp_addr(const Spec& spec, std::ostream& o);
+// The firmware's freestanding C header (axfw/spec.h).
+void emit_c(const Spec& spec, const std::string& path);
 void emit_sv(const Spec& spec, const std::string& path);
 void emit_docs(const Spec& spec, const std::string& dir);
 // Writes `text` to `path` unless the file already holds exactly that text (mtime kept then).
