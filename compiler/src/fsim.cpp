@@ -7,7 +7,6 @@
 
 namespace axcore::compiler {
 namespace {
-namespace P = spec::param;
 namespace L = spec::layout::datapath_desc;
 }  // namespace
 
@@ -15,24 +14,20 @@ FsimDevice::FsimDevice(unsigned cores)
     : runtime::RegFileDevice(runtime::RegFileOptions{cores, 64ull << 20, 16}), imc_(cores) {}
 
 void FsimDevice::write32(uint64_t addr, uint32_t value) {
-  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
-  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
-  if (row >= P::first_core_row && off >= spec::core::Q_PUSH.offset &&
-      off < spec::core::Q_PUSH.offset + spec::core::Q_PUSH.count * spec::core::Q_PUSH.stride &&
-      (off - spec::core::Q_PUSH.offset) % spec::core::Q_PUSH.stride == 0) {
-    const unsigned q = (off - spec::core::Q_PUSH.offset) / spec::core::Q_PUSH.stride;
+  const spec::TileAddr t = spec::decode_addr32(static_cast<uint32_t>(addr));
+  if (const auto q = spec::core::Q_PUSH.index_of(t.offset); t.kind == spec::TileKind::Core && q) {
     const auto push = spec::QueuePush::decode_word(value);
-    for (uint32_t r = 0; r <= push.repeat; ++r) run_task(row - P::first_core_row, q, push.start);
+    for (uint32_t r = 0; r <= push.repeat; ++r) run_task(t.core, *q, push.start);
   }
   runtime::RegFileDevice::write32(addr, value);
 }
 
 uint32_t FsimDevice::read32(uint64_t addr) {
   const uint32_t v = runtime::RegFileDevice::read32(addr);  // checks the address, advances the clock
-  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
-  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
-  if (row < P::first_core_row || row - P::first_core_row >= imc_.size()) return v;
-  const ref::Imc& imc = imc_[row - P::first_core_row];
+  const spec::TileAddr t = spec::decode_addr32(static_cast<uint32_t>(addr));
+  const uint32_t off = t.offset;
+  if (t.kind != spec::TileKind::Core || t.core >= imc_.size()) return v;
+  const ref::Imc& imc = imc_[t.core];
   if (off == spec::core::IMC_STALE_READS.offset) return static_cast<uint32_t>(imc.stale_reads);
   if (off == spec::core::IMC_STATUS.offset) {
     spec::core::ImcStatus st;

@@ -56,7 +56,8 @@ void emit_cpp_addr(const Spec& spec, std::ostream& o) {
        "constexpr TileAddr decode_addr32(uint32_t addr) { return *decode_addr(addr); }\n";
   o << "// The register map of a tile kind.\nconstexpr std::span<const RegisterInfo> registers_of(TileKind k) {\n"
        "  switch (k) {\n";
-  for (const auto& t : spec.tiles) o << "    case TileKind::" << camel(t.name) << ": return " << t.name << "::kRegisters;\n";
+  for (const auto& t : spec.tiles)
+    o << "    case TileKind::" << camel(t.name) << ": return " << t.name << "::kRegisters;\n";
   o << "  }\n  return {};\n}\n";
   o << "// Where an offset falls in a tile kind's map: the register (or memory window), the element of a\n"
        "// register array and the word inside it (a multi-word element, or a memory window's word).\n"

@@ -17,17 +17,6 @@ namespace {
 
 std::string hex(uint64_t v) { return axcore::text::hex(v) + "u"; }  // a C unsigned literal
 
-const char* access_name(Access a) {
-  switch (a) {
-    case Access::RO: return "RO";
-    case Access::RW: return "RW";
-    case Access::WO: return "WO";
-    case Access::W1C: return "W1C";
-    case Access::RC: return "RC";
-  }
-  return "RO";
-}
-
 uint32_t field_mask(const Register& r) {
   if (r.fields.empty()) return 0xFFFFFFFFu;
   uint32_t m = 0;
@@ -57,9 +46,8 @@ void emit(const Spec& s, std::ostream& o) {
     const std::string p = "AXC_" + upper(st.name);
     o << "#define " << p << "_WORDS " << st.words << "u\n";
     for (const auto& f : st.fields)
-      o << "#define " << p << "_" << upper(f.name) << "_WORD " << f.word << "u\n#define " << p << "_"
-        << upper(f.name) << "_LSB " << f.lsb << "u\n#define " << p << "_" << upper(f.name) << "_WIDTH "
-        << f.width << "u\n";
+      o << "#define " << p << "_" << upper(f.name) << "_WORD " << f.word << "u\n#define " << p << "_" << upper(f.name)
+        << "_LSB " << f.lsb << "u\n#define " << p << "_" << upper(f.name) << "_WIDTH " << f.width << "u\n";
   }
   o << "\n/* layouts */\n";
   for (const auto& l : s.layouts)
@@ -74,8 +62,8 @@ void emit(const Spec& s, std::ostream& o) {
         << p << "_STRIDE " << hex(r.stride) << "\n#define " << p << "_RESET " << hex(r.reset) << "\n";
       if (r.memory) o << "#define " << p << "_BYTES " << hex(r.bytes) << "\n";
       for (const auto& f : r.fields)
-        o << "#define " << p << "_" << upper(f.name) << "_LSB " << f.lsb << "u\n#define " << p << "_"
-          << upper(f.name) << "_WIDTH " << f.width << "u\n";
+        o << "#define " << p << "_" << upper(f.name) << "_LSB " << f.lsb << "u\n#define " << p << "_" << upper(f.name)
+          << "_WIDTH " << f.width << "u\n";
     }
     o << "#define " << tp << "_REGISTERS(X) \\\n";
     for (const auto& r : t.registers)
@@ -94,17 +82,19 @@ void emit_addr(const Spec& s, std::ostream& o) {
     << "#define AXC_ADDR_OFFSET_MASK ((1u << AXC_ADDR_OFFSET_BITS) - 1u)\n";
   int kind = 0;
   for (const auto& t : s.tiles) o << "#define AXC_TILE_KIND_" << upper(t.name) << " " << kind++ << "u\n";
-  o << "static inline unsigned long long axc_tile_addr(unsigned col, unsigned row, unsigned offset) {\n"
-       "  return (unsigned long long)col << AXC_ADDR_COL_SHIFT | (unsigned long long)row << AXC_ADDR_ROW_SHIFT | "
-       "offset;\n}\n"
+  o << "/* A cast that is a C cast in C and a static_cast in C++ (both include this header). */\n"
+       "#ifdef __cplusplus\n#define AXC_CAST(T, v) static_cast<T>(v)\n#else\n#define AXC_CAST(T, v) ((T)(v))\n#endif\n"
+       "static inline unsigned long long axc_tile_addr(unsigned col, unsigned row, unsigned offset) {\n"
+       "  return AXC_CAST(unsigned long long, col) << AXC_ADDR_COL_SHIFT |\n"
+       "         AXC_CAST(unsigned long long, row) << AXC_ADDR_ROW_SHIFT | offset;\n}\n"
        "/* Above the 32-bit register window: no tile register (the decode below does not apply). */\n"
        "static inline int axc_addr_in_window(unsigned long long addr) { return (addr >> 32) == 0u; }\n"
-       "static inline unsigned axc_addr_col(unsigned long long addr) { return (unsigned)(addr >> "
-       "AXC_ADDR_COL_SHIFT) & ((1u << (32 - AXC_ADDR_COL_SHIFT)) - 1u); }\n"
-       "static inline unsigned axc_addr_row(unsigned long long addr) { return (unsigned)(addr >> "
-       "AXC_ADDR_ROW_SHIFT) & AXC_ADDR_ROW_MASK; }\n"
-       "static inline unsigned axc_addr_offset(unsigned long long addr) { return (unsigned)addr & "
-       "AXC_ADDR_OFFSET_MASK; }\n"
+       "static inline unsigned axc_addr_col(unsigned long long addr) {\n"
+       "  return AXC_CAST(unsigned, addr >> AXC_ADDR_COL_SHIFT) & ((1u << (32u - AXC_ADDR_COL_SHIFT)) - 1u);\n}\n"
+       "static inline unsigned axc_addr_row(unsigned long long addr) {\n"
+       "  return AXC_CAST(unsigned, addr >> AXC_ADDR_ROW_SHIFT) & AXC_ADDR_ROW_MASK;\n}\n"
+       "static inline unsigned axc_addr_offset(unsigned long long addr) {\n"
+       "  return AXC_CAST(unsigned, addr) & AXC_ADDR_OFFSET_MASK;\n}\n"
        "static inline unsigned axc_tile_kind(unsigned row) {\n";
   std::string core;
   for (const auto& t : s.tiles) {

@@ -23,17 +23,6 @@ std::string field_type(const Field& f) {
   return f.is_signed ? "int32_t" : "uint32_t";
 }
 
-const char* access_name(Access a) {
-  switch (a) {
-    case Access::RO: return "RO";
-    case Access::RW: return "RW";
-    case Access::WO: return "WO";
-    case Access::W1C: return "W1C";
-    case Access::RC: return "RC";
-  }
-  return "RO";
-}
-
 // The magic table entry a struct `X_desc` with a `magic` field carries (empty: none).
 std::string magic_of(const Spec& spec, const std::string& yaml_name, const std::vector<Field>& fields) {
   const std::string suffix = "_desc";
@@ -58,13 +47,14 @@ void emit_parse(std::ostream& o, const Spec& spec, const std::string& type, cons
   const std::string magic = magic_of(spec, yaml_name, fields);
   if (!magic.empty()) o << " and a magic other than magic::" << magic;
   o << ".\n  static " << type << " parse(std::span<const uint32_t> w) {\n";
-  o << "    if (w.size() < kWords)\n      throw ParseError(\"" << yaml_name << ": \" + std::to_string(w.size()) + \" words; it has "
-    << words << "\");\n";
+  o << "    if (w.size() < kWords)\n      throw ParseError(\"" << yaml_name
+    << ": \" + std::to_string(w.size()) + \" words; it has " << words << "\");\n";
   o << "    static constexpr std::array<uint32_t, kWords> kUsed{{";
   for (uint32_t i = 0; i < words; ++i) o << (i ? ", " : "") << hex(used[i]);
   o << "}};\n";
   o << "    for (std::size_t i = 0; i < kWords; ++i)\n      if (w[i] & ~kUsed[i])\n        throw ParseError(\""
-    << yaml_name << ": word \" + std::to_string(i) + \" sets bits \" + detail::hex32(w[i] & ~kUsed[i]) +\n"
+    << yaml_name
+    << ": word \" + std::to_string(i) + \" sets bits \" + detail::hex32(w[i] & ~kUsed[i]) +\n"
        "                         \" outside every field\");\n";
   o << "    const " << type << " r = decode(w);\n";
   for (const auto& f : fields) {
@@ -80,8 +70,8 @@ void emit_parse(std::ostream& o, const Spec& spec, const std::string& type, cons
 }
 
 // A typed struct with encode/decode; `words` = 1 for register field types.
-void emit_struct(std::ostream& o, const Spec& spec, const std::string& type, const std::string& yaml_name, uint32_t words,
-                 const std::vector<Field>& fields, const std::string& doc) {
+void emit_struct(std::ostream& o, const Spec& spec, const std::string& type, const std::string& yaml_name,
+                 uint32_t words, const std::vector<Field>& fields, const std::string& doc) {
   o << "// " << doc << "\n";
   o << "struct " << type << " {\n";
   o << "  static constexpr std::string_view kName = " << quoted(yaml_name) << ";\n";

@@ -73,7 +73,8 @@ void emit_layout(std::ostream& o, const Spec& spec, const Layout& l) {
     return std::any_of(l.sections.begin(), l.sections.end(),
                        [&](const Section& x) { return &x != &sec && overlaps(spec, x, sec); });
   };
-  const std::string magic_name = l.name.size() > 5 && l.name.ends_with("_desc") ? l.name.substr(0, l.name.size() - 5) : "";
+  const std::string magic_name =
+      l.name.size() > 5 && l.name.ends_with("_desc") ? l.name.substr(0, l.name.size() - 5) : "";
   const bool has_magic = find_field(header, "magic") && spec.magic.count(magic_name);
   const bool has_words = find_field(header, "words") != nullptr;
 
@@ -101,8 +102,8 @@ void emit_layout(std::ostream& o, const Spec& spec, const Layout& l) {
   o << "  std::vector<uint32_t> words() const {\n";
   if (tail)
     o << "    if (" << tail->name << ".size() > " << tail->count << ")\n      throw std::length_error(\"" << l.name
-      << ": \" + std::to_string(" << tail->name << ".size()) + \" " << tail->name << " entries; it holds " << tail->count
-      << "\");\n";
+      << ": \" + std::to_string(" << tail->name << ".size()) + \" " << tail->name << " entries; it holds "
+      << tail->count << "\");\n";
   for (size_t i = 0; i < l.sections.size(); ++i)
     for (size_t j = i + 1; j < l.sections.size(); ++j)
       if (overlaps(spec, l.sections[i], l.sections[j]))

@@ -122,6 +122,7 @@ Spec load_spec(const std::string& path, const std::string& overlay_path = {});
 uint64_t fnv1a64(const std::string& bytes);
 
 std::string camel(const std::string& snake_or_upper);  // DMA_S2MM_CTRL -> DmaS2mmCtrl
+const char* access_name(Access a);                     // Access::W1C -> "W1C"
 std::string upper(const std::string& s);
 std::string lower(const std::string& s);
 

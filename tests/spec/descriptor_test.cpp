@@ -24,9 +24,7 @@ uint32_t param(const std::string& name) { return static_cast<uint32_t>(yaml().pa
 std::string error_of(const auto& f) {
   try {
     f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  } catch (const std::exception& e) { return e.what(); }
   return "(no error)";
 }
 
@@ -74,12 +72,8 @@ TEST(DatapathDesc, WordsPutEverySectionAtItsYamlWord) {
     EXPECT_EQ(at("header", 4), enc(h));
     EXPECT_EQ(at("ifd0", 24), enc(d.ifd0));
     EXPECT_EQ(at("ifd1", 24), enc(d.ifd1));
-    if (d.mvm) {
-      EXPECT_EQ(at("mvm", 8), enc(*d.mvm));
-    }
-    if (d.dwpu) {
-      EXPECT_EQ(at("dwpu", 8), enc(*d.dwpu));
-    }
+    if (d.mvm) { EXPECT_EQ(at("mvm", 8), enc(*d.mvm)); }
+    if (d.dwpu) { EXPECT_EQ(at("dwpu", 8), enc(*d.dwpu)); }
     EXPECT_EQ(at("dpu", 8), enc(d.dpu));
     EXPECT_EQ(at("odr", 24), enc(d.odr));
     for (std::size_t i = 0; i < d.program.size(); ++i) {
@@ -171,7 +165,7 @@ TEST(AddressDecode, InvertsTileAddrAndNamesTheTileKind) {
     EXPECT_EQ(t->tile_base(), spec::tile_addr(col, row, 0));
     const auto want = row == param("shim_row")  ? spec::TileKind::Shim
                       : row == param("mem_row") ? spec::TileKind::Mem
-                                                           : spec::TileKind::Core;
+                                                : spec::TileKind::Core;
     EXPECT_EQ(t->kind, want);
     EXPECT_EQ(t->core, want == spec::TileKind::Core ? row - param("first_core_row") : 0);
   }
@@ -186,7 +180,7 @@ TEST(AddressDecode, InvertsTileAddrAndNamesTheTileKind) {
 
 TEST(AddressDecode, FindRegisterNamesEveryRegisterElementAndWord) {
   for (const auto& [tile, regs] : yaml().tiles) {
-    const spec::TileKind k = tile == "shim" ? spec::TileKind::Shim
+    const spec::TileKind k = tile == "shim"  ? spec::TileKind::Shim
                              : tile == "mem" ? spec::TileKind::Mem
                                              : spec::TileKind::Core;
     EXPECT_EQ(spec::to_string(k), tile);
