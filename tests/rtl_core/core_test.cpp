@@ -73,10 +73,10 @@ TEST(CoreTileTest, LoadImcAndMatmulThroughRegisters) {
   EXPECT_TRUE(std::equal(got.begin(), got.end(), image.begin() + std::ptrdiff_t{kY0} * 64));
 
   // status and perf registers
-  core::ImcStatus imc;
-  imc.matrix_id = mm.matrix_id;
-  imc.valid_tiles = mm.kb * mm.nb;
-  EXPECT_EQ(t.read(core::IMC_STATUS.offset), imc.encode_word());
+  core::ImcStatus imc_status;
+  imc_status.matrix_id = mm.matrix_id;
+  imc_status.valid_tiles = mm.kb * mm.nb;
+  EXPECT_EQ(t.read(core::IMC_STATUS.offset), imc_status.encode_word());
   EXPECT_EQ(core::QStatus::decode_word(t.read(core::Q_STATUS.at(0))).done, 1u);
   EXPECT_EQ(core::QStatus::decode_word(t.read(core::Q_STATUS.at(2))).done, 1u);
   const uint32_t mvm_busy = t.read(core::PERF_BUSY.at(static_cast<uint32_t>(axcore::spec::PerfUnit::MVM)));

@@ -506,7 +506,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   EXPECT_FALSE(token_of(s.t.tokens.back()).error);
 
   // the queue runs normally afterwards
-  s.t.write_cmd(kDwWord, base());
+  s.t.write_cmd(kDwWord, dwpu_words(c.ifd(), c.dwpu(), c.odr()));
   const std::size_t m = s.t.tokens.size();
   s.t.push(kQDw, kDwWord, 72);
   s.run_until(m + 1);
