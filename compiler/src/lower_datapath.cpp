@@ -358,12 +358,6 @@ DwOut lower_dw(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf
   return r;
 }
 
-template <class T>
-void put(std::vector<uint32_t>& words, uint32_t at, const T& v) {
-  const auto e = v.encode();
-  for (std::size_t i = 0; i < e.size(); ++i) words.at(at + i) = e[i];
-}
-
 }  // namespace
 
 Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region, const ImcOf& imc_of) {
@@ -392,15 +386,14 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
   if (!bl.ifd[0]) fail(dp.loc, "a datapath starts with A.IFD(num=0), its main feeder");
   const bool mvm = dp.dp_kind == DpKind::MVMEXE;
 
-  std::vector<uint32_t> words(spec::layout::datapath_desc::program, 0);
-  spec::DpHeader h;
-  h.magic = spec::magic::datapath;
+  spec::DatapathDesc desc;  // words() fills the magic and the length
+  spec::DpHeader& h = desc.header;
   h.kind = mvm ? spec::DpKind::MVMEXE : spec::DpKind::DWPU;
   Task t;
   t.queue = mvm ? spec::Queue::MVMEXE : spec::Queue::DWPU;
 
   const IfdOut ifd0 = lower_ifd(*bl.ifd[0], outer, region);
-  put(words, spec::layout::datapath_desc::ifd0, ifd0.walk);
+  desc.ifd0 = ifd0.walk;
   h.has_ifd0 = 1;
   t.ifd0_elems = ifd0.elements;
   std::set<const StreamNode*> side;
@@ -425,7 +418,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
                std::to_string(m.outputs * m.k_blocks) + " (" + std::to_string(m.outputs) + " outputs x K_BLOCKS " +
                std::to_string(m.k_blocks) + "): the counts must agree (§6.2)",
            "stream the window in the same number of PWORDs the reduction loop pops");
-    put(words, spec::layout::datapath_desc::mvm, m.desc);
+    desc.mvm = m.desc;
     h.has_main = 1;
     t.mvm_tile_ops = m.outputs * m.k_blocks;
     main_out = spec::Dtype::INT32;
@@ -437,7 +430,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     if (d.outputs * d.desc.taps != ifd0.elements)
       fail(bl.dw->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) +
                            " elements but the depthwise stage pops " + std::to_string(d.outputs * d.desc.taps));
-    put(words, spec::layout::datapath_desc::dwpu, d.desc);
+    desc.dwpu = d.desc;
     h.has_main = 1;
     main_out = spec::Dtype::INT32;
     main_stream = d.out;
@@ -446,7 +439,6 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     fail(dp.loc, "a DP_MVMEXE datapath needs its MatMul block");
   }
 
-  uint32_t nwords = spec::layout::datapath_desc::program;
   uint64_t odr_in = main_count;
   const StreamNode* odr_stream = main_stream;
   if (bl.dpu) {
@@ -466,12 +458,8 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     if (ifd1 && d.pops_side != ifd1->elements)
       fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_side) + " elements from IFD(num=1), which pushes " +
                             std::to_string(ifd1->elements) + ": the counts must agree");
-    put(words, spec::layout::datapath_desc::dpu, d.desc);
-    for (const auto& ins : d.code) {
-      const auto e = ins.encode();
-      words.insert(words.end(), e.begin(), e.end());
-    }
-    nwords += static_cast<uint32_t>(2 * d.code.size());
+    desc.dpu = d.desc;
+    desc.program = d.code;
     h.has_dpu = 1;
     odr_in = d.pushes;
     odr_stream = nullptr;
@@ -481,7 +469,7 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
     fail(bl.ifd[1]->loc, "IFD(num=1) feeds the DPU, and this datapath has no DPU block");
   }
   if (ifd1) {
-    put(words, spec::layout::datapath_desc::ifd1, ifd1->walk);
+    desc.ifd1 = ifd1->walk;
     h.has_ifd1 = 1;
     t.ifd1_elems = ifd1->elements;
     t.ifd1_rows = ifd1->elements * num::lane_bytes(ifd1->walk.dtype);
@@ -492,14 +480,11 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
   if (o.elements != odr_in)
     fail(bl.odr->loc, "the ODR pops " + std::to_string(o.elements) + " elements but receives " +
                           std::to_string(odr_in) + ": the counts must agree");
-  put(words, spec::layout::datapath_desc::odr, o.walk);
+  desc.odr = o.walk;
   h.has_odr = 1;
   t.odr_elems = o.elements;
   t.odr_rows = o.elements * num::lane_bytes(o.walk.dtype);
-  words.resize(nwords);
-  h.words = nwords;
-  put(words, spec::layout::datapath_desc::header, h);
-  t.words = std::move(words);
+  t.words = desc.words();
   t.id = dp.id;
   return t;
 }

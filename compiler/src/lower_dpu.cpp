@@ -159,7 +159,7 @@ class DpuCompiler {
   }
 
   static uint32_t ref_reg(uint32_t reg, spec::DpuIndex mode) {
-    return (reg & 0x1F) | (static_cast<uint32_t>(mode) << 5);
+    return spec::DpuOperand{reg, mode}.encode_word();  // FieldRangeError past the register field
   }
 
   uint32_t temp() {

@@ -150,23 +150,24 @@ static uint32_t tct(player* p, uint32_t pos, axfw_play_stats* st) {
 }
 
 /* Whether `addr` is a DMA queue register or a core task queue (Q_PUSH) register. */
-static int in_regs(uint32_t off, uint32_t base, uint32_t count, uint32_t stride) {
-  return off >= base && off < base + count * stride && (off - base) % stride == 0u;
-}
 static int is_queue_register(uint64_t addr) {
-  const uint32_t row = (uint32_t)(addr >> AXC_ADDR_ROW_SHIFT) & 0x1Fu;
-  const uint32_t off = (uint32_t)addr & ((1u << AXC_ADDR_OFFSET_BITS) - 1u);
-  if (addr >> 32) return 0; /* above the register window: as the tracer, no tile register */
-  if (row == AXC_SHIM_ROW)
-    return in_regs(off, AXC_SHIM_DMA_S2MM_QUEUE_OFFSET, AXC_SHIM_DMA_S2MM_QUEUE_COUNT,
-                   AXC_SHIM_DMA_S2MM_QUEUE_STRIDE) ||
-           in_regs(off, AXC_SHIM_DMA_MM2S_QUEUE_OFFSET, AXC_SHIM_DMA_MM2S_QUEUE_COUNT, AXC_SHIM_DMA_MM2S_QUEUE_STRIDE);
-  if (row == AXC_MEM_ROW)
-    return in_regs(off, AXC_MEM_DMA_S2MM_QUEUE_OFFSET, AXC_MEM_DMA_S2MM_QUEUE_COUNT, AXC_MEM_DMA_S2MM_QUEUE_STRIDE) ||
-           in_regs(off, AXC_MEM_DMA_MM2S_QUEUE_OFFSET, AXC_MEM_DMA_MM2S_QUEUE_COUNT, AXC_MEM_DMA_MM2S_QUEUE_STRIDE);
-  return in_regs(off, AXC_CORE_DMA_S2MM_QUEUE_OFFSET, AXC_CORE_DMA_S2MM_QUEUE_COUNT, AXC_CORE_DMA_S2MM_QUEUE_STRIDE) ||
-         in_regs(off, AXC_CORE_DMA_MM2S_QUEUE_OFFSET, AXC_CORE_DMA_MM2S_QUEUE_COUNT, AXC_CORE_DMA_MM2S_QUEUE_STRIDE) ||
-         in_regs(off, AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT, AXC_CORE_Q_PUSH_STRIDE);
+  if (!axc_addr_in_window(addr)) return 0; /* above the register window: as the tracer, no tile register */
+  const uint32_t off = axc_addr_offset(addr), kind = axc_tile_kind(axc_addr_row(addr));
+  if (kind == AXC_TILE_KIND_SHIM)
+    return axc_reg_element(off, AXC_SHIM_DMA_S2MM_QUEUE_OFFSET, AXC_SHIM_DMA_S2MM_QUEUE_COUNT,
+                           AXC_SHIM_DMA_S2MM_QUEUE_STRIDE) ||
+           axc_reg_element(off, AXC_SHIM_DMA_MM2S_QUEUE_OFFSET, AXC_SHIM_DMA_MM2S_QUEUE_COUNT,
+                           AXC_SHIM_DMA_MM2S_QUEUE_STRIDE);
+  if (kind == AXC_TILE_KIND_MEM)
+    return axc_reg_element(off, AXC_MEM_DMA_S2MM_QUEUE_OFFSET, AXC_MEM_DMA_S2MM_QUEUE_COUNT,
+                           AXC_MEM_DMA_S2MM_QUEUE_STRIDE) ||
+           axc_reg_element(off, AXC_MEM_DMA_MM2S_QUEUE_OFFSET, AXC_MEM_DMA_MM2S_QUEUE_COUNT,
+                           AXC_MEM_DMA_MM2S_QUEUE_STRIDE);
+  return axc_reg_element(off, AXC_CORE_DMA_S2MM_QUEUE_OFFSET, AXC_CORE_DMA_S2MM_QUEUE_COUNT,
+                         AXC_CORE_DMA_S2MM_QUEUE_STRIDE) ||
+         axc_reg_element(off, AXC_CORE_DMA_MM2S_QUEUE_OFFSET, AXC_CORE_DMA_MM2S_QUEUE_COUNT,
+                         AXC_CORE_DMA_MM2S_QUEUE_STRIDE) ||
+         axc_reg_element(off, AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT, AXC_CORE_Q_PUSH_STRIDE);
 }
 
 /* Only a write32 pushes (the runtime player's and the TXN tracer's rule): a maskwrite32 or a

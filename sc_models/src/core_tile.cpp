@@ -63,27 +63,42 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
   });
   regs.on_write("CMD_MEM", [this](uint32_t, uint32_t w, uint32_t) { cmd_mem_written(w); });
   regs.on_write("Q_CTRL", [this](uint32_t q, uint32_t, uint32_t v) {
-    if (v & 2u) {  // reset: drop the queue and end the running task without a token (RTL)
+    if (spec::core::QCtrl::decode_word(v).reset) {  // drop the queue and end the running task without a token (RTL)
       reset_queue(queues_[q], true);
-      regs.at("Q_CTRL", q) &= ~2u;
+      uint32_t& reg = regs.at("Q_CTRL", q);
+      auto stored = spec::core::QCtrl::decode_word(reg);
+      stored.reset = 0;
+      reg = stored.encode_word();
     }
   });
   regs.on_read("Q_STATUS", [this](uint32_t q, uint32_t) {
     const Queue& qu = queues_[q];
-    return static_cast<uint32_t>(qu.tasks.size()) | (qu.running ? 1u : 0u) << 5 | (qu.last_error ? 1u : 0u) << 6 |
-           (qu.done & 0xFFFF) << 16;
+    spec::core::QStatus s;
+    s.pending = static_cast<uint32_t>(qu.tasks.size());
+    s.busy = qu.running;
+    s.error = qu.last_error;
+    s.done = qu.done & 0xFFFF;  // wrapping
+    return s.encode_word();
   });
   regs.on_read("CORE_STATUS", [this](uint32_t, uint32_t) {
-    return (queues_[kMvmexe].running ? 1u : 0u) | (queues_[kDwpu].running ? 2u : 0u) |
-           (queues_[kLoadimc].running ? 4u : 0u) | (barrier_id >= 0 ? 8u : 0u) | (dma->busy() ? 16u : 0u);
+    spec::core::CoreStatus s;
+    s.mvmexe_busy = queues_[kMvmexe].running;
+    s.dwpu_busy = queues_[kDwpu].running;
+    s.loadimc_busy = queues_[kLoadimc].running;
+    s.barrier_wait = barrier_id >= 0;
+    s.dma_busy = dma->busy();
+    return s.encode_word();
   });
   regs.on_write("CORE_CTRL", [this](uint32_t, uint32_t, uint32_t v) {
     regs.at("CORE_CTRL") = 0;  // self-clearing
-    if (v & 1u) soft_reset();
+    if (spec::core::CoreCtrl::decode_word(v).soft_reset) soft_reset();
   });
   regs.on_read("IMC_STATUS", [this](uint32_t, uint32_t) {
-    return (imc.matrix_id() & 0xFF) | static_cast<uint32_t>(std::min<std::size_t>(imc.valid_tiles(), 255)) << 8 |
-           (imc.stale_reads ? 1u : 0u) << 16;
+    spec::core::ImcStatus s;
+    s.matrix_id = imc.matrix_id() & 0xFF;
+    s.valid_tiles = static_cast<uint32_t>(std::min<std::size_t>(imc.valid_tiles(), 255));
+    s.stale = imc.stale_reads != 0;
+    return s.encode_word();
   });
   regs.on_read("IMC_STALE_READS", [this](uint32_t, uint32_t) { return static_cast<uint32_t>(imc.stale_reads); });
   regs.on_read("PERF_BUSY",

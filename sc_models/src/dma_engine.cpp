@@ -58,11 +58,15 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
   auto ctrl = [this](bool mm2s) {
     return [this, mm2s](uint32_t i, uint32_t, uint32_t v) {
       Channel& ch = ch_[(mm2s ? kCh : 0) + i];
-      ch.paused = (v & 4u) != 0;
+      auto c = spec::core::DmaS2mmCtrl::decode_word(v);  // DMA_MM2S_CTRL: the same fields
+      ch.paused = c.pause != 0;
       ctx_.fabric->pause(port(ch), ch.paused, now_cycles());
-      if (v & 2u) {  // reset: drop the queue; the running task ends without a token
+      if (c.reset) {  // reset: drop the queue; the running task ends without a token
         reset_channel(ch);
-        ctx_.regs->at(mm2s ? "DMA_MM2S_CTRL" : "DMA_S2MM_CTRL", i) &= ~2u;
+        uint32_t& reg = ctx_.regs->at(mm2s ? "DMA_MM2S_CTRL" : "DMA_S2MM_CTRL", i);
+        auto stored = spec::core::DmaS2mmCtrl::decode_word(reg);
+        stored.reset = 0;
+        reg = stored.encode_word();
       }
     };
   };
@@ -75,8 +79,13 @@ DmaEngine::DmaEngine(sc_core::sc_module_name n, ref::DmaEngine eng, DmaContext c
 }
 
 uint32_t DmaEngine::status_word(const Channel& ch) const {
-  return static_cast<uint32_t>(ch.queue.size()) | (ch.running ? 1u : 0u) << 5 | (ch.last_error ? 1u : 0u) << 6 |
-         (ch.cur_bd & 0xFF) << 8 | (ch.done & 0xFFFF) << 16;
+  spec::core::DmaS2mmStatus s;  // DMA_MM2S_STATUS: the same fields
+  s.pending = static_cast<uint32_t>(ch.queue.size());
+  s.busy = ch.running;
+  s.error = ch.last_error;
+  s.cur_bd = ch.cur_bd & 0xFF;  // the BD id's low byte
+  s.done = ch.done & 0xFFFF;    // wrapping
+  return s.encode_word();
 }
 
 bool DmaEngine::busy() const {
@@ -97,7 +106,12 @@ void DmaEngine::reset() {
     ctx_.fabric->pause(port(c), false, now_cycles());
   }
   for (unsigned i = 0; i < kCh; ++i) ctx_.fabric->clear_pair(ctx_.row, i);
-  for (uint32_t b = 0; b < eng_.bds; ++b) ctx_.regs->words("DMA_BD", b)[3] &= ~(0xFFFu << 20);  // iteration state
+  for (uint32_t b = 0; b < eng_.bds; ++b) {  // iteration state
+    auto words = ctx_.regs->words("DMA_BD", b);
+    spec::DmaBd bd = spec::DmaBd::decode(words);
+    bd.iter_current = 0;
+    words[3] = bd.encode()[3];  // iter_current's word, every bit of it a field
+  }
 }
 
 MemWindow DmaEngine::window(const spec::DmaBd& bd) {
@@ -170,7 +184,7 @@ ErrorCode DmaEngine::run_task(Channel& ch, const Task& task, uint64_t& t, uint32
         move_bd(ch, bd, id, t, task_bytes, epoch);
         if (bd.iter_size > 1) {  // write back the next iteration like the RTL
           bd.iter_current = (bd.iter_current % bd.iter_size + 1) % bd.iter_size;
-          words[3] = (words[3] & ~(0xFFFu << 20)) | bd.iter_current << 20;
+          words[3] = bd.encode()[3];  // iter_current's word, every bit of it a field
         }
         if (!bd.use_next) break;
         if (chain >= eng_.bds) throw DmaFault{ErrorCode::BD_CHAIN_LOOP, id, 0};

@@ -22,12 +22,15 @@ ShimTile::ShimTile(sc_core::sc_module_name n, Tracer& tr, uint32_t cores, WordFa
   });
   regs.on_read("CYCLE_HI", [this](uint32_t, uint32_t) { return cycle_hi_; });
   regs.on_read("STATUS", [this](uint32_t, uint32_t) {
-    return (device_busy && device_busy() ? 1u : 0u) | (device_error && device_error() ? 2u : 0u) |
-           static_cast<uint32_t>(tokens_.size()) << 8;
+    spec::shim::Status s;
+    s.busy = device_busy && device_busy();
+    s.error = device_error && device_error();
+    s.tokens = static_cast<uint32_t>(tokens_.size());
+    return s.encode_word();
   });
   regs.on_write("CTRL", [this](uint32_t, uint32_t, uint32_t v) {
     regs.at("CTRL") = 0;  // self-clearing
-    if ((v & 1u) && soft_reset) soft_reset();
+    if (spec::shim::Ctrl::decode_word(v).soft_reset && soft_reset) soft_reset();
   });
 }
 

@@ -92,27 +92,31 @@ struct TlmDevice::Impl : sc_core::sc_module {
     return b;
   }
   Tile& tile(uint64_t addr) {
-    const uint64_t col = addr >> spec::param::addr_col_shift, row = (addr >> spec::param::addr_row_shift) & 0x1F;
-    if (col != 0 || row >= bus.tiles.size() || (addr >> 32) != 0)
-      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(col) +
-                                 ", row " + std::to_string(row) + ")");
-    if (row == 0) return shim;
-    if (row == 1) return mem;
-    return *cores[row - 2];
+    const auto t = spec::decode_addr(addr);
+    if (!t) throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (above the register window)");
+    if (t->col != 0 || t->row >= bus.tiles.size())
+      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(t->col) +
+                                 ", row " + std::to_string(t->row) + ")");
+    switch (t->kind) {
+      case spec::TileKind::Shim: return shim;
+      case spec::TileKind::Mem: return mem;
+      case spec::TileKind::Core: break;
+    }
+    return *cores[t->core];
   }
   void access(uint64_t addr, uint32_t& v, bool write) {
     if (addr % 4) throw runtime::DeviceError("tlm: unaligned register address " + txn::hex(addr));
     Tile& t = tile(addr);
-    const uint64_t row = (addr >> spec::param::addr_row_shift) & 0x1F;
+    const spec::TileAddr at = spec::decode_addr32(static_cast<uint32_t>(addr));  // tile() refused the rest
     ::tlm::tlm_generic_payload p;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     p.set_command(write ? ::tlm::TLM_WRITE_COMMAND : ::tlm::TLM_READ_COMMAND);
-    p.set_address(addr & ((1u << spec::param::addr_offset_bits) - 1));
+    p.set_address(at.offset);
     p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
     p.set_data_length(4);
     p.set_streaming_width(4);
     p.set_response_status(::tlm::TLM_INCOMPLETE_RESPONSE);
-    (*bus.tiles[row])->b_transport(p, delay);
+    (*bus.tiles[at.row])->b_transport(p, delay);
     if (!p.is_response_ok())
       throw runtime::DeviceError("tlm: no register at " + txn::hex(addr) + " in tile " + std::string(t.name()));
   }
@@ -155,8 +159,8 @@ void TlmDevice::write32(uint64_t addr, uint32_t value) {
   uint32_t v = value;
   advance(kWriteEffect);
   // As the RTL monitor: the cycle the write takes effect, bytes = 4, data_hash = the value.
-  impl_->tracer.emit(now_cycles(), static_cast<uint32_t>((addr >> spec::param::addr_row_shift) & 0x1F),
-                     trace::Unit::HOST, trace::Kind::REG_WRITE, addr, 4, value, 0);
+  impl_->tracer.emit(now_cycles(), spec::decode_addr32(static_cast<uint32_t>(addr)).row, trace::Unit::HOST,
+                     trace::Kind::REG_WRITE, addr, 4, value, 0);
   impl_->access(addr, v, true);
   advance(kHostWriteCycles - kWriteEffect);
 }

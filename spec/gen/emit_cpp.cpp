@@ -23,22 +23,55 @@ std::string field_type(const Field& f) {
   return f.is_signed ? "int32_t" : "uint32_t";
 }
 
-const char* access_name(Access a) {
-  switch (a) {
-    case Access::RO: return "RO";
-    case Access::RW: return "RW";
-    case Access::WO: return "WO";
-    case Access::W1C: return "W1C";
-    case Access::RC: return "RC";
-  }
-  return "RO";
+// The magic table entry a struct `X_desc` with a `magic` field carries (empty: none).
+std::string magic_of(const Spec& spec, const std::string& yaml_name, const std::vector<Field>& fields) {
+  const std::string suffix = "_desc";
+  if (yaml_name.size() <= suffix.size() || yaml_name.compare(yaml_name.size() - suffix.size(), suffix.size(), suffix))
+    return {};
+  const std::string m = yaml_name.substr(0, yaml_name.size() - suffix.size());
+  bool has = false;
+  for (const auto& f : fields) has = has || f.name == "magic";
+  return has && spec.magic.count(m) ? m : std::string{};
 }
 
 uint32_t field_mask(const Field& f) { return f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1) << f.lsb; }
 
+// parse(): decode() that refuses what encode() cannot have written: bits outside every field, an
+// enum field holding no value of its enum, and (a struct `X_desc` with a `magic` field whose
+// magic table names `X`) a wrong magic.
+void emit_parse(std::ostream& o, const Spec& spec, const std::string& type, const std::string& yaml_name,
+                uint32_t words, const std::vector<Field>& fields) {
+  std::vector<uint32_t> used(words, 0);
+  for (const auto& f : fields) used[f.word] |= field_mask(f);
+  o << "  // decode() that refuses bits outside every field, an enum value the enum lacks";
+  const std::string magic = magic_of(spec, yaml_name, fields);
+  if (!magic.empty()) o << " and a magic other than magic::" << magic;
+  o << ".\n  static " << type << " parse(std::span<const uint32_t> w) {\n";
+  o << "    if (w.size() < kWords)\n      throw ParseError(\"" << yaml_name
+    << ": \" + std::to_string(w.size()) + \" words; it has " << words << "\");\n";
+  o << "    static constexpr std::array<uint32_t, kWords> kUsed{{";
+  for (uint32_t i = 0; i < words; ++i) o << (i ? ", " : "") << hex(used[i]);
+  o << "}};\n";
+  o << "    for (std::size_t i = 0; i < kWords; ++i)\n      if (w[i] & ~kUsed[i])\n        throw ParseError(\""
+    << yaml_name
+    << ": word \" + std::to_string(i) + \" sets bits \" + detail::hex32(w[i] & ~kUsed[i]) +\n"
+       "                         \" outside every field\");\n";
+  o << "    const " << type << " r = decode(w);\n";
+  for (const auto& f : fields) {
+    if (f.enum_name.empty()) continue;
+    o << "    if (!is_valid(r." << f.name << "))\n      throw ParseError(\"" << yaml_name << "." << f.name
+      << " = \" + std::to_string(static_cast<uint32_t>(r." << f.name << ")) + \" is no " << f.enum_name
+      << " value\");\n";
+  }
+  if (!magic.empty())
+    o << "    if (r.magic != magic::" << magic << ")\n      throw ParseError(\"" << yaml_name
+      << ": magic \" + detail::hex32(r.magic) + \", not \" + detail::hex32(magic::" << magic << "));\n";
+  o << "    return r;\n  }\n";
+}
+
 // A typed struct with encode/decode; `words` = 1 for register field types.
-void emit_struct(std::ostream& o, const std::string& type, const std::string& yaml_name, uint32_t words,
-                 const std::vector<Field>& fields, const std::string& doc) {
+void emit_struct(std::ostream& o, const Spec& spec, const std::string& type, const std::string& yaml_name,
+                 uint32_t words, const std::vector<Field>& fields, const std::string& doc) {
   o << "// " << doc << "\n";
   o << "struct " << type << " {\n";
   o << "  static constexpr std::string_view kName = " << quoted(yaml_name) << ";\n";
@@ -81,9 +114,11 @@ void emit_struct(std::ostream& o, const std::string& type, const std::string& ya
       o << "    r." << f.name << " = " << raw << ";\n";
   }
   o << "    return r;\n  }\n";
+  emit_parse(o, spec, type, yaml_name, words, fields);
   if (words == 1) {
     o << "  uint32_t encode_word() const { return encode()[0]; }\n";
     o << "  static " << type << " decode_word(uint32_t v) { const uint32_t w[1] = {v}; return decode(w); }\n";
+    o << "  static " << type << " parse_word(uint32_t v) { const uint32_t w[1] = {v}; return parse(w); }\n";
   }
   // generic access by field index
   o << "  // Field access by index into kFields, for generic tools and tests.\n";
@@ -107,11 +142,15 @@ void emit_cpp(const Spec& spec, const std::string& path) {
   o << "// Generated from " << spec.source_path << " by axspecgen. Do not edit: edit the YAML.\n";
   o << "#pragma once\n\n#include <array>\n#include <cstddef>\n#include <cstdint>\n#include "
        "<span>\n#include <stdexcept>\n"
-       "#include <string>\n#include <string_view>\n#include <tuple>\n\nnamespace axcore::spec "
+       "#include <optional>\n#include <string>\n#include <string_view>\n#include <tuple>\n#include "
+       "<vector>\n\nnamespace axcore::spec "
        "{\n\n";
   o << "// A value that does not fit the field it is encoded into.\n";
   o << "class FieldRangeError : public std::out_of_range {\n public:\n  using "
        "std::out_of_range::out_of_range;\n};\n\n";
+  o << "// Words that are not a well-formed instance of a format (parse()).\n";
+  o << "class ParseError : public std::invalid_argument {\n public:\n  using "
+       "std::invalid_argument::invalid_argument;\n};\n\n";
   o << "inline constexpr uint64_t kSpecHash = " << hex(spec.hash) << "ULL;\n";
   o << "inline constexpr uint32_t kSpecVersion = " << spec.version << ";\n";
   o << "inline constexpr uint32_t kTxnDevGen = " << hex(spec.txn_dev_gen) << ";\n";
@@ -160,6 +199,10 @@ void emit_cpp(const Spec& spec, const std::string& path) {
        "fit in \" +\n"
        "                          std::to_string(width) + \" signed bits\");\n"
        "  return static_cast<uint32_t>(v) & mask(width);\n}\n";
+  o << "inline std::string hex32(uint32_t v) {\n  static constexpr char kDigits[] = \"0123456789abcdef\";\n"
+       "  std::string s = \"0x\";\n  bool lead = true;\n  for (int sh = 28; sh >= 0; sh -= 4) {\n"
+       "    const uint32_t d = (v >> sh) & 0xF;\n    if (lead && d == 0 && sh > 0) continue;\n"
+       "    lead = false;\n    s += kDigits[d];\n  }\n  return s;\n}\n";
   o << "constexpr int32_t get_s(uint32_t raw, uint32_t width) {\n"
        "  const uint32_t sign = 1u << (width - 1);\n"
        "  return static_cast<int32_t>((raw ^ sign) - sign);\n}\n";
@@ -181,13 +224,19 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     o << "constexpr std::string_view to_string(" << t << " v) {\n  switch (v) {\n";
     for (const auto& v : e.values) o << "    case " << t << "::" << v.name << ": return " << quoted(v.name) << ";\n";
     o << "  }\n  return \"?\";\n}\n";
+    o << "constexpr bool is_valid(" << t << " v) {\n  switch (v) {\n";
+    for (const auto& v : e.values) o << "    case " << t << "::" << v.name << ":\n";
+    o << "      return true;\n  }\n  return false;\n}\n";
     o << "constexpr bool parse(std::string_view s, " << t << "& out) {\n";
     for (const auto& v : e.values)
       o << "  if (s == " << quoted(v.name) << ") { out = " << t << "::" << v.name << "; return true; }\n";
     o << "  return false;\n}\n\n";
   }
 
-  for (const auto& s : spec.structs) emit_struct(o, camel(s.name), s.name, s.words, s.fields, s.doc);
+  o << "namespace magic {\n";
+  for (const auto& [n, v] : spec.magic) o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
+  o << "}  // namespace magic\n\n";
+  for (const auto& s : spec.structs) emit_struct(o, spec, camel(s.name), s.name, s.words, s.fields, s.doc);
 
   o << "// Command-memory layouts: word offsets of each section.\nnamespace layout {\n";
   for (const auto& l : spec.layouts) {
@@ -203,9 +252,8 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     }
     o << "inline constexpr uint32_t max_words = " << end << ";\n}  // namespace " << l.name << "\n";
   }
-  o << "}  // namespace layout\n\nnamespace magic {\n";
-  for (const auto& [n, v] : spec.magic) o << "inline constexpr uint32_t " << n << " = " << hex(v) << ";\n";
-  o << "}  // namespace magic\n\n";
+  o << "}  // namespace layout\n\n";
+  emit_cpp_layouts(spec, o);
 
   o << "enum class Access : uint8_t { RO, RW, WO, W1C, RC };\n";
   o << "constexpr std::string_view to_string(Access a) {\n  switch (a) {\n    case Access::RO: "
@@ -221,7 +269,11 @@ void emit_cpp(const Spec& spec, const std::string& path) {
        "  uint32_t bytes;\n  std::string_view struct_name;\n  std::string_view doc;\n"
        "  constexpr uint32_t at(uint32_t i) const { return offset + i * stride; }\n};\n";
   o << "struct Reg {\n  uint32_t offset, count, stride;\n  constexpr uint32_t at(uint32_t i) const "
-       "{ return offset + i * stride; }\n};\n\n";
+       "{ return offset + i * stride; }\n"
+       "  // The element whose first byte is `off` (a register array's index), if any.\n"
+       "  constexpr std::optional<uint32_t> index_of(uint32_t off) const {\n"
+       "    if (off < offset || off >= offset + count * stride || (off - offset) % stride) return std::nullopt;\n"
+       "    return (off - offset) / stride;\n  }\n};\n\n";
 
   for (const auto& t : spec.tiles) {
     o << "// Tile '" << t.name << "': " << t.doc << "\nnamespace " << t.name << " {\n";
@@ -232,7 +284,7 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     }
     o << "\n";
     for (const auto& r : t.registers)
-      if (!r.fields.empty()) emit_struct(o, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
+      if (!r.fields.empty()) emit_struct(o, spec, r.fields_type, t.name + "." + r.name, 1, r.fields, r.doc);
     o << "inline constexpr std::array<RegisterInfo, " << t.registers.size() << "> kRegisters{{\n";
     for (const auto& r : t.registers) {
       uint32_t mask = 0xFFFFFFFFu;
@@ -250,6 +302,7 @@ void emit_cpp(const Spec& spec, const std::string& path) {
     }
     o << "}};\n}  // namespace " << t.name << "\n\n";
   }
+  emit_cpp_addr(spec, o);
   o << "// Every generated struct type, for generic tools and the round-trip tests.\n";
   o << "using AllStructs = std::tuple<";
   bool first = true;

@@ -32,6 +32,17 @@ std::string lower(const std::string& s) {
   return r;
 }
 
+const char* access_name(Access a) {
+  switch (a) {
+    case Access::RO: return "RO";
+    case Access::RW: return "RW";
+    case Access::WO: return "WO";
+    case Access::W1C: return "W1C";
+    case Access::RC: return "RC";
+  }
+  return "RO";
+}
+
 std::string camel(const std::string& s) {
   std::string r;
   bool up = true;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -121,10 +122,16 @@ Spec load_spec(const std::string& path, const std::string& overlay_path = {});
 uint64_t fnv1a64(const std::string& bytes);
 
 std::string camel(const std::string& snake_or_upper);  // DMA_S2MM_CTRL -> DmaS2mmCtrl
+const char* access_name(Access a);                     // Access::W1C -> "W1C"
 std::string upper(const std::string& s);
 std::string lower(const std::string& s);
 
 void emit_cpp(const Spec& spec, const std::string& path);
+// Pieces of spec.hpp: the whole-descriptor type of each layout, the register-address decode.
+void emit_cpp_layouts(const Spec& spec, std::ostream& o);
+void emit_cpp_addr(const Spec& spec, std::ostream& o);
+// The firmware's freestanding C header (axfw/spec.h).
+void emit_c(const Spec& spec, const std::string& path);
 void emit_sv(const Spec& spec, const std::string& path);
 void emit_docs(const Spec& spec, const std::string& dir);
 // Writes `text` to `path` unless the file already holds exactly that text (mtime kept then).

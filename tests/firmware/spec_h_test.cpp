@@ -74,4 +74,33 @@ TEST(FirmwareSpecHeader, IdentityParamsAndFields) {
   EXPECT_EQ(AXC_DATAPATH_DESC_PROGRAM_WORD, 92u);
 }
 
+// The C header's address decode (the TXN player's queue check uses it) agrees with spec.hpp's.
+TEST(FirmwareSpecHeader, AddressDecodeMatchesSpecHpp) {
+  uint32_t x = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    const uint64_t addr = i % 100 == 0 ? (uint64_t{1} << 32) | x : x;
+    const auto t = S::decode_addr(addr);
+    ASSERT_EQ(axc_addr_in_window(addr) != 0, t.has_value());
+    if (!t) continue;
+    EXPECT_EQ(axc_addr_col(addr), t->col);
+    EXPECT_EQ(axc_addr_row(addr), t->row);
+    EXPECT_EQ(axc_addr_offset(addr), t->offset);
+    EXPECT_EQ(axc_tile_kind(t->row), static_cast<unsigned>(t->kind));
+    EXPECT_EQ(axc_tile_addr(t->col, t->row, t->offset), addr);
+  }
+  EXPECT_EQ(axc_tile_kind(AXC_SHIM_ROW), AXC_TILE_KIND_SHIM);
+  EXPECT_EQ(axc_tile_kind(AXC_MEM_ROW), AXC_TILE_KIND_MEM);
+  EXPECT_EQ(axc_tile_kind(AXC_FIRST_CORE_ROW + 1), AXC_TILE_KIND_CORE);
+  for (uint32_t q = 0; q < AXC_CORE_Q_PUSH_COUNT; ++q) {
+    const uint32_t off = S::core::Q_PUSH.at(q);
+    EXPECT_TRUE(axc_reg_element(off, AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT, AXC_CORE_Q_PUSH_STRIDE));
+    EXPECT_FALSE(axc_reg_element(off + 4, AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT, AXC_CORE_Q_PUSH_STRIDE));
+  }
+  EXPECT_FALSE(axc_reg_element(S::core::Q_PUSH.at(AXC_CORE_Q_PUSH_COUNT), AXC_CORE_Q_PUSH_OFFSET, AXC_CORE_Q_PUSH_COUNT,
+                               AXC_CORE_Q_PUSH_STRIDE));
+  EXPECT_EQ(axc_field(0xABCD1234u, 8, 8), 0x12u);
+  EXPECT_EQ(axc_field(0xABCD1234u, 0, 32), 0xABCD1234u);
+}
+
 }  // namespace

@@ -138,12 +138,17 @@ TEST(RtlDmaErrors, QueueOverflowAndChannelReset) {
   const auto info = spec::shim::ErrorInfo::decode_word(s.dev.read32(addr(kMem, spec::shim::ERROR_INFO.offset)));
   EXPECT_EQ(info.code, ErrorCode::QUEUE_OVERFLOW);
   const uint32_t st = s.dev.read32(addr(kMem, spec::shim::DMA_S2MM_STATUS.at(0)));
-  EXPECT_EQ(st & 0x1F, P::queue_depth);
+  EXPECT_EQ(spec::shim::DmaS2mmStatus::decode_word(st).pending, P::queue_depth);
   EXPECT_TRUE(s.dev.busy());
   EXPECT_THROW(s.dev.run_until_idle(500), runtime::TimeoutError);
-  s.dev.write32(addr(kMem, spec::shim::DMA_S2MM_CTRL.at(0)), 1u << 1);
+  spec::shim::DmaS2mmCtrl reset;
+  reset.reset = 1;
+  s.dev.write32(addr(kMem, spec::shim::DMA_S2MM_CTRL.at(0)), reset.encode_word());
   s.dev.run_until_idle(1000);
-  EXPECT_EQ(s.dev.read32(addr(kMem, spec::shim::DMA_S2MM_STATUS.at(0))) & 0x3F, 0u);
+  const auto after =
+      spec::shim::DmaS2mmStatus::decode_word(s.dev.read32(addr(kMem, spec::shim::DMA_S2MM_STATUS.at(0))));
+  EXPECT_EQ(after.pending, 0u);
+  EXPECT_EQ(after.busy, 0u);
   EXPECT_EQ(s.dev.read32(addr(kShim, spec::shim::TOKEN_POP.offset)), 0u);  // no tokens
 }
 

@@ -73,9 +73,12 @@ TEST(CoreTileTest, LoadImcAndMatmulThroughRegisters) {
   EXPECT_TRUE(std::equal(got.begin(), got.end(), image.begin() + std::ptrdiff_t{kY0} * 64));
 
   // status and perf registers
-  EXPECT_EQ(t.read(core::IMC_STATUS.offset), (uint32_t{mm.kb * mm.nb} << 8) | mm.matrix_id);
-  EXPECT_EQ(t.read(core::Q_STATUS.at(0)) >> 16, 1u);
-  EXPECT_EQ(t.read(core::Q_STATUS.at(2)) >> 16, 1u);
+  core::ImcStatus imc_status;
+  imc_status.matrix_id = mm.matrix_id;
+  imc_status.valid_tiles = mm.kb * mm.nb;
+  EXPECT_EQ(t.read(core::IMC_STATUS.offset), imc_status.encode_word());
+  EXPECT_EQ(core::QStatus::decode_word(t.read(core::Q_STATUS.at(0))).done, 1u);
+  EXPECT_EQ(core::QStatus::decode_word(t.read(core::Q_STATUS.at(2))).done, 1u);
   const uint32_t mvm_busy = t.read(core::PERF_BUSY.at(static_cast<uint32_t>(axcore::spec::PerfUnit::MVM)));
   EXPECT_EQ(mvm_busy, mm.m * mm.kb * mm.nb);
   EXPECT_EQ(t.read(core::PERF_TASKS.at(static_cast<uint32_t>(axcore::spec::PerfUnit::LOADIMC))), 1u);
@@ -139,11 +142,11 @@ TEST(CoreTileTest, RefusedDescriptorsEndWithErrorTokens) {
   EXPECT_EQ(tk.tag, 3u);
   const uint32_t st = t.read(core::ERROR_STATUS.offset);
   EXPECT_EQ(st & 0x5u, 0x5u);  // any, desc
-  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(axcore::spec::ErrorCode::DESC_MAGIC));
-  EXPECT_EQ(t.read(core::ERROR_INFO.offset) >> 16, kLiWord);
+  EXPECT_EQ(core::ErrorInfo::decode_word(t.read(core::ERROR_INFO.offset)).code, axcore::spec::ErrorCode::DESC_MAGIC);
+  EXPECT_EQ(core::ErrorInfo::decode_word(t.read(core::ERROR_INFO.offset)).detail, kLiWord);
   t.write(core::ERROR_STATUS.offset, st);
   EXPECT_EQ(t.read(core::ERROR_STATUS.offset), 0u);
-  EXPECT_TRUE(t.read(core::Q_STATUS.at(2)) & (1u << 6));  // error of the last task
+  EXPECT_TRUE(core::QStatus::decode_word(t.read(core::Q_STATUS.at(2))).error);  // error of the last task
 
   // IFD1 without the DPU is not a legal unit set: DESC_UNITS, without a token push flag
   Matmul mm{1, 1, 1};
@@ -196,8 +199,9 @@ TEST(CoreTileTest, QueueOverflowAndBarrier) {
   std::vector<uint32_t> bad(8, 0);
   t.write_cmd(kLiWord, bad);
   for (unsigned i = 0; i < axcore::spec::param::queue_depth + 1; ++i) t.push(2, kLiWord, 10 + i, false);
-  EXPECT_TRUE(t.read(core::ERROR_STATUS.offset) & (1u << 4));  // overflow
-  EXPECT_EQ(t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(axcore::spec::ErrorCode::QUEUE_OVERFLOW));
+  EXPECT_TRUE(core::ErrorStatus::decode_word(t.read(core::ERROR_STATUS.offset)).overflow);
+  EXPECT_EQ(core::ErrorInfo::decode_word(t.read(core::ERROR_INFO.offset)).code,
+            axcore::spec::ErrorCode::QUEUE_OVERFLOW);
 }
 
 // The command processor's prefetch (docs/timing.md "Command processor"): a LoadIMC queued behind
@@ -237,7 +241,7 @@ TEST(CoreTileTest, QueuedTaskPrefetchesItsDescriptorAndARewriteIsFetchedAgain) {
   const uint64_t b0 = cycle_of(kB, true, 1), b1 = cycle_of(kB, false, 1);
   EXPECT_EQ(b0, a1 + 2);
   EXPECT_EQ(b1 - b0, a1 - a0 - 5 * 64);  // 3 tiles, A's 8
-  EXPECT_EQ((t.read(core::IMC_STATUS.offset) >> 8) & 0xFFu, 11u);
+  EXPECT_EQ(core::ImcStatus::decode_word(t.read(core::IMC_STATUS.offset)).valid_tiles, 11u);
 }
 
 TEST(CoreTileTest, RegisterDefaultsAndUnknownOffsets) {

@@ -22,7 +22,6 @@ namespace num = axcore::num;
 namespace ref = axcore::ref;
 namespace spec = axcore::spec;
 namespace core = axcore::spec::core;
-namespace L = axcore::spec::layout::datapath_desc;
 using ref::dpu_instr;
 using ref::dpu_reg;
 using rtlcore::kDpWord;
@@ -47,24 +46,19 @@ struct Dp {
   spec::MvmDesc mvm{};
   ref::DpuProgram dpu{};
 
+  // Every section is written (the MVM's words too, zero on the DWPU queue).
   std::vector<uint32_t> words() const {
-    std::vector<uint32_t> w(L::program + 2 * dpu.code.size(), 0);
-    spec::DpHeader hh = h;
-    hh.magic = spec::magic::datapath;
-    hh.kind = kind;
-    hh.has_ifd0 = hh.has_odr = 1;
-    hh.words = static_cast<uint32_t>(w.size());
-    auto put = [&](std::size_t at, auto words) {
-      std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
-    };
-    put(0, hh.encode());
-    put(L::ifd0, ifd0.encode());
-    put(L::ifd1, ifd1.encode());
-    put(L::mvm, mvm.encode());
-    put(L::dpu, dpu.desc.encode());
-    put(L::odr, odr.encode());
-    for (std::size_t i = 0; i < dpu.code.size(); ++i) put(L::program + 2 * i, dpu.code[i].encode());
-    return w;
+    spec::DatapathDesc d;
+    d.header = h;
+    d.header.kind = kind;
+    d.header.has_ifd0 = d.header.has_odr = 1;
+    d.ifd0 = ifd0;
+    d.ifd1 = ifd1;
+    d.mvm = mvm;
+    d.dpu = dpu.desc;
+    d.odr = odr;
+    d.program = dpu.code;
+    return d.words();
   }
 };
 
@@ -495,7 +489,7 @@ TEST(DatapathTest, RefusedAndFailingDpuProgramsEndWithErrorTokens) {
   dp = epilogue(mm);
   dp.dpu.desc.body_len += 1;  // the program runs past the descriptor's words
   EXPECT_EQ(code_of(dp, 14), ErrorCode::DESC_RANGE);
-  EXPECT_EQ(b.t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(ErrorCode::DESC_RANGE));
+  EXPECT_EQ(core::ErrorInfo::decode_word(b.t.read(core::ERROR_INFO.offset)).code, ErrorCode::DESC_RANGE);
   // at run time: a loop-indexed register past the file
   dp = epilogue(mm);
   dp.dpu.code[2] = dpu_instr(DpuOp::POP, dpu_reg(31, spec::DpuIndex::LOOP1), 0, 0, 0, 1);
@@ -585,7 +579,7 @@ TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {
   const spec::Token t1 = b.run(task(kX0, 8, 3), 30);  // 5 elements left over
   EXPECT_FALSE(t1.error);
   for (int i = 0; i < 50; ++i) b.t.tick();
-  EXPECT_EQ(b.t.read(core::CORE_STATUS.offset) & 1u, 0u);
+  EXPECT_EQ(core::CoreStatus::decode_word(b.t.read(core::CORE_STATUS.offset)).mvmexe_busy, 0u);
   const Dp second = task(kX0 + 8, 4, 4);
   const spec::Token t2 = b.run(second, 31);
   EXPECT_FALSE(t2.error);
@@ -615,8 +609,10 @@ TEST(DatapathTest, WatchdogSeesTheDpuStarvedOnIfd1) {
   const spec::Token tk = b.run(dp, 20, 5000);
   EXPECT_TRUE(tk.error);
   EXPECT_EQ(tk.code, ErrorCode::WATCHDOG);
-  EXPECT_EQ(b.t.read(core::WDOG_STATUS.offset) & 1u, 1u);
-  EXPECT_EQ(b.t.read(core::WDOG_WAITS.offset), (1u << 5) | (1u << 7));
+  EXPECT_EQ(core::WdogStatus::decode_word(b.t.read(core::WDOG_STATUS.offset)).fired, 1u);
+  core::WdogWaits waits;  // the DPU starved on IFD1, the ODR on the DPU
+  waits.dpu_in1 = waits.odr_in = 1;
+  EXPECT_EQ(b.t.read(core::WDOG_WAITS.offset), waits.encode_word());
   EXPECT_EQ(b.perf(spec::PerfUnit::MVM_DPU, 1) >= 300, true);
 }
 

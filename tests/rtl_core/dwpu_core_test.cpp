@@ -39,33 +39,30 @@ DwWindow placed(DwWindow c) {
 
 // A DWPU-kind descriptor; with `dpu` also the DPU section and its program (and IFD1 when
 // `ifd1` is given).
+spec::DatapathDesc dwpu_desc(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr,
+                             bool has_main = true, const ref::DpuProgram* dpu = nullptr,
+                             const spec::Walk* ifd1 = nullptr) {
+  spec::DatapathDesc w;
+  w.header.kind = spec::DpKind::DWPU;
+  w.header.has_ifd0 = w.header.has_odr = 1;
+  w.header.has_main = has_main;
+  w.header.has_dpu = dpu != nullptr;
+  w.header.has_ifd1 = ifd1 != nullptr;
+  w.header.id = 9;
+  w.ifd0 = ifd;
+  w.dwpu = d;
+  w.odr = odr;
+  if (ifd1 != nullptr) w.ifd1 = *ifd1;
+  if (dpu != nullptr) {
+    w.dpu = dpu->desc;
+    w.program = dpu->code;
+  }
+  return w;
+}
 std::vector<uint32_t> dwpu_words(const spec::Walk& ifd, const spec::DwpuDesc& d, const spec::Walk& odr,
                                  bool has_main = true, const ref::DpuProgram* dpu = nullptr,
                                  const spec::Walk* ifd1 = nullptr) {
-  namespace L = spec::layout::datapath_desc;
-  std::vector<uint32_t> w(L::program + (dpu != nullptr ? 2 * dpu->code.size() : 0), 0);
-  spec::DpHeader h{};
-  h.magic = spec::magic::datapath;
-  h.kind = spec::DpKind::DWPU;
-  h.has_ifd0 = h.has_odr = 1;
-  h.has_main = has_main;
-  h.has_dpu = dpu != nullptr;
-  h.has_ifd1 = ifd1 != nullptr;
-  h.words = static_cast<uint32_t>(w.size());
-  h.id = 9;
-  auto put = [&](std::size_t at, auto words) {
-    std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
-  };
-  put(0, h.encode());
-  put(L::ifd0, ifd.encode());
-  put(L::dwpu, d.encode());
-  put(L::odr, odr.encode());
-  if (ifd1 != nullptr) put(L::ifd1, ifd1->encode());
-  if (dpu != nullptr) {
-    put(L::dpu, dpu->desc.encode());
-    for (std::size_t i = 0; i < dpu->code.size(); ++i) put(L::program + 2 * i, dpu->code[i].encode());
-  }
-  return w;
+  return dwpu_desc(ifd, d, odr, has_main, dpu, ifd1).words();
 }
 
 struct Scene {
@@ -210,7 +207,7 @@ TEST(DwpuCoreTest, DwpuAndMvmexeDatapathsOverlap) {
   EXPECT_LE(busy, taps + 2 * (c.weights + 8));
   EXPECT_EQ(s.t.read(core::PERF_TASKS.at(static_cast<uint32_t>(spec::PerfUnit::DWPU))), 2u);
   EXPECT_GT(s.t.read(core::PERF_BUSY.at(static_cast<uint32_t>(spec::PerfUnit::DW_ODR))), c.outputs());
-  EXPECT_EQ(s.t.read(core::Q_STATUS.at(kQDw)) >> 16, 2u);
+  EXPECT_EQ(core::QStatus::decode_word(s.t.read(core::Q_STATUS.at(kQDw))).done, 2u);
 }
 
 // Random windows of every op through the DWPU queue, each with a matmul on the MVMEXE queue
@@ -435,16 +432,24 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
     spec::ErrorCode code;
   };
   std::vector<Bad> bad;
-  auto base = [&] { return dwpu_words(c.ifd(), c.dwpu(), c.odr()); };
-  bad.push_back({"magic", base(), spec::ErrorCode::DESC_MAGIC});
-  bad.back().words[0] ^= 0x01;
-  bad.push_back({"kind MVMEXE", base(), spec::ErrorCode::DESC_MAGIC});  // as the TLM: magic/queue mismatch
-  bad.back().words[0] &= ~(3u << 8);
-  bad.push_back({"IFD1 without the DPU", base(), spec::ErrorCode::DESC_UNITS});
-  bad.back().words[0] |= 1u << 11;
+  // the base descriptor with its header changed after words() filled the magic
+  auto with_header = [&](auto edit) {
+    spec::DatapathDesc d = dwpu_desc(c.ifd(), c.dwpu(), c.odr());
+    std::vector<uint32_t> w = d.words();
+    spec::DpHeader h = spec::DpHeader::decode(w);
+    edit(h);
+    h.encode_to(w);
+    return w;
+  };
+  bad.push_back({"magic", with_header([](spec::DpHeader& h) { h.magic ^= 0x01; }), spec::ErrorCode::DESC_MAGIC});
+  // as the TLM: magic/queue mismatch
+  bad.push_back({"kind MVMEXE", with_header([](spec::DpHeader& h) { h.kind = spec::DpKind::MVMEXE; }),
+                 spec::ErrorCode::DESC_MAGIC});
+  bad.push_back(
+      {"IFD1 without the DPU", with_header([](spec::DpHeader& h) { h.has_ifd1 = 1; }), spec::ErrorCode::DESC_UNITS});
   // a DPU whose input dtype (int8 in the zeroed dpu_desc) is not the DWPU's int32
-  bad.push_back({"DPU in0 dtype", base(), spec::ErrorCode::STREAM_DTYPE});
-  bad.back().words[0] |= 1u << 13;
+  bad.push_back(
+      {"DPU in0 dtype", with_header([](spec::DpHeader& h) { h.has_dpu = 1; }), spec::ErrorCode::STREAM_DTYPE});
   {
     auto d = c.dwpu();
     d.taps = spec::param::dwpu_max_taps + 1;
@@ -467,7 +472,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
     EXPECT_TRUE(tk.error) << b.what;
     EXPECT_EQ(tk.code, b.code) << b.what;
     EXPECT_EQ(tk.channel, 9u) << b.what;
-    EXPECT_EQ(s.t.read(core::ERROR_INFO.offset) & 0x1Fu, static_cast<uint32_t>(b.code)) << b.what;
+    EXPECT_EQ(core::ErrorInfo::decode_word(s.t.read(core::ERROR_INFO.offset)).code, b.code) << b.what;
     s.t.write(core::ERROR_STATUS.offset, 0xFFFFFFFFu);
   }
 
@@ -483,8 +488,10 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   const auto tk = token_of(s.t.tokens.back());
   EXPECT_TRUE(tk.error);
   EXPECT_EQ(tk.code, spec::ErrorCode::WATCHDOG);
-  EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 3u);                    // fired, kind DWPU
-  EXPECT_EQ(s.t.read(core::WDOG_WAITS.offset), (1u << 2) | (1u << 7));  // main_in, odr_in
+  EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 3u);  // fired, kind DWPU
+  core::WdogWaits waits;
+  waits.main_in = waits.odr_in = 1;
+  EXPECT_EQ(s.t.read(core::WDOG_WAITS.offset), waits.encode_word());
   s.t.write(core::WDOG_STATUS.offset, 3);
   EXPECT_EQ(s.t.read(core::WDOG_STATUS.offset), 0u);
 
@@ -499,7 +506,7 @@ TEST(DwpuCoreTest, RefusalsFaultsAndWatchdog) {
   EXPECT_FALSE(token_of(s.t.tokens.back()).error);
 
   // the queue runs normally afterwards
-  s.t.write_cmd(kDwWord, base());
+  s.t.write_cmd(kDwWord, dwpu_words(c.ifd(), c.dwpu(), c.odr()));
   const std::size_t m = s.t.tokens.size();
   s.t.push(kQDw, kDwWord, 72);
   s.run_until(m + 1);

@@ -28,8 +28,8 @@ class CorruptingDevice : public Device {
   unsigned cores() const override { return in_.cores(); }
   uint32_t read32(uint64_t addr) override {
     const uint32_t v = in_.read32(addr);
-    if (!fired_ && addr == spec::tile_addr(0, spec::param::shim_row, spec::shim::TOKEN_POP.offset) && (v >> 31) &&
-        fault_.when(spec::Token::decode_word(v)))
+    if (!fired_ && addr == spec::tile_addr(0, spec::param::shim_row, spec::shim::TOKEN_POP.offset) &&
+        spec::Token::decode_word(v).valid && fault_.when(spec::Token::decode_word(v)))
       corrupt();
     return v;
   }

@@ -15,7 +15,6 @@ namespace {
 
 using txn::Dir;
 using txn::Tile;
-namespace dd = spec::layout::datapath_desc;
 
 BufferDesc buffer(std::string name, BufferRole role, spec::Dtype d, std::vector<uint64_t> shape, uint32_t arg) {
   BufferDesc b;
@@ -59,25 +58,22 @@ void l1_to_ddr(txn::AxcoreBuilder& t, uint32_t arg, uint32_t rows, uint32_t row_
   wait_channel(t, core, 0);
 }
 
-// The words of a datapath invocation (spec layout datapath_desc).
-std::vector<uint32_t> datapath_words(spec::DpHeader h, const spec::Walk& ifd0, const spec::MvmDesc* mvm,
-                                     const spec::DpuDesc* dpu, const std::vector<spec::DpuInstr>& program,
-                                     const spec::Walk& odr) {
-  std::vector<uint32_t> w(dd::program + 2 * program.size(), 0);
-  auto at = [&](uint32_t word) { return std::span<uint32_t>(w).subspan(word); };
-  h.magic = spec::magic::datapath;
-  h.kind = spec::DpKind::MVMEXE;
-  h.has_ifd0 = h.has_odr = 1;
-  h.has_main = mvm != nullptr;
-  h.has_dpu = dpu != nullptr;
-  h.words = static_cast<uint32_t>(w.size());
-  h.encode_to(at(dd::header));
-  ifd0.encode_to(at(dd::ifd0));
-  if (mvm) mvm->encode_to(at(dd::mvm));
-  if (dpu) dpu->encode_to(at(dd::dpu));
-  odr.encode_to(at(dd::odr));
-  for (size_t i = 0; i < program.size(); ++i) program[i].encode_to(at(dd::program + 2 * static_cast<uint32_t>(i)));
-  return w;
+// An MVMEXE datapath invocation (spec::DatapathDesc: IFD0, the optional MVM and DPU, ODR).
+spec::DatapathDesc datapath(spec::DpHeader h, const spec::Walk& ifd0, const spec::MvmDesc* mvm,
+                            const spec::DpuDesc* dpu, const std::vector<spec::DpuInstr>& program,
+                            const spec::Walk& odr) {
+  spec::DatapathDesc d;
+  d.header = h;
+  d.header.kind = spec::DpKind::MVMEXE;
+  d.header.has_ifd0 = d.header.has_odr = 1;
+  d.header.has_main = mvm != nullptr;
+  d.header.has_dpu = dpu != nullptr;
+  d.ifd0 = ifd0;
+  if (mvm) d.mvm = *mvm;
+  if (dpu) d.dpu = *dpu;
+  d.odr = odr;
+  d.program = program;
+  return d;
 }
 
 spec::Walk walk(uint32_t base_row, spec::Dtype d) {
@@ -171,7 +167,7 @@ HandProgram elementwise_program() {
   spec::DpHeader h;
   h.id = 21;
   constexpr uint32_t kDesc = 0x100;
-  t.write_descriptor(0, kDesc, datapath_words(h, ifd0, nullptr, &dpu, relu, odr));
+  t.write_descriptor(0, kDesc, datapath(h, ifd0, nullptr, &dpu, relu, odr).words());
   t.push_task(0, spec::Queue::MVMEXE, token_push(kDesc, 21)).wait_task(0, spec::Queue::MVMEXE);
   l1_to_ddr(t, 1, kN, 32, kElemOutL1);  // float16x64 = 32 words
 
@@ -249,11 +245,11 @@ HandProgram matmul(bool dpu_epilogue) {
             dpu_instr(Op::MUL, dpu_reg(1), dpu_reg(1), dpu_reg(2)),
             dpu_instr(Op::ADD, dpu_reg(1), dpu_reg(1), dpu_reg(3)),
             dpu_instr(Op::PUSH, 0, dpu_reg(1))};
-    std::vector<uint32_t> w = datapath_words(h, ifd0, &mvm, &dpu, prog, odr);
-    ifd1.encode_to(std::span<uint32_t>(w).subspan(dd::ifd1));
-    t.write_descriptor(0, kDpWord, w);
+    spec::DatapathDesc d = datapath(h, ifd0, &mvm, &dpu, prog, odr);
+    d.ifd1 = ifd1;
+    t.write_descriptor(0, kDpWord, d.words());
   } else {
-    t.write_descriptor(0, kDpWord, datapath_words(h, ifd0, &mvm, nullptr, {}, odr));
+    t.write_descriptor(0, kDpWord, datapath(h, ifd0, &mvm, nullptr, {}, odr).words());
   }
   t.push_task(0, spec::Queue::LOADIMC, token_push(kLoadWord, 30)).wait_task(0, spec::Queue::LOADIMC);
   t.push_task(0, spec::Queue::MVMEXE, token_push(kDpWord, 31)).wait_task(0, spec::Queue::MVMEXE);

@@ -6,8 +6,8 @@
 
 #include <vector>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "axcore/tlm/tlm_device.hpp"
-#include "stimulus.hpp"
 
 namespace axcore {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "axcore/tlm/tlm_device.hpp"
-#include "stimulus.hpp"
 
 using namespace axcore;
 
@@ -40,9 +40,8 @@ int mvm(tlm::TlmDevice& d) {
   dp.mvm->o0_size = NT, dp.mvm->o0_tstride = KB, dp.mvm->o1_size = M;
   dp.ifd1 = stim::linear_walk(kScale, 1, spec::Dtype::FLOAT32, spec::Dtype::FLOAT32);
   dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = spec::Dtype::INT32, dp.dpu->in1_dtype = spec::Dtype::FLOAT32,
-  dp.dpu->out_dtype = spec::Dtype::INT8;
-  dp.dpu->iterations = M * NT, dp.dpu->init_len = 1, dp.dpu->body_len = 3;
+  dp.dpu.in0_dtype = spec::Dtype::INT32, dp.dpu.in1_dtype = spec::Dtype::FLOAT32, dp.dpu.out_dtype = spec::Dtype::INT8;
+  dp.dpu.iterations = M * NT, dp.dpu.init_len = 1, dp.dpu.body_len = 3;
   auto r = [](uint32_t x) { return ref::dpu_reg(x); };
   dp.program = {ref::dpu_instr(spec::DpuOp::POP, r(2), 0, 0, 0, 1), ref::dpu_instr(spec::DpuOp::POP, r(0)),
                 ref::dpu_instr(spec::DpuOp::MUL, r(1), r(0), r(2)), ref::dpu_instr(spec::DpuOp::PUSH, 0, r(1))};

@@ -4,10 +4,10 @@
 
 #include <cstring>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "axcore/num/float16.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/tlm/tlm_device.hpp"
-#include "stimulus.hpp"
 
 namespace axcore {
 namespace {
@@ -52,13 +52,13 @@ TEST(TlmDatapath, ElementwiseDpuMatchesReference) {
   dp.ifd0 = stim::linear_walk(0, 16, Dtype::INT8, Dtype::INT8);
   dp.ifd1 = stim::linear_walk(100, 16, Dtype::FLOAT16, Dtype::FLOAT16);
   dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = Dtype::INT8;
-  dp.dpu->in1_dtype = Dtype::FLOAT16;
-  dp.dpu->out_dtype = Dtype::FLOAT16;
-  dp.dpu->iterations = 16;
+  dp.dpu.in0_dtype = Dtype::INT8;
+  dp.dpu.in1_dtype = Dtype::FLOAT16;
+  dp.dpu.out_dtype = Dtype::FLOAT16;
+  dp.dpu.iterations = 16;
   dp.program = {op(DpuOp::POP, 0, 0, 0, 0), op(DpuOp::POP, 1, 0, 0, 1), op(DpuOp::ADD, 2, 0, 1),
                 op(DpuOp::MUL, 3, 2, 2),    op(DpuOp::MAX, 4, 3, 1),    op(DpuOp::PUSH, 0, 4)};
-  dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
+  dp.dpu.body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = stim::linear_walk(200, 16, Dtype::FLOAT16, Dtype::FLOAT16);
   run_and_compare(d, dp, Queue::MVMEXE, nullptr);
   EXPECT_EQ(d.counters(0, static_cast<unsigned>(spec::PerfUnit::MVM_DPU)).tasks, 1u);
@@ -87,13 +87,13 @@ TEST(TlmDatapath, IfdInterleaveHazardPairsElementsInWireOrder) {
   dp.ifd1.d1_size = 2;
   dp.ifd1.d1_stride = 100;
   dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = Dtype::INT8;
-  dp.dpu->in1_dtype = Dtype::FLOAT16;
-  dp.dpu->out_dtype = Dtype::FLOAT16;
-  dp.dpu->iterations = 4;
+  dp.dpu.in0_dtype = Dtype::INT8;
+  dp.dpu.in1_dtype = Dtype::FLOAT16;
+  dp.dpu.out_dtype = Dtype::FLOAT16;
+  dp.dpu.iterations = 4;
   dp.program = {op(DpuOp::POP, 0, 0, 0, 0), op(DpuOp::POP, 1, 0, 0, 1), op(DpuOp::POP, 2, 0, 0, 1),
                 op(DpuOp::SUB, 3, 1, 2), op(DpuOp::PUSH, 0, 3)};
-  dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
+  dp.dpu.body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = stim::linear_walk(300, 4, Dtype::FLOAT16, Dtype::FLOAT16);
   run_and_compare(d, dp, Queue::MVMEXE, nullptr);
   // What the author meant: a_i - b_i = -100 in every lane; what the wire order gives: a0 - a1 = -8.
@@ -141,13 +141,13 @@ Mvm small_mvm(uint32_t matrix_id) {
   dp.mvm->o1_size = 8;
   dp.ifd1 = stim::linear_walk(400, 1, Dtype::FLOAT32, Dtype::FLOAT32);
   dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = Dtype::INT32;
-  dp.dpu->in1_dtype = Dtype::FLOAT32;
-  dp.dpu->out_dtype = Dtype::INT8;
-  dp.dpu->iterations = 16;
+  dp.dpu.in0_dtype = Dtype::INT32;
+  dp.dpu.in1_dtype = Dtype::FLOAT32;
+  dp.dpu.out_dtype = Dtype::INT8;
+  dp.dpu.iterations = 16;
   dp.program = {op(DpuOp::POP, 2, 0, 0, 1), op(DpuOp::POP, 0), op(DpuOp::MUL, 1, 0, 2), op(DpuOp::PUSH, 0, 1)};
-  dp.dpu->init_len = 1;
-  dp.dpu->body_len = 3;
+  dp.dpu.init_len = 1;
+  dp.dpu.body_len = 3;
   auto& o = dp.odr;
   o.base_row = 500;
   o.dtype = o.cast_from = Dtype::INT8;

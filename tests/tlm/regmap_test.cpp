@@ -1,8 +1,8 @@
 // Every register of every tile type from the spec table: reset values and access rules.
 #include <gtest/gtest.h>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "axcore/tlm/tlm_device.hpp"
-#include "stimulus.hpp"
 
 namespace axcore {
 namespace {

@@ -55,22 +55,13 @@ spec::QueuePush push(uint32_t start, bool token = false, uint32_t repeat = 0, ui
   return p;
 }
 
-template <class S>
-void put(std::vector<uint32_t>& d, uint32_t at, const S& s) {
-  const auto w = s.encode();
-  std::copy(w.begin(), w.end(), d.begin() + at);
-}
-
 // A MVMEXE datapath: IFD0 -> MVM -> DPU (1 + 2 instructions) -> ODR.
 std::vector<uint32_t> mvm_datapath(uint32_t id, uint32_t k_blocks = 4) {
-  std::vector<uint32_t> d(dd::program + 2 * 3, 0);
-  spec::DpHeader h;
-  h.magic = spec::magic::datapath;
+  spec::DatapathDesc d;
+  spec::DpHeader& h = d.header;
   h.kind = spec::DpKind::MVMEXE;
   h.has_ifd0 = h.has_main = h.has_dpu = h.has_odr = 1;
-  h.words = static_cast<uint32_t>(d.size());
   h.id = id;
-  put(d, dd::header, h);
   spec::Walk in;
   in.dtype = spec::Dtype::INT8;
   in.cast_from = spec::Dtype::INT8;
@@ -79,21 +70,21 @@ std::vector<uint32_t> mvm_datapath(uint32_t id, uint32_t k_blocks = 4) {
   in.d0_stride = 1;
   in.d1_size = 16;
   in.d1_stride = 4;
-  put(d, dd::ifd0, in);
+  d.ifd0 = in;
   spec::MvmDesc m;
   m.k_blocks = k_blocks;
   m.matrix_id = 1;
   m.ndims = 1;
   m.o0_size = 16;
   m.k_stride = 1;
-  put(d, dd::mvm, m);
+  d.mvm = m;
   spec::DpuDesc dpu;
   dpu.init_len = 1;
   dpu.body_len = 2;
   dpu.in0_dtype = spec::Dtype::INT32;
   dpu.out_dtype = spec::Dtype::INT8;
   dpu.iterations = 16;
-  put(d, dd::dpu, dpu);
+  d.dpu = dpu;
   spec::Walk out;
   out.base_row = 512;
   out.dtype = spec::Dtype::INT8;
@@ -101,9 +92,12 @@ std::vector<uint32_t> mvm_datapath(uint32_t id, uint32_t k_blocks = 4) {
   out.ndims = 1;
   out.d0_size = 16;
   out.d0_stride = 1;
-  put(d, dd::odr, out);
-  for (uint32_t i = 0; i < 6; ++i) d[dd::program + i] = 0x100 + i;
-  return d;
+  d.odr = out;
+  for (uint32_t i = 0; i < 3; ++i) {  // program words 0x100, 0x101, ... 0x105
+    const std::array<uint32_t, 2> w{0x100 + 2 * i, 0x101 + 2 * i};
+    d.program.push_back(spec::DpuInstr::decode(w));
+  }
+  return d.words();
 }
 
 }  // namespace

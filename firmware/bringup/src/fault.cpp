@@ -57,7 +57,11 @@ uint32_t FaultyDevice::read32(uint64_t addr) {
       if (addr == S::tile_addr(0, 0, S::shim::SCRATCH.offset)) v &= ~0x80u;
       break;
     case Fault::TOKEN_TAG:  // the token unit drops tag bit 0
-      if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset)) v &= ~(1u << 18);
+      if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset)) {
+        S::Token t = S::Token::decode_word(v);
+        t.tag &= ~1u;
+        v = t.encode_word();
+      }
       break;
     case Fault::NO_DWPU:  // core 0's DWPU queue answers every task with DESC_UNITS
       if (addr == S::tile_addr(0, 0, S::shim::TOKEN_POP.offset) && v) {

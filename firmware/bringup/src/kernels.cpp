@@ -1,14 +1,15 @@
-// Per-unit smoke kernels: a hand-assembled datapath (spec structs) on core 0, its inputs brought
-// into L1 and its output taken back through SysDMA, the output compared byte for byte with the
-// common/ref units composed over the same L1 image. A device that refuses a unit's descriptor
-// with DESC_UNITS lacks the unit: the step is SKIP with that reason, never PASS.
+// Per-unit smoke kernels: a datapath (spec::DatapathDesc, from cosim/stimulus) on core 0, its
+// inputs brought into L1 and its output taken back through SysDMA, the output compared byte for
+// byte with the common/ref units composed over the same L1 image (stim::reference_datapath). A
+// device that refuses a unit's descriptor with DESC_UNITS lacks the unit: the step is SKIP with
+// that reason, never PASS.
 #include <axcore/num/pword.hpp>
 #include <axcore/ref/dpu.hpp>
-#include <axcore/ref/dwpu.hpp>
 #include <axcore/ref/imc.hpp>
-#include <axcore/ref/walk.hpp>
 #include <optional>
+
 #include <sstream>
+#include "axcore/cosim/stimulus.hpp"
 
 #include "ops.hpp"
 
@@ -20,67 +21,8 @@ constexpr uint32_t kImageRows = 1024;  // the kernels use L1 rows below 1024 (64
 constexpr uint32_t kInRow = 128;       // first input row of every kernel
 constexpr uint32_t kLoadimcWord = 0x10, kDatapathWord = 0x100;  // CMD_MEM word addresses
 
-struct Datapath {
-  S::DpHeader header;
-  S::Walk ifd0, odr;
-  std::optional<S::MvmDesc> mvm;
-  std::optional<S::DwpuDesc> dwpu;
-  std::optional<S::DpuDesc> dpu;
-  std::vector<S::DpuInstr> program;
-
-  std::vector<uint32_t> words() const {
-    namespace L = S::layout::datapath_desc;
-    std::vector<uint32_t> w(L::program + 2 * program.size(), 0);
-    auto put = [&](uint32_t at, const auto& s) { s.encode_to(std::span<uint32_t>(w).subspan(at)); };
-    S::DpHeader h = header;
-    h.magic = S::magic::datapath;
-    h.words = static_cast<uint32_t>(w.size());
-    put(L::header, h);
-    put(L::ifd0, ifd0);
-    if (mvm) put(L::mvm, *mvm);
-    if (dwpu) put(L::dwpu, *dwpu);
-    if (dpu) put(L::dpu, *dpu);
-    put(L::odr, odr);
-    for (size_t i = 0; i < program.size(); ++i) put(L::program + 2 * static_cast<uint32_t>(i), program[i]);
-    return w;
-  }
-
-  // The reference: IFD0 -> MVM or DWPU (if present) -> DPU (if present) -> ODR over `l1`.
-  void reference(std::span<uint8_t> l1, ref::Imc* imc) const {
-    ref::VectorSink s0;
-    ref::run_ifd(ifd0, l1, s0.fn());
-    std::vector<ref::Element> main = s0.elems;
-    if (header.has_main) {
-      ref::VectorSource src(s0.elems);
-      ref::VectorSink out;
-      if (mvm)
-        ref::run_mvm(*mvm, *imc, src.fn(), out.fn());
-      else
-        ref::run_dwpu(*dwpu, l1, src.fn(), out.fn());
-      main = out.elems;
-    }
-    if (header.has_dpu) {
-      ref::VectorSource in0(main);
-      ref::VectorSink out;
-      ref::DpuIo io{[&](unsigned) { return in0.pop(); }, out.fn()};
-      ref::run_dpu(ref::DpuProgram{*dpu, program}, ref::DpuConfig{false}, io);
-      main = out.elems;
-    }
-    ref::VectorSource src(main);
-    ref::run_odr(odr, l1, src.fn());
-  }
-};
-
-S::Walk linear_walk(uint32_t base_row, uint32_t n, Dtype dt, Dtype cast_from) {
-  S::Walk w{};
-  w.base_row = base_row;
-  w.dtype = dt;
-  w.cast_from = cast_from;
-  w.ndims = 1;
-  w.d0_size = n;
-  w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
-  return w;
-}
+using stim::Datapath;
+using stim::linear_walk;
 
 // The host's copy of L1 rows [0, kImageRows): inputs pseudo-random, the output rows poisoned.
 struct Image {
@@ -167,7 +109,7 @@ std::string run_kernel(Device& d, const Options& opt, const Run& k, const Datapa
   transfer(d, row, 1, linear(d, {S::MemSel::L1, uint64_t{k.out_row} * 64, 0}, out_words),
            linear(d, {S::MemSel::DDR, out}, out_words), std::string(k.name) + ": output L1 -> DDR");
   const auto got = ddr_get_bytes(d, out, size_t{out_words} * 4);
-  dp.reference(img.l1, load ? &imc : nullptr);
+  stim::reference_datapath(dp, img.l1, load ? &imc : nullptr);
   const std::span<const uint8_t> want(img.l1.data() + size_t{k.out_row} * 64, got.size());
   const size_t eb = num::element_bytes(k.out_dtype), lane_bytes = eb / 64;
   size_t bad = 0, first_bad = got.size();
@@ -259,13 +201,12 @@ std::string kernel_dpu(Device& d, const Options& opt) {
   dp.header.kind = S::DpKind::MVMEXE;
   dp.header.has_ifd0 = dp.header.has_dpu = dp.header.has_odr = 1;
   dp.ifd0 = linear_walk(kInRow, 16, Dtype::INT8, Dtype::INT8);
-  dp.dpu = S::DpuDesc{};
-  dp.dpu->in0_dtype = Dtype::INT8;
-  dp.dpu->in1_dtype = Dtype::INT8;
-  dp.dpu->out_dtype = Dtype::FLOAT16;
-  dp.dpu->iterations = 16;
+  dp.dpu.in0_dtype = Dtype::INT8;
+  dp.dpu.in1_dtype = Dtype::INT8;
+  dp.dpu.out_dtype = Dtype::FLOAT16;
+  dp.dpu.iterations = 16;
   dp.program = {op(S::DpuOp::POP, 0), op(S::DpuOp::MUL, 1, 0, 0), op(S::DpuOp::ADD, 2, 1, 0), op(S::DpuOp::PUSH, 0, 2)};
-  dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
+  dp.dpu.body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = linear_walk(640, 16, Dtype::FLOAT16, Dtype::FLOAT16);
   return "DPU x*x+x int8 -> float16: " + run_kernel(d, opt,
                                                     {"dpu", 2, "DPU", S::Queue::MVMEXE, 16, 640, 32, Dtype::FLOAT16,

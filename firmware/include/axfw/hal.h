@@ -54,12 +54,10 @@ int axfw_hal_wait_token(axfw_hal* h, uint32_t col, uint32_t row, uint32_t dir, u
 
 /* Register address of `offset` in tile (col, row). */
 static inline uint64_t axfw_tile_addr(uint32_t col, uint32_t row, uint32_t offset) {
-  return (uint64_t)col << AXC_ADDR_COL_SHIFT | (uint64_t)row << AXC_ADDR_ROW_SHIFT | offset;
+  return axc_tile_addr(col, row, offset);
 }
 /* Field of a 32-bit word. */
-static inline uint32_t axfw_field(uint32_t word, uint32_t lsb, uint32_t width) {
-  return width >= 32u ? word >> lsb : (word >> lsb) & ((1u << width) - 1u);
-}
+static inline uint32_t axfw_field(uint32_t word, uint32_t lsb, uint32_t width) { return axc_field(word, lsb, width); }
 
 #ifdef __cplusplus
 }

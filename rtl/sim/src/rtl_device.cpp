@@ -171,8 +171,9 @@ void RtlDevice::write32(uint64_t addr, uint32_t value) {
     if (done) {
       if (resp != 0) bus_error("write32", addr, resp);
       trace::Record rec;
-      rec.col = static_cast<uint8_t>(addr >> P::addr_col_shift);
-      rec.row = static_cast<uint8_t>(addr >> P::addr_row_shift & 0x1F);
+      const spec::TileAddr at = spec::decode_addr32(static_cast<uint32_t>(addr));
+      rec.col = static_cast<uint8_t>(at.col);
+      rec.row = static_cast<uint8_t>(at.row);
       rec.unit = trace::Unit::HOST;
       rec.kind = trace::Kind::REG_WRITE;
       rec.addr = addr;

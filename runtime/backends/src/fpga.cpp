@@ -128,7 +128,7 @@ UioBoard::UioBoard(const UioConfig& cfg) : cfg_(cfg) {
   if (hash != spec::kSpecHash)
     throw DeviceError("fpga: the bitstream implements spec hash " + hex(hash) + ", this runtime spec hash " +
                       hex(spec::kSpecHash));
-  cores_ = read32(spec::tile_addr(0, P::shim_row, spec::shim::CONFIG.offset)) & 0xF;
+  cores_ = spec::shim::Config::decode_word(read32(spec::tile_addr(0, P::shim_row, spec::shim::CONFIG.offset))).cores;
   if (cores_ < 1 || cores_ > P::max_cores)
     throw DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
 }

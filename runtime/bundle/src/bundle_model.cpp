@@ -247,9 +247,8 @@ void validate(const Bundle& b) {
     if (static_cast<unsigned>(p.type) > 1)
       fail(who + ": unknown type " + std::to_string(static_cast<unsigned>(p.type)));
     for (const auto& t : p.targets) {
-      const uint64_t col = t.addr >> spec::param::addr_col_shift;
-      const uint64_t row = (t.addr >> spec::param::addr_row_shift) & 0x1F;
-      if (col >= spec::param::columns || row >= spec::param::first_core_row + cores || (t.addr & 3))
+      const auto at = spec::decode_addr(t.addr);
+      if (!at || at->col >= spec::param::columns || at->row >= spec::param::first_core_row + cores || (t.addr & 3))
         fail(who + ": target " + hex(t.addr) + " is not an aligned register of the device");
       if (t.shift >= 32 || t.mask == 0)
         fail(who + ": target " + hex(t.addr) + " has shift " + std::to_string(t.shift) + " and mask " + hex(t.mask));

@@ -92,13 +92,12 @@ std::vector<CommandStream> command_memory(const Bundle& b) {
   std::map<uint32_t, std::vector<uint32_t>> mem;  // per core, from word 0
   // A TXN write into CMD_MEM: column 0, a core row, an offset inside the command memory.
   auto written = [&](uint64_t addr, uint32_t value) {
-    if (addr >> 32 || addr >> spec::param::addr_col_shift) return;
-    const uint32_t row = static_cast<uint32_t>(addr >> spec::param::addr_row_shift) & 0x1F;
-    const uint32_t off = static_cast<uint32_t>(addr) & ((1u << spec::param::addr_row_shift) - 1);
-    const auto& cm = spec::core::CMD_MEM;
-    if (row < spec::param::first_core_row || off < cm.offset || off >= cm.offset + 4 * cm.count || off % 4) return;
-    auto& m = mem[row - spec::param::first_core_row];
-    const uint32_t word = (off - cm.offset) / 4;
+    const auto t = spec::decode_addr(addr);
+    if (!t || t->col != 0 || t->kind != spec::TileKind::Core || t->offset % 4) return;
+    const spec::RegisterAt r = spec::find_register(t->kind, t->offset);
+    if (!r || r.reg->offset != spec::core::CMD_MEM.offset) return;
+    auto& m = mem[t->core];
+    const uint32_t word = r.word;
     if (m.size() <= word) m.resize(word + 1);
     m[word] = value;
   };

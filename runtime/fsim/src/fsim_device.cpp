@@ -6,7 +6,6 @@
 
 namespace axcore::runtime {
 namespace {
-namespace P = spec::param;
 namespace L = spec::layout::datapath_desc;
 }  // namespace
 
@@ -14,24 +13,20 @@ FsimDevice::FsimDevice(unsigned cores)
     : runtime::RegFileDevice(runtime::RegFileOptions{cores, 64ull << 20, 16}), imc_(cores) {}
 
 void FsimDevice::write32(uint64_t addr, uint32_t value) {
-  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
-  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
-  if (row >= P::first_core_row && off >= spec::core::Q_PUSH.offset &&
-      off < spec::core::Q_PUSH.offset + spec::core::Q_PUSH.count * spec::core::Q_PUSH.stride &&
-      (off - spec::core::Q_PUSH.offset) % spec::core::Q_PUSH.stride == 0) {
-    const unsigned q = (off - spec::core::Q_PUSH.offset) / spec::core::Q_PUSH.stride;
+  const spec::TileAddr t = spec::decode_addr32(static_cast<uint32_t>(addr));
+  if (const auto q = spec::core::Q_PUSH.index_of(t.offset); t.kind == spec::TileKind::Core && q) {
     const auto push = spec::QueuePush::decode_word(value);
-    for (uint32_t r = 0; r <= push.repeat; ++r) run_task(row - P::first_core_row, q, push.start);
+    for (uint32_t r = 0; r <= push.repeat; ++r) run_task(t.core, *q, push.start);
   }
   runtime::RegFileDevice::write32(addr, value);
 }
 
 uint32_t FsimDevice::read32(uint64_t addr) {
   const uint32_t v = runtime::RegFileDevice::read32(addr);  // checks the address, advances the clock
-  const unsigned row = static_cast<unsigned>((addr >> P::addr_row_shift) & 0x1F);
-  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
-  if (row < P::first_core_row || row - P::first_core_row >= imc_.size()) return v;
-  const ref::Imc& imc = imc_[row - P::first_core_row];
+  const spec::TileAddr t = spec::decode_addr32(static_cast<uint32_t>(addr));
+  const uint32_t off = t.offset;
+  if (t.kind != spec::TileKind::Core || t.core >= imc_.size()) return v;
+  const ref::Imc& imc = imc_[t.core];
   if (off == spec::core::IMC_STALE_READS.offset) return static_cast<uint32_t>(imc.stale_reads);
   if (off == spec::core::IMC_STATUS.offset) {
     spec::core::ImcStatus st;
@@ -56,33 +51,34 @@ void FsimDevice::run_task(unsigned core, unsigned queue, uint32_t start) {
   }
   if (queue == static_cast<unsigned>(spec::Queue::CTRL)) return;
   const auto h = spec::DpHeader::decode(d);
-  for (uint32_t w = 8; w < h.words; ++w) d[w] = word(w);
-  auto section = [&](uint32_t at) { return std::span<const uint32_t>(d).subspan(at); };
+  for (uint32_t w = 8; w < std::min<uint32_t>(h.words, L::max_words); ++w) d[w] = word(w);
+  // a compiled descriptor is well formed: parse() refuses anything else with its reason
+  const spec::DatapathDesc desc = spec::DatapathDesc::parse(d);
   ref::VectorSink ifd0, ifd1, main, dpu_out;
-  ref::run_ifd(spec::Walk::decode(section(L::ifd0)), l1, ifd0.fn());
-  if (h.has_ifd1) ref::run_ifd(spec::Walk::decode(section(L::ifd1)), l1, ifd1.fn());
+  ref::run_ifd(desc.ifd0, l1, ifd0.fn());
+  if (h.has_ifd1) ref::run_ifd(desc.ifd1, l1, ifd1.fn());
   std::vector<ref::Element> stage = ifd0.elems;
   if (h.has_main) {
     ref::VectorSource src(stage);
-    if (h.kind == spec::DpKind::MVMEXE) {
-      const auto m = spec::MvmDesc::decode(section(L::mvm));
-      ref::run_mvm(m, imc_.at(core), src.fn(), main.fn());
-      tile_ops_ += main.elems.size() * m.k_blocks;
+    if (desc.mvm) {
+      ref::run_mvm(*desc.mvm, imc_.at(core), src.fn(), main.fn());
+      tile_ops_ += main.elems.size() * desc.mvm->k_blocks;
     } else {
-      ref::run_dwpu(spec::DwpuDesc::decode(section(L::dwpu)), l1, src.fn(), main.fn());
+      ref::run_dwpu(*desc.dwpu, l1, src.fn(), main.fn());
     }
     stage = main.elems;
   }
   if (h.has_dpu) {
-    const auto dd = spec::DpuDesc::decode(section(L::dpu));
-    const auto prog = ref::DpuProgram::decode(dd, section(L::program).first(h.words - L::program));
+    constexpr uint32_t kProgram = spec::DatapathDesc::kFixedWords;  // the program follows the fixed part
+    const auto prog =
+        ref::DpuProgram::decode(desc.dpu, std::span<const uint32_t>(d).subspan(kProgram, h.words - kProgram));
     ref::VectorSource in0(stage), in1(ifd1.elems);
     ref::Dpu dpu(prog, ref::DpuConfig{h.has_ifd1 != 0});
     dpu.run(ref::DpuIo{[&](unsigned s) { return s ? in1.pop() : in0.pop(); }, dpu_out.fn()});
     stage = dpu_out.elems;
   }
   ref::VectorSource out(stage);
-  ref::run_odr(spec::Walk::decode(section(L::odr)), l1, out.fn());
+  ref::run_odr(desc.odr, l1, out.fn());
 }
 
 }  // namespace axcore::runtime

@@ -13,8 +13,6 @@
 namespace axcore::runtime {
 namespace {
 
-namespace P = spec::param;
-
 using text::hex;
 
 std::string device_text(const txn::Device& d) {
@@ -61,11 +59,10 @@ class Session {
 
   // The queue channel a register address pushes to, if it is a DMA or task queue register.
   std::optional<ChanKey> queue_of(uint64_t addr) const {
-    if (addr >> 32) return std::nullopt;  // above the register window: as the tracer, no tile register
-    const uint32_t row = static_cast<uint32_t>((addr >> P::addr_row_shift) & 0x1F);
-    const uint32_t col = static_cast<uint32_t>(addr >> P::addr_col_shift);
-    const uint32_t off = static_cast<uint32_t>(addr) & ((1u << P::addr_offset_bits) - 1);
-    const txn::RegRole r = layout_.classify(header_.tile_kind(row), off);
+    const auto t = spec::decode_addr(addr);
+    if (!t) return std::nullopt;  // above the register window: as the tracer, no tile register
+    const uint32_t col = t->col, row = t->row;
+    const txn::RegRole r = layout_.classify(header_.tile_kind(row), t->offset);
     if (r.kind == txn::RegRole::Kind::DMA_QUEUE) return ChanKey{col, row, r.dir == txn::Dir::MM2S ? 1u : 0u, r.channel};
     if (r.kind == txn::RegRole::Kind::TASK_QUEUE) return ChanKey{col, row, 0u, r.channel};
     return std::nullopt;

@@ -9,24 +9,39 @@ namespace axcore::runtime {
 namespace {
 
 namespace P = spec::param;
-constexpr uint32_t kOffsetMask = (1u << P::addr_offset_bits) - 1;
 
-unsigned col_of(uint64_t a) { return static_cast<unsigned>(a >> P::addr_col_shift); }
-unsigned row_of(uint64_t a) { return static_cast<unsigned>((a >> P::addr_row_shift) & 0x1F); }
-uint32_t off_of(uint64_t a) { return static_cast<uint32_t>(a) & kOffsetMask; }
+// The address taken apart (spec::decode_addr); find() has refused addresses past the window.
+spec::TileAddr at(uint64_t a) { return spec::decode_addr32(static_cast<uint32_t>(a)); }
 
-std::span<const spec::RegisterInfo> regs_of(unsigned row) {
-  if (row == P::shim_row) return spec::shim::kRegisters;
-  if (row == P::mem_row) return spec::mem::kRegisters;
-  return spec::core::kRegisters;
+// The `reset` field of DMA_*_CTRL and Q_CTRL (one bit, the same in both).
+uint32_t ctrl_reset_bit() {
+  spec::core::QCtrl q;
+  q.reset = 1;
+  spec::core::DmaS2mmCtrl d;
+  d.reset = 1;
+  if (q.encode_word() != d.encode_word()) throw std::logic_error("regfile: Q_CTRL and DMA_*_CTRL reset differ");
+  return q.encode_word();
 }
 
-bool covers(const spec::RegisterInfo& r, uint32_t off) {
-  if (off < r.offset) return false;
-  const uint32_t rel = off - r.offset;
-  if (r.memory) return rel < r.bytes;
-  if (rel >= (r.count - 1) * r.stride + r.words * 4) return false;
-  return rel % r.stride < r.words * 4;
+// A channel or queue status word (DMA_*_STATUS, Q_STATUS: the same fields, cur_bd DMA only).
+template <class Status>
+uint32_t status_word(std::size_t pending, bool busy, bool error, uint32_t done) {
+  Status s;
+  s.pending = static_cast<uint32_t>(std::min<std::size_t>(pending, spec::detail::mask(Status::kFields[0].width)));
+  s.busy = busy;
+  s.error = error;
+  s.done = done & 0xFFFF;  // wrapping (16 bits)
+  return s.encode_word();
+}
+
+// ERROR_INFO of a failed channel task.
+uint32_t error_info(spec::ErrorCode code, unsigned dir, unsigned ch, uint32_t detail) {
+  spec::core::ErrorInfo e;
+  e.code = code;
+  e.dir = dir;
+  e.channel = ch;
+  e.detail = detail & 0xFFFF;  // the low bits of a BD id or word address
+  return e.encode_word();
 }
 
 ref::DmaEngine engine_of(unsigned row) {
@@ -45,13 +60,9 @@ RegFileDevice::RegFileDevice(RegFileOptions opt)
 }
 
 const spec::RegisterInfo* RegFileDevice::find(uint64_t addr) const {
-  const unsigned col = col_of(addr), row = row_of(addr);
-  if ((addr & 3) || col >= P::columns || row >= P::first_core_row + opt_.cores ||
-      (addr >> (P::addr_col_shift + 7)) != 0)
-    return nullptr;
-  for (const auto& r : regs_of(row))
-    if (covers(r, off_of(addr))) return &r;
-  return nullptr;
+  const auto t = spec::decode_addr(addr);
+  if ((addr & 3) || !t || t->col >= P::columns || t->row >= P::first_core_row + opt_.cores) return nullptr;
+  return spec::find_register(t->kind, t->offset).reg;
 }
 
 uint32_t RegFileDevice::stored(uint64_t addr) const {
@@ -61,8 +72,8 @@ uint32_t RegFileDevice::stored(uint64_t addr) const {
 }
 
 uint32_t RegFileDevice::computed_read(uint64_t addr, const spec::RegisterInfo& r) {
-  const unsigned col = col_of(addr), row = row_of(addr);
-  const uint32_t off = off_of(addr);
+  const spec::TileAddr where = at(addr);
+  const unsigned col = where.col, row = where.row;
   const std::string_view n = r.name;
   if (row == P::shim_row && n == "TOKEN_POP") {
     if (tokens_.empty()) return 0;
@@ -77,16 +88,23 @@ uint32_t RegFileDevice::computed_read(uint64_t addr, const spec::RegisterInfo& r
     bool err = false;
     for (unsigned rr = 0; rr < P::first_core_row + opt_.cores; ++rr)
       err = err || stored(spec::tile_addr(col, rr, spec::shim::ERROR_STATUS.offset)) != 0;
-    return (idle() ? 0u : 1u) | (err ? 2u : 0u) | static_cast<uint32_t>(std::min<size_t>(tokens_.size(), 511)) << 8;
+    spec::shim::Status st;
+    st.busy = !idle();
+    st.error = err;
+    st.tokens = static_cast<uint32_t>(std::min<size_t>(tokens_.size(), 511));
+    return st.encode_word();
   }
   auto status_of = [&](ChanKey k, bool with_bd) {
     const auto it = chans_.find(k);
     if (it == chans_.end()) return 0u;
     const Chan& c = it->second;
-    return static_cast<uint32_t>(std::min<size_t>(c.queue.size(), 31)) | (c.busy ? 1u << 5 : 0u) |
-           (c.error ? 1u << 6 : 0u) | (with_bd ? (c.cur_bd & 0xFF) << 8 : 0u) | (c.done & 0xFFFF) << 16;
+    if (!with_bd) return status_word<spec::core::QStatus>(c.queue.size(), c.busy, c.error, c.done);
+    spec::core::DmaS2mmStatus s = spec::core::DmaS2mmStatus::decode_word(
+        status_word<spec::core::DmaS2mmStatus>(c.queue.size(), c.busy, c.error, c.done));
+    s.cur_bd = c.cur_bd & 0xFF;  // the BD id's low byte
+    return s.encode_word();
   };
-  const uint32_t idx = r.stride ? (off - r.offset) / r.stride : 0;
+  const uint32_t idx = spec::find_register(where.kind, where.offset).index;
   if (n == "DMA_S2MM_STATUS") return status_of({col, row, 0, idx}, true);
   if (n == "DMA_MM2S_STATUS") return status_of({col, row, 1, idx}, true);
   if (n == "DMA_S2MM_BYTES" || n == "DMA_MM2S_BYTES") {
@@ -117,16 +135,17 @@ void RegFileDevice::write32(uint64_t addr, uint32_t value) {
     trace::Record rec;
     rec.seq = seq_++;
     rec.cycle = cycle_;
-    rec.col = static_cast<uint8_t>(col_of(addr));
-    rec.row = static_cast<uint8_t>(row_of(addr));
+    rec.col = static_cast<uint8_t>(at(addr).col);
+    rec.row = static_cast<uint8_t>(at(addr).row);
     rec.unit = trace::Unit::HOST;
     rec.kind = trace::Kind::REG_WRITE;
     rec.addr = addr;
     rec.data_hash = value;
     sink_(rec);
   }
-  const unsigned col = col_of(addr), row = row_of(addr);
-  const uint32_t idx = r->stride ? (off_of(addr) - r->offset) / r->stride : 0;
+  const spec::TileAddr t = at(addr);
+  const unsigned col = t.col, row = t.row;
+  const uint32_t idx = spec::find_register(t.kind, t.offset).index;
   const std::string_view n = r->name;
   switch (r->access) {
     case spec::Access::RO:
@@ -143,13 +162,14 @@ void RegFileDevice::write32(uint64_t addr, uint32_t value) {
       break;
   }
   // Self-clearing resets: drop the queued tasks of the channel / queue / device.
-  if ((n == "DMA_S2MM_CTRL" || n == "DMA_MM2S_CTRL" || n == "Q_CTRL") && (value & 2)) {
+  static const uint32_t kCtrlReset = ctrl_reset_bit();
+  if ((n == "DMA_S2MM_CTRL" || n == "DMA_MM2S_CTRL" || n == "Q_CTRL") && (value & kCtrlReset)) {
     const unsigned dir = n == "DMA_MM2S_CTRL" ? 1 : 0;
     const unsigned ch = n == "Q_CTRL" ? P::core_queue_channel_base + idx : idx;
     chans_[{col, row, dir, ch}].queue.clear();
-    regs_[addr] = value & ~2u;
+    regs_[addr] = value & ~kCtrlReset;
   }
-  if (row == P::shim_row && n == "CTRL" && (value & 1)) {
+  if (row == P::shim_row && n == "CTRL" && spec::shim::Ctrl::decode_word(value).soft_reset) {
     chans_.clear();
     tokens_.clear();
     pending_tokens_.clear();
@@ -163,8 +183,12 @@ void RegFileDevice::push(ChanKey k, uint32_t word) {
   if (c.queue.size() >= P::queue_depth) {
     const auto [col, row, dir, ch] = k;
     const uint64_t es = spec::tile_addr(col, row, spec::shim::ERROR_STATUS.offset);
-    if (stored(es) == 0) regs_[es + 4] = static_cast<uint32_t>(spec::ErrorCode::QUEUE_OVERFLOW) | dir << 5 | ch << 8;
-    regs_[es] = stored(es) | 1u | 1u << 4;
+    if (stored(es) == 0)
+      regs_[spec::tile_addr(col, row, spec::shim::ERROR_INFO.offset)] =
+          error_info(spec::ErrorCode::QUEUE_OVERFLOW, dir, ch, 0);
+    spec::core::ErrorStatus st = spec::core::ErrorStatus::decode_word(stored(es));
+    st.any = st.overflow = 1;
+    regs_[es] = st.encode_word();
     return;
   }
   c.queue.push_back({word, 0, false});
@@ -177,9 +201,13 @@ void RegFileDevice::finish(ChanKey k, uint32_t push, spec::ErrorCode code, uint3
   c.error = code != spec::ErrorCode::NONE;
   if (c.error) {
     const uint64_t es = spec::tile_addr(col, row, spec::shim::ERROR_STATUS.offset);
-    if (stored(es) == 0) regs_[es + 4] = static_cast<uint32_t>(code) | dir << 5 | ch << 8 | (detail & 0xFFFF) << 16;
-    const bool range = code == spec::ErrorCode::ADDR_RANGE;
-    regs_[es] = stored(es) | 1u | (ch < 8 ? 2u : 4u) | (range ? 8u : 0u);
+    if (stored(es) == 0)
+      regs_[spec::tile_addr(col, row, spec::shim::ERROR_INFO.offset)] = error_info(code, dir, ch, detail);
+    spec::core::ErrorStatus st = spec::core::ErrorStatus::decode_word(stored(es));
+    st.any = 1;
+    (ch < P::core_queue_channel_base ? st.dma : st.desc) = 1;
+    if (code == spec::ErrorCode::ADDR_RANGE) st.range = 1;
+    regs_[es] = st.encode_word();
   }
   const auto p = spec::QueuePush::decode_word(push);
   if (!p.token) return;

@@ -26,8 +26,11 @@ int64_t source_of(const trace::Record& r) {
   if (r.unit == trace::Unit::CMDPROC && (r.kind == trace::Kind::TASK_START || r.kind == trace::Kind::TASK_DONE))
     return static_cast<int64_t>(r.addr);
   if (r.kind != trace::Kind::TOKEN) return -1;
+  // the token's issuer fields (col, row, dir, channel) in their token bits
   const auto t = spec::Token::decode_word(r.token);
-  return int64_t{t.col} << 11 | int64_t{t.row} << 6 | int64_t{t.dir} << 5 | t.channel;
+  spec::Token issuer;
+  issuer.col = t.col, issuer.row = t.row, issuer.dir = t.dir, issuer.channel = t.channel;
+  return issuer.encode_word();
 }
 
 Streams split(const std::vector<trace::Record>& v) {
@@ -37,8 +40,9 @@ Streams split(const std::vector<trace::Record>& v) {
 }
 
 std::string source_text(int64_t src) {
-  const auto ch = static_cast<uint32_t>(src & 0x1F), dir = static_cast<uint32_t>(src >> 5 & 1);
-  std::string s = " from (" + std::to_string(src >> 11) + "," + std::to_string(src >> 6 & 0x1F) + ") ";
+  const auto t = spec::Token::decode_word(static_cast<uint32_t>(src));
+  const uint32_t ch = t.channel, dir = t.dir;
+  std::string s = " from (" + std::to_string(t.col) + "," + std::to_string(t.row) + ") ";
   if (ch >= spec::param::core_queue_channel_base)
     return s + std::string(spec::to_string(static_cast<spec::Queue>(ch - spec::param::core_queue_channel_base))) +
            " queue";

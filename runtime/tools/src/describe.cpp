@@ -9,21 +9,15 @@ namespace {
 
 using text::hex;
 
-template <size_t N>
-std::string find_register(const std::array<spec::RegisterInfo, N>& regs, uint32_t off) {
-  for (const auto& r : regs) {
-    const uint32_t span = r.memory ? r.bytes : r.count * r.stride;
-    if (off < r.offset || off >= r.offset + std::max(span, 4u)) continue;
-    const uint32_t rel = off - r.offset;
-    std::string s(r.name);
-    if (r.memory) return s + " word " + std::to_string(rel / 4);
-    const uint32_t i = r.stride ? rel / r.stride : 0, in = r.stride ? rel % r.stride : rel;
-    if (in >= 4 * std::max(r.words, 1u)) continue;  // a gap between the elements of an array
-    if (r.count > 1) s += "[" + std::to_string(i) + "]";
-    if (r.words > 1) s += " word " + std::to_string(in / 4);
-    return s;
-  }
-  return "";
+// The register at `offset` of a tile kind: NAME, NAME[i], NAME word k (spec::find_register).
+std::string register_at(spec::TileKind kind, uint32_t offset) {
+  const spec::RegisterAt r = spec::find_register(kind, offset);
+  if (!r) return "";
+  std::string s(r.reg->name);
+  if (r.reg->memory) return s + " word " + std::to_string(r.word);
+  if (r.reg->count > 1) s += "[" + std::to_string(r.index) + "]";
+  if (r.reg->words > 1) s += " word " + std::to_string(r.word);
+  return s;
 }
 
 std::string task_start_text(const trace::Record& r) {
@@ -43,20 +37,11 @@ std::string token_text(uint32_t word) {
 }  // namespace
 
 std::string register_name(uint64_t addr) {
-  const uint32_t row = static_cast<uint32_t>(addr >> spec::param::addr_row_shift) & 0x1F;
-  const uint32_t off = static_cast<uint32_t>(addr) & ((1u << spec::param::addr_row_shift) - 1);
-  std::string name, tile;
-  if (row == spec::param::shim_row) {
-    tile = "shim";
-    name = find_register(spec::shim::kRegisters, off);
-  } else if (row == spec::param::mem_row) {
-    tile = "mem";
-    name = find_register(spec::mem::kRegisters, off);
-  } else {
-    tile = "core" + std::to_string(row - spec::param::first_core_row);
-    name = find_register(spec::core::kRegisters, off);
-  }
-  return tile + " " + (name.empty() ? "offset " + hex(off) + " (no register)" : name);
+  const spec::TileAddr t = spec::decode_addr32(static_cast<uint32_t>(addr));
+  const std::string tile =
+      t.kind == spec::TileKind::Core ? "core" + std::to_string(t.core) : std::string(spec::to_string(t.kind));
+  const std::string name = register_at(t.kind, t.offset);
+  return tile + " " + (name.empty() ? "offset " + hex(t.offset) + " (no register)" : name);
 }
 
 std::string describe_record(const trace::Record& r) {

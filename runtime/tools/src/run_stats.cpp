@@ -13,7 +13,6 @@ namespace {
 
 namespace dd = spec::layout::datapath_desc;
 constexpr uint64_t kTileMacs = uint64_t{spec::param::imc_tile_rows} * spec::param::pword_lanes;
-constexpr uint32_t kRowShift = spec::param::addr_row_shift, kOffsetMask = (1u << kRowShift) - 1;
 
 // The register state the stream programs (preloaded command streams, then every write in order),
 // with each datapath push counted when it is written.
@@ -23,11 +22,10 @@ class TaskCounter {
   void store(uint64_t addr, uint32_t value, uint32_t mask) {
     uint32_t& reg = regs_[addr];
     reg = (reg & ~mask) | (value & mask);
-    const uint32_t row = static_cast<uint32_t>(addr >> kRowShift) & 0x1F,
-                   off = static_cast<uint32_t>(addr) & kOffsetMask;
-    if (row < spec::param::first_core_row) return;
+    const auto t = spec::decode_addr(addr);
+    if (!t || t->kind != spec::TileKind::Core) return;
     for (const auto q : {spec::Queue::MVMEXE, spec::Queue::DWPU})
-      if (off == spec::core::Q_PUSH.at(static_cast<uint32_t>(q))) datapath(addr & ~uint64_t{kOffsetMask}, reg);
+      if (t->offset == spec::core::Q_PUSH.at(static_cast<uint32_t>(q))) datapath(t->tile_base(), reg);
   }
 
  private:

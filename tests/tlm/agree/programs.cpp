@@ -9,13 +9,13 @@
 #include <map>
 #include <memory>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "axcore/num/pword.hpp"
 #include "axcore/ref/dma.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
 #include "axcore/rtl/mm_layout.hpp"
 #include "rtl_core/dwpu_case.hpp"
-#include "stimulus.hpp"
 
 namespace axcore::agree {
 
@@ -872,7 +872,7 @@ Program soft_reset() {
     for (uint32_t off : {spec::shim::DMA_S2MM_STATUS.at(0), spec::shim::DMA_MM2S_STATUS.at(0),
                          spec::shim::ERROR_STATUS.offset, spec::shim::TOKEN_POP.offset, spec::shim::CTRL.offset})
       seen->read(d, kShim, off);
-    seen->add(d.read32(stim::addr(kShim, spec::shim::STATUS.offset)) & 1u);  // busy
+    seen->add(spec::shim::Status::decode_word(d.read32(stim::addr(kShim, spec::shim::STATUS.offset))).busy);
     // The engine works again after the reset.
     hop(d, kShim, 0, 2, 3, 0, 7);
   };

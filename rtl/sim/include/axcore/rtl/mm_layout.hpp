@@ -5,7 +5,6 @@
 // Header-only (spec and num): the Verilated testbenches include it without linking axcore::rtl.
 #pragma once
 
-#include <algorithm>
 #include <axcore/num/pword.hpp>
 #include <axcore/spec.hpp>
 #include <cstddef>
@@ -102,22 +101,16 @@ inline spec::LoadimcDesc tile_load(uint32_t tiles, uint32_t tile_base, uint32_t 
 }
 
 // The MVMEXE datapath descriptor (header, IFD0, MVM, ODR) of `mm`.
-inline std::vector<uint32_t> datapath_words(const Matmul& mm) {
-  std::vector<uint32_t> w(axcore::spec::layout::datapath_desc::program, 0);
-  axcore::spec::DpHeader h{};
-  h.magic = axcore::spec::magic::datapath;
-  h.kind = axcore::spec::DpKind::MVMEXE;
-  h.has_ifd0 = h.has_main = h.has_odr = 1;
-  h.words = static_cast<uint32_t>(w.size());
-  h.id = 7;
-  auto put = [&](std::size_t at, auto words) {
-    std::copy(words.begin(), words.end(), w.begin() + static_cast<std::ptrdiff_t>(at));
-  };
-  put(0, h.encode());
-  put(axcore::spec::layout::datapath_desc::ifd0, mm.ifd().encode());
-  put(axcore::spec::layout::datapath_desc::mvm, mm.mvm().encode());
-  put(axcore::spec::layout::datapath_desc::odr, mm.odr().encode());
-  return w;
+inline spec::DatapathDesc datapath(const Matmul& mm) {
+  spec::DatapathDesc d;
+  d.header.kind = spec::DpKind::MVMEXE;
+  d.header.has_ifd0 = d.header.has_main = d.header.has_odr = 1;
+  d.header.id = 7;
+  d.ifd0 = mm.ifd();
+  d.mvm = mm.mvm();
+  d.odr = mm.odr();
+  return d;
 }
+inline std::vector<uint32_t> datapath_words(const Matmul& mm) { return datapath(mm).words(); }
 
 }  // namespace rtlcore

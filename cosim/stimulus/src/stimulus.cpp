@@ -1,4 +1,6 @@
-#include "stimulus.hpp"
+#include "axcore/cosim/stimulus.hpp"
+
+#include <stdexcept>
 
 #include "axcore/num/float16.hpp"
 #include "axcore/ref/dwpu.hpp"
@@ -46,24 +48,6 @@ spec::QueuePush push_word(uint32_t start, uint32_t tag, bool token, uint32_t rep
   return p;
 }
 
-std::vector<uint32_t> Datapath::words() const {
-  namespace L = spec::layout::datapath_desc;
-  std::vector<uint32_t> w(L::program + 2 * program.size(), 0);
-  auto put = [&](uint32_t at, const auto& s) { s.encode_to(std::span<uint32_t>(w).subspan(at)); };
-  spec::DpHeader h = header;
-  h.magic = spec::magic::datapath;
-  h.words = static_cast<uint32_t>(w.size());
-  put(L::header, h);
-  put(L::ifd0, ifd0);
-  if (h.has_ifd1) put(L::ifd1, ifd1);
-  if (mvm) put(L::mvm, *mvm);
-  if (dwpu) put(L::dwpu, *dwpu);
-  if (dpu) put(L::dpu, *dpu);
-  put(L::odr, odr);
-  for (std::size_t i = 0; i < program.size(); ++i) put(L::program + 2 * static_cast<uint32_t>(i), program[i]);
-  return w;
-}
-
 spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtype cast_from) {
   spec::Walk w;
   w.base_row = base_row;
@@ -84,16 +68,15 @@ Datapath dpu_f16(spec::DpKind kind, uint32_t n, uint32_t x, uint32_t y, bool squ
   dp.header.kind = kind;
   dp.header.has_ifd0 = dp.header.has_dpu = dp.header.has_odr = 1;
   dp.ifd0 = linear_walk(x, n, spec::Dtype::FLOAT16, spec::Dtype::FLOAT16);
-  dp.dpu = spec::DpuDesc{};
-  dp.dpu->in0_dtype = spec::Dtype::FLOAT16;
-  dp.dpu->out_dtype = spec::Dtype::FLOAT16;
-  dp.dpu->iterations = n;
+  dp.dpu.in0_dtype = spec::Dtype::FLOAT16;
+  dp.dpu.out_dtype = spec::Dtype::FLOAT16;
+  dp.dpu.iterations = n;
   if (square)
     dp.program = {op(DpuOp::POP, 0), op(DpuOp::MUL, 1, 0, 0), op(DpuOp::PUSH, 0, 1)};
   else
     dp.program = {op(DpuOp::POP, 0), op(DpuOp::ADD, 1, 0, 0), op(DpuOp::MUL, 2, 1, 0), op(DpuOp::SUB, 3, 2, 0),
                   op(DpuOp::PUSH, 0, 3)};
-  dp.dpu->body_len = static_cast<uint32_t>(dp.program.size());
+  dp.dpu.body_len = static_cast<uint32_t>(dp.program.size());
   dp.odr = linear_walk(y, n, spec::Dtype::FLOAT16, spec::Dtype::FLOAT16);
   return dp;
 }
@@ -134,12 +117,14 @@ void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc
     ref::VectorSink out;
     if (dp.mvm)
       ref::run_mvm(*dp.mvm, *imc, src.fn(), out.fn());
-    else
+    else if (dp.dwpu)
       ref::run_dwpu(*dp.dwpu, l1, src.fn(), out.fn());
+    else
+      throw std::invalid_argument("reference_datapath: header.has_main without an mvm or dwpu section");
     main = out.elems;
   }
   if (dp.header.has_dpu) {
-    ref::DpuProgram p{*dp.dpu, dp.program};
+    ref::DpuProgram p{dp.dpu, dp.program};
     ref::VectorSource in0(main), in1(s1.elems);
     ref::VectorSink out;
     ref::DpuIo io{[&](unsigned s) { return s == 1 ? in1.pop() : in0.pop(); }, out.fn()};

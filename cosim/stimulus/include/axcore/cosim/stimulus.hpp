@@ -1,12 +1,11 @@
-// Stimulus shared by the TLM tests and (through runtime::Device only) the RTL tests: BD and
-// queue programming, datapath descriptors built from spec structs, and the reference result of
-// a datapath composed from the common/ref unit references (run_ifd -> run_mvm/run_dwpu ->
-// run_dpu -> run_odr over vectors).
+// Stimulus shared by the TLM tests, the TLM/RTL agreement programs and the bring-up kernels, all
+// through runtime::Device: BD and queue programming, datapath descriptors (the generated
+// spec::DatapathDesc), and the reference result of a datapath composed from the common/ref unit
+// references (run_ifd -> run_mvm/run_dwpu -> run_dpu -> run_odr over vectors).
 #pragma once
 
 #include <axcore/spec.hpp>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -29,16 +28,9 @@ void write_cmd(runtime::Device& d, unsigned core, uint32_t word_addr, std::span<
 void push_queue(runtime::Device& d, unsigned core, spec::Queue q, const spec::QueuePush& p);
 spec::QueuePush push_word(uint32_t start, uint32_t tag, bool token = true, uint32_t repeat = 0);
 
-// A datapath invocation (spec layout datapath_desc).
-struct Datapath {
-  spec::DpHeader header;
-  spec::Walk ifd0, ifd1, odr;
-  std::optional<spec::MvmDesc> mvm;
-  std::optional<spec::DwpuDesc> dwpu;
-  std::optional<spec::DpuDesc> dpu;
-  std::vector<spec::DpuInstr> program;
-  std::vector<uint32_t> words() const;  // fills header.words
-};
+// A datapath invocation: the generated whole-descriptor type (spec layout datapath_desc);
+// words() fills the header's magic and length.
+using Datapath = spec::DatapathDesc;
 
 // A walk over `n` consecutive elements of dtype dt from row base (1-D).
 spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtype cast_from);
