@@ -35,8 +35,8 @@ namespace ax = axcore::compiler;
 namespace {
 // `axc compile PROGRAM.py ...` is the Python package's (python/, docs/python.md): this process
 // becomes `python3 -m axcore.axc compile ...`, with the package of this build (<build>/python, next
-// to <build>/compiler; AXCORE_PYTHON_DIR overrides) on PYTHONPATH. Returns only when it is not such
-// a call, or when the interpreter cannot be started (exit code 2).
+// to <build>/compiler) or of the installed tree (AXCORE_PYTHON_DIR overrides) on PYTHONPATH. Returns only when it is
+// not such a call, or when the interpreter cannot be started (exit code 2).
 int compile_python(int argc, char** argv) {
   if (argc < 3 || std::string_view(argv[1]) != "compile") return -1;
   bool py = false;
@@ -47,11 +47,14 @@ int compile_python(int argc, char** argv) {
   if (!py) return -1;
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path dir = std::getenv("AXCORE_PYTHON_DIR")
-                     ? fs::path(std::getenv("AXCORE_PYTHON_DIR"))
-                     : fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "python";
+  // The package of a build tree (<build>/python), else of an installed tree (<prefix>/bin/axc,
+  // <prefix>/lib/python3/dist-packages, docs/install.md).
+  const fs::path up = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path();
+  fs::path dir = std::getenv("AXCORE_PYTHON_DIR") ? fs::path(std::getenv("AXCORE_PYTHON_DIR")) : up / "python";
+  if (!std::getenv("AXCORE_PYTHON_DIR") && !fs::exists(dir / "axcore" / "__init__.py"))
+    dir = up / "lib" / "python3" / "dist-packages";
   if (!fs::exists(dir / "axcore" / "__init__.py")) {
-    std::cerr << "axc: the axcore Python package is not built at " << dir.string()
+    std::cerr << "axc: the axcore Python package is not at " << dir.string()
               << " (build the target axcore_python, or set AXCORE_PYTHON_DIR)\n";
     return 2;
   }

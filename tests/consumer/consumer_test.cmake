@@ -107,9 +107,9 @@ if(PYTHON)
        ${PYTHON} ${here}/python_check.py ${prefix} ${SOURCE_DIR}/examples/guide ${WORK}/scale_op.axb
        ${BACKENDS})
   message(STATUS "${STEP_OUT}")
-  # axc compiles a Python program with the installed package (AXCORE_PYTHON_DIR: its folder; axc
-  # runs the python3 first on PATH).
-  step("axc compile PROGRAM.py" ${CMAKE_COMMAND} -E env --unset=PYTHONPATH AXCORE_PYTHON_DIR=${pydir}
+  # axc compiles a Python program with the installed package (found next to its bin/, no
+  # AXCORE_PYTHON_DIR; axc runs the python3 first on PATH).
+  step("axc compile PROGRAM.py" ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=AXCORE_PYTHON_DIR
        "PATH=${pybin}:$ENV{PATH}" ${bin}/axc compile ${SOURCE_DIR}/examples/guide/scale.py -o ${WORK}/scale_py.axb)
   # A hand-written datapath has no operator graph for ref: the timed backends must agree.
   step("axrun --describe the .py bundle" ${bin}/axrun ${WORK}/scale_py.axb --describe)
