@@ -32,15 +32,6 @@ bool guarded(const StmtNode& s) {
          (s.kind == StmtKind::Block && (s.unit == Unit::CoreDMA || s.unit == Unit::SysDMA));
 }
 
-void conjuncts(const Expr& e, std::vector<Expr>& out) {
-  if (e->kind == ExprKind::And) {
-    conjuncts(e->args[0], out);
-    conjuncts(e->args[1], out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 int64_t floordiv(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -223,7 +214,7 @@ class BlockPredicates {
     bool runs = true;
     for (const auto& w : wheres) {
       std::vector<Expr> parts;
-      conjuncts(w->value, parts);
+      split_conjuncts(w->value, parts);
       for (const auto& p : parts) {
         const Term t = term_of(p, w->value, w->loc);
         if (t.vars.empty()) {

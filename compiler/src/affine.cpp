@@ -114,4 +114,13 @@ Stmt clone(const Stmt& s) {
   return n;
 }
 
+void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
+  if (e->kind == ExprKind::And) {
+    split_conjuncts(e->args[0], out);
+    split_conjuncts(e->args[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
 }  // namespace axcore::compiler

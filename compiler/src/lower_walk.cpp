@@ -85,19 +85,11 @@ struct Bound {
   std::optional<int64_t> lo, hi;  // lo <= V < hi
 };
 
-void split_and(const Expr& e, std::vector<Expr>& out) {
-  if (e->kind == ExprKind::And) {
-    split_and(e->args[0], out);
-    split_and(e->args[1], out);
-  } else {
-    out.push_back(e);
-  }
-}
 }  // namespace
 
 void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, const SourceLoc& loc) {
   std::vector<Expr> terms;
-  split_and(cond, terms);
+  split_conjuncts(cond, terms);
   std::vector<Bound> bounds;
   for (const auto& t : terms) {
     if (!is_compare(t->kind) || t->kind == ExprKind::And || t->kind == ExprKind::Eq || t->kind == ExprKind::Ne)

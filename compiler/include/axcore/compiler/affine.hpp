@@ -31,4 +31,7 @@ Expr substitute(const Expr& e, const VarNode* v, const Expr& value);
 Stmt substitute(const Stmt& s, const VarNode* v, const Expr& value);
 Stmt clone(const Stmt& s);
 
+// The terms of a conjunction `a && b && ...` (an expression that is no And is one term), in order.
+void split_conjuncts(const Expr& e, std::vector<Expr>& out);
+
 }  // namespace axcore::compiler
