@@ -14,6 +14,7 @@
 #include <random>
 #include <tuple>
 
+#include "axcore/cosim/stimulus.hpp"
 #include "tile_bench.hpp"
 
 namespace {
@@ -21,6 +22,7 @@ namespace {
 namespace num = axcore::num;
 namespace ref = axcore::ref;
 namespace spec = axcore::spec;
+namespace stim = axcore::stim;
 namespace core = axcore::spec::core;
 using ref::dpu_instr;
 using ref::dpu_reg;
@@ -61,17 +63,6 @@ struct Dp {
     return d.words();
   }
 };
-
-spec::Walk linear_walk(Dtype dt, uint32_t base_row, uint32_t n, Dtype cast_from) {
-  spec::Walk w{};
-  w.dtype = dt;
-  w.cast_from = cast_from;
-  w.base_row = base_row;
-  w.ndims = 1;
-  w.d0_size = n;
-  w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
-  return w;
-}
 
 struct Bench {
   Tile t;
@@ -159,7 +150,7 @@ Dp epilogue(const Matmul& mm) {
   dp.h.has_main = dp.h.has_dpu = dp.h.has_ifd1 = 1;
   dp.ifd0 = mm.ifd();
   dp.mvm = mm.mvm();
-  dp.ifd1 = linear_walk(Dtype::FLOAT32, kB0, 2 * mm.nb, Dtype::FLOAT32);
+  dp.ifd1 = stim::linear_walk(kB0, 2 * mm.nb, Dtype::FLOAT32, Dtype::FLOAT32);
   Matmul o = mm;
   o.out = o.odr_from = Dtype::INT8;
   dp.odr = o.odr();
@@ -261,9 +252,9 @@ Dp dpu_only(spec::DpKind kind, uint32_t n, uint32_t x0, uint32_t b0, uint32_t y0
   Dp dp;
   dp.kind = kind;
   dp.h.has_dpu = dp.h.has_ifd1 = 1;
-  dp.ifd0 = linear_walk(Dtype::FLOAT16, x0, n, Dtype::FLOAT16);
-  dp.ifd1 = linear_walk(Dtype::INT8, b0, n, Dtype::INT8);
-  dp.odr = linear_walk(Dtype::FLOAT16, y0, n, Dtype::FLOAT32);
+  dp.ifd0 = stim::linear_walk(x0, n, Dtype::FLOAT16, Dtype::FLOAT16);
+  dp.ifd1 = stim::linear_walk(b0, n, Dtype::INT8, Dtype::INT8);
+  dp.odr = stim::linear_walk(y0, n, Dtype::FLOAT16, Dtype::FLOAT32);
   auto& d = dp.dpu.desc;
   d.in0_dtype = Dtype::FLOAT16;
   d.in1_dtype = Dtype::INT8;
@@ -513,8 +504,8 @@ TEST(DatapathTest, MovementOnlyDatapathCopiesWithACast) {
   constexpr uint32_t n = 5;
   b.fill(rng, kX0, 2 * n);
   Dp dp;
-  dp.ifd0 = linear_walk(Dtype::FLOAT16, kX0, n, Dtype::FLOAT16);
-  dp.odr = linear_walk(Dtype::FLOAT32, kY0, n, Dtype::FLOAT16);
+  dp.ifd0 = stim::linear_walk(kX0, n, Dtype::FLOAT16, Dtype::FLOAT16);
+  dp.odr = stim::linear_walk(kY0, n, Dtype::FLOAT32, Dtype::FLOAT16);
   const spec::Token tk = b.run(dp, 40);
   EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
   b.reference(dp);
@@ -534,8 +525,8 @@ TEST(DatapathTest, LaneTransposeOnTheDwpuQueueOnly) {
   b.fill(rng, kX0, 128);
   Dp dp;
   dp.kind = spec::DpKind::DWPU;
-  dp.ifd0 = linear_walk(Dtype::INT8, kX0, 128, Dtype::INT8);
-  dp.odr = linear_walk(Dtype::INT8, kY0, 128, Dtype::INT8);
+  dp.ifd0 = stim::linear_walk(kX0, 128, Dtype::INT8, Dtype::INT8);
+  dp.odr = stim::linear_walk(kY0, 128, Dtype::INT8, Dtype::INT8);
   dp.odr.transpose = 1;
   const spec::Token tk = b.run(dp, 60);
   EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
@@ -566,8 +557,8 @@ TEST(DatapathTest, LeftoverElementsDoNotReachTheNextTask) {
   auto task = [](uint32_t base, uint32_t walk_n, uint32_t iters) {
     Dp dp;
     dp.h.has_dpu = 1;
-    dp.ifd0 = linear_walk(Dtype::INT8, base, walk_n, Dtype::INT8);
-    dp.odr = linear_walk(Dtype::INT32, kY0, iters, Dtype::INT32);
+    dp.ifd0 = stim::linear_walk(base, walk_n, Dtype::INT8, Dtype::INT8);
+    dp.odr = stim::linear_walk(kY0, iters, Dtype::INT32, Dtype::INT32);
     dp.dpu.desc.in0_dtype = Dtype::INT8;
     dp.dpu.desc.out_dtype = Dtype::INT32;
     dp.dpu.desc.iterations = iters;
@@ -597,9 +588,9 @@ TEST(DatapathTest, WatchdogSeesTheDpuStarvedOnIfd1) {
   b.fill(rng, kB0, n);
   Dp dp;
   dp.h.has_dpu = dp.h.has_ifd1 = 1;
-  dp.ifd0 = linear_walk(Dtype::INT8, kX0, n, Dtype::INT8);
-  dp.ifd1 = linear_walk(Dtype::INT8, kB0, n - 1, Dtype::INT8);
-  dp.odr = linear_walk(Dtype::INT8, kY0, n, Dtype::INT8);
+  dp.ifd0 = stim::linear_walk(kX0, n, Dtype::INT8, Dtype::INT8);
+  dp.ifd1 = stim::linear_walk(kB0, n - 1, Dtype::INT8, Dtype::INT8);
+  dp.odr = stim::linear_walk(kY0, n, Dtype::INT8, Dtype::INT8);
   dp.dpu.desc.in0_dtype = dp.dpu.desc.in1_dtype = dp.dpu.desc.out_dtype = Dtype::INT8;
   dp.dpu.desc.iterations = n;
   dp.dpu.code = {dpu_instr(DpuOp::POP, dpu_reg(0)), dpu_instr(DpuOp::POP, dpu_reg(1), 0, 0, 0, 1),
