@@ -634,16 +634,21 @@ class Lowering {
         case StmtKind::Datapath: {
           const auto touched = stage(s);
           imc_launch_core_ = core_at(*s, core_);
-          Task t = lower_datapath(
+          // Several blocks of one unit lower to several tasks, in order (docs/compiler.md).
+          std::vector<Task> tasks = lower_datapath(
               *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
               [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
-          t.core = core_at(*s, core_);
-          t.name = "dp" + std::to_string(++dp_count_) + (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") +
-                   (op_.empty() ? "" : " (" + op_ + ")");
-          t.predicted_cycles = predict(t);
-          t.footprint = unit_footprint(s, t.core, false);
-          place_descriptor(t, s->loc);
-          used_by(touched, launch_stmt(Step(std::move(t)), *s));
+          const std::string dp_name = "dp" + std::to_string(++dp_count_);
+          for (std::size_t k = 0; k < tasks.size(); ++k) {
+            Task& t = tasks[k];
+            t.core = core_at(*s, core_);
+            t.name = dp_name + (tasks.size() > 1 ? "." + std::to_string(k + 1) : std::string()) +
+                     (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") + (op_.empty() ? "" : " (" + op_ + ")");
+            t.predicted_cycles = predict(t);
+            t.footprint = unit_footprint(s, t.core, false);
+            place_descriptor(t, s->loc);
+            used_by(touched, launch_stmt(Step(std::move(t)), *s));
+          }
           break;
         }
         case StmtKind::Block:

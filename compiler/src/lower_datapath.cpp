@@ -1,7 +1,11 @@
-// One datapath invocation -> one datapath descriptor (spec layout datapath_desc), with the
-// per-unit contracts of guide §6 and §8 checked on the way.
+// One datapath invocation -> one datapath descriptor (spec layout datapath_desc), or one per group of
+// blocks when a unit has several (guide §6, §9.2), with the per-unit contracts of guide §6 and §8
+// checked on the way.
+#include <algorithm>
 #include <axcore/num/pword.hpp>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "axcore/compiler/printer.hpp"
@@ -10,20 +14,16 @@
 namespace axcore::compiler::lower_detail {
 namespace {
 
+// Every block of the datapath by unit, in the order written (guide §6: a unit may appear more than
+// once; its blocks run in that order, §9.2).
 struct Blocks {
-  const StmtNode* ifd[2] = {nullptr, nullptr};
-  const StmtNode* matmul = nullptr;
-  const StmtNode* dw = nullptr;
-  const StmtNode* dpu = nullptr;
-  const StmtNode* odr = nullptr;
+  std::vector<const StmtNode*> ifd[2], main, dpu, odr;
+  bool multi() const {
+    return ifd[0].size() > 1 || ifd[1].size() > 1 || main.size() > 1 || dpu.size() > 1 || odr.size() > 1;
+  }
 };
 
-void set_once(const StmtNode*& slot, const StmtNode* s, const char* what) {
-  if (slot)
-    fail(s->loc, std::string("a second ") + what + " block in one datapath: this compiler emits one command per unit",
-         "split the work into two datapaths");
-  slot = s;
-}
+std::string line_of(const StmtNode* s) { return "line " + std::to_string(s->loc.line); }
 
 uint32_t pad_bits(const Expr& pad, const DType& elem, const SourceLoc& loc) {
   if (pad->kind != ExprKind::Broadcast) fail(loc, "the pad value of an IFD load is an A.Broadcast(value, 64)");
@@ -358,9 +358,454 @@ DwOut lower_dw(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf
   return r;
 }
 
+// The blocks one task runs: a slice [from, from + count) of an IFD / ODR block's walk, or a whole
+// MatMul / depthwise / DPU block.
+struct Part {
+  std::size_t block = 0;
+  uint64_t from = 0, count = 0;
+};
+struct Segment {
+  std::optional<Part> ifd0, ifd1, odr;
+  std::optional<std::size_t> main, dpu;
+  const StmtNode* by = nullptr;  // the block the task was cut for (errors point at it)
+};
+
+// The main stage of one block: MatMul (MVMEXE) or depthwise (DWPU).
+struct MainOut {
+  const StmtNode* block = nullptr;
+  std::optional<MvmOut> mvm;
+  std::optional<DwOut> dw;
+  const StreamNode* in = nullptr;
+  const StreamNode* out = nullptr;
+  uint64_t pops = 0, outputs = 0;
+};
+
+// The descriptor of one task from its lowered pieces (every count already checked).
+Task assemble(const StmtNode& dp, bool mvm, const IfdOut& ifd0, const std::optional<IfdOut>& ifd1, const MvmOut* m,
+              const DwOut* dw, const DpuLowered* dpu, const OdrOut& odr) {
+  spec::DatapathDesc desc;  // words() fills the magic and the length
+  spec::DpHeader& h = desc.header;
+  h.kind = mvm ? spec::DpKind::MVMEXE : spec::DpKind::DWPU;
+  Task t;
+  t.queue = mvm ? spec::Queue::MVMEXE : spec::Queue::DWPU;
+  desc.ifd0 = ifd0.walk;
+  h.has_ifd0 = 1;
+  t.ifd0_elems = ifd0.elements;
+  if (m) {
+    desc.mvm = m->desc;
+    h.has_main = 1;
+    t.mvm_tile_ops = m->outputs * m->k_blocks;
+  } else if (dw) {
+    desc.dwpu = dw->desc;
+    h.has_main = 1;
+  }
+  if (dpu) {
+    desc.dpu = dpu->desc;
+    desc.program = dpu->code;
+    h.has_dpu = 1;
+    t.dpu_instr_per_iter = dpu->desc.body_len;
+    t.dpu_iterations = dpu->desc.iterations;
+  }
+  if (ifd1) {
+    desc.ifd1 = ifd1->walk;
+    h.has_ifd1 = 1;
+    t.ifd1_elems = ifd1->elements;
+    t.ifd1_rows = ifd1->elements * num::lane_bytes(ifd1->walk.dtype);
+  }
+  desc.odr = odr.walk;
+  h.has_odr = 1;
+  t.odr_elems = odr.elements;
+  t.odr_rows = odr.elements * num::lane_bytes(odr.walk.dtype);
+  t.words = desc.words();
+  t.id = dp.id;
+  return t;
+}
+
+// One block of each unit: one task.
+Task lower_single(const StmtNode& dp, const Blocks& bl, const std::vector<Loop>& outer, const RegionOf& region,
+                  const ImcOf& imc_of) {
+  const bool mvm = dp.dp_kind == DpKind::MVMEXE;
+  const IfdOut ifd0 = lower_ifd(*bl.ifd[0][0], outer, region);
+  std::set<const StreamNode*> side;
+  std::optional<IfdOut> ifd1;
+  if (!bl.ifd[1].empty()) {
+    ifd1 = lower_ifd(*bl.ifd[1][0], outer, region);
+    side.insert(ifd1->stream);
+  }
+  const StmtNode* matmul = nullptr;
+  const StmtNode* dwb = nullptr;
+  if (!bl.main.empty()) (bl.main[0]->unit == Unit::MatMul ? matmul : dwb) = bl.main[0];
+
+  spec::Dtype main_out = ifd0.walk.dtype;  // what reaches the DPU / ODR on the main path
+  const StreamNode* main_stream = ifd0.stream;
+  uint64_t main_count = ifd0.elements;
+  std::optional<MvmOut> m;
+  std::optional<DwOut> d;
+  if (matmul) {
+    m = lower_mvm(*matmul, outer, imc_of);
+    if (side.count(m->in))
+      fail(matmul->loc, "IFD(num=1) is the DPU's side input: the MatMul cannot pop " + m->in->name,
+           "feed the MatMul from A.IFD(num=0)");
+    if (m->in != ifd0.stream) fail(matmul->loc, "the MatMul pops " + m->in->name + ", which IFD(num=0) does not push");
+    if (m->outputs * m->k_blocks != ifd0.elements)
+      fail(matmul->loc,
+           "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the MatMul pops " +
+               std::to_string(m->outputs * m->k_blocks) + " (" + std::to_string(m->outputs) + " outputs x K_BLOCKS " +
+               std::to_string(m->k_blocks) + "): the counts must agree (§6.2)",
+           "stream the window in the same number of PWORDs the reduction loop pops");
+    main_out = spec::Dtype::INT32;
+    main_stream = m->out;
+    main_count = m->outputs;
+  } else if (dwb) {
+    d = lower_dw(*dwb, outer, region);
+    if (side.count(d->in)) fail(dwb->loc, "IFD(num=1) is the DPU's side input: the depthwise stage cannot pop it");
+    if (d->outputs * d->desc.taps != ifd0.elements)
+      fail(dwb->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the depthwise stage pops " +
+                         std::to_string(d->outputs * d->desc.taps));
+    main_out = spec::Dtype::INT32;
+    main_stream = d->out;
+    main_count = d->outputs;
+  } else if (mvm) {
+    fail(dp.loc, "a DP_MVMEXE datapath needs its MatMul block");
+  }
+
+  uint64_t odr_in = main_count;
+  const StreamNode* odr_stream = main_stream;
+  std::optional<DpuLowered> dl;
+  if (!bl.dpu.empty()) {
+    const StmtNode* dpu = bl.dpu[0];
+    StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
+    dl = lower_dpu(*dpu, outer, si, main_out, ifd1 ? ifd1->walk.dtype : spec::Dtype::FLOAT32, region);
+    if (dl->implicit_ifd1) {
+      if (ifd1)
+        fail(dpu->loc,
+             "the DPU reads a buffer directly and the datapath also has A.IFD(num=1): the side input is taken",
+             "stream every DPU operand through the one A.IFD(num=1) block");
+      ifd1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements};
+    }
+    if (dl->pops_main != main_count)
+      fail(dpu->loc, "the DPU pops " + std::to_string(dl->pops_main) +
+                         " elements from its main input, which delivers " + std::to_string(main_count) +
+                         ": the counts must agree");
+    if (ifd1 && dl->pops_side != ifd1->elements)
+      fail(dpu->loc, "the DPU pops " + std::to_string(dl->pops_side) + " elements from IFD(num=1), which pushes " +
+                         std::to_string(ifd1->elements) + ": the counts must agree");
+    odr_in = dl->pushes;
+    odr_stream = nullptr;
+  } else if (ifd1) {
+    fail(bl.ifd[1][0]->loc, "IFD(num=1) feeds the DPU, and this datapath has no DPU block");
+  }
+  const StmtNode* odrb = bl.odr[0];
+  const OdrOut o = lower_odr(*odrb, outer, region, !mvm);
+  if (odr_stream && o.stream != odr_stream)
+    fail(odrb->loc, "the ODR pops " + o.stream->name + ", but the stage before it pushes " + odr_stream->name);
+  if (o.elements != odr_in)
+    fail(odrb->loc, "the ODR pops " + std::to_string(o.elements) + " elements but receives " + std::to_string(odr_in) +
+                        ": the counts must agree");
+  return assemble(dp, mvm, ifd0, ifd1, m ? &*m : nullptr, d ? &*d : nullptr, dl ? &*dl : nullptr, o);
+}
+
+// The DPU registers a block reads or writes, each with the first statement that does.
+void registers_of(const std::vector<Stmt>& body, std::map<const BufferNode*, SourceLoc>& out) {
+  std::function<void(const Expr&, const SourceLoc&)> expr = [&](const Expr& e, const SourceLoc& at) {
+    if (!e) return;
+    if (e->buf && e->buf->role == BufferRole::Register) out.emplace(e->buf.get(), at);
+    for (const auto& a : e->args) expr(a, at);
+  };
+  for (const auto& s : body) {
+    if (s->buf && s->buf->role == BufferRole::Register) out.emplace(s->buf.get(), s->loc);
+    expr(s->value, s->loc);
+    for (const auto& i : s->indices) expr(i, s->loc);
+    registers_of(s->body, out);
+    registers_of(s->else_body, out);
+  }
+}
+
+// The streams a block pops, in order of first pop, each with that statement.
+void pops_of(const std::vector<Stmt>& body, std::vector<std::pair<const StreamNode*, SourceLoc>>& out) {
+  std::function<void(const Expr&, const SourceLoc&)> expr = [&](const Expr& e, const SourceLoc& at) {
+    if (!e) return;
+    if (e->kind == ExprKind::Pop &&
+        std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == e->stream.get(); }))
+      out.emplace_back(e->stream.get(), at);
+    for (const auto& a : e->args) expr(a, at);
+  };
+  for (const auto& s : body) {
+    expr(s->value, s->loc);
+    pops_of(s->body, out);
+    pops_of(s->else_body, out);
+  }
+}
+
+// The part of a unit's blocks (element counts `counts`, in order) that elements [from, from + count)
+// of their stream fall in: one block, else refused at `by` (`what` says what `by` takes).
+std::optional<Part> part_of(const std::vector<const StmtNode*>& blocks, const std::vector<uint64_t>& counts,
+                            const char* unit, uint64_t from, uint64_t count, const StmtNode& by,
+                            const std::string& what) {
+  if (count == 0) return std::nullopt;
+  uint64_t start = 0;
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    if (from < start + counts[j]) {
+      if (from + count > start + counts[j])
+        fail(by.loc,
+             what + " elements " + std::to_string(from) + ".." + std::to_string(from + count - 1) + " of the " + unit +
+                 " stream, which come from two " + unit + " blocks (" + line_of(blocks[j]) + " and " +
+                 line_of(blocks[j + 1]) +
+                 "): the blocks of a datapath run as consecutive tasks here, one block of each unit in each, so "
+                 "a block exchanges its stream with one block of the unit beside it",
+             "pair the blocks one to one (one producer block per consumer block), or interleave the operands in "
+             "memory and drain one stream (§8.3)");
+      return Part{j, from - start, count};
+    }
+    start += counts[j];
+  }
+  fail(by.loc, what + " elements past the end of the " + std::string(unit) + " stream");
+}
+
+// An IFD / ODR block's elements [p.from, p.from + p.count), as the walk of one task.
+template <class Out>
+Out sliced(const std::vector<Out>& outs, const std::vector<const StmtNode*>& blocks, const Part& p, const char* unit) {
+  Out r = outs[p.block];
+  const auto w = slice_walk(r.walk, p.from, p.count);
+  if (!w)
+    fail(blocks[p.block]->loc,
+         std::string("the blocks around this ") + unit + " block take its elements " + std::to_string(p.from) + ".." +
+             std::to_string(p.from + p.count - 1) + " in one task, and they are not one walk",
+         "make the elements each block beside it takes a whole number of this block's inner loop runs");
+  r.walk = *w;
+  r.elements = p.count;
+  return r;
+}
+
+uint64_t sum(const std::vector<uint64_t>& v) {
+  uint64_t s = 0;
+  for (uint64_t x : v) s += x;
+  return s;
+}
+
+// Several blocks of one unit (guide §6, §9.2): a task per group of blocks that exchange their
+// streams, in the order written; docs/compiler.md "Several blocks of one unit".
+std::vector<Task> lower_multi(const StmtNode& dp, const Blocks& bl, const std::vector<Loop>& outer,
+                              const RegionOf& region, const ImcOf& imc_of) {
+  const bool mvm = dp.dp_kind == DpKind::MVMEXE;
+  // A DPU block's registers start at 0 in its task: state carried to a later block is refused.
+  std::map<const BufferNode*, const StmtNode*> reg_block;
+  for (const StmtNode* b : bl.dpu) {
+    std::map<const BufferNode*, SourceLoc> regs;
+    registers_of(b->body, regs);
+    for (const auto& [r, at] : regs) {
+      const auto [it, fresh] = reg_block.emplace(r, b);
+      if (!fresh && it->second != b)
+        fail(at,
+             "register " + r->name + " of the DPU block at " + line_of(it->second) +
+                 " is used again in a later DPU block of the same datapath: each DPU block runs as a task of its "
+                 "own here and its registers start at 0 (and in one pipeline it would see only the last "
+                 "iteration's value, §9.2)",
+             "split the stateful phases into separate datapaths (§9.2), or give each DPU block its own registers");
+    }
+  }
+  std::vector<IfdOut> ifd[2];
+  std::vector<uint64_t> ifd_n[2];
+  std::set<const StreamNode*> side;
+  for (int f = 0; f < 2; ++f)
+    for (const StmtNode* b : bl.ifd[f]) {
+      ifd[f].push_back(lower_ifd(*b, outer, region));
+      ifd_n[f].push_back(ifd[f].back().elements);
+      if (f == 1) side.insert(ifd[f].back().stream);
+    }
+  std::vector<MainOut> main;
+  std::vector<uint64_t> main_pops, main_outs;
+  for (const StmtNode* b : bl.main) {
+    MainOut o;
+    o.block = b;
+    if (b->unit == Unit::MatMul) {
+      o.mvm = lower_mvm(*b, outer, imc_of);
+      o.in = o.mvm->in;
+      o.out = o.mvm->out;
+      o.outputs = o.mvm->outputs;
+      o.pops = o.mvm->outputs * o.mvm->k_blocks;
+    } else {
+      o.dw = lower_dw(*b, outer, region);
+      o.in = o.dw->in;
+      o.out = o.dw->out;
+      o.outputs = o.dw->outputs;
+      o.pops = o.dw->outputs * o.dw->desc.taps;
+    }
+    if (b->unit != bl.main[0]->unit) fail(b->loc, "a datapath has a MatMul or a depthwise stage, not both (§2)");
+    if (side.count(o.in))
+      fail(b->loc, "IFD(num=1) is the DPU's side input: the " + to_string(b->unit) + " stage cannot pop " + o.in->name,
+           "feed it from A.IFD(num=0)");
+    main_pops.push_back(o.pops);
+    main_outs.push_back(o.outputs);
+    main.push_back(std::move(o));
+  }
+  if (mvm && main.empty()) fail(dp.loc, "a DP_MVMEXE datapath needs its MatMul block");
+  if (bl.dpu.empty() && !bl.ifd[1].empty())
+    fail(bl.ifd[1][0]->loc, "IFD(num=1) feeds the DPU, and this datapath has no DPU block");
+  const StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
+  // §8.3: one feeder delivers its blocks' streams one after the other, never interleaved; a DPU
+  // block popping two of them (interleaved or not) is refused at the pop of the second.
+  for (const StmtNode* b : bl.dpu) {
+    std::vector<std::pair<const StreamNode*, SourceLoc>> pops;
+    pops_of(b->body, pops);
+    for (std::size_t x = 0; x < pops.size(); ++x)
+      for (std::size_t y = 0; y < x; ++y)
+        if (si.is_side(pops[x].first) == si.is_side(pops[y].first))
+          fail(pops[x].second,
+               "this DPU block pops " + pops[x].first->name + " besides " + pops[y].first->name +
+                   ", two streams of one feeder (" + (si.is_side(pops[x].first) ? "IFD(num=1)" : "its main input") +
+                   "): the feeder delivers all of " + pops[y].first->name + ", then all of " + pops[x].first->name +
+                   ", never interleaved (§8.3), and here a DPU block reads the stream of one block",
+               "interleave the operands upstream, in memory, and drain a single stream (§8.3), or pop each stream "
+               "in a DPU block of its own");
+  }
+  const spec::Dtype in0 = main.empty() ? ifd[0][0].walk.dtype : spec::Dtype::INT32;
+  std::vector<DpuLowered> dpu;
+  std::vector<uint64_t> dpu_pops, dpu_side, dpu_pushes;
+  for (const StmtNode* b : bl.dpu) {
+    dpu.push_back(lower_dpu(*b, outer, si, in0, spec::Dtype::FLOAT32, region));
+    dpu_pops.push_back(dpu.back().pops_main);
+    dpu_side.push_back(dpu.back().implicit_ifd1 ? 0 : dpu.back().pops_side);
+    dpu_pushes.push_back(dpu.back().pushes);
+  }
+  std::vector<OdrOut> odr;
+  std::vector<uint64_t> odr_n;
+  for (const StmtNode* b : bl.odr) {
+    odr.push_back(lower_odr(*b, outer, region, !mvm));
+    odr_n.push_back(odr.back().elements);
+  }
+
+  // Every stream: what its producer blocks push, its consumer blocks pop.
+  auto agree = [](uint64_t pushed, const char* producer, uint64_t popped, const StmtNode* consumer, const char* unit) {
+    if (pushed != popped)
+      fail(consumer->loc, std::string("the ") + producer + " blocks push " + std::to_string(pushed) +
+                              " elements but the " + unit + " blocks pop " + std::to_string(popped) +
+                              ": the counts must agree");
+  };
+  const uint64_t ifd0_total = sum(ifd_n[0]);
+  if (!main.empty())
+    agree(ifd0_total, "IFD(num=0)", sum(main_pops), bl.main[0], main[0].mvm ? "MatMul" : "depthwise");
+  else if (!dpu.empty())
+    agree(ifd0_total, "IFD(num=0)", sum(dpu_pops), bl.dpu[0], "DPU");
+  else
+    agree(ifd0_total, "IFD(num=0)", sum(odr_n), bl.odr[0], "ODR");
+  if (!main.empty() && !dpu.empty()) agree(sum(main_outs), "main-stage", sum(dpu_pops), bl.dpu[0], "DPU");
+  if (!main.empty() && dpu.empty()) agree(sum(main_outs), "main-stage", sum(odr_n), bl.odr[0], "ODR");
+  if (!dpu.empty()) {
+    agree(sum(dpu_pushes), "DPU", sum(odr_n), bl.odr[0], "ODR");
+    agree(sum(ifd_n[1]), "IFD(num=1)", sum(dpu_side), bl.dpu[0], "DPU (side input)");
+  }
+
+  // Cut into tasks at the blocks of the last compute unit (the DPU, else the main stage): each runs
+  // whole in one task; IFD and ODR blocks are sliced where the tasks' elements fall.
+  std::vector<Segment> segs;
+  auto starts = [](const std::vector<uint64_t>& n) {
+    std::vector<uint64_t> s(n.size() + 1, 0);
+    for (std::size_t j = 0; j < n.size(); ++j) s[j + 1] = s[j] + n[j];
+    return s;
+  };
+  const auto main_in_at = starts(main_pops), main_out_at = starts(main_outs);
+  if (!dpu.empty()) {
+    uint64_t pm = 0, ps = 0, po = 0;
+    for (std::size_t k = 0; k < dpu.size(); ++k) {
+      const StmtNode& b = *bl.dpu[k];
+      Segment g;
+      g.by = &b;
+      g.dpu = k;
+      uint64_t f0 = pm, f0n = dpu_pops[k];
+      if (!main.empty()) {
+        std::size_t j = 0;
+        while (j < main.size() && !(main_out_at[j] == pm && main_outs[j] == dpu_pops[k])) ++j;
+        if (j == main.size())
+          fail(b.loc,
+               "this DPU block pops the main stage's results " + std::to_string(pm) + ".." +
+                   std::to_string(pm + dpu_pops[k] - 1) + ", which are not all of one " + to_string(bl.main[0]->unit) +
+                   " block's: the blocks of a datapath run as consecutive tasks here, and a compute block runs "
+                   "whole in one of them",
+               "write one " + to_string(bl.main[0]->unit) + " block per DPU block, pushing what that DPU block pops");
+        g.main = j;
+        f0 = main_in_at[j];
+        f0n = main_pops[j];
+      }
+      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", f0, f0n, b, "this DPU block's task takes");
+      g.ifd1 = part_of(bl.ifd[1], ifd_n[1], "IFD(num=1)", ps, dpu_side[k], b, "this DPU block pops");
+      g.odr = part_of(bl.odr, odr_n, "DPU output", po, dpu_pushes[k], b, "the ODR stores this DPU block's");
+      pm += dpu_pops[k];
+      ps += dpu_side[k];
+      po += dpu_pushes[k];
+      segs.push_back(g);
+    }
+  } else if (!main.empty()) {
+    for (std::size_t j = 0; j < main.size(); ++j) {
+      Segment g;
+      g.by = bl.main[j];
+      g.main = j;
+      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", main_in_at[j], main_pops[j], *g.by, "this block pops");
+      g.odr = part_of(bl.odr, odr_n, "main-stage output", main_out_at[j], main_outs[j], *g.by,
+                      "the ODR stores this block's");
+      segs.push_back(g);
+    }
+  } else {  // IFD(num=0) -> ODR: a task between every two block boundaries of either
+    std::set<uint64_t> cuts;
+    for (uint64_t c : starts(ifd_n[0])) cuts.insert(c);
+    for (uint64_t c : starts(odr_n)) cuts.insert(c);
+    for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+      const uint64_t a = *it, n = *std::next(it) - a;
+      Segment g;
+      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", a, n, *bl.odr[0], "the ODR stores");
+      g.odr = part_of(bl.odr, odr_n, "IFD(num=0)", a, n, *bl.ifd[0][0], "the ODR stores");
+      g.by = bl.odr[g.odr->block];
+      segs.push_back(g);
+    }
+  }
+
+  std::vector<Task> tasks;
+  for (const Segment& g : segs) {
+    if (!g.ifd0)
+      fail(g.by->loc,
+           "this block's task would read nothing from IFD(num=0): every datapath task starts with its "
+           "main feeder",
+           "pop the main input in every DPU block");
+    if (!g.odr)
+      fail(g.by->loc, "this block's task would store nothing: every datapath task ends in an ODR",
+           "push a result from every DPU block");
+    const IfdOut i0 = sliced(ifd[0], bl.ifd[0], *g.ifd0, "IFD(num=0)");
+    std::optional<IfdOut> i1;
+    if (g.ifd1) i1 = sliced(ifd[1], bl.ifd[1], *g.ifd1, "IFD(num=1)");
+    const OdrOut o = sliced(odr, bl.odr, *g.odr, "ODR");
+    const MainOut* mo = g.main ? &main[*g.main] : nullptr;
+    if (mo && mo->in != i0.stream)
+      fail(mo->block->loc, "the " + to_string(mo->block->unit) + " pops " + mo->in->name +
+                               ", which the IFD(num=0) block at " + line_of(bl.ifd[0][g.ifd0->block]) +
+                               " feeding it does not push");
+    if (!g.dpu) {
+      const StreamNode* before = mo ? mo->out : i0.stream;
+      if (o.stream != before)
+        fail(bl.odr[g.odr->block]->loc,
+             "the ODR pops " + o.stream->name + ", but the block before it in its task pushes " + before->name);
+    }
+    std::optional<DpuLowered> dl;
+    if (g.dpu) {
+      const StmtNode& b = *bl.dpu[*g.dpu];
+      dl = lower_dpu(b, outer, si, mo ? spec::Dtype::INT32 : i0.walk.dtype, i1 ? i1->walk.dtype : spec::Dtype::FLOAT32,
+                     region);
+      if (dl->implicit_ifd1) {
+        if (i1)
+          fail(b.loc, "the DPU reads a buffer directly and its task also has A.IFD(num=1): the side input is taken",
+               "stream every DPU operand through A.IFD(num=1)");
+        i1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements};
+      }
+    }
+    tasks.push_back(assemble(dp, mvm, i0, i1, mo && mo->mvm ? &*mo->mvm : nullptr, mo && mo->dw ? &*mo->dw : nullptr,
+                             dl ? &*dl : nullptr, o));
+  }
+  return tasks;
+}
+
 }  // namespace
 
-Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region, const ImcOf& imc_of) {
+std::vector<Task> lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region,
+                                 const ImcOf& imc_of) {
   Blocks bl;
   for (const auto& s : dp.body) {
     if (s->kind != StmtKind::Block) continue;
@@ -371,122 +816,21 @@ Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const Re
                "A.IFD(num=" + std::to_string(s->num) +
                    ") is out of range: a datapath's feeders are num=0 (main) and num=1 (the DPU side input)",
                "A.IFD(num=0) or A.IFD(num=1)");
-        set_once(bl.ifd[s->num], s.get(), s->num ? "IFD(num=1)" : "IFD(num=0)");
+        bl.ifd[s->num].push_back(s.get());
         break;
-      case Unit::MatMul: set_once(bl.matmul, s.get(), "MatMul"); break;
-      case Unit::Depthwise: set_once(bl.dw, s.get(), "depthwise"); break;
-      case Unit::DPU: set_once(bl.dpu, s.get(), "DPU"); break;
-      case Unit::ODR: set_once(bl.odr, s.get(), "ODR"); break;
+      case Unit::MatMul:
+      case Unit::Depthwise: bl.main.push_back(s.get()); break;
+      case Unit::DPU: bl.dpu.push_back(s.get()); break;
+      case Unit::ODR: bl.odr.push_back(s.get()); break;
       default: fail(s->loc, "an " + to_string(s->unit) + " block does not belong in a datapath");
     }
   }
-  if (!bl.odr)
+  if (bl.odr.empty())
     fail(dp.loc, "a datapath ends in an ODR block that stores (or drops) its results",
          "with A.ODR(): out[...] = stream.pop()");
-  if (!bl.ifd[0]) fail(dp.loc, "a datapath starts with A.IFD(num=0), its main feeder");
-  const bool mvm = dp.dp_kind == DpKind::MVMEXE;
-
-  spec::DatapathDesc desc;  // words() fills the magic and the length
-  spec::DpHeader& h = desc.header;
-  h.kind = mvm ? spec::DpKind::MVMEXE : spec::DpKind::DWPU;
-  Task t;
-  t.queue = mvm ? spec::Queue::MVMEXE : spec::Queue::DWPU;
-
-  const IfdOut ifd0 = lower_ifd(*bl.ifd[0], outer, region);
-  desc.ifd0 = ifd0.walk;
-  h.has_ifd0 = 1;
-  t.ifd0_elems = ifd0.elements;
-  std::set<const StreamNode*> side;
-  std::optional<IfdOut> ifd1;
-  if (bl.ifd[1]) {
-    ifd1 = lower_ifd(*bl.ifd[1], outer, region);
-    side.insert(ifd1->stream);
-  }
-
-  spec::Dtype main_out = ifd0.walk.dtype;  // what reaches the DPU / ODR on the main path
-  const StreamNode* main_stream = ifd0.stream;
-  uint64_t main_count = ifd0.elements;
-  if (bl.matmul) {
-    const MvmOut m = lower_mvm(*bl.matmul, outer, imc_of);
-    if (side.count(m.in))
-      fail(bl.matmul->loc, "IFD(num=1) is the DPU's side input: the MatMul cannot pop " + m.in->name,
-           "feed the MatMul from A.IFD(num=0)");
-    if (m.in != ifd0.stream) fail(bl.matmul->loc, "the MatMul pops " + m.in->name + ", which IFD(num=0) does not push");
-    if (m.outputs * m.k_blocks != ifd0.elements)
-      fail(bl.matmul->loc,
-           "IFD(num=0) pushes " + std::to_string(ifd0.elements) + " elements but the MatMul pops " +
-               std::to_string(m.outputs * m.k_blocks) + " (" + std::to_string(m.outputs) + " outputs x K_BLOCKS " +
-               std::to_string(m.k_blocks) + "): the counts must agree (§6.2)",
-           "stream the window in the same number of PWORDs the reduction loop pops");
-    desc.mvm = m.desc;
-    h.has_main = 1;
-    t.mvm_tile_ops = m.outputs * m.k_blocks;
-    main_out = spec::Dtype::INT32;
-    main_stream = m.out;
-    main_count = m.outputs;
-  } else if (bl.dw) {
-    const DwOut d = lower_dw(*bl.dw, outer, region);
-    if (side.count(d.in)) fail(bl.dw->loc, "IFD(num=1) is the DPU's side input: the depthwise stage cannot pop it");
-    if (d.outputs * d.desc.taps != ifd0.elements)
-      fail(bl.dw->loc, "IFD(num=0) pushes " + std::to_string(ifd0.elements) +
-                           " elements but the depthwise stage pops " + std::to_string(d.outputs * d.desc.taps));
-    desc.dwpu = d.desc;
-    h.has_main = 1;
-    main_out = spec::Dtype::INT32;
-    main_stream = d.out;
-    main_count = d.outputs;
-  } else if (mvm) {
-    fail(dp.loc, "a DP_MVMEXE datapath needs its MatMul block");
-  }
-
-  uint64_t odr_in = main_count;
-  const StreamNode* odr_stream = main_stream;
-  if (bl.dpu) {
-    StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
-    DpuLowered d = lower_dpu(*bl.dpu, outer, si, main_out, ifd1 ? ifd1->walk.dtype : spec::Dtype::FLOAT32, region);
-    if (d.implicit_ifd1) {
-      if (ifd1)
-        fail(bl.dpu->loc,
-             "the DPU reads a buffer directly and the datapath also has A.IFD(num=1): the side input is taken",
-             "stream every DPU operand through the one A.IFD(num=1) block");
-      ifd1 = IfdOut{d.ifd1, nullptr, d.ifd1_elements};
-    }
-    if (d.pops_main != main_count)
-      fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_main) +
-                            " elements from its main input, which delivers " + std::to_string(main_count) +
-                            ": the counts must agree");
-    if (ifd1 && d.pops_side != ifd1->elements)
-      fail(bl.dpu->loc, "the DPU pops " + std::to_string(d.pops_side) + " elements from IFD(num=1), which pushes " +
-                            std::to_string(ifd1->elements) + ": the counts must agree");
-    desc.dpu = d.desc;
-    desc.program = d.code;
-    h.has_dpu = 1;
-    odr_in = d.pushes;
-    odr_stream = nullptr;
-    t.dpu_instr_per_iter = d.desc.body_len;
-    t.dpu_iterations = d.desc.iterations;
-  } else if (ifd1) {
-    fail(bl.ifd[1]->loc, "IFD(num=1) feeds the DPU, and this datapath has no DPU block");
-  }
-  if (ifd1) {
-    desc.ifd1 = ifd1->walk;
-    h.has_ifd1 = 1;
-    t.ifd1_elems = ifd1->elements;
-    t.ifd1_rows = ifd1->elements * num::lane_bytes(ifd1->walk.dtype);
-  }
-  const OdrOut o = lower_odr(*bl.odr, outer, region, !mvm);
-  if (odr_stream && o.stream != odr_stream)
-    fail(bl.odr->loc, "the ODR pops " + o.stream->name + ", but the stage before it pushes " + odr_stream->name);
-  if (o.elements != odr_in)
-    fail(bl.odr->loc, "the ODR pops " + std::to_string(o.elements) + " elements but receives " +
-                          std::to_string(odr_in) + ": the counts must agree");
-  desc.odr = o.walk;
-  h.has_odr = 1;
-  t.odr_elems = o.elements;
-  t.odr_rows = o.elements * num::lane_bytes(o.walk.dtype);
-  t.words = desc.words();
-  t.id = dp.id;
-  return t;
+  if (bl.ifd[0].empty()) fail(dp.loc, "a datapath starts with A.IFD(num=0), its main feeder");
+  if (!bl.multi()) return {lower_single(dp, bl, outer, region, imc_of)};
+  return lower_multi(dp, bl, outer, region, imc_of);
 }
 
 }  // namespace axcore::compiler::lower_detail

@@ -51,6 +51,10 @@ void add_guards(WalkPlan& w, const std::vector<Loop>& loops, const Expr& cond, c
 spec::Walk encode_walk(WalkPlan w, spec::Dtype dtype, spec::Dtype cast_from, uint32_t pad_value, const char* unit,
                        const SourceLoc& loc);
 
+// Elements [from, from + count) of a walk, as one walk (the counters above the slice's level
+// fixed), or nullopt when they are not one walk (they cross a run of their level) or do not fit.
+std::optional<spec::Walk> slice_walk(const spec::Walk& w, uint64_t from, uint64_t count);
+
 // Merges adjacent dims (outer k, inner k+1) when the walk visits the same addresses/guards.
 std::vector<Dim> merge_dims(std::vector<Dim> dims);
 

@@ -1,5 +1,6 @@
 // IFD / ODR walks (spec struct `walk`): addresses and guards from affine index expressions.
 #include <algorithm>
+#include <array>
 
 #include "lower_internal.hpp"
 
@@ -205,6 +206,54 @@ spec::Walk encode_walk(WalkPlan w, spec::Dtype dtype, spec::Dtype cast_from, uin
   } catch (const spec::FieldRangeError& e) {
     fail(loc, std::string("the ") + unit + " walk does not fit its descriptor: " + e.what());
   }
+  return r;
+}
+
+std::optional<spec::Walk> slice_walk(const spec::Walk& w, uint64_t from, uint64_t count) {
+  spec::Walk r = w;
+  uint32_t* sizes[] = {&r.d0_size, &r.d1_size, &r.d2_size, &r.d3_size, &r.d4_size, &r.d5_size};
+  int32_t* strides[] = {&r.d0_stride, &r.d1_stride, &r.d2_stride, &r.d3_stride, &r.d4_stride, &r.d5_stride};
+  int32_t* gc[3][6] = {{&r.g0_coef0, &r.g0_coef1, &r.g0_coef2, &r.g0_coef3, &r.g0_coef4, &r.g0_coef5},
+                       {&r.g1_coef0, &r.g1_coef1, &r.g1_coef2, &r.g1_coef3, &r.g1_coef4, &r.g1_coef5},
+                       {&r.g2_coef0, &r.g2_coef1, &r.g2_coef2, &r.g2_coef3, &r.g2_coef4, &r.g2_coef5}};
+  int32_t* go[] = {&r.g0_offset, &r.g1_offset, &r.g2_offset};
+  const uint32_t nd = std::max<uint32_t>(r.ndims, 1);
+  uint64_t total = 1;
+  for (uint32_t k = 0; k < nd; ++k) total *= *sizes[k];
+  if (from == 0 && count == total) return r;
+  if (count == 0 || from + count > total) return std::nullopt;
+  if (r.transpose && (from % spec::param::pword_lanes != 0 || count % spec::param::pword_lanes != 0))
+    return std::nullopt;
+  // The deepest level L whose steps (P elements each) both ends fall on: the slice is n steps of
+  // level L from counter values (i_L, i_L+1, ...), one walk when it stays inside one run of level L.
+  uint32_t level = 0;
+  uint64_t step = 1;
+  while (level + 1 < nd && from % (step * *sizes[level]) == 0 && count % (step * *sizes[level]) == 0)
+    step *= *sizes[level++];
+  const uint64_t n = count / step;
+  uint64_t at = from / step;
+  if (at % *sizes[level] + n > *sizes[level]) return std::nullopt;
+  int64_t base = r.base_row;
+  std::array<int64_t, 3> off = {r.g0_offset, r.g1_offset, r.g2_offset};
+  for (uint32_t k = level; k < nd; ++k) {
+    const int64_t i = static_cast<int64_t>(at % *sizes[k]);
+    at /= *sizes[k];
+    base += i * *strides[k];
+    for (uint32_t g = 0; g < r.nguards; ++g) off[g] += i * *gc[g][k];
+    if (k > level) {
+      *sizes[k] = 1;
+      *strides[k] = 0;
+      for (auto& g : gc) *g[k] = 0;
+    }
+  }
+  *sizes[level] = static_cast<uint32_t>(n);
+  r.ndims = level + 1;
+  if (base < 0) return std::nullopt;
+  r.base_row = static_cast<uint32_t>(base);
+  for (uint32_t g = 0; g < r.nguards; ++g) *go[g] = static_cast<int32_t>(off[g]);
+  try {
+    (void)r.encode();
+  } catch (const spec::FieldRangeError&) { return std::nullopt; }
   return r;
 }
 

@@ -30,6 +30,8 @@ const std::vector<Example>& catalog() {
        [] { return dpu_reduce_fma(); }},
       {"where_guard", "§10: A.where on datapaths, CoreDMA and SysDMA blocks bounds what they move",
        [] { return where_guard(); }},
+      {"two_dpu_blocks", "§9.2: IFD -> DPU -> IFD -> DPU -> ODR in one sunk datapath, one task per DPU block",
+       [] { return two_dpu_blocks(); }},
   };
   return k;
 }

@@ -216,4 +216,32 @@ A::Module where_guard() {
   return mod;
 }
 
+A::Module two_dpu_blocks() {
+  A::Module mod("TwoDpuBlocks");
+  A::Func f = mod.prim_func("main");
+  constexpr int64_t N = 4;
+  auto a = f.input("a", {N, 1}, "float32x64", A::DDR);
+  auto b = f.input("b", {N, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto three = splat(3.0, "three");
+  auto out = A::alloc_buffer({N, 2}, "float32x64", A::DDR, "out");
+  for (auto [i] : A::grid(N)) {  // one datapath in the loop: sunk into each of its five blocks (§9.2)
+    A::Datapath([&] {
+      auto sa = A::decl_stream("float32x64");
+      auto sb = A::decl_stream("float32x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { sa.push(a(i, 0)); });
+      A::DPU([&] { d.push(A::cast(A::cast(sa.pop(), "float18x64") * A::cast(two(0), "float18x64"), "float32x64")); });
+      A::IFD(0, [&] { sb.push(b(i, 0)); });
+      A::DPU([&] { d.push(A::cast(A::cast(sb.pop(), "float18x64") + A::cast(three(0), "float18x64"), "float32x64")); });
+      A::ODR([&] {  // two stores per iteration: block 1's results for every i arrive first
+        for (auto j : A::serial(2)) out(i, j) = d.pop();
+      });
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
 }  // namespace axcore::examples

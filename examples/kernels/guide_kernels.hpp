@@ -63,4 +63,11 @@ A::Module dpu_reduce_fma();
 // out = c by the second of two unrolled SysDMA blocks (A.where(h == 1)).
 A::Module where_guard();
 
+// §6 / §9.2 several blocks of one unit: IFD -> DPU -> IFD -> DPU -> ODR in one datapath inside
+// A.grid(4): a (4, 1) input a doubled by the first DPU block, b plus 3 by the second, both pushing
+// one stream the ODR stores two elements per iteration of (for j in A.serial(2): out[i, j]). Sunk,
+// each block runs every iteration before the next block starts, so out's rows in order hold 2a
+// for every i, then b + 3 (not (2a_i, b_i + 3) per row).
+A::Module two_dpu_blocks();
+
 }  // namespace axcore::examples

@@ -181,6 +181,20 @@ rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) 
   return {{"out", out}};
 }
 
+// §9.2 two_dpu_blocks: out's 8 rows in order are 2a (rows 0..3 of a), then b + 3.
+rt::Arrays two_dpu_blocks_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& a = f32(in, "a");
+  const auto& b = f32(in, "b");
+  NDArray<float> out({4, 128});
+  for (std::size_t e = 0; e < 8 * 64; ++e) {
+    const std::size_t r = e / 64 % 4, l = e % 64;
+    const auto v = e < 4 * 64 ? ax::num::f18_from_float(a({r, l})) * ax::num::f18_from_double(2.0)
+                              : ax::num::f18_from_float(b({r, l})) + ax::num::f18_from_double(3.0);
+    out.data()[e] = ax::num::to_float(v);
+  }
+  return {{"out", out}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -205,6 +219,7 @@ const std::map<std::string, Reference>& references() {
       {"store_or_drop", store_or_drop_ref},
       {"where_guard", where_guard_ref},
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
+      {"two_dpu_blocks", two_dpu_blocks_ref},
   };
   return r;
 }

@@ -190,24 +190,25 @@ ax::CompileError refusal(const std::function<void(A::BufferHandle&, A::BufferHan
 }
 }  // namespace
 
-// §8.3 IFD interleave: two logical streams on one feeder need two IFD(num=1) blocks (a block pushes
-// exactly one stream) — refused at the second.
-TEST(Hazards, IfdInterleaveCannotBeWrittenTwoStreamsOnOneFeederAreRefused) {
+// §8.3 IFD interleave: two logical streams on one feeder (two IFD(num=1) blocks) popped by one DPU
+// block, interleaved — refused at the pop of the second stream (a DPU block reads one IFD block's
+// stream; the datapath's blocks run as consecutive tasks).
+TEST(Hazards, IfdInterleaveTwoStreamsOnOneFeederPoppedByOneDpuBlockAreRefused) {
   uint32_t line = 0;
   const auto e = refusal([&](A::BufferHandle& x, A::BufferHandle& out) {
     for (auto [i] : A::grid(4)) {
       A::Datapath([&] {
         auto main = A::decl_stream("float32x64");
-        auto sa = A::decl_stream("float32x64");
-        auto sb = A::decl_stream("float32x64");
+        auto sa = A::decl_stream("float32x64", "IFD_1_STREAM", "sa");
+        auto sb = A::decl_stream("float32x64", "IFD_1_STREAM", "sb");
         auto y = A::decl_stream("float32x64");
         A::IFD(0, [&] { main.push(x(i, 0)); });
         A::IFD(1, [&] { sa.push(x(i, 1)); });
-        line = __LINE__ + 1;
         A::IFD(1, [&] { sb.push(x(i, 1)); });
         A::DPU([&] {
           auto r = A::array("float18x64", 2, "r");
           r[0] = A::cast(sa.pop(), "float18x64");
+          line = __LINE__ + 1;
           r[1] = A::cast(sb.pop(), "float18x64");
           r[0] = r[0] + r[1];
           r[1] = A::cast(main.pop(), "float18x64");
@@ -218,13 +219,16 @@ TEST(Hazards, IfdInterleaveCannotBeWrittenTwoStreamsOnOneFeederAreRefused) {
       });
     }
   });
-  EXPECT_NE(e.message().find("a second IFD(num=1) block in one datapath"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("this DPU block pops sb besides sa, two streams of one feeder (IFD(num=1))"),
+            std::string::npos)
+      << e.what();
+  EXPECT_NE(e.message().find("never interleaved (§8.3)"), std::string::npos) << e.what();
   EXPECT_EQ(e.loc().line, line) << e.what();
 }
 
-// §9.2 state carried between two blocks of one unit inside a sunk loop: a datapath holds one block
-// per unit, so the second DPU block (the one that would read the first's state) is refused.
-TEST(Hazards, StateBetweenTwoBlocksOfOneUnitCannotBeWrittenTheSecondBlockIsRefused) {
+// §9.2 state carried between two blocks of one unit inside a sunk loop: each DPU block runs as a
+// task of its own (registers at 0), so a register of the first used in the second is refused there.
+TEST(Hazards, StateBetweenTwoBlocksOfOneUnitIsRefusedAtTheSecondBlocksUse) {
   uint32_t line = 0;
   const auto e = refusal([&](A::BufferHandle& x, A::BufferHandle& out) {
     for (auto [i, j] : A::grid(4, 2)) {
@@ -240,7 +244,11 @@ TEST(Hazards, StateBetweenTwoBlocksOfOneUnitCannotBeWrittenTheSecondBlockIsRefus
       });
     }
   });
-  EXPECT_NE(e.message().find("a second DPU block in one datapath"), std::string::npos) << e.what();
+  EXPECT_NE(e.message().find("register state of the DPU block at line " + std::to_string(line - 2) +
+                             " is used again in a later DPU block of the same datapath"),
+            std::string::npos)
+      << e.what();
+  EXPECT_NE(e.message().find("§9.2"), std::string::npos) << e.what();
   EXPECT_EQ(e.loc().line, line) << e.what();
 }
 

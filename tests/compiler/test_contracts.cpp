@@ -466,6 +466,52 @@ const std::vector<Case>& cases() {
            }
          });
        }},
+      // §6 / §9.2 several blocks of one unit: each DPU block is a task of its own here.
+      {"ADpuBlockThatPushesNothingIsRefusedBesideAnother", "this block's task would store nothing",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         for (auto [i, j] : A::grid(4, 2)) {
+           A::Datapath([&] {
+             auto a = A::decl_stream("float32x64");
+             auto c = A::decl_stream("float32x64");
+             auto d = A::decl_stream("float32x64");
+             A::IFD(0, [&] { a.push(k.in(i, j)); });
+             line = __LINE__ + 1;
+             A::DPU([&] {
+               auto r = A::var("float18x64", "r");
+               r = A::cast(a.pop(), "float18x64");
+             });
+             A::IFD(0, [&] { c.push(k.in(i, j)); });
+             A::DPU([&] { d.push(A::cast(c.pop(), "float32x64")); });
+             A::ODR([&] { out(i, j) = d.pop(); });
+           });
+         }
+         A::output(out);
+       },
+       nullptr, "push a result from every DPU block"},
+      {"AnIfdBlockCutWhereItsWalkIsNotOneWalkIsRefused",
+       "take its elements 3..7 in one task, and they are not one walk",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto a = A::decl_stream("float32x64");
+           auto d = A::decl_stream("float32x64");
+           line = __LINE__ + 1;
+           A::IFD(0, [&] {
+             for (auto [i, j] : A::grid(2, 4)) a.push(k.in(j, i));  // column-major: two runs of 4
+           });
+           A::DPU([&] {
+             for ([[maybe_unused]] auto n : A::serial(3)) d.push(A::cast(a.pop(), "float32x64"));
+           });
+           A::DPU([&] {
+             for ([[maybe_unused]] auto n : A::serial(5)) d.push(A::cast(a.pop(), "float32x64"));
+           });
+           A::ODR([&] {
+             for (auto n : A::serial(8)) out(n, 0) = d.pop();
+           });
+         });
+         A::output(out);
+       }},
   };
   return table;
 }

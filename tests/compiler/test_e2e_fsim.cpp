@@ -247,3 +247,160 @@ TEST(CompilerE2eFsim, WhereBoundsTheMovementOfItsBlock) {
       ASSERT_EQ(out({i, l}), want) << i << "," << l;
     }
 }
+
+// §6 / §9.2 several blocks of one unit: the example's IFD -> DPU -> IFD -> DPU -> ODR datapath
+// (sunk over 4 rows) lowers to one task per DPU block, in the order written, each with its IFD
+// block and the half of the ODR's walk that stores its results; out's rows in order hold 2a, then
+// b + 3 (block 1 for every iteration, then block 2).
+TEST(CompilerE2eFsim, TwoDpuBlocksRunAsTwoTasksInTheOrderWritten) {
+  const auto r = ax::compiler::compile(ax::examples::two_dpu_blocks().ir().main());
+  std::vector<uint64_t> ifd0, odr;
+  std::vector<std::string> names;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s); t && t->queue == ax::spec::Queue::DWPU) {
+      ifd0.push_back(t->ifd0_elems);
+      odr.push_back(t->odr_elems);
+      names.push_back(t->name);
+    }
+  EXPECT_EQ(ifd0, (std::vector<uint64_t>{4, 4}));
+  EXPECT_EQ(odr, (std::vector<uint64_t>{4, 4}));
+  EXPECT_EQ(names, (std::vector<std::string>{"dp1.1.dwpu", "dp1.2.dwpu"}));
+  auto a = pseudo<float>({4, 64}, 5, -50, 50);
+  auto b = pseudo<float>({4, 64}, 6, -50, 50);
+  const auto res = ax::runtime::make_backend("fsim")->run(r.bundle, {{"a", a}, {"b", b}}, {});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  ASSERT_EQ(out.shape(), (ax::ref::Shape{4, 128}));
+  for (std::size_t e = 0; e < 512; ++e) {
+    const std::size_t row = e / 64 % 4, l = e % 64;
+    const float want =
+        e < 256 ? ax::num::rf18(ax::num::rf18(a({row, l})) * 2.0f) : ax::num::rf18(ax::num::rf18(b({row, l})) + 3.0f);
+    ASSERT_EQ(out.data()[e], want) << "element " << e;
+  }
+}
+
+// The same with the main stage: one MVMEXE datapath over rows m, IFD -> MatMul (column block 0) ->
+// DPU -> IFD -> MatMul (column block 1) -> DPU -> ODR, is two tasks whose results equal the §6.2
+// matmul's, in stream order (every m of block 0, then every m of block 1).
+TEST(CompilerE2eFsim, TwoMatMulBlocksEachWithItsDpuBlockMatchTheMatmul) {
+  namespace A = ax::compiler::A;
+  const auto plain = ax::examples::matmul(2, 1, 2, false, 9);
+  std::vector<double> w;
+  for (const auto& buf : plain.ir().main().buffers)
+    if (buf->name == "weights") w = buf->data;
+  A::Module mod("TwoMatMuls");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {2, 1}, "int8x64", A::DDR);
+  {
+    A::Script script(f);
+    auto weights = A::alloc_constant(w, "int8x64", A::DDR, {64, 2}, "weights");
+    auto out = A::alloc_buffer({2, 2}, "float32x64", A::DDR, "out");
+    auto w_imc = A::alloc_imc({1, 2});
+    for (auto [kb, nb] : A::grid(1, 2))
+      A::LoadIMC([&] { w_imc(kb, nb) = weights(A::slice(kb * 64, kb * 64 + 64), nb); });
+    for (auto [m] : A::grid(2)) {
+      A::Datapath(A::DP_MVMEXE, [&] {
+        auto s = A::decl_stream("int8x64");
+        auto r0 = A::decl_stream("int32x64");
+        auto r1 = A::decl_stream("int32x64");
+        auto d = A::decl_stream("float32x64");
+        auto matmul = [&](A::StreamHandle& res, int64_t nb) {
+          A::MatMul([&] {
+            auto acc = A::mvm_accumulator();
+            A::reset_accumulator(acc);
+            acc += A::mvm_1x1(s.pop(), w_imc(0, nb));
+            res.push(acc);
+          });
+        };
+        A::IFD(0, [&] { s.push(inp(m, 0)); });
+        matmul(r0, 0);
+        A::DPU([&] { d.push(A::cast(r0.pop(), "float32x64")); });
+        A::IFD(0, [&] { s.push(inp(m, 0)); });
+        matmul(r1, 1);
+        A::DPU([&] { d.push(A::cast(r1.pop(), "float32x64")); });
+        A::ODR([&] {
+          for (auto j : A::serial(2)) out(m, j) = d.pop();
+        });
+      });
+    }
+    A::output(out);
+  }
+  const auto r = ax::compiler::compile(mod.ir().main());
+  int tasks = 0;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s); t && t->queue == ax::spec::Queue::MVMEXE) ++tasks;
+  EXPECT_EQ(tasks, 2);
+  auto x = pseudo<int8_t>({2, 64}, 13, -128, 127);
+  auto be = ax::runtime::make_backend("fsim");
+  const auto got = std::get<NDArray<float>>(be->run(r.bundle, {{"inp", x}}, {}).outputs.at("out"));
+  const auto want = std::get<NDArray<float>>(
+      be->run(ax::compiler::compile(plain.ir().main()).bundle, {{"inp", x}}, {}).outputs.at("out"));
+  ASSERT_EQ(got.shape(), (ax::ref::Shape{2, 128}));
+  for (std::size_t e = 0; e < 256; ++e) {  // stream element e/64: (nb, m) = (e/128, e/64 % 2)
+    const std::size_t nb = e / 128, m = e / 64 % 2, l = e % 64;
+    ASSERT_EQ(got.data()[e], want({m, nb * 64 + l})) << "element " << e;
+  }
+}
+
+// Several IFD and ODR blocks without a compute stage: two inputs copied one after the other into
+// one output (IFD a, IFD b, ODR of a's stream, ODR of b's), then that output read backwards by one
+// IFD block and split by two ODR blocks (the first three elements of its stream, then the rest):
+// a task between every two block boundaries of either unit, four in all.
+TEST(CompilerE2eFsim, IfdAndOdrBlocksAreCutWhereEitherUnitsBlocksEnd) {
+  namespace A = ax::compiler::A;
+  A::Module mod("CopyBlocks");
+  A::Func f = mod.prim_func("main");
+  auto a = f.input("a", {3, 1}, "float32x64", A::DDR);
+  auto b = f.input("b", {3, 1}, "float32x64", A::DDR);
+  {
+    A::Script script(f);
+    auto both = A::alloc_buffer({6, 1}, "float32x64", A::DDR, "both");
+    auto back = A::alloc_buffer({2, 3}, "float32x64", A::DDR, "back");
+    A::Datapath([&] {
+      auto sa = A::decl_stream("float32x64");
+      auto sb = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        for (auto i : A::serial(3)) sa.push(a(i, 0));
+      });
+      A::IFD(0, [&] {
+        for (auto i : A::serial(3)) sb.push(b(i, 0));
+      });
+      A::ODR([&] {
+        for (auto i : A::serial(3)) both(i, 0) = sa.pop();
+      });
+      A::ODR([&] {
+        for (auto i : A::serial(3)) both(3 + i, 0) = sb.pop();
+      });
+    });
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        for (auto i : A::serial(6)) s.push(both(5 - i, 0));
+      });
+      A::ODR([&] {
+        for (auto i : A::serial(3)) back(0, i) = s.pop();
+      });
+      A::ODR([&] {
+        for (auto i : A::serial(3)) back(1, i) = s.pop();
+      });
+    });
+    A::output(both);
+    A::output(back);
+  }
+  const auto r = ax::compiler::compile(mod.ir().main());
+  std::vector<uint64_t> odr;
+  for (const auto& s : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&s); t && t->queue == ax::spec::Queue::DWPU)
+      odr.push_back(t->odr_elems);
+  EXPECT_EQ(odr, (std::vector<uint64_t>{3, 3, 3, 3}));
+  auto xa = pseudo<float>({3, 64}, 21, -50, 50);
+  auto xb = pseudo<float>({3, 64}, 22, -50, 50);
+  const auto res = ax::runtime::make_backend("fsim")->run(r.bundle, {{"a", xa}, {"b", xb}}, {});
+  const auto& both = std::get<NDArray<float>>(res.outputs.at("both"));
+  const auto& back = std::get<NDArray<float>>(res.outputs.at("back"));
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t l = 0; l < 64; ++l) {
+      const float v = i < 3 ? xa({i, l}) : xb({i - 3, l});
+      ASSERT_EQ(both({i, l}), v) << i << "," << l;
+      ASSERT_EQ(back({i / 3, (i % 3) * 64 + l}), both({5 - i, l})) << i << "," << l;
+    }
+}

@@ -1,0 +1,131 @@
+"""Several blocks of one unit in one datapath (guide §6, §8.3, §9.2), written as the guide writes
+them, against NumPy on fsim, TLM and RTL; the forms that cannot run refused at the user's line.
+The C++ twin of the §9.2 program is examples/kernels/guide_constructs.cpp two_dpu_blocks (run by
+tests/compiler/examples_e2e_test.cpp)."""
+import numpy as np
+import pytest
+
+import axcore.script as A
+from axcore import runtime
+from axcore.compiler.interpreter import emulation as emu
+from test_errors import _assert_last_frame_is, _build, _line_of
+
+BACKENDS = ["fsim", "tlm", "rtl"]
+TWO = np.full((1, 64), 2.0)
+THREE = np.full((1, 64), 3.0)
+
+
+# ---- §9.2: IFD -> DPU -> IFD -> DPU -> ODR, one loop around the datapath (sunk) -------------------
+@A.ir_module
+class TwoDpuBlocks:
+    @A.prim_func
+    def main(a: A.Buffer((4, 1), "float32x64", scope=A.DDR), b: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(TWO, dtype="float32x64", scope=A.DDR)
+        three = A.alloc_constant(THREE, dtype="float32x64", scope=A.DDR)
+        out = A.alloc_buffer((4, 2), "float32x64", scope=A.DDR)
+        for i in A.grid(4):                      # one datapath in the loop: sunk into its five blocks
+            with A.Datapath():
+                sa = A.decl_stream("float32x64")
+                sb = A.decl_stream("float32x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    sa.push(a[i, 0])
+                with A.DPU():
+                    d.push(A.cast(A.cast(sa.pop(), "float18x64") * A.cast(two[0], "float18x64"), "float32x64"))
+                with A.IFD(num=0):
+                    sb.push(b[i, 0])
+                with A.DPU():
+                    d.push(A.cast(A.cast(sb.pop(), "float18x64") + A.cast(three[0], "float18x64"), "float32x64"))
+                with A.ODR():
+                    for j in A.serial(2):
+                        out[i, j] = d.pop()
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_dpu_blocks_run_in_the_order_written(backend):
+    rng = np.random.default_rng(31)
+    a = rng.uniform(-100, 100, (4, 64)).astype(np.float32)
+    b = rng.uniform(-100, 100, (4, 64)).astype(np.float32)
+    res = runtime.run(runtime.compile(TwoDpuBlocks), backend=backend, inputs={"a": a, "b": b})
+    doubled = emu.rf18(emu.rf18(a) * np.float32(2.0))
+    plus3 = emu.rf18(emu.rf18(b) + np.float32(3.0))
+    # Block 1 runs for every i before block 2 starts: the ODR's 8 stores get 2a, then b + 3.
+    want = np.concatenate([doubled, plus3]).reshape(4, 128)
+    np.testing.assert_array_equal(res.outputs["out"], want)
+
+
+# ---- refused at the user's line ----------------------------------------------------------------------
+STATE = '''
+import axcore.script as A
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        out = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(8):
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                d = A.decl_stream("float32x64")
+                r = A.array("float18x64", size=1)
+                with A.IFD(num=0):
+                    s.push(inp[i, 0])
+                with A.DPU():
+                    r[0] = A.cast(s.pop(), "float18x64")
+                with A.DPU():
+                    d.push(A.cast(r[0], "float32x64"))  # X
+                with A.ODR():
+                    out[i, 0] = d.pop()
+        A.output(out)
+'''
+
+# §8.3's WRONG example: two logical streams on IFD_1, popped interleaved by one DPU block.
+INTERLEAVED = '''
+import axcore.script as A
+
+@A.ir_module
+class M:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 1), "float32x64", scope=A.DDR), buf_a: A.Buffer((4, 1), "float32x64", scope=A.DDR),
+             buf_b: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        out = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        with A.Datapath():
+            s = A.decl_stream("float32x64")
+            sa = A.decl_stream("float32x64", A.IFD_1_STREAM)
+            sb = A.decl_stream("float32x64", A.IFD_1_STREAM)
+            d = A.decl_stream("float32x64")
+            with A.IFD(num=0):
+                for i in range(4): s.push(inp[i, 0])
+            with A.IFD(num=1):
+                for i in range(4): sa.push(buf_a[i, 0])      # feed a
+            with A.IFD(num=1):
+                for i in range(4): sb.push(buf_b[i, 0])      # feed b
+            with A.DPU():
+                r = A.array("float18x64", size=2)
+                for i in range(4):
+                    r[0] = A.cast(sa.pop(), "float18x64")
+                    r[1] = A.cast(sb.pop(), "float18x64")  # X
+                    r[0] = r[0] + r[1]
+                    r[1] = A.cast(s.pop(), "float18x64")
+                    d.push(A.cast(r[0] + r[1], "float32x64"))
+            with A.ODR():
+                for i in range(4): out[i, 0] = d.pop()
+        A.output(out)
+'''
+
+REFUSED = [
+    ("state_between_blocks", STATE, "is used again in a later DPU block of the same datapath"),
+    ("interleaved_feeder", INTERLEAVED, "never interleaved (§8.3)"),
+]
+
+
+@pytest.mark.parametrize("name,body,message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_at_the_line(tmp_path, name, body, message):
+    with pytest.raises(A.CompileError) as info:
+        mod = _build(tmp_path, body, name)
+        runtime.compile(mod.M)
+    err = info.value
+    assert message in err.msg, err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    _assert_last_frame_is(info, err.filename, err.lineno)
