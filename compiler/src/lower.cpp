@@ -559,14 +559,16 @@ class Lowering {
   // tagged id= that no A.sync waited for yet (a §14 hazard), and tagged itself when its author did.
   // The launches one id tags are one unit of work (§12: an operator call's id= tags all of its
   // launches); their order among themselves is the compiler's, not a missing wait.
-  std::size_t launch_stmt(Step st, const StmtNode& s) {
+  // `wait` false: an untagged launch is not waited for yet (a datapath's tasks but its last, which
+  // its core queue runs in order; waiting for the last retires them all).
+  std::size_t launch_stmt(Step st, const StmtNode& s, bool wait = true) {
     hazards_.before_launch(st, s.id_generated ? std::string() : s.id, p_.steps, s.loc);
-    const std::size_t i = launch(std::move(st), s.id, s.loc);
+    const std::size_t i = launch(std::move(st), s.id, s.loc, wait);
     if (!s.id.empty() && !s.id_generated) hazards_.tagged(i, s.id, s.loc);
     return i;
   }
 
-  std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}) {
+  std::size_t launch(Step s, const std::string& id, const SourceLoc& loc = {}, bool wait = true) {
     hazards_.launching(s, loc);
     // Without the overlap scheduler a tagged launch stays in flight until its A.sync; a later
     // launch touching what it touches (must_order, sync.hpp: e.g. a pipelined tile's copy into an
@@ -581,7 +583,7 @@ class Lowering {
     launch_key_[i] = key_of(s);
     p_.steps.push_back(std::move(s));
     if (id.empty()) {
-      wait_for(i);
+      if (wait) wait_for(i);
     } else {
       ids_[id].push_back(i);  // one id may tag several launches (an operator call's, id= on ops::invoke)
     }
@@ -632,22 +634,38 @@ class Lowering {
     for (const auto& s : list) {
       switch (s->kind) {
         case StmtKind::Datapath: {
-          const auto touched = stage(s);
+          // Several blocks of one unit lower to several tasks, in order (docs/compiler.md); each
+          // stages and claims only the buffers of its own blocks.
           imc_launch_core_ = core_at(*s, core_);
-          // Several blocks of one unit lower to several tasks, in order (docs/compiler.md).
-          std::vector<Task> tasks = lower_datapath(
+          std::vector<DatapathTask> tasks = lower_datapath(
               *s, outer, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
               [this](const BufferNode& b, const SourceLoc& l) { return imc(b, l); });
           const std::string dp_name = "dp" + std::to_string(++dp_count_);
           for (std::size_t k = 0; k < tasks.size(); ++k) {
-            Task& t = tasks[k];
+            Task& t = tasks[k].task;
+            Stmt part = s;
+            if (tasks.size() > 1) {
+              part = std::make_shared<StmtNode>(*s);
+              part->body.clear();
+              for (const auto& b : s->body)
+                if (b->kind != StmtKind::Block ||
+                    std::find(tasks[k].blocks.begin(), tasks[k].blocks.end(), b.get()) != tasks[k].blocks.end())
+                  part->body.push_back(b);
+            }
+            const auto touched = stage(part);
             t.core = core_at(*s, core_);
             t.name = dp_name + (tasks.size() > 1 ? "." + std::to_string(k + 1) : std::string()) +
                      (t.queue == spec::Queue::MVMEXE ? ".mvmexe" : ".dwpu") + (op_.empty() ? "" : " (" + op_ + ")");
             t.predicted_cycles = predict(t);
-            t.footprint = unit_footprint(s, t.core, false);
+            t.footprint = unit_footprint(part, t.core, false);
             place_descriptor(t, s->loc);
-            used_by(touched, launch_stmt(Step(std::move(t)), *s));
+            // The queue runs the tasks in order: only the last is waited for, or one that fills it.
+            const Step st(std::move(t));
+            const Key key = key_of(st);
+            const auto pending =
+                std::count_if(launch_key_.begin(), launch_key_.end(), [&](const auto& e) { return e.second == key; });
+            const bool wait = k + 1 == tasks.size() || pending + 2 > static_cast<long>(spec::param::queue_depth);
+            used_by(touched, launch_stmt(st, *s, wait));
           }
           break;
         }

@@ -585,8 +585,8 @@ uint64_t sum(const std::vector<uint64_t>& v) {
 
 // Several blocks of one unit (guide §6, §9.2): a task per group of blocks that exchange their
 // streams, in the order written; docs/compiler.md "Several blocks of one unit".
-std::vector<Task> lower_multi(const StmtNode& dp, const Blocks& bl, const std::vector<Loop>& outer,
-                              const RegionOf& region, const ImcOf& imc_of) {
+std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, const std::vector<Loop>& outer,
+                                      const RegionOf& region, const ImcOf& imc_of) {
   const bool mvm = dp.dp_kind == DpKind::MVMEXE;
   // A DPU block's registers start at 0 in its task: state carried to a later block is refused.
   std::map<const BufferNode*, const StmtNode*> reg_block;
@@ -759,7 +759,7 @@ std::vector<Task> lower_multi(const StmtNode& dp, const Blocks& bl, const std::v
     }
   }
 
-  std::vector<Task> tasks;
+  std::vector<DatapathTask> tasks;
   for (const Segment& g : segs) {
     if (!g.ifd0)
       fail(g.by->loc,
@@ -796,16 +796,21 @@ std::vector<Task> lower_multi(const StmtNode& dp, const Blocks& bl, const std::v
         i1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements};
       }
     }
-    tasks.push_back(assemble(dp, mvm, i0, i1, mo && mo->mvm ? &*mo->mvm : nullptr, mo && mo->dw ? &*mo->dw : nullptr,
-                             dl ? &*dl : nullptr, o));
+    DatapathTask dt{assemble(dp, mvm, i0, i1, mo && mo->mvm ? &*mo->mvm : nullptr, mo && mo->dw ? &*mo->dw : nullptr,
+                             dl ? &*dl : nullptr, o),
+                    {bl.ifd[0][g.ifd0->block], bl.odr[g.odr->block]}};
+    if (g.ifd1) dt.blocks.push_back(bl.ifd[1][g.ifd1->block]);
+    if (mo) dt.blocks.push_back(mo->block);
+    if (g.dpu) dt.blocks.push_back(bl.dpu[*g.dpu]);
+    tasks.push_back(std::move(dt));
   }
   return tasks;
 }
 
 }  // namespace
 
-std::vector<Task> lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region,
-                                 const ImcOf& imc_of) {
+std::vector<DatapathTask> lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region,
+                                         const ImcOf& imc_of) {
   Blocks bl;
   for (const auto& s : dp.body) {
     if (s->kind != StmtKind::Block) continue;
@@ -829,7 +834,11 @@ std::vector<Task> lower_datapath(const StmtNode& dp, const std::vector<Loop>& ou
     fail(dp.loc, "a datapath ends in an ODR block that stores (or drops) its results",
          "with A.ODR(): out[...] = stream.pop()");
   if (bl.ifd[0].empty()) fail(dp.loc, "a datapath starts with A.IFD(num=0), its main feeder");
-  if (!bl.multi()) return {lower_single(dp, bl, outer, region, imc_of)};
+  if (!bl.multi()) {
+    std::vector<DatapathTask> one(1);
+    one[0].task = lower_single(dp, bl, outer, region, imc_of);
+    return one;
+  }
   return lower_multi(dp, bl, outer, region, imc_of);
 }
 

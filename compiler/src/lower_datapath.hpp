@@ -14,9 +14,14 @@ struct ImcPlace {
 };
 using ImcOf = std::function<ImcPlace(const BufferNode&, const SourceLoc&)>;
 
-// One task, or one per group of blocks when a unit has several (guide §6, §9.2; docs/compiler.md).
-std::vector<Task> lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region,
-                                 const ImcOf& imc_of);
+// One task, or one per group of blocks when a unit has several (guide §6, §9.2; docs/compiler.md),
+// each with the blocks it runs (an IFD or ODR block may be cut between several).
+struct DatapathTask {
+  Task task;
+  std::vector<const StmtNode*> blocks;
+};
+std::vector<DatapathTask> lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region,
+                                         const ImcOf& imc_of);
 Task lower_loadimc(const StmtNode& block, const RegionOf& region, const ImcOf& imc_of);
 
 }  // namespace axcore::compiler::lower_detail
