@@ -787,6 +787,21 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
     std::optional<DpuLowered> dl;
     if (g.dpu) {
       const StmtNode& b = *bl.dpu[*g.dpu];
+      // The streams it pops are the ones the blocks feeding it in its task push.
+      std::vector<std::pair<const StreamNode*, SourceLoc>> pops;
+      pops_of(b.body, pops);
+      for (const auto& [st, at] : pops) {
+        const bool is_side = si.is_side(st);
+        const StreamNode* fed = is_side ? (i1 ? i1->stream : nullptr) : (mo ? mo->out : i0.stream);
+        if (fed && st != fed)
+          fail(at,
+               "this DPU block pops " + st->name + ", but the block feeding it in its task (" +
+                   line_of(is_side ? bl.ifd[1][g.ifd1->block]
+                           : mo    ? mo->block
+                                   : bl.ifd[0][g.ifd0->block]) +
+                   ") pushes " + fed->name + ": one feeder delivers its blocks' streams in the order written (§8.3)",
+               "pop the streams in the order their blocks are written");
+      }
       dl = lower_dpu(b, outer, si, mo ? spec::Dtype::INT32 : i0.walk.dtype, i1 ? i1->walk.dtype : spec::Dtype::FLOAT32,
                      region);
       if (dl->implicit_ifd1) {

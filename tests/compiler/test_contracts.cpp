@@ -489,6 +489,27 @@ const std::vector<Case>& cases() {
          A::output(out);
        },
        nullptr, "push a result from every DPU block"},
+      {"DpuBlocksPoppingOneFeedersStreamsOutOfOrderAreRefused", "this DPU block pops sb, but the block feeding it",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2, 2}, "float32x64", A::DDR, "out");
+         for (auto [i, j] : A::grid(4, 2)) {
+           A::Datapath([&] {
+             auto sa = A::decl_stream("float32x64", "", "sa");
+             auto sb = A::decl_stream("float32x64", "", "sb");
+             auto d = A::decl_stream("float32x64");
+             A::IFD(0, [&] { sa.push(k.in(i, j)); });
+             A::IFD(0, [&] { sb.push(k.in(i, j)); });
+             line = __LINE__ + 1;
+             A::DPU([&] { d.push(A::cast(sb.pop(), "float32x64")); });
+             A::DPU([&] { d.push(A::cast(sa.pop(), "float32x64")); });
+             A::ODR([&] {
+               for (auto h : A::serial(2)) out(i, j, h) = d.pop();
+             });
+           });
+         }
+         A::output(out);
+       },
+       "in the order written (§8.3)"},
       {"AnIfdBlockCutWhereItsWalkIsNotOneWalkIsRefused",
        "take its elements 3..7 in one task, and they are not one walk",
        [](Kernel& k, int& line) {

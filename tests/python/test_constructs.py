@@ -293,7 +293,7 @@ def test_where_bounds_its_block(backend):
 
 
 # ---- refusals at the user's line -------------------------------------------------------------------
-from test_errors import _assert_last_frame_is, _build, _dp, _line_of  # noqa: E402 - the error harness
+from test_errors import _dp, assert_refused_at_the_line  # noqa: E402 - the error harness
 
 REFUSED = [
     ("intimm_dtype", _dp(ifd='s.push(inp[A.IntImm("float32", 0), 0])  # X'),
@@ -325,10 +325,4 @@ REFUSED = [
 
 @pytest.mark.parametrize("name,body,message", REFUSED, ids=[c[0] for c in REFUSED])
 def test_refused_at_the_line(tmp_path, name, body, message):
-    with pytest.raises(A.CompileError) as info:
-        mod = _build(tmp_path, body, name)
-        runtime.compile(mod.M)
-    err = info.value
-    assert message in err.msg, err.msg
-    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
-    _assert_last_frame_is(info, err.filename, err.lineno)
+    assert_refused_at_the_line(tmp_path, name, body, message)

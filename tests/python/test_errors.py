@@ -34,6 +34,18 @@ def _assert_last_frame_is(info, filename, lineno):
                                                                                     tb.tb_lineno)
 
 
+def assert_refused_at_the_line(tmp_path, name, body, message):
+    """Building and compiling `body` (module class M) raises a CompileError holding `message` at the
+    line marked `# X`, with the traceback ending there."""
+    with pytest.raises(CompileError) as info:
+        mod = _build(tmp_path, body, name)
+        runtime.compile(mod.M)
+    err = info.value
+    assert message in err.msg, err.msg
+    assert err.lineno == _line_of(body, "# X"), (err.lineno, err.msg)
+    _assert_last_frame_is(info, err.filename, err.lineno)
+
+
 DP = '''
 import axcore.script as A
 
