@@ -32,6 +32,8 @@ const std::vector<Example>& catalog() {
        [] { return where_guard(); }},
       {"two_dpu_blocks", "§9.2: IFD -> DPU -> IFD -> DPU -> ODR in one sunk datapath, one task per DPU block",
        [] { return two_dpu_blocks(); }},
+      {"two_matmul_blocks", "§9.2 with the main stage: IFD -> MatMul -> DPU -> ODR twice in one sunk MVMEXE datapath",
+       [] { return two_matmul_blocks(); }},
   };
   return k;
 }

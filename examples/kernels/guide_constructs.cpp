@@ -244,4 +244,42 @@ A::Module two_dpu_blocks() {
   return mod;
 }
 
+A::Module two_matmul_blocks() {
+  A::Module mod("TwoMatMulBlocks");
+  A::Func f = mod.prim_func("main");
+  constexpr int64_t M = 4, K_BLOCKS = 2, N_BLOCKS = 2;
+  auto inp = f.input("inp", {M, K_BLOCKS}, "int8x64", A::DDR);
+  A::Script script(f);
+  std::vector<double> w;  // (K, N_BLOCKS) int8x64: small integers, every lane different
+  for (int64_t i = 0; i < K_BLOCKS * 64 * N_BLOCKS * 64; ++i) w.push_back(static_cast<double>((i * 37 + 11) % 15 - 7));
+  auto weights = A::alloc_constant(w, "int8x64", A::DDR, {K_BLOCKS * 64, N_BLOCKS}, "weights");
+  auto out = A::alloc_buffer({M, N_BLOCKS}, "float32x64", A::DDR, "out");
+  auto w_imc = A::alloc_imc({K_BLOCKS, N_BLOCKS});
+  for (auto [kb, nb] : A::grid(K_BLOCKS, N_BLOCKS)) {
+    A::LoadIMC([&] { w_imc(kb, nb) = weights(A::slice(kb * 64, kb * 64 + 64), nb); });
+  }
+  for (auto [m] : A::grid(M)) {  // one datapath in the loop: sunk into its eight blocks (§9.2)
+    A::Datapath(A::DP_MVMEXE, [&] {
+      auto ifd_stream = A::decl_stream("int8x64");
+      auto mvm_stream = A::decl_stream("int32x64");
+      auto dpu_stream = A::decl_stream("float32x64");
+      for (int64_t nb = 0; nb < N_BLOCKS; ++nb) {  // a C++ loop: build-time copies, two blocks of each unit
+        for (auto kb : A::serial(K_BLOCKS)) {
+          A::IFD(0, [&] { ifd_stream.push(inp(m, kb)); });
+        }
+        A::MatMul([&] {
+          auto acc = A::mvm_accumulator();
+          A::reset_accumulator(acc);
+          for (auto kb : A::serial(K_BLOCKS)) acc += A::mvm_1x1(ifd_stream.pop(), w_imc(kb, nb));
+          mvm_stream.push(acc);
+        });
+        A::DPU([&] { dpu_stream.push(A::cast(mvm_stream.pop(), "float32x64")); });
+        A::ODR([&] { out(m, nb) = dpu_stream.pop(); });
+      }
+    });
+  }
+  A::output(out);
+  return mod;
+}
+
 }  // namespace axcore::examples

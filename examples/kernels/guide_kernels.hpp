@@ -70,4 +70,9 @@ A::Module where_guard();
 // for every i, then b + 3 (not (2a_i, b_i + 3) per row).
 A::Module two_dpu_blocks();
 
+// §6 / §9.2 with the main stage: inp (4, 2) int8x64 @ weights (128, 2) int8x64, one MVMEXE
+// datapath per row m holding IFD -> MatMul -> DPU -> ODR twice (column block 0, then 1; a C++ loop
+// writes the copies), sunk over m: one task per DPU block, out (4, 2) float32x64 = inp @ weights.
+A::Module two_matmul_blocks();
+
 }  // namespace axcore::examples

@@ -195,6 +195,11 @@ rt::Arrays two_dpu_blocks_ref(const ax::compiler::PrimFunc&, const rt::Arrays& i
   return {{"out", out}};
 }
 
+// two_matmul_blocks: inp @ weights, K = 128, N = 128 (the DPU's cast through float18).
+rt::Arrays two_matmul_blocks_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  return {{"out", ax::ref::linear<float>(i8(in, "inp"), constant<int8_t>(f, "weights", {128, 128}), {})}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -220,6 +225,7 @@ const std::map<std::string, Reference>& references() {
       {"where_guard", where_guard_ref},
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
       {"two_dpu_blocks", two_dpu_blocks_ref},
+      {"two_matmul_blocks", two_matmul_blocks_ref},
   };
   return r;
 }

@@ -55,6 +55,62 @@ def test_two_dpu_blocks_run_in_the_order_written(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- the same with the main stage: IFD -> MatMul -> DPU -> ODR, twice, in one MVMEXE datapath -------
+W = ((np.arange(128 * 128) * 37 + 11) % 15 - 7).reshape(128, 2, 64)  # (K, N_BLOCKS) PWORDs
+
+
+@A.ir_module
+class TwoMatMulBlocks:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 2), "int8x64", scope=A.DDR)):
+        weights = A.alloc_constant(W, "int8x64", scope=A.DDR, shape=(128, 2))
+        out = A.alloc_buffer((4, 2), "float32x64", scope=A.DDR)
+        w_imc = A.alloc_imc((2, 2))
+        for kb, nb in A.grid(2, 2):
+            with A.pseudo.LoadIMC():
+                w_imc[kb, nb] = weights[kb * 64: kb * 64 + 64, nb]
+        for m in A.grid(4):                      # sunk into the eight blocks
+            with A.Datapath(kind=A.DP_MVMEXE):
+                ifd_stream = A.decl_stream("int8x64")
+                mvm_stream = A.decl_stream("int32x64")
+                dpu_stream = A.decl_stream("float32x64")
+                for kb in A.serial(2):           # column block 0
+                    with A.IFD(num=0):
+                        ifd_stream.push(inp[m, kb])
+                with A.pseudo.MatMul():
+                    acc = A.mvm_accumulator()
+                    A.reset_accumulator(acc)
+                    for kb in A.serial(2):
+                        acc += A.mvm_1x1(ifd_stream.pop(), w_imc[kb, 0])
+                    mvm_stream.push(acc)
+                with A.DPU():
+                    dpu_stream.push(A.cast(mvm_stream.pop(), "float32x64"))
+                with A.ODR():
+                    out[m, 0] = dpu_stream.pop()
+                for kb in A.serial(2):           # column block 1
+                    with A.IFD(num=0):
+                        ifd_stream.push(inp[m, kb])
+                with A.pseudo.MatMul():
+                    acc = A.mvm_accumulator()
+                    A.reset_accumulator(acc)
+                    for kb in A.serial(2):
+                        acc += A.mvm_1x1(ifd_stream.pop(), w_imc[kb, 1])
+                    mvm_stream.push(acc)
+                with A.DPU():
+                    dpu_stream.push(A.cast(mvm_stream.pop(), "float32x64"))
+                with A.ODR():
+                    out[m, 1] = dpu_stream.pop()
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_matmul_blocks_equal_the_matmul(backend):
+    x = np.random.default_rng(32).integers(-128, 128, (4, 128)).astype(np.int8)
+    res = runtime.run(runtime.compile(TwoMatMulBlocks), backend=backend, inputs={"inp": x})
+    acc = (x.astype(np.int64) @ W.reshape(128, 128).astype(np.int64)).astype(np.float32)  # exact: |acc| < 2^24
+    np.testing.assert_array_equal(res.outputs["out"], emu.rf18(acc))
+
+
 # ---- refused at the user's line ----------------------------------------------------------------------
 # §9.2: a register the first DPU block writes, read by the second (the error harness's datapath with
 # a register declared in the datapath and a second DPU block).
