@@ -74,32 +74,20 @@ class TwoMatMulBlocks:
                 ifd_stream = A.decl_stream("int8x64")
                 mvm_stream = A.decl_stream("int32x64")
                 dpu_stream = A.decl_stream("float32x64")
-                for kb in A.serial(2):           # column block 0
-                    with A.IFD(num=0):
-                        ifd_stream.push(inp[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
+                for nb in A.unroll(2):           # unrolled: each column block's four blocks, in order
                     for kb in A.serial(2):
-                        acc += A.mvm_1x1(ifd_stream.pop(), w_imc[kb, 0])
-                    mvm_stream.push(acc)
-                with A.DPU():
-                    dpu_stream.push(A.cast(mvm_stream.pop(), "float32x64"))
-                with A.ODR():
-                    out[m, 0] = dpu_stream.pop()
-                for kb in A.serial(2):           # column block 1
-                    with A.IFD(num=0):
-                        ifd_stream.push(inp[m, kb])
-                with A.pseudo.MatMul():
-                    acc = A.mvm_accumulator()
-                    A.reset_accumulator(acc)
-                    for kb in A.serial(2):
-                        acc += A.mvm_1x1(ifd_stream.pop(), w_imc[kb, 1])
-                    mvm_stream.push(acc)
-                with A.DPU():
-                    dpu_stream.push(A.cast(mvm_stream.pop(), "float32x64"))
-                with A.ODR():
-                    out[m, 1] = dpu_stream.pop()
+                        with A.IFD(num=0):
+                            ifd_stream.push(inp[m, kb])
+                    with A.pseudo.MatMul():
+                        acc = A.mvm_accumulator()
+                        A.reset_accumulator(acc)
+                        for kb in A.serial(2):
+                            acc += A.mvm_1x1(ifd_stream.pop(), w_imc[kb, nb])
+                        mvm_stream.push(acc)
+                    with A.DPU():
+                        dpu_stream.push(A.cast(mvm_stream.pop(), "float32x64"))
+                    with A.ODR():
+                        out[m, nb] = dpu_stream.pop()
         A.output(out)
 
 
