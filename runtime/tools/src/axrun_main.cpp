@@ -93,7 +93,9 @@ void print_units(const runtime::RunResult& res, uint64_t cycles) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// One axrun run. `made` (the server's child, axrun_serve.cpp) is a backend built before the run's
+// arguments were known; the run must ask for that backend and core count.
+int axcore::axrun::run_main(int argc, char** argv, const axrun::MadeBackend* made) {
   CLI::App app{"axrun: run an .axb program bundle on a backend"};
   std::string bundle_path, backend = "ref", out_dir, txn_out, trace_path, timeline_path, stats_path, expect_dir, board;
   runtime::BackendConfig cfg;
@@ -147,7 +149,7 @@ int main(int argc, char** argv) {
   runtime::Arrays arrays;
   std::vector<std::string> filled;
   runtime::RunOptions opt;
-  std::unique_ptr<runtime::Backend> be;
+  std::unique_ptr<runtime::Backend> own;
   try {
     bundle = runtime::load_bundle(bundle_path);
     if (describe) {
@@ -193,7 +195,12 @@ int main(int argc, char** argv) {
       const auto h = txn::decode_header(bundle.txn);
       cfg.cores = h.device.num_rows > 2 ? h.device.num_rows - 2 : 0;
     }
-    be = runtime::make_backend(backend, cfg);
+    if (!made) {
+      own = runtime::make_backend(backend, cfg);
+    } else if (backend != made->name || cfg.cores != made->cores || !cfg.fst.empty() || !board.empty()) {
+      throw Usage("this axrun server runs --backend " + made->name + " --cores " + std::to_string(made->cores) +
+                  " jobs (without --fst/--board), not --backend " + backend + " --cores " + std::to_string(cfg.cores));
+    }
   } catch (const runtime::UnavailableError& e) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 3;
@@ -201,6 +208,7 @@ int main(int argc, char** argv) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 2;
   }
+  runtime::Backend* be = made ? made->backend : own.get();
 
   std::ofstream trace_file;
   std::unique_ptr<trace::Writer> writer;
@@ -313,4 +321,9 @@ int main(int argc, char** argv) {
     std::cout << "  outputs equal " << expect_dir << "\n";
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--serve") return axcore::axrun::serve(argc, argv);
+  return axcore::axrun::run_main(argc, argv, nullptr);
 }
