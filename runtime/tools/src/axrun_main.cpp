@@ -4,6 +4,7 @@
 //         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
 //         [--progress-interval SECONDS] [--txn-out FILE] [--describe] [--quiet]
+//   axrun --serve --backend B [--cores N]   (axrun_serve.cpp: one job per request line on stdin)
 // A bundle with dispatch-time scalars takes each as --param NAME=VALUE; a call whose guard fails is
 // refused with the guard's message (exit 2) before any device is made.
 // Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
