@@ -35,10 +35,22 @@ void Unit::end_run(Pipe& pipe, uint64_t t0, uint64_t t) {
   pipe.bt.end_unit(t);
 }
 
+ThreadUnit::ThreadUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf) : Unit(n, env, perf) {
+  sc_core::sc_spawn([this] { serve(); });
+}
+
 void ThreadUnit::launch(Pipe& pipe, uint64_t t0) {
   begin_run(pipe);
-  sc_core::sc_spawn([this, &pipe, t0] {
-    uint64_t t = t0;
+  pipe_ = &pipe;
+  t0_ = t0;
+  start_.notify();  // runnable now, as a process spawned here was
+}
+
+void ThreadUnit::serve() {
+  for (;;) {
+    sc_core::wait(start_);
+    Pipe& pipe = *pipe_;
+    uint64_t t = t0_;
     try {
       body(pipe, t);
     } catch (const Aborted&) {
@@ -47,8 +59,8 @@ void ThreadUnit::launch(Pipe& pipe, uint64_t t0) {
       pipe.bt.abort();
     }
     pipe.bt.run_inline();  // this unit stops popping: an IFD with room runs now, as its thread would
-    end_run(pipe, t0, t);
-  });
+    end_run(pipe, t0_, t);
+  }
 }
 
 uint64_t Unit::l1_rows(int64_t row, uint64_t rows, uint64_t t) {

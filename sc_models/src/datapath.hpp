@@ -85,15 +85,23 @@ class Unit : public sc_core::sc_module {
   int64_t busy_ = -1;  // PERF_BUSY of the run when the unit counts it itself (else span - stalls)
 };
 
-// A unit with a thread per run (a SystemC process) that turns a reference error into the
-// datapath's error and an abort.
+// A unit with a thread (a SystemC process) that runs its body once per run and turns a reference
+// error into the datapath's error and an abort. The thread is made once, at elaboration, and waits
+// between runs: launch() wakes it in the same evaluation phase a process spawned per run started in
+// (a spawn per run cost a coroutine stack, its name and mprotect every task).
 class ThreadUnit : public Unit {
  public:
-  using Unit::Unit;
+  ThreadUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf);
   void launch(Pipe& pipe, uint64_t t0) override;
 
  protected:
   virtual void body(Pipe& pipe, uint64_t& t) = 0;
+
+ private:
+  void serve();
+  sc_core::sc_event start_;
+  Pipe* pipe_ = nullptr;
+  uint64_t t0_ = 0;
 };
 
 // The IFDs have no thread: each is its stream's InlineProducer, run inside the consumer's pops

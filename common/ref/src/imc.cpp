@@ -166,24 +166,31 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx51
   int32_t xsum = 0;
   for (const int8_t v : x) xsum += v;
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i s0 = _mm512_set1_epi32(-128 * xsum);
-  __m512i s1 = s0, s2 = s0, s3 = s0;
-  for (std::size_t k = 0; k < kTileRows; k += 4) {
-    uint32_t quad;
-    std::memcpy(&quad, x.data() + k, sizeof quad);  // bytes x[k..k+3], little-endian as the rows' order
-    const __m512i xx = _mm512_set1_epi32(static_cast<int>(quad));
-    const int8_t* r = tile.data() + k * num::kLanes;
-    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
-    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
-    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
-    const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
-    const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
-    const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
-    s0 = _mm512_dpbusd_epi32(s0, _mm512_unpacklo_epi16(ab_lo, cd_lo), xx);
-    s1 = _mm512_dpbusd_epi32(s1, _mm512_unpackhi_epi16(ab_lo, cd_lo), xx);
-    s2 = _mm512_dpbusd_epi32(s2, _mm512_unpacklo_epi16(ab_hi, cd_hi), xx);
-    s3 = _mm512_dpbusd_epi32(s3, _mm512_unpackhi_epi16(ab_hi, cd_hi), xx);
+  // Two sets of four sums (rows k..k+3 and k+4..k+7), added at the end: each dpbusd chain is half
+  // as long, so the kernel is bound by dpbusd throughput, not by its latency.
+  const __m512i start = _mm512_set1_epi32(-128 * xsum), zero = _mm512_setzero_si512();
+  __m512i s[8] = {start, start, start, start, zero, zero, zero, zero};  // the second set from 0
+  for (std::size_t k = 0; k < kTileRows; k += 8) {
+    for (std::size_t h = 0; h < 2; ++h) {
+      uint32_t quad;
+      std::memcpy(&quad, x.data() + k + 4 * h, sizeof quad);  // bytes x[k..k+3], little-endian as the rows' order
+      const __m512i xx = _mm512_set1_epi32(static_cast<int>(quad));
+      const int8_t* r = tile.data() + (k + 4 * h) * num::kLanes;
+      const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
+      const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
+      const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
+      const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
+      const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+      const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+      __m512i* q = s + 4 * h;
+      q[0] = _mm512_dpbusd_epi32(q[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), xx);
+      q[1] = _mm512_dpbusd_epi32(q[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), xx);
+      q[2] = _mm512_dpbusd_epi32(q[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), xx);
+      q[3] = _mm512_dpbusd_epi32(q[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), xx);
+    }
   }
+  const __m512i s0 = _mm512_add_epi32(s[0], s[4]), s1 = _mm512_add_epi32(s[1], s[5]);
+  const __m512i s2 = _mm512_add_epi32(s[2], s[6]), s3 = _mm512_add_epi32(s[3], s[7]);
   // (maskz with every lane: gcc 12's plain _mm512_shuffle_i32x4 trips -Wuninitialized on its
   // internal undefined source)
   const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0x44);

@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_flag("--list", list, "print the jobs and exit");
   app.add_flag("--no-progress-line", no_tty, "one line per finished job even on a terminal");
   app.add_flag("--table", table, "print a table of jobs x steps (status, cycles, TLM/RTL ratio) at the end");
+  bool no_tlm_server = false;
+  app.add_flag("--no-tlm-server", no_tlm_server,
+               "run every TLM step as its own axrun process (default: one axrun --serve per worker, SystemC "
+               "elaborated once, each job in a child forked from it; docs/regress.md \"TLM server\")");
   std::string testplan;
   app.add_option("--testplan", testplan,
                  "verification plan (cosim/testplan/testplan.yaml): its table per feature in report.html")
@@ -106,6 +110,7 @@ int main(int argc, char** argv) {
     opt.resume = resume;
     opt.progress_tty = !no_tty && ::isatty(STDOUT_FILENO);
     opt.tools = find_tools(build_root);
+    opt.tlm_server = !no_tlm_server;
     const auto launcher = parse_launcher(launcher_arg.empty() ? suite.launcher.kind : launcher_arg);
     fs::create_directories(opt.out_dir);
     const auto previous = resume ? read_previous_results(opt.out_dir) : std::vector<JobResult>{};

@@ -194,6 +194,9 @@ void coverage_table(std::ostringstream& o, const std::vector<JobResult>& results
   o << "</tbody></table>\n";
 }
 
+// A wall-clock figure: milliseconds shown below 10 s (a TLM step in the axrun server takes a few).
+std::string seconds_text(double s) { return s < 10 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} s", s); }
+
 std::string link(const std::string& path, const char* label) {
   return path.empty() ? std::string() : fmt::format(" <a href=\"{}\">{}</a>", xml_escape(path), label);
 }
@@ -235,7 +238,7 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
       }
       o << fmt::format("<td class=\"{}\">{}", to_string(s->status), to_string(s->status));
       if (s->cycles) o << fmt::format("<br><span class=\"num\">{} cyc</span>", s->cycles);
-      o << fmt::format("<br><small>{:.1f} s</small>", s->seconds);
+      o << fmt::format("<br><small>{}</small>", seconds_text(s->seconds));
       if (!s->message.empty()) o << "<br><small>" << xml_escape(s->message) << "</small>";
       o << "<br>" << link(s->log, "log") << link(s->trace, "trace") << link(s->timeline, "timeline") << "</td>";
     }
@@ -244,7 +247,7 @@ std::string html_report(const std::vector<JobResult>& results, const ReportInfo&
     o << "<td class=\"num\">" << util << "</td><td class=\"num\">" << roof << "</td>";
     const std::string sticky = sticky_cell(r);
     o << (sticky.empty() || sticky == "0" ? "<td>" : "<td class=\"FAIL\">") << xml_escape(sticky) << "</td>";
-    o << fmt::format("<td class=\"num\">{:.1f} s</td></tr>\n", r.seconds);
+    o << fmt::format("<td class=\"num\">{}</td></tr>\n", seconds_text(r.seconds));
   }
   o << "</tbody></table>\n";
   coverage_table(o, results);

@@ -15,6 +15,7 @@
 
 #include "axcore/regress/compare.hpp"
 #include "axcore/regress/process.hpp"
+#include "axcore/regress/server.hpp"
 #include "axcore/trace/record.hpp"
 
 namespace axcore::regress {
@@ -139,8 +140,10 @@ std::string last_output_line(const fs::path& log) {
   return found;
 }
 
-StepResult step_process(const std::string& name, const std::vector<std::string>& argv, const fs::path& out_dir,
-                        const fs::path& dir, const Clock& clock, const fs::path& cwd = {}) {
+// One step: `run` (given the step's log) runs its process; its result becomes the step's.
+template <class Run>
+StepResult run_step(const std::string& name, const fs::path& out_dir, const fs::path& dir, const Clock& clock,
+                    Run&& run) {
   StepResult s;
   s.name = name;
   if (clock.stopped()) {  // the runner was interrupted before this step began
@@ -151,7 +154,7 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
   const auto log = dir / (name + ".log");
   s.log = fs::relative(log, out_dir).string();
   try {
-    const auto p = run_process(argv, log, clock.left(), cwd, clock.stop);
+    const ProcessResult p = run(log);
     s.seconds = p.seconds;
     s.status = p.timed_out ? Status::TIMEOUT : p.interrupted ? Status::ERROR : p.ok() ? Status::PASS : Status::FAIL;
     s.exit_code = p.exit_code;
@@ -161,6 +164,12 @@ StepResult step_process(const std::string& name, const std::vector<std::string>&
     s.message = e.what();
   }
   return s;
+}
+
+StepResult step_process(const std::string& name, const std::vector<std::string>& argv, const fs::path& out_dir,
+                        const fs::path& dir, const Clock& clock, const fs::path& cwd = {}) {
+  return run_step(name, out_dir, dir, clock,
+                  [&](const fs::path& log) { return run_process(argv, log, clock.left(), cwd, clock.stop); });
 }
 
 // A random model that failed — axc refused it ("compile"), or a backend's outputs differ from the
@@ -200,7 +209,35 @@ void reduce_model_failure(const Job& job, const RunOptions& opt, const fs::path&
   r.steps.push_back(std::move(s));
 }
 
-void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r) {
+// A TLM step in the worker's axrun server (started here at its first job: a "tlm-server" step
+// with its start-up time); a server that cannot start leaves the step to its own process.
+StepResult step_served(ServerPool& pool, const std::string& name, const std::vector<std::string>& argv, unsigned cores,
+                       const fs::path& out_dir, const fs::path& dir, const Clock& clock, JobResult& r,
+                       std::string& fallback) {
+  AxrunServer* server = nullptr;
+  try {
+    bool started = false;
+    server = &pool.get(name, cores, clock.left(), started);
+    if (started) {
+      StepResult s;
+      s.name = name + "-server";
+      s.status = Status::PASS;
+      s.seconds = server->startup_seconds();
+      s.message = fmt::format("axrun --serve --backend {} --cores {} started (SystemC elaborated once for this worker)",
+                              name, cores);
+      r.steps.push_back(std::move(s));
+    }
+  } catch (const std::exception& e) {
+    fallback = std::string(e.what()) + "; ran as its own axrun process";
+    return step_process(name, argv, out_dir, dir, clock, dir);
+  }
+  return run_step(name, out_dir, dir, clock, [&](const fs::path& log) {
+    return server->run(std::vector<std::string>(argv.begin() + 1, argv.end()), log, clock.left(), dir, clock.stop);
+  });
+}
+
+void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, const Clock& clock, JobResult& r,
+                 ServerPool* servers) {
   const TestSpec& t = *job.test;
   fs::path bundle = t.source;
   std::map<std::string, fs::path> inputs = t.inputs;
@@ -282,7 +319,11 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
     }
     argv.insert(argv.end(), opt.extra_axrun_args.begin(), opt.extra_axrun_args.end());
     // In the job's folder: a coverage build's RTL model writes its coverage.dat there.
-    auto s = step_process(b, argv, opt.out_dir, dir, clock, dir);
+    std::string fallback;
+    auto s = servers && opt.tlm_server && b == "tlm"
+                 ? step_served(*servers, b, argv, job.cores, opt.out_dir, dir, clock, r, fallback)
+                 : step_process(b, argv, opt.out_dir, dir, clock, dir);
+    if (!fallback.empty() && s.message.empty()) s.message = fallback;
     if (s.exit_code == kAxrunUnavailable) {  // this build lacks the backend or its configuration
       s.status = Status::SKIP;
       s.message = last_line_with(dir / (b + ".log"), "axrun: ");
@@ -316,7 +357,7 @@ void run_program(const Job& job, const RunOptions& opt, const fs::path& dir, con
   if (t.mode != Mode::TRACE_EQUIVALENT && !golden.empty()) {
     for (auto& s : r.steps) {
       if (s.name == golden || s.status != Status::PASS || s.name == "compile" || s.name == "generate" ||
-          s.name == "inputs")
+          s.name == "inputs" || s.name.ends_with("-server"))
         continue;
       const auto c = compare_outputs(dir / golden, dir / s.name, t.mode, t.atol, t.rtol);
       if (!c.equal) {
@@ -406,7 +447,7 @@ JobResult new_result(const Job& job) {
   return r;
 }
 
-JobResult run_job(const Job& job, const RunOptions& opt) {
+JobResult run_job(const Job& job, const RunOptions& opt, ServerPool* servers) {
   JobResult r = new_result(job);
   const auto dir = opt.out_dir / "jobs" / job.id;
   std::error_code ec;
@@ -425,7 +466,7 @@ JobResult run_job(const Job& job, const RunOptions& opt) {
       r.steps.back().message = last_output_line(dir / "cmd.log");
     }
   } else {
-    run_program(job, opt, dir, clock, r);
+    run_program(job, opt, dir, clock, r, servers);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // The first step that failed names the job's status; a job whose only non-passing steps were
@@ -494,6 +535,9 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
   };
   auto stopped = [&] { return opt.stop && opt.stop->load(); };
   auto worker = [&] {
+    ServerPool servers;  // this worker's axrun servers (opt.tlm_server), ended with it
+    servers.axrun = opt.tools.axrun;
+    servers.log_dir = opt.out_dir / "servers";
     for (;;) {
       if (stopped()) return;
       const std::size_t k = next.fetch_add(1);
@@ -503,7 +547,7 @@ std::vector<JobResult> run_suite(const std::vector<Job>& jobs, const RunOptions&
         std::lock_guard<std::mutex> lock(mu);
         running.push_back(jobs[i].id);
       }
-      auto r = run_job(jobs[i], opt);
+      auto r = run_job(jobs[i], opt, &servers);
       std::lock_guard<std::mutex> lock(mu);
       running.erase(std::find(running.begin(), running.end(), jobs[i].id));
       (r.status == Status::PASS ? passed : r.status == Status::SKIP ? skipped : failed) += 1;

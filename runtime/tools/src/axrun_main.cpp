@@ -4,6 +4,7 @@
 //         [--fst FILE [--fst-depth N] [--fst-from CYCLE] [--fst-to CYCLE]] [--param NAME=VALUE ...]
 //         [--board SPEC] [--cores N] [--token-timeout CYCLES] [--idle-timeout CYCLES]
 //         [--progress-interval SECONDS] [--txn-out FILE] [--describe] [--quiet]
+//   axrun --serve --backend B [--cores N]   (axrun_serve.cpp: one job per request line on stdin)
 // A bundle with dispatch-time scalars takes each as --param NAME=VALUE; a call whose guard fails is
 // refused with the guard's message (exit 2) before any device is made.
 // Prints progress on stderr at a fixed interval (waits done/total, cycle, cycles/s, an estimate),
@@ -93,7 +94,9 @@ void print_units(const runtime::RunResult& res, uint64_t cycles) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// One axrun run. `made` (the server's child, axrun_serve.cpp) is a backend built before the run's
+// arguments were known; the run must ask for that backend and core count.
+int axcore::axrun::run_main(int argc, char** argv, const axrun::MadeBackend* made) {
   CLI::App app{"axrun: run an .axb program bundle on a backend"};
   std::string bundle_path, backend = "ref", out_dir, txn_out, trace_path, timeline_path, stats_path, expect_dir, board;
   runtime::BackendConfig cfg;
@@ -147,7 +150,7 @@ int main(int argc, char** argv) {
   runtime::Arrays arrays;
   std::vector<std::string> filled;
   runtime::RunOptions opt;
-  std::unique_ptr<runtime::Backend> be;
+  std::unique_ptr<runtime::Backend> own;
   try {
     bundle = runtime::load_bundle(bundle_path);
     if (describe) {
@@ -193,7 +196,12 @@ int main(int argc, char** argv) {
       const auto h = txn::decode_header(bundle.txn);
       cfg.cores = h.device.num_rows > 2 ? h.device.num_rows - 2 : 0;
     }
-    be = runtime::make_backend(backend, cfg);
+    if (!made) {
+      own = runtime::make_backend(backend, cfg);
+    } else if (backend != made->name || cfg.cores != made->cores || !cfg.fst.empty() || !board.empty()) {
+      throw Usage("this axrun server runs --backend " + made->name + " --cores " + std::to_string(made->cores) +
+                  " jobs (without --fst/--board), not --backend " + backend + " --cores " + std::to_string(cfg.cores));
+    }
   } catch (const runtime::UnavailableError& e) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 3;
@@ -201,6 +209,7 @@ int main(int argc, char** argv) {
     std::cerr << "axrun: " << e.what() << "\n";
     return 2;
   }
+  runtime::Backend* be = made ? made->backend : own.get();
 
   std::ofstream trace_file;
   std::unique_ptr<trace::Writer> writer;
@@ -313,4 +322,9 @@ int main(int argc, char** argv) {
     std::cout << "  outputs equal " << expect_dir << "\n";
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--serve") return axcore::axrun::serve(argc, argv);
+  return axcore::axrun::run_main(argc, argv, nullptr);
 }

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "axcore/runtime/backend.hpp"
 #include "axcore/runtime/program.hpp"
 #include "axcore/trace/record.hpp"
 
@@ -58,6 +59,20 @@ void print_dma_rows(std::ostream& out, const runtime::RunResult& res, const Acti
 // --expect DIR: every DIR/NAME.npy must equal the output NAME bit for bit (same dtype and shape).
 // Returns "" when all match, else the first difference ("y.npy[3,17]: 5 vs 7").
 std::string expect_outputs(const std::filesystem::path& dir, const runtime::Arrays& outputs);
+
+// A backend built once by `axrun --serve` (axrun_serve.cpp) for the runs of its children.
+struct MadeBackend {
+  runtime::Backend* backend = nullptr;
+  std::string name;
+  unsigned cores = 1;
+};
+
+// One run of axrun with its command line (axrun_main.cpp); with `made`, on that backend.
+int run_main(int argc, char** argv, const MadeBackend* made);
+
+// axrun --serve --backend B --cores N: builds the backend once, then runs job after job, each in
+// a child forked from the built backend (axrun_serve.cpp, docs/regress.md "TLM server").
+int serve(int argc, char** argv);
 
 // Thousands grouped with spaces ("2 980 465").
 std::string grouped(uint64_t v);

@@ -69,6 +69,11 @@ struct RunOptions {
   bool progress_tty = false;  // redraw one line; otherwise one line per finished job
   Tools tools;
   std::vector<std::string> extra_axrun_args;  // e.g. --coverage
+  // TLM steps run in an `axrun --serve` per worker thread and core count (server.hpp): SystemC is
+  // elaborated once per server, each job runs in a child forked from it. A step's seconds are then
+  // the request to the job's end; the server's start-up is a "tlm-server" step of the job that
+  // started it. A server that cannot start: the step runs as its own axrun process (said in its message).
+  bool tlm_server = false;
   // When it becomes true (the local launcher's SIGINT/SIGTERM handler sets it) the running steps'
   // processes are killed, no further step or job starts, and run_suite returns: the jobs it stopped
   // are ERROR "interrupted: ..." (kInterrupted), those it never started ERROR "interrupted: not started".
@@ -87,8 +92,10 @@ Summary summarize(const std::vector<JobResult>& results, double seconds);
 // A job's result before anything ran: its id, test, kind, cores, seed and tags.
 JobResult new_result(const Job& job);
 
-// Runs one job (used by run_suite; public for tests).
-JobResult run_job(const Job& job, const RunOptions& opt);
+struct ServerPool;
+// Runs one job (used by run_suite; public for tests). `servers`: the worker's axrun servers, used for
+// the TLM steps when opt.tlm_server (null: every step its own process).
+JobResult run_job(const Job& job, const RunOptions& opt, ServerPool* servers = nullptr);
 
 // --resume: copies the jobs that passed in `previous` into `results` (sized like `jobs`, marked
 // reused) and returns the indices of the jobs still to run (all of them without `resume`).
