@@ -1,0 +1,141 @@
+// §12 fusion (compiler/passes/fuse.cpp) with the guide's A.fuse / A.prevent_fuse written around
+// operator calls: what fuses runs as fewer datapath tasks and never places the intermediate in
+// L1, and stays bit for bit equal to the reference on fsim (TLM and RTL: the example models in
+// docs/compiler.md "Fusion", tests/python/test_fusion.py).
+#include "harness.hpp"
+
+namespace {
+
+using namespace axtest;
+using ops::invoke;
+namespace ax = axcore::compiler;
+
+std::vector<double> ints(std::size_t n, int seed, int lo, int hi) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = lo + static_cast<int>((i * 7 + static_cast<std::size_t>(seed) * 13) % static_cast<std::size_t>(hi - lo + 1));
+  return v;
+}
+
+// x (8, 128) int8 -> core.linear (+ bias, relu) -> h float32 -> atomic.quantize -> q int8, around
+// which `wrap` puts its region; returns the compiled program and checks it against the reference.
+struct Built {
+  ax::CompileResult r;
+  uint32_t wrap_line = 0;
+};
+Built linear_quantize(const std::function<void(const A::Body&, uint32_t&)>& wrap, bool automatic) {
+  Built b;
+  const A::Module m = module_of([&](A::Func& f) {
+    auto x = f.input("x", {8, 2}, "int8x64", A::DDR);
+    auto w = A::alloc_constant(ints(128 * 128, 1, -3, 3), "int8x64", A::DDR, {128, 2}, "w");
+    auto bias = A::alloc_constant(ints(128, 2, -40, 40), "float32x64", A::DDR, {2}, "bias");
+    wrap(
+        [&] {
+          auto h = invoke("core.linear", {x, w}, {{"bias", bias}, {"activation", std::string("relu")}});
+          A::output(invoke("atomic.quantize", {h}, {{"scale", 8.0}}));
+        },
+        b.wrap_line);
+  });
+  ax::CompileOptions o;
+  o.fuse = automatic;
+  b.r = ax::compile(m.ir().main(), o);
+  const auto in = random_inputs(b.r.bundle, 3, -128, 127);
+  const auto dev = rt::make_backend("fsim")->run(b.r.bundle, in, {});
+  const auto ref = rt::make_backend("ref")->run(b.r.bundle, in, {});
+  for (const auto& [name, want] : ref.outputs)
+    EXPECT_EQ(rt::array_bytes(dev.outputs.at(name)), rt::array_bytes(want)) << name;
+  return b;
+}
+
+int tasks(const ax::Program& p, axcore::spec::Queue q) {
+  int n = 0;
+  for (const auto& s : p.steps)
+    if (const auto* t = std::get_if<ax::Task>(&s)) n += t->queue == q;
+  return n;
+}
+bool noted(const ax::CompileResult& r, const std::string& text) {
+  for (const auto& n : r.program.fusion_notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Fusion, AFuseAppendsTheQuantizeToTheMatmulEpilogueBitExact) {
+  // Automatic fusion off: only the A.fuse group fuses.
+  const Built fused = linear_quantize(
+      [](const A::Body& body, uint32_t& line) {
+        line = __LINE__ + 1;
+        A::fuse(body);
+      },
+      false);
+  const Built apart = linear_quantize([](const A::Body& body, uint32_t&) { body(); }, false);
+  // The quantize's DWPU datapath is gone; the matmul's DPU stores int8 directly.
+  EXPECT_EQ(tasks(apart.r.program, axcore::spec::Queue::DWPU), 1);
+  EXPECT_EQ(tasks(fused.r.program, axcore::spec::Queue::DWPU), 0);
+  EXPECT_EQ(tasks(fused.r.program, axcore::spec::Queue::MVMEXE), tasks(apart.r.program, axcore::spec::Queue::MVMEXE));
+  // The float32 intermediate (the linear's result) is never placed, written or read.
+  EXPECT_LT(fused.r.program.l1.size(), apart.r.program.l1.size());
+  EXPECT_TRUE(noted(fused.r, "fused: atomic.quantize")) << fused.r.bundle.metadata.count("fusion");
+  EXPECT_EQ(fused.r.bundle.metadata.count("fusion"), 1u);
+}
+
+TEST(Fusion, AutomaticFusionAndPreventFuse) {
+  const Built automatic = linear_quantize([](const A::Body& body, uint32_t&) { body(); }, true);
+  EXPECT_EQ(tasks(automatic.r.program, axcore::spec::Queue::DWPU), 0);
+  const Built prevented = linear_quantize([](const A::Body& body, uint32_t&) { A::prevent_fuse(body); }, true);
+  EXPECT_EQ(tasks(prevented.r.program, axcore::spec::Queue::DWPU), 1);
+  EXPECT_TRUE(noted(prevented.r, "inside A.prevent_fuse()"));
+  EXPECT_EQ(rt::array_bytes(rt::make_backend("fsim")
+                                ->run(prevented.r.bundle, random_inputs(prevented.r.bundle, 3, -128, 127), {})
+                                .outputs.begin()
+                                ->second),
+            rt::array_bytes(rt::make_backend("fsim")
+                                ->run(automatic.r.bundle, random_inputs(automatic.r.bundle, 3, -128, 127), {})
+                                .outputs.begin()
+                                ->second));
+}
+
+// strict=True: a group that cannot reduce to one datapath (a matmul consuming a matmul) is
+// refused at the A.fuse line with the reason; strict=False compiles it apart.
+TEST(Fusion, StrictGroupThatStaysApartIsRefusedAtTheFuseLine) {
+  auto build = [](bool strict, uint32_t& line) {
+    return module_of([&](A::Func& f) {
+      auto x = f.input("x", {4, 2}, "int8x64", A::DDR);
+      auto w1 = A::alloc_constant(ints(128 * 128, 1, -3, 3), "int8x64", A::DDR, {128, 2}, "w1");
+      auto w2 = A::alloc_constant(ints(128 * 64, 4, -3, 3), "int8x64", A::DDR, {128, 1}, "w2");
+      A::FuseArgs a;
+      a.strict = strict;
+      line = __LINE__ + 1;
+      A::fuse(a, [&] {
+        auto h = invoke("core.linear", {x, w1});
+        auto q = invoke("atomic.quantize", {h}, {{"scale", 4.0}});
+        A::output(invoke("core.linear", {q, w2}));
+      });
+    });
+  };
+  uint32_t line = 0;
+  const A::Module strict = build(true, line);
+  const auto e = compile_error([&] { (void)ax::compile(strict.ir().main()); });
+  EXPECT_EQ(e.loc().line, line) << e.what();
+  EXPECT_NE(std::string(e.what()).find("A.fuse(strict=True)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("runs a MatMul"), std::string::npos) << e.what();
+  const A::Module loose = build(false, line);
+  const auto r = ax::compile(loose.ir().main());
+  EXPECT_TRUE(noted(r, "fused: atomic.quantize"));
+  EXPECT_TRUE(noted(r, "not fused"));
+}
+
+TEST(Fusion, AFuseInsideADatapathIsRefused) {
+  uint32_t line = 0;
+  const auto e = compile_error([&] {
+    (void)module_of([&](A::Func&) {
+      A::Datapath([&] {
+        line = __LINE__ + 1;
+        A::prevent_fuse([] {});
+      });
+    });
+  });
+  EXPECT_EQ(e.loc().line, line) << e.what();
+  EXPECT_NE(std::string(e.what()).find("outside any A.Datapath"), std::string::npos) << e.what();
+}
+
+}  // namespace
