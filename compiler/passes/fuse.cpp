@@ -468,8 +468,24 @@ std::vector<Stmt> splice(const std::vector<Stmt>& list, const StmtNode* at, cons
   return out;
 }
 
+// The side stream of a fused program: the producer's constants, the consumer's A.init ones, then
+// the consumer's per-element constant of this producer (one register).
+std::vector<std::vector<double>> side_stream(const Producer& p, const Consumer& c,
+                                             const std::optional<std::vector<double>>& side) {
+  std::vector<std::vector<double>> sv = p.side_values;
+  sv.insert(sv.end(), c.side_values.begin(), c.side_values.begin() + static_cast<std::ptrdiff_t>(c.init_pops));
+  if (side) sv.push_back(*side);
+  return sv;
+}
+
+// One constant holding every fused producer's side stream, each a segment (copied once).
+struct Segment {
+  Buffer k;
+  int64_t offset = 0, count = 0;
+};
+
 Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer& c,
-                   const std::optional<std::vector<double>>& side) {
+                   const std::optional<std::vector<double>>& side, const Segment& seg) {
   const SourceLoc loc = p.dp->loc;
   Rewriter rw;
   for (const auto& d : c.decls) rw.bufs[d->buf.get()] = nullptr;
@@ -494,14 +510,9 @@ Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer&
     body.push_back(st);
     value = reg_read(fz);
   }
-  // The side stream of the fused program: the producer's constants, the consumer's A.init ones,
-  // then the consumer's per-element constant of this producer (one register).
-  std::vector<std::vector<double>> sv = p.side_values;
-  sv.insert(sv.end(), c.side_values.begin(), c.side_values.begin() + static_cast<std::ptrdiff_t>(c.init_pops));
-  if (side) sv.push_back(*side);
   Stream s1;
   Stmt ifd1;
-  if (!sv.empty()) {
+  if (seg.count) {
     s1 = p.parts.ifd1 ? nest_of(p.parts.ifd1).leaf->stream : nullptr;
     if (!s1) {
       auto s = std::make_shared<StreamNode>();
@@ -511,26 +522,17 @@ Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer&
       f.streams.push_back(s);
       s1 = s;
     }
-    auto k = std::make_shared<BufferNode>();
-    k->name = names.fresh(c.D->name + "_fz");
-    k->shape = {static_cast<int64_t>(sv.size())};
-    k->dtype = DType::parse("float32x64");
-    k->scope = Scope::DDR;
-    k->role = BufferRole::Constant;
-    k->loc = c.dp->loc;
-    for (const auto& e : sv) k->data.insert(k->data.end(), e.begin(), e.end());
-    f.buffers.push_back(k);
     auto v = std::make_shared<VarNode>();
     v->name = names.fresh("fzi");
     auto loop = make_stmt(StmtKind::For, loc);
     loop->var = v;
-    loop->extent = static_cast<int64_t>(sv.size());
+    loop->extent = seg.count;
     loop->loop = LoopKind::Serial;
     auto ld = std::make_shared<ExprNode>();
     ld->kind = ExprKind::Load;
-    ld->buf = k;
-    ld->dtype = k->dtype;
-    ld->args = {make_var(v, loc)};
+    ld->buf = seg.k;
+    ld->dtype = seg.k->dtype;
+    ld->args = {make_binary(ExprKind::Add, make_int(seg.offset, loc), make_var(v, loc), loc)};
     auto push = make_stmt(StmtKind::Push, loc);
     push->stream = s1;
     push->value = ld;
@@ -687,7 +689,7 @@ class Fuser {
     done_.insert(consumer.get());
   }
 
-  // The earlier datapaths writing `b` (root) and whether anything else touches it.
+  // The top-level statements before `before` that write `b` (a root).
   std::vector<std::size_t> writers(const BufferNode* b, std::size_t before) const {
     std::vector<std::size_t> w;
     const auto& top = f_.body->body;
@@ -771,10 +773,31 @@ class Fuser {
             no("the fused DPU program could exceed the DPU's " + std::to_string(spec::param::dpu_max_instructions) +
                " instructions (register-pressure heuristic)");
         }
-      // Fuse: each producer in place, the consumer removed.
+      // Fuse: each producer in place, the consumer removed; one constant holds every side stream.
+      std::vector<Segment> seg(ps.size());
+      std::vector<double> data;
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        seg[k].offset = static_cast<int64_t>(data.size() / spec::param::pword_lanes);
+        for (const auto& e : side_stream(ps[k], c, sides[k])) {
+          data.insert(data.end(), e.begin(), e.end());
+          ++seg[k].count;
+        }
+      }
+      if (!data.empty()) {
+        auto kb = std::make_shared<BufferNode>();
+        kb->name = names_.fresh(c.D->name + "_fz");
+        kb->shape = {static_cast<int64_t>(data.size() / spec::param::pword_lanes)};
+        kb->dtype = DType::parse("float32x64");
+        kb->scope = Scope::DDR;
+        kb->role = BufferRole::Constant;
+        kb->loc = cdp->loc;
+        kb->data = std::move(data);
+        f_.buffers.push_back(kb);
+        for (auto& g : seg) g.k = kb;
+      }
       for (std::size_t k = 0; k < ps.size(); ++k) {
         const std::size_t i = ws[k];
-        Stmt fusedp = fuse_epilogue(f_, names_, ps[k], c, sides[k]);
+        Stmt fusedp = fuse_epilogue(f_, names_, ps[k], c, sides[k], seg[k]);
         fused(top[i], cdp,
               "its DPU statements appended to the producer's DPU program (" + c.B->name +
                   " is not written; the ODR stores " + c.D->name + ")");

@@ -14,28 +14,23 @@ W = [float((i * 7 + 13) % 7 - 3) for i in range(128 * 128)]
 B = [float((i * 11 + 26) % 81 - 40) for i in range(128)]
 
 
-@A.ir_module
-class Fused:
-    @A.prim_func
-    def main(x: A.Buffer((8, 2), "int8x64", scope=A.DDR)):
-        w = A.alloc_constant(W, dtype="int8x64", shape=(128, 2), scope=A.DDR)
-        b = A.alloc_constant(B, dtype="float32x64", shape=(2,), scope=A.DDR)
-        with A.fuse(strict=True):
-            h = axol.core.linear(x, w, bias=b, activation="relu")
-            q = axol.atomic.quantize(h, scale=8.0)
-        A.output(q)
+def linear_then_quantize(region):
+    """x -> core.linear (+ bias, ReLU) -> atomic.quantize inside ``with region():``."""
+    @A.ir_module
+    class LinearQuantize:
+        @A.prim_func
+        def main(x: A.Buffer((8, 2), "int8x64", scope=A.DDR)):
+            w = A.alloc_constant(W, dtype="int8x64", shape=(128, 2), scope=A.DDR)
+            b = A.alloc_constant(B, dtype="float32x64", shape=(2,), scope=A.DDR)
+            with region():
+                h = axol.core.linear(x, w, bias=b, activation="relu")
+                q = axol.atomic.quantize(h, scale=8.0)
+            A.output(q)
+    return LinearQuantize
 
 
-@A.ir_module
-class Prevented:
-    @A.prim_func
-    def main(x: A.Buffer((8, 2), "int8x64", scope=A.DDR)):
-        w = A.alloc_constant(W, dtype="int8x64", shape=(128, 2), scope=A.DDR)
-        b = A.alloc_constant(B, dtype="float32x64", shape=(2,), scope=A.DDR)
-        with A.prevent_fuse():
-            h = axol.core.linear(x, w, bias=b, activation="relu")
-            q = axol.atomic.quantize(h, scale=8.0)
-        A.output(q)
+Fused = linear_then_quantize(A.fuse)              # with A.fuse():  (strict=True, the default)
+Prevented = linear_then_quantize(A.prevent_fuse)  # with A.prevent_fuse():
 
 
 def inputs():
