@@ -46,11 +46,6 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   r.timings = pm.run(f, opt.verify_each);
   r.warnings = r.program.warnings;
   r.program.fusion_notes = f.fusion_notes;
-  if (!f.fusion_notes.empty()) {
-    std::string text;
-    for (const auto& n : f.fusion_notes) text += n + "\n";
-    r.bundle.metadata["fusion"] = text;
-  }
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
