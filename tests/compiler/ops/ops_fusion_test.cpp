@@ -124,6 +124,70 @@ TEST(Fusion, StrictGroupThatStaysApartIsRefusedAtTheFuseLine) {
   EXPECT_TRUE(noted(r, "not fused"));
 }
 
+// The guide's DPU affine transform (§8.5) written twice by hand, the second reading what the first
+// wrote: inside A.fuse the two DPU programs become one (consecutive DPU programs, §12), equal on
+// fsim to the same program under A.prevent_fuse, which keeps both datapaths.
+A::Module affine_twice(const std::function<void(const A::Body&)>& region) {
+  A::Module mod("AffineTwice");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {16, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto mid = A::alloc_buffer({16, 1}, "float32x64", A::L1_WEAK, "mid");
+  auto out = A::alloc_buffer({16, 1}, "int8x64", A::DDR, "out");
+  auto affine = [&](A::BufferHandle& src, A::BufferHandle& dst, double scale_v, double bias_v, const char* dt) {
+    std::vector<double> c(128);
+    for (std::size_t l = 0; l < 64; ++l) c[l] = scale_v, c[64 + l] = bias_v + 0.25 * static_cast<double>(l % 5);
+    auto consts = A::alloc_constant(c, "float32x64", A::DDR, {2});
+    A::Datapath([&] {
+      auto ifd0 = A::decl_stream("float32x64");
+      auto ifd1 = A::decl_stream("float32x64");
+      auto dpu = A::decl_stream(dt);
+      A::IFD(0, [&] {
+        for (auto i : A::serial(16)) ifd0.push(src(i, 0));
+      });
+      A::IFD(1, [&] {
+        for (auto j : A::serial(2)) ifd1.push(consts(j));
+      });
+      A::DPU([&] {
+        auto k = A::array("float18x64", 2, "k");
+        auto acc = A::array("float18x64", 1, "acc");
+        A::init([&] {
+          for (auto j : A::serial(2)) k[j] = A::cast(ifd1.pop(), "float18x64");
+        });
+        for (auto i : A::serial(16)) {
+          (void)i;
+          acc[0] = A::cast(ifd0.pop(), "float18x64") * k[0];
+          dpu.push(A::cast(acc[0] + k[1], dt));
+        }
+      });
+      A::ODR([&] {
+        for (auto i : A::serial(16)) dst(i, 0) = dpu.pop();
+      });
+    });
+  };
+  region([&] {
+    affine(inp, mid, 0.75, -3.5, "float32x64");
+    affine(mid, out, 4.0, 1.0, "int8x64");
+  });
+  A::output(out);
+  return mod;
+}
+
+TEST(Fusion, ConsecutiveDpuProgramsBecomeOne) {
+  const auto fused = ax::compile(affine_twice([](const A::Body& b) { A::fuse(b); }).ir().main());
+  const auto apart = ax::compile(affine_twice([](const A::Body& b) { A::prevent_fuse(b); }).ir().main());
+  EXPECT_EQ(tasks(fused.program, axcore::spec::Queue::DWPU), 1);
+  EXPECT_EQ(tasks(apart.program, axcore::spec::Queue::DWPU), 2);
+  rt::Arrays in;
+  NDArray<float> x({16, 64});
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x.data()[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 8.0f;
+  in["inp"] = x;
+  const auto a = rt::make_backend("fsim")->run(fused.bundle, in, {});
+  const auto b = rt::make_backend("fsim")->run(apart.bundle, in, {});
+  EXPECT_EQ(rt::array_bytes(a.outputs.at("out")), rt::array_bytes(b.outputs.at("out")));
+}
+
 TEST(Fusion, AFuseInsideADatapathIsRefused) {
   uint32_t line = 0;
   const auto e = compile_error([&] {
