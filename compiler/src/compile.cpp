@@ -31,7 +31,8 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("sink-and-unroll", sink_and_unroll)
       .add("block-predicates-final", [](PrimFunc& g) { apply_block_predicates(g, true); })
       .add("drop-empty-loops", drop_empty_loops)
-      .add("infer-datapath-kinds", infer_datapath_kinds);
+      .add("infer-datapath-kinds", infer_datapath_kinds)
+      .add("fuse", [auto_fuse = opt.fuse](PrimFunc& g) { fuse_datapaths(g, auto_fuse); });
   LowerOptions lo;
   lo.cores = opt.cores;
   lo.l1_bytes = tiling.l1_bytes;
@@ -44,6 +45,7 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   pm.add("emit", [&r, eo](PrimFunc& g) { r.bundle = emit_bundle(g, r.program, eo); });
   r.timings = pm.run(f, opt.verify_each);
   r.warnings = r.program.warnings;
+  r.program.fusion_notes = f.fusion_notes;
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -987,6 +987,8 @@ std::string explain(const Program& p) {
     os << "\n";
   }
   explain_overlap(os, p);
+  if (!p.fusion_notes.empty()) os << "fusion (§12):\n";
+  for (const auto& n : p.fusion_notes) os << "  " << n << "\n";
   return os.str();
 }
 

@@ -20,6 +20,7 @@ struct Ctx {
   std::vector<Unit> units;  // enclosing blocks, innermost last
   int datapaths = 0;        // enclosing Datapath regions
   std::vector<Stmt> open_loops;
+  std::vector<int> fuse_scopes;  // open A.fuse / A.prevent_fuse regions (PrimFunc::fuse_scopes), innermost last
   // Tile views made so far (buf.tile, buf[k]): one node per region of a parent, so the same
   // region written twice is the same buffer to the operators (atomic.load_imc's IMC region is
   // the one atomic.matmul names).
@@ -563,6 +564,7 @@ void Datapath(const DatapathArgs& args, const Body& body, Loc l) {
   s->dp_kind = args.kind;
   s->core = args.core;
   s->id = args.id;
+  s->fuse_scope = c.fuse_scopes.empty() ? -1 : c.fuse_scopes.back();
   Opened o(s, std::nullopt, true);
   body();
 }
@@ -575,6 +577,37 @@ void Datapath(const std::string& id, const Body& body, Loc l) {
   DatapathArgs a;
   a.id = id;
   Datapath(a, body, l);
+}
+namespace {
+void fuse_region(PrimFunc::FuseScope scope, const Body& body, const char* what) {
+  Ctx& c = ctx(scope.loc);
+  if (c.datapaths > 0 || !c.units.empty())
+    fail(scope.loc, std::string("with A.") + what + " groups datapaths: write it outside any A.Datapath or unit block",
+         std::string("with A.") + what + ": around the datapaths or operator calls");
+  c.func->fuse_scopes.push_back(scope);
+  c.fuse_scopes.push_back(static_cast<int>(c.func->fuse_scopes.size()) - 1);
+  struct Close {
+    ~Close() { ctx().fuse_scopes.pop_back(); }
+  } close;
+  body();
+}
+}  // namespace
+
+void fuse(const FuseArgs& args, const Body& body, Loc l) {
+  PrimFunc::FuseScope s;
+  s.strict = args.strict;
+  s.reg_pressure_heuristic = !(args.unsafe || args.disable_dpu_reg_pressure_heuristic);
+  s.loop_legalization = args.unsafe || args.enable_loop_legalization;
+  s.loc = SourceLoc::from(l);
+  fuse_region(s, body, "fuse(...)");
+}
+void fuse(const Body& body, Loc l) { fuse(FuseArgs{}, body, l); }
+void prevent_fuse(const Body& body, Loc l) {
+  PrimFunc::FuseScope s;
+  s.prevent = true;
+  s.strict = false;
+  s.loc = SourceLoc::from(l);
+  fuse_region(s, body, "prevent_fuse()");
 }
 void IFD(int num, const Body& body, Loc l) { block(Unit::IFD, num, body, SourceLoc::from(l)); }
 void IFD(const Body& body, Loc l) { block(Unit::IFD, 0, body, SourceLoc::from(l)); }

@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto* c = app.add_subcommand("compile", "compile a YAML model or an example kernel to a bundle");
   std::string name, out, bundle_path, werror;
-  bool dump_ir = false, dump_txn = false, show = false, no_overlap = false, verify_each = false;
+  bool dump_ir = false, dump_txn = false, show = false, no_overlap = false, verify_each = false, no_fuse = false;
   uint32_t cores = 1;
   uint64_t l1_bytes = axcore::spec::param::l1_bytes;
   c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
@@ -148,6 +148,8 @@ int main(int argc, char** argv) {
   c->add_flag("--explain", show, "print what runs where");
   c->add_flag("--no-overlap", no_overlap,
               "no overlap scheduling: each launch waits for what it touches as it is pushed (docs/compiler.md)");
+  c->add_flag("--no-fuse", no_fuse,
+              "no automatic fusion (§12): only the datapaths inside A.fuse(...) are fused (docs/compiler.md)");
   c->add_option("--cores", cores, "cores of the target device")->check(CLI::Range(1u, 4u));
   c->add_option("--Werror", werror,
                 "hazard: the language guide's §14 hazards the compiler finds (IMC reuse after another matrix, a "
@@ -198,8 +200,8 @@ int main(int argc, char** argv) {
     ax::A::Module mod("none");
     std::string label = name, source = "examples/kernels";
     if (is_model(name)) {
-      if (const int rc =
-              compile_dispatch_model(name, out, {cores, "", name, !no_overlap, false, verify_each}, l1_bytes, dump_txn);
+      if (const int rc = compile_dispatch_model(name, out, {cores, "", name, !no_overlap, false, verify_each, !no_fuse},
+                                                l1_bytes, dump_txn);
           rc >= 0)
         return rc;
       auto m = ax::frontend::load_model(name, ax::ops::target());
@@ -222,8 +224,8 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
-    const auto r =
-        ax::compile(mod.ir().main(), {cores, label, source, !no_overlap, werror == "hazard", verify_each}, tiling);
+    const auto r = ax::compile(mod.ir().main(),
+                               {cores, label, source, !no_overlap, werror == "hazard", verify_each, !no_fuse}, tiling);
     for (const auto& w : r.warnings) std::cerr << w.str() << "\n";
     if (dump_ir) std::cout << "# after passes\n" << r.ir_lowered();
     if (show) std::cout << ax::explain(r.program);

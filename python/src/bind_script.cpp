@@ -317,6 +317,11 @@ void bind_constructs(py::module_& m) {
            [](int core, const std::string& id, const py::function& body) { A::CoreDMA(body_of(body), core, id); })
       .def("SysDMA", [](const std::string& id, const py::function& body) { A::SysDMA(body_of(body), id); })
       .def("AICore", [](int core, const py::function& body) { A::AICore(core, body_of(body)); })
+      .def("fuse",
+           [](bool unsafe, bool strict, bool reg, bool loops, const py::function& body) {
+             A::fuse(A::FuseArgs{unsafe, strict, reg, loops}, body_of(body));
+           })
+      .def("prevent_fuse", [](const py::function& body) { A::prevent_fuse(body_of(body)); })
       .def("If",
            [](const A::Value& c, const py::function& then_body, const std::optional<py::function>& else_body) {
              A::If(c, body_of(then_body), else_body ? body_of(*else_body) : A::Body{});

@@ -467,8 +467,7 @@ def Datapath(kind: Optional[str] = None, core: Optional[int] = None, id: str = "
 
 # The blocks without arguments (and the common argument values) are made once: a Block is a
 # read-only descriptor, and these are evaluated for every block of every build.
-_BLOCKS = {k: C.Block(k) for k in ("DPU", "ODR", "init", "MatMul", "LoadIMC", "Then", "Else", "fuse",
-                                     "prevent_fuse")}
+_BLOCKS = {k: C.Block(k) for k in ("DPU", "ODR", "init", "MatMul", "LoadIMC", "Then", "Else", "prevent_fuse")}
 _IFD_BLOCKS = {n: C.Block("IFD", {"num": n}) for n in (0, 1)}
 _DATAPATH_BLOCK = C.Block("Datapath", {"kind": None, "core": -1, "id": ""})
 
@@ -548,12 +547,18 @@ def when(cond: Any) -> C.Block:
 
 def fuse(unsafe: bool = False, strict: bool = True, disable_dpu_reg_pressure_heuristic: bool = False,
          enable_loop_legalization: bool = False) -> C.Block:
-    """``with A.fuse(...):`` — advisory (§12): this compiler does not fuse; the body is built as is."""
-    return _BLOCKS["fuse"]
+    """``with A.fuse(...):`` — the datapaths built inside (written or made by operator calls) fuse
+    (§12; compiler/passes/fuse.cpp): with ``strict`` the compile is refused at this line when a
+    producer/consumer pair of the group stays apart; ``unsafe`` / ``disable_dpu_reg_pressure_heuristic``
+    fuse past the DPU register estimate; ``enable_loop_legalization`` is accepted (the pass matches flat
+    addresses, it rewrites no loop)."""
+    return C.Block("fuse", {"unsafe": bool(unsafe), "strict": bool(strict),
+                            "reg": bool(disable_dpu_reg_pressure_heuristic),
+                            "loops": bool(enable_loop_legalization)})
 
 
 def prevent_fuse() -> C.Block:
-    """``with A.prevent_fuse():`` — advisory (§12); the body is built as is."""
+    """``with A.prevent_fuse():`` — nothing built inside is fused (§12)."""
     return _BLOCKS["prevent_fuse"]
 
 

@@ -600,8 +600,12 @@ class Parser:
                 inner()
             finally:
                 _s.close_loop()
-        elif kind in ("script", "fuse", "prevent_fuse"):
-            inner()  # a nested script region; fusion is advisory (§12) and this compiler does not fuse
+        elif kind == "fuse":
+            _s.fuse(a["unsafe"], a["strict"], a["reg"], a["loops"], inner)
+        elif kind == "prevent_fuse":
+            _s.prevent_fuse(inner)
+        elif kind == "script":
+            inner()  # a nested script region
         else:  # pragma: no cover - every Block kind is handled above
             self.fail(item.context_expr, f"with A.{kind}: not handled")
 

@@ -23,6 +23,9 @@ struct CompileOptions {
   // Run the IR verifier (verify.hpp) before the first pass and after every pass
   // (`axc compile --verify-each`); on by default in debug builds.
   bool verify_each = verify_each_default();
+  // §12 fusion wherever it is safe (passes/fuse.cpp); false: only inside A.fuse(...)
+  // (`axc compile --no-fuse`).
+  bool fuse = true;
 };
 
 struct CompileResult {

@@ -175,6 +175,7 @@ struct StmtNode {
   int core = -1;
   std::string id;
   bool id_generated = false;  // the id is a pass's (tile-l1 pipelining), not the author's
+  int fuse_scope = -1;        // Datapath: the innermost A.fuse / A.prevent_fuse around it (PrimFunc::fuse_scopes)
   Unit unit = Unit::IFD;
   int num = 0;  // IFD num
   // Push / Store / Drop / If
@@ -205,6 +206,18 @@ struct PrimFunc {
     std::map<std::string, std::string> str_attrs;
   };
   std::vector<GraphNode> graph;
+  // `with A.fuse(...)` / `with A.prevent_fuse()` (guide §12), in the order written; a datapath built
+  // inside one names the innermost in StmtNode::fuse_scope. The fusion pass (passes/fuse.cpp) reads them.
+  struct FuseScope {
+    bool prevent = false;                // A.prevent_fuse(): nothing inside is fused
+    bool strict = true;                  // A.fuse: refuse the program if the group stays apart
+    bool reg_pressure_heuristic = true;  // false: fuse past the DPU register / instruction check
+    bool loop_legalization = false;      // accepted; this pass matches flat addresses (no loop rewrite)
+    SourceLoc loc;
+  };
+  std::vector<FuseScope> fuse_scopes;
+  // What the fusion pass fused and why it left other producer/consumer pairs apart (axc explain).
+  std::vector<std::string> fusion_notes;
   // The number the operator library gives the next buffer it generates in this function
   // (`y_epi0`, ...): a function's generated names depend on nothing built before it.
   uint64_t generated_names = 0;

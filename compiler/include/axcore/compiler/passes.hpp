@@ -47,6 +47,12 @@ void infer_datapath_kinds(PrimFunc& f);
 // range only; terms over loops that will be unrolled stay) and after sink-and-unroll (final = true:
 // every term is decided or refused at its A.where).
 void apply_block_predicates(PrimFunc& f, bool final);
+// §12 fusion (passes/fuse.cpp): an elementwise consumer datapath appended to its producers' DPU
+// epilogue (a float32 intermediate, matched element for element), and a copy datapath folded into
+// its readers' IFD walks. `automatic`: wherever it is safe and no A.prevent_fuse() says otherwise;
+// else only inside A.fuse(...). An A.fuse(strict=True) group left apart is a CompileError at its
+// line. What was fused and why other pairs were not: PrimFunc::fusion_notes.
+void fuse_datapaths(PrimFunc& f, bool automatic);
 // The builder's check of an A.where predicate at the user's line: loop variables, integers,
 // arithmetic and comparisons only (no buffer, stream or register read).
 void check_block_predicate(const Expr& cond, const SourceLoc& loc);

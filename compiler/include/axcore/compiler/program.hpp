@@ -87,6 +87,8 @@ struct Program {
   // what and why) and where the IMC residencies and L1 buffers went.
   bool overlapped = false;  // scheduled by schedule_overlap (else: a wait after every launch)
   std::vector<std::string> sync_notes, placement_notes;
+  // What the fusion pass fused and why it left other pairs apart (PrimFunc::fusion_notes).
+  std::vector<std::string> fusion_notes;
   // The §14 hazards found (diag.hpp), in program order, each once; empty when
   // LowerOptions::hazards_are_errors (the first one throws).
   std::vector<Diagnostic> warnings;

@@ -352,6 +352,23 @@ void LoadIMC(const Body& body, Loc l = Loc::current());  // A.pseudo.LoadIMC
 void CoreDMA(const Body& body, int core = -1, const std::string& id = "", Loc l = Loc::current());
 void SysDMA(const Body& body, const std::string& id = "", Loc l = Loc::current());
 void AICore(int core, const Body& body, Loc l = Loc::current());
+// with A.fuse(unsafe=False, strict=True, disable_dpu_reg_pressure_heuristic=False,
+//             enable_loop_legalization=False): (guide §12) the datapaths built in `body` (written or
+// made by operator calls) must fuse: every producer/consumer pair among them merges into one
+// datapath (passes/fuse.cpp), or, with strict, compile() refuses the program at this line naming
+// why. unsafe sets both of the other flags; disable_dpu_reg_pressure_heuristic fuses past the DPU
+// register / instruction estimate; enable_loop_legalization is accepted (the pass matches flat
+// addresses, it never rewrites loops). with A.prevent_fuse(): nothing built in `body` is fused.
+// Outside both, fusion runs where it is safe (CompileOptions::fuse). Written outside every datapath.
+struct FuseArgs {
+  bool unsafe = false;
+  bool strict = true;
+  bool disable_dpu_reg_pressure_heuristic = false;
+  bool enable_loop_legalization = false;
+};
+void fuse(const FuseArgs& args, const Body& body, Loc l = Loc::current());
+void fuse(const Body& body, Loc l = Loc::current());
+void prevent_fuse(const Body& body, Loc l = Loc::current());
 // For the operator library's call keywords (ops::invoke, guide §12): A.AICore at the call's
 // location (core=), and `body` with every launch it builds (datapath, LoadIMC, DMA block) that has
 // no id of its own tagged `id` (id=: one id may name all the launches of one operator call).
