@@ -363,7 +363,7 @@ DwOut lower_dw(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf
 Task lower_datapath(const StmtNode& dp, const std::vector<Loop>& outer, const RegionOf& region, const ImcOf& imc_of) {
   Blocks bl;
   for (const auto& s : dp.body) {
-    if (s->kind != StmtKind::Block) continue;
+    if (s->kind != StmtKind::Block || is_bypassed(*s)) continue;  // A.bypass(): as if omitted (§6.4)
     switch (s->unit) {
       case Unit::IFD:
         if (s->num != 0 && s->num != 1)

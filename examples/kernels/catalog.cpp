@@ -30,6 +30,11 @@ const std::vector<Example>& catalog() {
        [] { return dpu_reduce_fma(); }},
       {"where_guard", "§10: A.where on datapaths, CoreDMA and SysDMA blocks bounds what they move",
        [] { return where_guard(); }},
+      {"stream_pins_bypass",
+       "§6.1, §6.4: streams pinned to IFD_0/IFD_1/DPU_STREAM, A.bypass() in MatMul, DPU, IFD(num=1)",
+       [] { return stream_pins_bypass(); }},
+      {"sync_signals", "§12: A.sync(waits=, buffers=) waits for one copy, A.signals marks the rest done",
+       [] { return sync_signals(); }},
   };
   return k;
 }

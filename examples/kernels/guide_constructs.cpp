@@ -216,4 +216,102 @@ A::Module where_guard() {
   return mod;
 }
 
+A::Module stream_pins_bypass() {
+  A::Module mod("StreamPinsBypass");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {8, 1}, "float32x64", A::DDR);
+  auto wts = f.input("wts", {8, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto prod = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "prod");
+  auto copy = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "copy");
+  auto twice = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "twice");
+  for (auto [i] : A::grid(8)) {  // §6.1: scope= pins a stream to its unit's stream
+    A::Datapath([&] {
+      auto x = A::decl_stream("float32x64", "IFD_0_STREAM");
+      auto w = A::decl_stream("float32x64", "IFD_1_STREAM");
+      auto d = A::decl_stream("float32x64", "DPU_STREAM");
+      A::IFD([&] { x.push(inp(i, 0)); });
+      A::IFD([&] { w.push(wts(i, 0)); });  // no num: the pin makes it the side input, IFD(num=1)
+      A::DPU([&] { d.push(A::cast(x.pop(), "float18x64") * A::cast(w.pop(), "float18x64")); });
+      A::ODR([&] { prod(i, 0) = d.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(8)) {  // §6.4: every compute unit bypassed, written out
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(inp(i, 0)); });
+      A::MatMul([] { A::bypass(); });
+      A::DPU([] { A::bypass(); });
+      A::ODR([&] { copy(i, 0) = s.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(8)) {  // the side input bypassed: the DPU reads its constant directly
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(inp(i, 0)); });
+      A::IFD(1, [] { A::bypass(); });
+      A::DPU([&] { d.push(A::cast(s.pop(), "float18x64") * A::cast(two(0), "float18x64")); });
+      A::ODR([&] { twice(i, 0) = d.pop(); });
+    });
+  }
+  A::output(prod);
+  A::output(copy);
+  A::output(twice);
+  return mod;
+}
+
+namespace {
+// The guide's @A.macro (§4.2) in C++: a function that emits statements where it is called; its
+// parameters are the only names that cross, everything it declares is its own. dst = src + src
+// (one DPU operation on a register read twice: no constant, so no copy of one into L1 — the
+// program's only DMA copies are the two the syncs below order).
+void double_rows(const A::BufferHandle& src, const A::BufferHandle& dst, const std::string& id) {
+  for (auto [i] : A::grid(src.shape()[0])) {
+    A::Datapath(A::DatapathArgs{.kind = std::nullopt, .core = -1, .id = id}, [&] {
+      auto s = A::decl_stream("float32x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(src(i, 0)); });
+      A::DPU([&] {
+        auto x = A::var("float18x64", "x");
+        x = A::cast(s.pop(), "float18x64");
+        d.push(x + x);
+      });
+      A::ODR([&] { dst(i, 0) = d.pop(); });
+    });
+  }
+}
+}  // namespace
+
+A::Module sync_signals() {
+  A::Module mod("SyncSignals");
+  A::Func f = mod.prim_func("main");
+  auto a = f.input("a", {4, 1}, "float32x64", A::DDR);
+  auto b = f.input("b", {4, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto a_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "a_l1");
+  auto b_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "b_l1");
+  auto out_a = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out_a");
+  auto out_b = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out_b");
+  A::SysDMA(
+      [&] {
+        for (auto i : A::serial(4)) a_l1(i, 0) = a(i, 0);
+      },
+      "load");
+  A::SysDMA(
+      [&] {
+        for (auto i : A::serial(4)) b_l1(i, 0) = b(i, 0);
+      },
+      "load");
+  A::sync({"load"}, {}, {a_l1});  // the data guarded: only the copy into a_l1 is waited here
+  double_rows(a_l1, out_a, "ew_a");
+  A::signals("a_done");  // marks what was launched so far done: b's copy (still in flight) and ew_a
+  A::waits("a_done");
+  double_rows(b_l1, out_b, "");
+  A::output(out_a);
+  A::output(out_b);
+  return mod;
+}
+
 }  // namespace axcore::examples

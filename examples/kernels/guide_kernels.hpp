@@ -62,5 +62,17 @@ A::Module dpu_reduce_fma();
 // the ODR is inert), c = a on rows 0..3 and b on rows 4..7 (two CoreDMA loops with A.where), and
 // out = c by the second of two unrolled SysDMA blocks (A.where(h == 1)).
 A::Module where_guard();
+// §6.1 pinned stream scopes and §6.4 A.bypass(), over (8, 1) float32x64 inputs `inp` and `wts`:
+// prod = inp * wts through streams pinned IFD_0_STREAM / IFD_1_STREAM / DPU_STREAM, the weights'
+// block written A.IFD() without num (its stream's pin makes it the side input); copy = inp
+// exactly through IFD -> MatMul (A.bypass()) -> DPU (A.bypass()) -> ODR; twice = 2 * inp with
+// A.IFD(num=1): A.bypass() beside a DPU reading its constant directly.
+A::Module stream_pins_bypass();
+// §12 A.sync(buffers=) and A.signals, with §4.2's macro as a C++ function: (4, 1) float32x64
+// inputs a and b copied into L1 by two SysDMA copies tagged "load"; A.sync(waits=["load"],
+// buffers=[a_l1]) waits for a's copy only; out_a = a + a (datapath "ew_a"); A.signals("a_done")
+// marks what was launched so far (b's copy, ew_a) done; A.waits("a_done"); out_b = b + b. Both
+// datapath loops are emitted by one statement-emitting helper (the guide's @A.macro).
+A::Module sync_signals();
 
 }  // namespace axcore::examples

@@ -181,6 +181,27 @@ rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) 
   return {{"out", out}};
 }
 
+// §6.1 / §6.4 stream_pins_bypass: prod = inp * wts, copy = inp, twice = 2 * inp (float18 products).
+rt::Arrays stream_pins_bypass_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  const auto& w = f32(in, "wts");
+  NDArray<float> prod = x, twice = x;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    prod.data()[i] =
+        ax::num::to_float(ax::num::mul(ax::num::f18_from_float(x.data()[i]), ax::num::f18_from_float(w.data()[i])));
+    twice.data()[i] = mul18(x.data()[i], 2.0);
+  }
+  return {{"prod", prod}, {"copy", x}, {"twice", twice}};
+}
+
+// §12 sync_signals: out_a = a + a, out_b = b + b in float18 (exactly 2x of the rounded input).
+rt::Arrays sync_signals_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> a = f32(in, "a"), b = f32(in, "b");
+  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = mul18(a.data()[i], 2.0);
+  for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = mul18(b.data()[i], 2.0);
+  return {{"out_a", a}, {"out_b", b}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -205,6 +226,8 @@ const std::map<std::string, Reference>& references() {
       {"store_or_drop", store_or_drop_ref},
       {"where_guard", where_guard_ref},
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
+      {"stream_pins_bypass", stream_pins_bypass_ref},
+      {"sync_signals", sync_signals_ref},
   };
   return r;
 }

@@ -292,6 +292,134 @@ def test_where_bounds_its_block(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- §6.1 pinned stream scopes, §6.4 A.bypass() -------------------------------------------------------
+@A.ir_module
+class StreamPinsBypass:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR), wts: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+        prod = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        copy = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        twice = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(8):                   # scope= pins each stream to its unit's stream
+            with A.Datapath():
+                x = A.decl_stream("float32x64", A.IFD_0_STREAM)
+                w = A.decl_stream("float32x64", A.IFD_1_STREAM)
+                d = A.decl_stream("float32x64", scope=A.DPU_STREAM)
+                with A.IFD():
+                    x.push(inp[i, 0])
+                with A.IFD():                 # no num: the pin makes it the side input
+                    w.push(wts[i, 0])
+                with A.DPU():
+                    d.push(A.cast(x.pop(), "float18x64") * A.cast(w.pop(), "float18x64"))
+                with A.ODR():
+                    prod[i, 0] = d.pop()
+        for i in A.grid(8):                   # every compute unit bypassed (§6.4), written out
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(inp[i, 0])
+                with A.pseudo.MatMul():
+                    A.bypass()
+                with A.DPU():
+                    A.bypass()
+                with A.ODR():
+                    copy[i, 0] = s.pop()
+        for i in A.grid(8):                   # the side input bypassed: the DPU reads its constant
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(inp[i, 0])
+                with A.IFD(num=1):
+                    A.bypass()
+                with A.DPU():
+                    d.push(A.cast(s.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                with A.ODR():
+                    twice[i, 0] = d.pop()
+        A.output(prod)
+        A.output(copy)
+        A.output(twice)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stream_pins_and_bypass(backend):
+    ins = {"inp": floats((8, 64), 21), "wts": floats((8, 64), 22)}
+    b = runtime.compile(StreamPinsBypass, explain=True)
+    res = runtime.run(b, backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["prod"], mul18(ins["inp"], ins["wts"]))
+    np.testing.assert_array_equal(res.outputs["copy"], ins["inp"])  # exact: nothing passed through float18
+    np.testing.assert_array_equal(res.outputs["twice"], mul18(ins["inp"], 2.0))
+
+
+def test_pin_and_bypass_lower_to_what_they_say():
+    """The IFD() without num pushing the IFD_1_STREAM-pinned stream is the side input; the bypassed
+    MatMul leaves a DP_DWPU datapath (three DWPU datapaths, no MVMEXE)."""
+    text = StreamPinsBypass.dump()
+    assert text.count("with A.IFD(num=1):") == 2, text
+    assert text.count("A.bypass()") == 3, text
+    b = runtime.compile(StreamPinsBypass, explain=True)
+    assert len(set(re.findall(r"\bdp\d+\.dwpu", b.explain))) == 3 and "mvmexe" not in b.explain, b.explain
+
+
+# ---- §12 A.sync(buffers=), A.signals, with a §4.2 @A.macro -------------------------------------------
+@A.macro
+def scale_rows(src, dst, factor, rows, tag):
+    """Emits one datapath loop (a macro: statements, inlined where it is called; its names are its own)."""
+    for i in A.grid(rows):
+        with A.Datapath(id=tag):
+            s = A.decl_stream("float32x64")
+            d = A.decl_stream("float32x64")
+            with A.IFD(num=0):
+                s.push(src[i, 0])
+            with A.DPU():
+                d.push(A.cast(s.pop(), "float18x64") * A.cast(factor[0], "float18x64"))
+            with A.ODR():
+                dst[i, 0] = d.pop()
+
+
+@A.ir_module
+class SyncSignals:
+    @A.prim_func
+    def main(a: A.Buffer((4, 1), "float32x64", scope=A.DDR), b: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+        three = A.alloc_constant(np.full((1, 64), 3.0, np.float32), dtype="float32x64", scope=A.DDR)
+        a_l1 = A.alloc_buffer((4, 1), "float32x64", scope=A.L1)
+        b_l1 = A.alloc_buffer((4, 1), "float32x64", scope=A.L1)
+        out_a = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        out_b = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        with A.SysDMA(id="load"):
+            for i in A.serial(4):
+                a_l1[i, 0] = a[i, 0]
+        with A.SysDMA(id="load"):
+            for i in A.serial(4):
+                b_l1[i, 0] = b[i, 0]
+        A.sync(waits=["load"], buffers=[a_l1])   # the data guarded: only a's copy is waited here
+        scale_rows(a_l1, out_a, two, 4, "ew_a")
+        A.signals("a_done")                      # marks what is in flight (b's copy, ew_a) done
+        A.waits("a_done")
+        scale_rows(b_l1, out_b, three, 4, "")
+        A.output(out_a)
+        A.output(out_b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sync_buffers_signals_and_a_macro(backend):
+    ins = {"a": floats((4, 64), 23), "b": floats((4, 64), 24)}
+    b = runtime.compile(SyncSignals, werror=True)  # every dependency fenced by the author: no §14 hazard
+    res = runtime.run(b, backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["out_a"], mul18(ins["a"], 2.0))
+    np.testing.assert_array_equal(res.outputs["out_b"], mul18(ins["b"], 3.0))
+
+
+def test_a_macro_is_inlined_where_it_is_called():
+    """Two calls, two datapath loops; the macro's names (s, d, i) did not leak into main's scope."""
+    text = SyncSignals.dump()
+    assert text.count("with A.Datapath(") == 2, text
+    assert 'A.sync(waits=["load"], signals=[], buffers=[a_l1])' in text, text
+    assert 'A.sync(waits=[], signals=["a_done"])' in text, text
+
+
 # ---- refusals at the user's line -------------------------------------------------------------------
 from test_errors import _assert_last_frame_is, _build, _dp, _line_of  # noqa: E402 - the error harness
 
@@ -320,6 +448,31 @@ REFUSED = [
                                    "            with A.Datapath():\n"
                                    "                A.where(A.if_then_else(i < 2, 1, 0) < 1)  # X\n"),
      "reads A.if_then_else"),
+    # §6.1 a pinned stream is pushed by its own unit
+    ("pin_feeder", _dp().replace('s = A.decl_stream("float32x64")', 's = A.decl_stream("float32x64", A.IFD_1_STREAM)')
+     .replace("s.push(inp[i, 0])", "s.push(inp[i, 0])  # X"),
+     "s is pinned to IFD_1_STREAM (scope= at"),
+    ("pin_odr_stream", _dp().replace('s = A.decl_stream("float32x64")',
+                                     's = A.decl_stream("float32x64", A.ODR_STREAM)  # X'),
+     "ODR_STREAM is an ODR's output stream"),
+    # §6.4 A.bypass()
+    ("bypass_odr", _dp().replace("out[i, 0] = d.pop()", "A.bypass()  # X\n                    out[i, 0] = d.pop()"),
+     "the ODR cannot be bypassed"),
+    ("bypass_with_work", _dp(dpu='A.bypass()\nd.push(A.cast(s.pop(), "float32x64"))  # X'),
+     "this A.DPU block is bypassed (A.bypass() at"),
+    # §8.5 / §14 the A.init rule
+    ("init_rewritten", _dp(dpu='r = A.array("float18x64", size=1)\nwith A.init():\n'
+                              '    r[0] = A.cast(s.pop(), "float18x64")\n'
+                              'r[0] = A.cast(s.pop(), "float18x64")  # X\nd.push(A.cast(r[0], "float32x64"))'),
+     "r[0] is written in A.init (at"),
+    # §12 A.sync(buffers=)
+    ("sync_buffers", _dp().replace("        A.output(out)\n",
+                                   "        A.sync(buffers=[out])\n"
+                                   "        A.sync(waits=[\"x\"], buffers=[out])  # X\n        A.output(out)\n"),
+     'A.sync waits on "x", which no launch before it is tagged with (or signals)'),
+    # §4.2 no decorator makes a nested def a macro
+    ("nested_macro", _dp(ifd="@A.macro\ndef push_it(i):  # X\n    s.push(inp[i, 0])\npush_it(i)"),
+     "a nested function is refused"),
 ]
 
 
