@@ -35,6 +35,8 @@ const std::vector<Example>& catalog() {
        [] { return stream_pins_bypass(); }},
       {"sync_signals", "§12: A.sync(waits=, buffers=) waits for one copy, A.signals marks the rest done",
        [] { return sync_signals(); }},
+      {"dpu_ops", "§7: lut, prelu, fma, max/min/add_reduce, A.Max / A.Min in a program's own DPU block",
+       [] { return dpu_ops(); }},
   };
   return k;
 }

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <axcore/num/lut.hpp>
+
 #include "guide_kernels.hpp"
 
 namespace axcore::examples {
@@ -311,6 +313,60 @@ A::Module sync_signals() {
   double_rows(b_l1, out_b, "");
   A::output(out_a);
   A::output(out_b);
+  return mod;
+}
+
+A::Module dpu_ops() {
+  A::Module mod("DpuOps");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {4, 2}, "float32x64", A::DDR);
+  A::Script script(f);
+  // The guide's table: compute_chained_lut_params(...) then pack_lut_params_to_pword(params[0]).
+  const auto params = num::compute_chained_lut_params(-128.0, 128.0, 1, [](double v) { return v * v / 128.0; });
+  const num::PwordF32 table = num::pack_lut_params_to_pword(params[0]);
+  std::vector<double> c(table.begin(), table.end());
+  c.insert(c.end(), 64, 0.25);
+  c.insert(c.end(), 64, 0.5);
+  auto consts = A::alloc_constant(c, "float32x64", A::DDR, {3}, "consts");
+  auto out = A::alloc_buffer({4, 4}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {  // written in the sunk form: the constants stream once, the rows through
+    auto s0 = A::decl_stream("float32x64");
+    auto s1 = A::decl_stream("float32x64");
+    auto d = A::decl_stream("float32x64");
+    A::IFD(0, [&] {
+      for (auto [r, j] : A::grid(4, 2)) s0.push(inp(r, j));
+    });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(3)) s1.push(consts(j));
+    });
+    A::DPU([&] {
+      auto k = A::array("float18x64", 3, "k");  // table, slope, one half: read every iteration
+      A::init([&] {
+        for (auto j : A::serial(3)) k[j] = A::cast(s1.pop(), "float18x64");
+      });
+      for (auto r : A::serial(4)) {
+        (void)r;
+        auto x = A::array("float18x64", 2, "x");
+        for (auto j : A::serial(2)) x[j] = A::cast(s0.pop(), "float18x64");
+        auto m = A::var("float18x64", "m");
+        auto n = A::var("float18x64", "n");
+        auto hi = A::var("float18x64", "hi");
+        auto lo = A::var("float18x64", "lo");
+        m = A::Max(x[0], x[1]);
+        n = A::Min(x[0], x[1]);
+        hi = A::dpu::max_reduce(m);
+        lo = A::dpu::min_reduce(n);
+        d.push(A::dpu::fma(hi, k[2], lo));
+        d.push(A::dpu::add_reduce(x[0]));
+        d.push(A::dpu::prelu(x[1], k[1]));
+        d.push(A::dpu::lut(x[0], k[0]));
+      }
+    });
+    A::ODR([&] {
+      for (auto [r, q] : A::grid(4, 4)) out(r, q) = d.pop();
+    });
+  });
+  A::output(out);
   return mod;
 }
 

@@ -74,5 +74,11 @@ A::Module stream_pins_bypass();
 // marks what was launched so far (b's copy, ew_a) done; A.waits("a_done"); out_b = b + b. Both
 // datapath loops are emitted by one statement-emitting helper (the guide's @A.macro).
 A::Module sync_signals();
+// §7 the DPU intrinsics as a program's own DPU block, over a (4, 2) float32x64 input: three
+// constants (a LUT table fitted to x^2 / 128 on [-128, 128], a PReLU slope 0.25, 0.5) preloaded in
+// A.init into an A.array; per row the blocks x[0], x[1] in an A.array, m = A.Max(x0, x1),
+// n = A.Min(x0, x1) (A.var), and four results: fma(max_reduce(m), 0.5, min_reduce(n)),
+// add_reduce(x0), prelu(x1, 0.25), lut(x0, table).
+A::Module dpu_ops();
 
 }  // namespace axcore::examples

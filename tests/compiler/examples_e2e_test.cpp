@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/num/lut.hpp>
 #include <axcore/num/pword.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/npy.hpp>
@@ -202,6 +203,37 @@ rt::Arrays sync_signals_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in)
   return {{"out_a", a}, {"out_b", b}};
 }
 
+// §7 dpu_ops: per row, fma(max_reduce(max(x0, x1)), 0.5, min_reduce(min(x0, x1))), add_reduce(x0),
+// prelu(x1, 0.25), lut(x0, table) — the table read back from the kernel's constant.
+rt::Arrays dpu_ops_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  namespace n = ax::num;
+  const auto c = constant<float>(f, "consts", {3, 64});
+  n::PwordF32 packed{};
+  for (std::size_t l = 0; l < 64; ++l) packed[l] = c({0, l});
+  const std::vector<n::PwordF18> tables = {n::load_lut_table(packed)};
+  const auto& x = f32(in, "inp");
+  NDArray<float> out({4, 256});
+  for (std::size_t r = 0; r < 4; ++r) {
+    n::PwordF18 x0{}, x1{}, m{}, mn{};
+    for (std::size_t l = 0; l < 64; ++l) {
+      x0[l] = n::f18_from_float(x({r, l}));
+      x1[l] = n::f18_from_float(x({r, 64 + l}));
+      m[l] = n::max(x0[l], x1[l]);
+      mn[l] = n::min(x0[l], x1[l]);
+    }
+    const auto fma = n::fma(n::max_reduce(m)[0], n::f18_from_float(c({2, 0})), n::min_reduce(mn)[0]);
+    const auto sum = n::add_reduce(x0)[0];
+    const auto lut = n::lut_eval(x0, tables);
+    for (std::size_t l = 0; l < 64; ++l) {
+      out({r, l}) = n::to_float(fma);
+      out({r, 64 + l}) = n::to_float(sum);
+      out({r, 128 + l}) = n::to_float(n::prelu(x1[l], n::f18_from_float(c({1, l}))));
+      out({r, 192 + l}) = n::to_float(lut[l]);
+    }
+  }
+  return {{"out", out}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -228,6 +260,7 @@ const std::map<std::string, Reference>& references() {
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
       {"stream_pins_bypass", stream_pins_bypass_ref},
       {"sync_signals", sync_signals_ref},
+      {"dpu_ops", dpu_ops_ref},
   };
   return r;
 }

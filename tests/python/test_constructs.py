@@ -224,6 +224,106 @@ def test_dpu_reduce_fma_min_max(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- §7: lut, prelu, fma, max_reduce / min_reduce / add_reduce, A.Max / A.Min, A.var / A.array ------
+from axcore.axol.utils.lut_chain import compute_chained_lut_params, pack_lut_params_to_pword  # noqa: E402
+
+LUT_PARAMS = compute_chained_lut_params(x_min=-128.0, x_max=128.0, n_luts=1, func=lambda v: v * v / 128.0)
+OPS_CONSTS = np.concatenate([pack_lut_params_to_pword(LUT_PARAMS[0]), np.full((1, 64), 0.25), np.full((1, 64), 0.5)])
+
+
+@A.ir_module
+class DpuOps:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 2), "float32x64", scope=A.DDR)):
+        consts = A.alloc_constant(OPS_CONSTS, dtype="float32x64", scope=A.DDR)  # table, slope, one half
+        out = A.alloc_buffer((4, 4), "float32x64", scope=A.DDR)
+        with A.Datapath():                    # written in the sunk form: the constants stream once
+            s0 = A.decl_stream("float32x64")
+            s1 = A.decl_stream("float32x64")
+            d = A.decl_stream("float32x64")
+            with A.IFD(num=0):
+                for r, j in A.grid(4, 2):
+                    s0.push(inp[r, j])
+            with A.IFD(num=1):
+                for j in A.serial(3):
+                    s1.push(consts[j])
+            with A.DPU():
+                k = A.array("float18x64", size=3)   # loaded once in the preamble, read every row
+                with A.init():
+                    for j in A.serial(3):
+                        k[j] = A.cast(s1.pop(), "float18x64")
+                for r in A.serial(4):
+                    x = A.array("float18x64", size=2)
+                    m = A.var("float18x64")
+                    n = A.var("float18x64")
+                    hi = A.var("float18x64")
+                    lo = A.var("float18x64")
+                    for j in A.serial(2):
+                        x[j] = A.cast(s0.pop(), "float18x64")
+                    m = A.Max(x[0], x[1])
+                    n = A.Min(x[0], x[1])
+                    hi = A.dpu.ops.max_reduce(m)
+                    lo = A.dpu.ops.min_reduce(n)
+                    d.push(A.cast(A.dpu.ops.fma(hi, k[2], lo), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.add_reduce(x[0]), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.prelu(x[1], k[1]), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.lut(x[0], k[0]), "float32x64"))
+            with A.ODR():
+                for r, q in A.grid(4, 4):
+                    out[r, q] = d.pop()
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dpu_ops_in_a_programs_own_dpu_block(backend):
+    x = np.random.default_rng(17).integers(-100, 101, (4, 128)).astype(np.float32)  # exact in float18
+    res = runtime.run(runtime.compile(DpuOps), backend=backend, inputs={"inp": x})
+    x0, x1 = x[:, :64], x[:, 64:]
+    want = np.empty((4, 256), np.float32)
+    hi, lo = np.maximum(x0, x1).max(axis=1), np.minimum(x0, x1).min(axis=1)
+    want[:, :64] = emu.rf18(emu.rf18(hi * np.float32(0.5)) + lo)[:, None]
+    want[:, 64:128] = tree_sum18(x0)[:, None]
+    want[:, 128:192] = np.where(x1 >= 0, x1, emu.rf18(x1 * np.float32(0.25)))
+    want[:, 192:] = emu.lut(x0, [pack_lut_params_to_pword(LUT_PARAMS[0])])
+    np.testing.assert_array_equal(res.outputs["out"], want)
+    # The table approximates x^2 / 128 (a piecewise-linear fit: the guide's "not bit-identical").
+    np.testing.assert_allclose(want[:, 192:], x0 * x0 / 128.0, rtol=0.05, atol=1.0)
+
+
+# ---- §11.2 A.tiles(...) around one datapath (the tiling pass), §12 drain= by the pass ----------------
+def tiled_scale(bounds):
+    @A.ir_module
+    class TiledScale:
+        @A.prim_func
+        def main(inp: A.Buffer((64, 1), "float32x64", scope=A.DDR)):
+            two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+            out = A.alloc_buffer((64, 1), "float32x64", scope=A.DDR)
+            with A.tiles(64, **bounds) as i:   # OUTSIDE the datapath: the compiler splits it into tiles
+                with A.Datapath():
+                    s = A.decl_stream("float32x64")
+                    d = A.decl_stream("float32x64")
+                    with A.IFD(num=0):
+                        s.push(inp[i, 0])
+                    with A.DPU():
+                        d.push(A.cast(s.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                    with A.ODR():
+                        out[i, 0] = d.pop()
+            A.output(out)
+    return TiledScale
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bounds", [{"tile_max": 16}, {"num_tiles": 4, "drain": 2}], ids=["tile_max", "drain"])
+def test_tiles_around_one_datapath(backend, bounds):
+    """The tiling pass splits the loop into 4 tiles of 16 rows, each DMA'd in, computed and DMA'd
+    out (with drain=2 the three stages of successive tiles overlap); the result is the untiled one."""
+    x = floats((64, 64), 25)
+    b = runtime.compile(tiled_scale(bounds), explain=True)
+    assert len(re.findall(r"\bdp\d+\.dwpu", b.explain)) >= 4, b.explain
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    np.testing.assert_array_equal(res.outputs["out"], mul18(x, 2.0))
+
+
 # ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
 THREE = np.full((1, 64), 3.0)
 COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
@@ -326,7 +426,7 @@ class StreamPinsBypass:
                 with A.ODR():
                     copy[i, 0] = s.pop()
         for i in A.grid(8):                   # the side input bypassed: the DPU reads its constant
-            with A.Datapath():
+            with A.Datapath(kind=A.DP_DWPU, core=0):
                 s = A.decl_stream("float32x64")
                 d = A.decl_stream("float32x64")
                 with A.IFD(num=0):
