@@ -1,5 +1,6 @@
 // The guide's constructs that no whole program of guide_kernels.cpp uses, each written as the
 // guide writes it (§4.4 loop forms, §5 A.IntImm, §8.4 / §8.5 A.buffer_store and store-or-drop).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -286,7 +287,7 @@ void double_rows(const A::BufferHandle& src, const A::BufferHandle& dst, const s
 }
 }  // namespace
 
-A::Module sync_signals() {
+A::Module sync_signals(const std::function<void(const A::BufferHandle& a_l1)>& guard) {
   A::Module mod("SyncSignals");
   A::Func f = mod.prim_func("main");
   auto a = f.input("a", {4, 1}, "float32x64", A::DDR);
@@ -306,7 +307,10 @@ A::Module sync_signals() {
         for (auto i : A::serial(4)) b_l1(i, 0) = b(i, 0);
       },
       "load");
-  A::sync({"load"}, {}, {a_l1});  // the data guarded: only the copy into a_l1 is waited here
+  if (guard)
+    guard(a_l1);
+  else
+    A::sync({"load"}, {}, {a_l1});  // the data guarded: only the copy into a_l1 is waited here
   double_rows(a_l1, out_a, "ew_a");
   A::signals("a_done");  // marks what was launched so far done: b's copy (still in flight) and ew_a
   A::waits("a_done");

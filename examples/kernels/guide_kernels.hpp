@@ -4,6 +4,7 @@
 
 #include <axcore/compiler/script.hpp>
 #include <cstdint>
+#include <functional>
 
 namespace axcore::examples {
 
@@ -72,8 +73,9 @@ A::Module stream_pins_bypass();
 // inputs a and b copied into L1 by two SysDMA copies tagged "load"; A.sync(waits=["load"],
 // buffers=[a_l1]) waits for a's copy only; out_a = a + a (datapath "ew_a"); A.signals("a_done")
 // marks what was launched so far (b's copy, ew_a) done; A.waits("a_done"); out_b = b + b. Both
-// datapath loops are emitted by one statement-emitting helper (the guide's @A.macro).
-A::Module sync_signals();
+// datapath loops are emitted by one statement-emitting helper (the guide's @A.macro). `guard`, when
+// given, is written in place of that A.sync (tests compare the waits other syncs place).
+A::Module sync_signals(const std::function<void(const A::BufferHandle& a_l1)>& guard = {});
 // §7 the DPU intrinsics as a program's own DPU block, over a (4, 2) float32x64 input: three
 // constants (a LUT table fitted to x^2 / 128 on [-128, 128], a PReLU slope 0.25, 0.5) preloaded in
 // A.init into an A.array; per row the blocks x[0], x[1] in an A.array, m = A.Max(x0, x1),

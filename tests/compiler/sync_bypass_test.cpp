@@ -50,46 +50,10 @@ ax::CompileResult compile_in_order(const A::Module& m) {
   return ax::compile(m.ir().main(), o);
 }
 
-// a, b copied into L1 by two SysDMA copies tagged "load", then `sync()`, then a datapath reading
-// a_l1 ("use_a"), A.waits("load"), a datapath reading b_l1.
+// sync_signals with `sync` in place of its A.sync(waits=["load"], buffers=[a_l1]): two SysDMA
+// copies tagged "load" (a -> a_l1, b -> b_l1), `sync`, then datapath dp1 reading a_l1.
 A::Module two_loads(const std::function<void(const A::BufferHandle& a_l1)>& sync) {
-  A::Module mod("TwoLoads");
-  A::Func f = mod.prim_func("main");
-  auto a = f.input("a", {4, 1}, "float32x64", A::DDR);
-  auto b = f.input("b", {4, 1}, "float32x64", A::DDR);
-  A::Script script(f);
-  auto a_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "a_l1");
-  auto b_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "b_l1");
-  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
-  A::SysDMA(
-      [&] {
-        for (auto i : A::serial(4)) a_l1(i, 0) = a(i, 0);
-      },
-      "load");
-  A::SysDMA(
-      [&] {
-        for (auto i : A::serial(4)) b_l1(i, 0) = b(i, 0);
-      },
-      "load");
-  sync(a_l1);
-  for (auto [i] : A::grid(4)) {
-    A::Datapath("use_a", [&] {
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] { s.push(a_l1(i, 0)); });
-      A::ODR([&] { out(i, 0) = s.pop(); });
-    });
-  }
-  A::waits("load");
-  A::waits("use_a");
-  for (auto [i] : A::grid(4)) {
-    A::Datapath([&] {
-      auto s = A::decl_stream("float32x64");
-      A::IFD(0, [&] { s.push(b_l1(i, 0)); });
-      A::ODR([&] { out(i + 4, 0) = s.pop(); });
-    });
-  }
-  A::output(out);
-  return mod;
+  return axcore::examples::sync_signals(sync);
 }
 
 struct Order {
