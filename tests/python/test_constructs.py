@@ -324,6 +324,42 @@ def test_tiles_around_one_datapath(backend, bounds):
     np.testing.assert_array_equal(res.outputs["out"], mul18(x, 2.0))
 
 
+# ---- §6 A.AICore(core=n), §12 A.barrier(*cores) ------------------------------------------------------
+@A.ir_module
+class OnTwoCores:
+    @A.prim_func
+    def main(x0: A.Buffer((4, 1), "float32x64", scope=A.DDR), x1: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        y0 = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        y1 = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        for c, x, y in [(0, x0, y0), (1, x1, y1)]:   # a build-time list: one region per core
+            with A.AICore(core=c):               # buffers and work inside run on core c
+                for i in A.grid(4):
+                    with A.Datapath():
+                        s = A.decl_stream("float32x64")
+                        d = A.decl_stream("float32x64")
+                        with A.IFD(num=0):
+                            s.push(x[i, 0])
+                        with A.DPU():
+                            v = A.var("float18x64")
+                            v = A.cast(s.pop(), "float18x64")
+                            d.push(v + v)
+                        with A.ODR():
+                            y[i, 0] = d.pop()
+        A.barrier(0, 1)                          # both cores reach this point before either goes on
+        A.output(y0)
+        A.output(y1)
+
+
+@pytest.mark.parametrize("backend", ["fsim", "tlm"])  # the default build has no multi-core Verilated model
+def test_aicore_regions_and_a_barrier(backend):
+    ins = {"x0": floats((4, 64), 26), "x1": floats((4, 64), 27)}
+    b = runtime.compile(OnTwoCores, cores=2, explain=True)
+    assert "core0 DWPU" in b.explain and "core1 DWPU" in b.explain and "barrier" in b.explain, b.explain
+    res = runtime.run(b, backend=backend, inputs=ins, cores=2)
+    np.testing.assert_array_equal(res.outputs["y0"], mul18(ins["x0"], 2.0))
+    np.testing.assert_array_equal(res.outputs["y1"], mul18(ins["x1"], 2.0))
+
+
 # ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
 THREE = np.full((1, 64), 3.0)
 COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
