@@ -37,6 +37,8 @@ const std::vector<Example>& catalog() {
        [] { return sync_signals(); }},
       {"dpu_ops", "§7: lut, prelu, fma, max/min/add_reduce, A.Max / A.Min in a program's own DPU block",
        [] { return dpu_ops(); }},
+      {"scalar_values", "§5: A.int8 / A.int32 / A.float32 in A.Broadcast pads and IFD bounds, A.cast",
+       [] { return scalar_values(); }},
   };
   return k;
 }

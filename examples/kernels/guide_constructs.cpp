@@ -374,4 +374,36 @@ A::Module dpu_ops() {
   return mod;
 }
 
+A::Module scalar_values() {
+  A::Module mod("ScalarValues");
+  A::Func f = mod.prim_func("main");
+  auto q = f.input("q", {4, 1}, "int8x64", A::DDR);
+  auto x = f.input("x", {4, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto out_q = A::alloc_buffer({6, 1}, "float32x64", A::DDR, "out_q");
+  auto out_x = A::alloc_buffer({6, 1}, "float32x64", A::DDR, "out_x");
+  for (auto [i] : A::grid(6)) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("int8x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(A::if_then_else(A::all({i < A::int32(4)}), q(i, 0), A::Broadcast(A::int8(-3), 64))); });
+      A::DPU([&] { d.push(A::cast(s.pop(), "float32x64")); });
+      A::ODR([&] { out_q(i, 0) = d.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(6)) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        s.push(
+            A::if_then_else(A::all({i >= A::int32(0), i < A::int32(4)}), x(i, 0), A::Broadcast(A::float32(-1.5), 64)));
+      });
+      A::ODR([&] { out_x(i, 0) = s.pop(); });
+    });
+  }
+  A::output(out_q);
+  A::output(out_x);
+  return mod;
+}
+
 }  // namespace axcore::examples

@@ -82,5 +82,10 @@ A::Module sync_signals(const std::function<void(const A::BufferHandle& a_l1)>& g
 // n = A.Min(x0, x1) (A.var), and four results: fma(max_reduce(m), 0.5, min_reduce(n)),
 // add_reduce(x0), prelu(x1, 0.25), lut(x0, table).
 A::Module dpu_ops();
+// §5 the scalar constructors as the IFD's pad values and index bounds: out_q (6, 1) = the (4, 1)
+// int8x64 input q then two rows of A.Broadcast(A.int8(-3), 64) (bounds A.int32(4)), cast to float32
+// in the DPU; out_x (6, 1) = the (4, 1) float32x64 input x, then two rows of
+// A.Broadcast(A.float32(-1.5), 64) (bounds A.int32(0) and A.int32(4); IFD -> ODR, exact).
+A::Module scalar_values();
 
 }  // namespace axcore::examples

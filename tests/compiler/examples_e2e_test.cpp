@@ -234,6 +234,19 @@ rt::Arrays dpu_ops_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
   return {{"out", out}};
 }
 
+// §5 scalar_values: out_q = q then two rows of -3; out_x = x then two rows of -1.5.
+rt::Arrays scalar_values_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& q = i8(in, "q");
+  const auto& x = f32(in, "x");
+  NDArray<float> out_q({6, 64}), out_x({6, 64});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t l = 0; l < 64; ++l) {
+      out_q({i, l}) = i < 4 ? static_cast<float>(q({i, l})) : -3.0f;
+      out_x({i, l}) = i < 4 ? x({i, l}) : -1.5f;
+    }
+  return {{"out_q", out_q}, {"out_x", out_x}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -261,6 +274,7 @@ const std::map<std::string, Reference>& references() {
       {"stream_pins_bypass", stream_pins_bypass_ref},
       {"sync_signals", sync_signals_ref},
       {"dpu_ops", dpu_ops_ref},
+      {"scalar_values", scalar_values_ref},
   };
   return r;
 }

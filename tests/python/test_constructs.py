@@ -360,6 +360,46 @@ def test_aicore_regions_and_a_barrier(backend):
     np.testing.assert_array_equal(res.outputs["y1"], mul18(ins["x1"], 2.0))
 
 
+# ---- §5: A.int8 / A.int32 / A.float32, A.Broadcast, A.cast --------------------------------------------
+@A.ir_module
+class ScalarValues:
+    @A.prim_func
+    def main(q: A.Buffer((4, 1), "int8x64", scope=A.DDR), x: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        out_q = A.alloc_buffer((6, 1), "float32x64", scope=A.DDR)
+        out_x = A.alloc_buffer((6, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(6):                   # q, then two rows of the int8 pad -3
+            with A.Datapath():
+                s = A.decl_stream("int8x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(A.if_then_else(tir.all(i < A.int32(4)), q[i, 0], A.Broadcast(A.int8(-3), 64)))
+                with A.DPU():
+                    d.push(A.cast(s.pop(), "float32x64"))
+                with A.ODR():
+                    out_q[i, 0] = d.pop()
+        for i in A.grid(6):                   # x, then two rows of the float pad -1.5 (IFD -> ODR: exact)
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(A.if_then_else(tir.all(i >= A.int32(0), i < A.int32(4)), x[i, 0],
+                                          A.Broadcast(A.float32(-1.5), 64)))
+                with A.ODR():
+                    out_x[i, 0] = s.pop()
+        A.output(out_q)
+        A.output(out_x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scalar_constructors_as_pads_and_bounds(backend):
+    q = np.random.default_rng(28).integers(-128, 128, (4, 64)).astype(np.int8)
+    x = floats((4, 64), 29)
+    res = runtime.run(runtime.compile(ScalarValues), backend=backend, inputs={"q": q, "x": x})
+    want_q = np.concatenate([q.astype(np.float32), np.full((2, 64), -3.0, np.float32)])
+    want_x = np.concatenate([x, np.full((2, 64), -1.5, np.float32)])
+    np.testing.assert_array_equal(res.outputs["out_q"], want_q)
+    np.testing.assert_array_equal(res.outputs["out_x"], want_x)
+
+
 # ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
 THREE = np.full((1, 64), 3.0)
 COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
