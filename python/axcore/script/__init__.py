@@ -581,9 +581,10 @@ def drop(popped: Any) -> None:
 
 # ---- sync (§12) ---------------------------------------------------------------------------------------
 def sync(waits: Sequence[str] = (), signals: Sequence[str] = (), buffers: Sequence[Any] = ()) -> None:
-    """``A.sync(waits=, signals=, buffers=)`` (§12): wait for the launches the ids tag; mark every
-    launch made so far and still in flight done under the signalled ids; ``buffers`` narrows both to
-    the launches touching those buffers (alone: wait for every such launch in flight)."""
+    """``A.sync(waits=, signals=, buffers=)`` (§12): wait for the launches the ids tag (or a signal of
+    them marked); mark every launch made so far done under the signalled ids (a later wait on one
+    waits for those still in flight); ``buffers`` narrows both to the launches touching those
+    buffers (alone: wait for every such launch in flight)."""
     _s.sync(list(waits), list(signals), list(buffers))
 
 
