@@ -817,6 +817,8 @@ class Parser {
       auto s = make_stmt(StmtKind::Where, at);
       s->value = expr();
       out.push_back(s);
+    } else if (fn == "bypass") {
+      out.push_back(make_stmt(StmtKind::Bypass, at));
     } else if (fn == "reset_accumulator") {
       auto s = make_stmt(StmtKind::Reset, at);
       s->buf = accumulator(expect_ident("the accumulator"), at);
@@ -824,14 +826,22 @@ class Parser {
     } else if (fn == "sync") {
       auto s = make_stmt(StmtKind::Sync, at);
       while (!is_punct(")")) {
-        const std::string k = expect_ident("waits= or signals=");
+        const std::string k = expect_ident("waits=, signals= or buffers=");
         expect_punct("=");
-        if (k == "waits")
+        if (k == "waits") {
           s->waits = str_list();
-        else if (k == "signals")
+        } else if (k == "signals") {
           s->signals = str_list();
-        else
-          error("A.sync takes waits= and signals=");
+        } else if (k == "buffers") {
+          expect_punct("[");
+          while (!is_punct("]")) {
+            s->guards.push_back(buffer(join(chain(), std::numeric_limits<std::size_t>::max()), at));
+            if (!accept(",")) break;
+          }
+          expect_punct("]");
+        } else {
+          error("A.sync takes waits=, signals= and buffers=");
+        }
         if (!accept(",")) break;
       }
       out.push_back(s);

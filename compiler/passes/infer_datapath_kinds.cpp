@@ -7,7 +7,7 @@ namespace {
 
 bool contains_unit(const std::vector<Stmt>& list, Unit u) {
   for (const auto& s : list)
-    if ((s->kind == StmtKind::Block && s->unit == u) || contains_unit(s->body, u)) return true;
+    if ((s->kind == StmtKind::Block && s->unit == u && !is_bypassed(*s)) || contains_unit(s->body, u)) return true;
   return false;
 }
 

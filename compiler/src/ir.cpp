@@ -109,6 +109,12 @@ Expr make_binary(ExprKind k, Expr a, Expr b, SourceLoc loc) {
   return e;
 }
 
+bool is_bypassed(const StmtNode& block) {
+  for (const auto& s : block.body)
+    if (s->kind == StmtKind::Bypass || (s->kind == StmtKind::For && is_bypassed(*s))) return true;
+  return false;
+}
+
 Stmt make_stmt(StmtKind k, SourceLoc loc) {
   auto s = std::make_shared<StmtNode>();
   s->kind = k;

@@ -692,18 +692,7 @@ class Lowering {
             fail(s->loc, "an A." + to_string(s->unit) + " block belongs inside a datapath");
           }
           break;
-        case StmtKind::Sync:
-          for (const auto& w : s->waits) {
-            auto it = ids_.find(w);
-            if (it == ids_.end())
-              fail(s->loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with",
-                   "tag the launch: id=\"" + w + "\"");
-            for (std::size_t i : it->second) {
-              wait_for(i, true);
-              hazards_.fenced(i, p_.steps);
-            }
-          }
-          break;
+        case StmtKind::Sync: sync(*s); break;
         case StmtKind::Barrier:
           if (s->cores.size() >= 2) barrier(*s);
           break;
@@ -714,6 +703,52 @@ class Lowering {
         default: fail(s->loc, "this statement belongs inside a unit block");
       }
     }
+  }
+
+  // A.sync(waits=, signals=, buffers=) (guide §12). A wait is a fence: the host waits for the
+  // launches the id tags (and what a signal of that id marked). A signal marks every launch made
+  // before this point done under its id (a wait on it waits for those still in flight; for the
+  // hazard checker each is fenced by the author). buffers= narrows both to the launches touching
+  // those buffers; alone it waits for every such launch in flight.
+  void sync(const StmtNode& s) {
+    std::set<std::size_t> guarded;  // the launches touching a guarded buffer
+    for (const Buffer& b : s.guards)
+      for (std::size_t i : users_[b->root()]) guarded.insert(i);
+    const auto applies = [&](std::size_t i) { return s.guards.empty() || guarded.count(i) > 0; };
+    const auto fence = [&](std::size_t i) {
+      wait_for(i, true);
+      hazards_.fenced(i, p_.steps);
+    };
+    const auto guard_names = [&] {
+      std::string n;
+      for (const Buffer& b : s.guards) n += (n.empty() ? "" : ", ") + b->name;
+      return n;
+    };
+    for (const auto& w : s.waits) {
+      auto it = ids_.find(w);
+      if (it == ids_.end())
+        fail(s.loc, "A.sync waits on \"" + w + "\", which no launch before it is tagged with (or signals)",
+             "tag the launch: id=\"" + w + "\", or mark it done first: A.signals(\"" + w + "\")");
+      bool any = false;
+      for (std::size_t i : it->second)
+        if (applies(i)) fence(i), any = true;
+      if (!any && !s.guards.empty())
+        fail(s.loc,
+             "A.sync(waits=[\"" + w + "\"], buffers=[" + guard_names() + "]): no launch \"" + w +
+                 "\" names touches those buffers, so the sync would guard nothing (§12)",
+             "name the buffers those launches read or write, or drop buffers=");
+    }
+    for (const auto& sig : s.signals) {
+      auto& marked = ids_[sig];
+      for (std::size_t i = 0; i < p_.steps.size(); ++i) {
+        const bool is_launch =
+            std::holds_alternative<Task>(p_.steps[i]) || std::holds_alternative<Transfer>(p_.steps[i]);
+        if (is_launch && applies(i) && std::find(marked.begin(), marked.end(), i) == marked.end()) marked.push_back(i);
+      }
+    }
+    if (s.waits.empty() && s.signals.empty())
+      for (std::size_t i : guarded)
+        if (launch_key_.count(i)) fence(i);
   }
 
   // A.barrier(*cores): a barrier descriptor on every core's CTRL queue, all pushed before any is

@@ -828,7 +828,7 @@ std::vector<DatapathTask> lower_datapath(const StmtNode& dp, const std::vector<L
                                          const ImcOf& imc_of) {
   Blocks bl;
   for (const auto& s : dp.body) {
-    if (s->kind != StmtKind::Block) continue;
+    if (s->kind != StmtKind::Block || is_bypassed(*s)) continue;  // A.bypass(): as if omitted (§6.4)
     switch (s->unit) {
       case Unit::IFD:
         if (s->num != 0 && s->num != 1)

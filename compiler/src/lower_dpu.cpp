@@ -45,6 +45,7 @@ class DpuCompiler {
       case StmtKind::Store: {
         check_one_op(s);
         const uint32_t dst = reg_operand(*s->buf, s->indices, s->loc);
+        check_init_rule(*s);
         into(s->value, dst, s, mult);
         return;
       }
@@ -90,8 +91,49 @@ class DpuCompiler {
   spec::Dtype in1_seen = spec::Dtype::FLOAT32;
   bool side_seen = false;
   std::size_t init_len = 0;
+  bool in_init = false;  // compiling the A.init preamble
 
  private:
+  // §8.5 / §14: a register the A.init preamble writes holds a constant the iterations read; it
+  // cannot be written again in the loop. And it must be an A.array: an A.var is scratch within
+  // one iteration, not a value carried from the preamble.
+  void check_init_rule(const StmtNode& s) {
+    const BufferNode& b = *s.buf;
+    if (in_init && b.is_var)
+      fail(s.loc,
+           b.name +
+               " is an A.var, written in A.init: a register the preamble fills for later iterations to read "
+               "must be an A.array (an A.var is scratch within one iteration, §8.5)",
+           b.name + " = A.array(\"float18x64\", size=1) and " + b.name + "[0] = ... in A.init");
+    int64_t lo = regs_.at(&b), hi = lo;
+    if (!b.is_var && !s.indices.empty()) {
+      const Affine a = affine_of(s.indices[0], s.loc);
+      lo += a.constant;
+      hi = lo;
+      for (const auto& [v, coef] : a.coef) {
+        const Loop& l = loops_[static_cast<std::size_t>(loop_level(v))];  // reg_operand checked the form
+        lo += l.start;
+        hi += l.start + l.extent - 1;
+      }
+    }
+    for (int64_t r = lo; r <= hi; ++r) {
+      if (in_init) {
+        init_written_.emplace(r, &s);
+        continue;
+      }
+      auto it = init_written_.find(r);
+      if (it == init_written_.end()) continue;
+      const StmtNode& first = *it->second;
+      const int64_t k = r - regs_.at(first.buf.get());
+      fail(s.loc,
+           first.buf->name + (first.buf->is_var ? "" : "[" + std::to_string(k) + "]") + " is written in A.init (at " +
+               first.loc.str() + "): a register the preamble writes cannot be written again in the loop (§8.5, §14)",
+           "write the per-iteration value into another register (A.var or an A.array of its own); the preamble's "
+           "registers are read-only after it");
+    }
+  }
+  std::map<int64_t, const StmtNode*> init_written_;  // register -> the preamble's store
+
   void emit(spec::DpuInstr i) {
     code.push_back(i);
     if (code.size() > spec::param::dpu_max_instructions)
@@ -314,7 +356,9 @@ DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, cons
 
   DpuCompiler c(streams, iter);
   for (const auto& d : decls) c.declare(d->buf.get(), d->loc);
+  c.in_init = true;
   for (const auto& i : inits) c.block(i->body, 1);
+  c.in_init = false;
   if (!c.loads.empty())
     fail(c.loads[0].loc,
          "A.init reads " + c.loads[0].buf->name +

@@ -178,7 +178,13 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
     case StmtKind::Reset: os << pad << "A.reset_accumulator(" << s->buf->name << ")\n"; return;
     case StmtKind::Accum: os << pad << s->buf->name << " += " << dump(s->value) << "\n"; return;
     case StmtKind::Sync:
-      os << pad << "A.sync(waits=" << quoted_list(s->waits) << ", signals=" << quoted_list(s->signals) << ")\n";
+      os << pad << "A.sync(waits=" << quoted_list(s->waits) << ", signals=" << quoted_list(s->signals);
+      if (!s->guards.empty()) {
+        os << ", buffers=[";
+        for (std::size_t i = 0; i < s->guards.size(); ++i) os << (i ? ", " : "") << s->guards[i]->name;
+        os << "]";
+      }
+      os << ")\n";
       return;
     case StmtKind::Barrier: {
       os << pad << "A.barrier(";
@@ -193,6 +199,7 @@ void stmt(std::ostream& os, const Stmt& s, int depth) {
       return;
     case StmtKind::OpMarker: os << pad << "# op " << s->id << "\n"; return;
     case StmtKind::Where: os << pad << "A.where(" << dump(s->value) << ")\n"; return;
+    case StmtKind::Bypass: os << pad << "A.bypass()\n"; return;
   }
 }
 

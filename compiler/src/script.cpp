@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "axcore/compiler/printer.hpp"
@@ -21,6 +22,8 @@ struct Ctx {
   int datapaths = 0;        // enclosing Datapath regions
   std::vector<Stmt> open_loops;
   std::vector<int> fuse_scopes;  // open A.fuse / A.prevent_fuse regions (PrimFunc::fuse_scopes), innermost last
+  std::vector<StmtNode*> open_blocks;             // the enclosing Block statements, innermost last
+  std::set<const StmtNode*> ifd_num_from_stream;  // A.IFD() without num: the pushed stream's pin decides
   // Tile views made so far (buf.tile, buf[k]): one node per region of a parent, so the same
   // region written twice is the same buffer to the operators (atomic.load_imc's IMC region is
   // the one atomic.matmul names).
@@ -263,8 +266,43 @@ Element Acc::operator[](Ix i) const {
   return Element(b_, {}, i.loc);
 }
 
+namespace {
+// The stream scope a push from the innermost open block binds its stream to (§6.1): an IFD's
+// feeder stream, the MatMul's MVM_STREAM, the DPU's DPU_STREAM; "" where no pin applies (the
+// operator library's depthwise stage, a push outside any block, which lowering refuses).
+std::string bound_scope(Ctx& c, const StreamNode& st) {
+  if (c.open_blocks.empty()) return {};
+  StmtNode* b = c.open_blocks.back();
+  switch (b->unit) {
+    case Unit::IFD:
+      if (c.ifd_num_from_stream.count(b) && st.scope == "IFD_1_STREAM") b->num = 1;  // the pin picks the feeder
+      c.ifd_num_from_stream.erase(b);
+      return "IFD_" + std::to_string(b->num) + "_STREAM";
+    case Unit::MatMul: return "MVM_STREAM";
+    case Unit::DPU:
+    case Unit::Init: return "DPU_STREAM";
+    default: return {};
+  }
+}
+}  // namespace
+
 void StreamHandle::push(const Value& v, Loc l) const {
-  auto s = make_stmt(StmtKind::Push, SourceLoc::from(l));
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  const std::string bound = bound_scope(c, *s_);
+  if (!s_->scope.empty() && !bound.empty() && s_->scope != bound) {
+    const StmtNode* b = c.open_blocks.back();
+    const std::string unit =
+        b->unit == Unit::IFD ? "A.IFD(num=" + std::to_string(b->num) + ")" : "A." + to_string(b->unit);
+    fail(loc,
+         s_->name + " is pinned to " + s_->scope + " (scope= at " + s_->loc.str() + "), but this " + unit +
+             " block pushes it, which binds it to " + bound + ": a pinned stream is pushed by its own unit (§6.1)",
+         s_->scope == "IFD_0_STREAM" || s_->scope == "IFD_1_STREAM"
+             ? "push it from with A.IFD(num=" + s_->scope.substr(4, 1) +
+                   "):, or drop scope= to let the compiler infer it"
+             : "push it from the unit " + s_->scope + " names, or drop scope= to let the compiler infer it");
+  }
+  auto s = make_stmt(StmtKind::Push, loc);
   s->stream = s_;
   s->value = v.expr();
   append(s);
@@ -402,6 +440,20 @@ StreamHandle decl_stream(const std::string& dtype, const std::string& scope, con
   s->dtype = DType::parse(dtype, loc);
   s->scope = scope;
   s->loc = loc;
+  if (scope == "ODR_STREAM")
+    fail(loc,
+         "ODR_STREAM is an ODR's output stream: the ODR here stores to memory and pushes no stream, so nothing "
+         "could feed " +
+             s->name + " (§6.1)",
+         "store from the ODR (out[idx] = s.pop()) and read the buffer in the next datapath's IFD; or omit scope=");
+  if (!scope.empty() && scope != "IFD_0_STREAM" && scope != "IFD_1_STREAM" && scope != "MVM_STREAM" &&
+      scope != "DPU_STREAM")
+    fail(loc,
+         "scope=" + scope +
+             " is not a stream scope: a stream binds to IFD_0_STREAM, IFD_1_STREAM, MVM_STREAM or "
+             "DPU_STREAM (§6.1)" +
+             (parse_scope(scope) ? std::string(" — ") + scope + " is a memory scope (§5.1)" : ""),
+         "omit scope= (the compiler infers it from the unit that pushes the stream), or pin one of the stream scopes");
   ctx(loc).func->streams.push_back(s);
   return StreamHandle(s);
 }
@@ -511,18 +563,39 @@ void grid_nest(const std::vector<int64_t>& extents, const std::function<void(con
 
 // ---- blocks -------------------------------------------------------------------------------------------
 namespace {
+// A unit block holding A.bypass() holds nothing else (§6.4: the unit does no work).
+void check_bypassed_block(const StmtNode& b) {
+  const StmtNode* bypass = nullptr;
+  for (const auto& s : b.body)
+    if (s->kind == StmtKind::Bypass) bypass = s.get();
+  if (!bypass) return;
+  for (const auto& s : b.body)
+    if (s->kind != StmtKind::Bypass)
+      fail(s->loc,
+           "this A." + to_string(b.unit) + " block is bypassed (A.bypass() at " + bypass->loc.str() +
+               "): a bypassed unit does no work, so its block holds nothing else (§6.4)",
+           "remove A.bypass() to run the unit, or move this statement out of the block");
+}
+
 struct Opened {
   Opened(Stmt s, std::optional<Unit> unit, bool datapath) : unit_(unit), dp_(datapath) {
     Ctx& c = ctx(s->loc);
     append(s);
     c.containers.push_back(&s->body);
-    if (unit_) c.units.push_back(*unit_);
+    if (unit_) {
+      c.units.push_back(*unit_);
+      c.open_blocks.push_back(s.get());
+    }
     if (dp_) ++c.datapaths;
   }
   ~Opened() {
     Ctx& c = ctx();
     c.containers.pop_back();
-    if (unit_) c.units.pop_back();
+    if (unit_) {
+      c.units.pop_back();
+      c.ifd_num_from_stream.erase(c.open_blocks.back());
+      c.open_blocks.pop_back();
+    }
     if (dp_) --c.datapaths;
   }
   Opened(const Opened&) = delete;
@@ -531,7 +604,7 @@ struct Opened {
   bool dp_;
 };
 
-void block(Unit unit, int num, const Body& body, const SourceLoc& loc) {
+void block(Unit unit, int num, const Body& body, const SourceLoc& loc, bool num_from_stream = false) {
   Ctx& c = ctx(loc);
   const bool in_dp = c.datapaths > 0;
   const bool stream_unit = unit == Unit::IFD || unit == Unit::MatMul || unit == Unit::DPU || unit == Unit::ODR;
@@ -549,7 +622,9 @@ void block(Unit unit, int num, const Body& body, const SourceLoc& loc) {
   s->unit = unit;
   s->num = num;
   Opened o(s, unit, false);
+  if (num_from_stream) c.ifd_num_from_stream.insert(s.get());
   body();
+  check_bypassed_block(*s);
 }
 }  // namespace
 
@@ -610,7 +685,7 @@ void prevent_fuse(const Body& body, Loc l) {
   fuse_region(s, body, "prevent_fuse()");
 }
 void IFD(int num, const Body& body, Loc l) { block(Unit::IFD, num, body, SourceLoc::from(l)); }
-void IFD(const Body& body, Loc l) { block(Unit::IFD, 0, body, SourceLoc::from(l)); }
+void IFD(const Body& body, Loc l) { block(Unit::IFD, 0, body, SourceLoc::from(l), true); }
 void MatMul(const Body& body, Loc l) { block(Unit::MatMul, 0, body, SourceLoc::from(l)); }
 void DPU(const Body& body, Loc l) { block(Unit::DPU, 0, body, SourceLoc::from(l)); }
 void init(const Body& body, Loc l) { block(Unit::Init, 0, body, SourceLoc::from(l)); }
@@ -734,11 +809,47 @@ void where(const Value& cond, Loc l) {
   append(s);
 }
 
+void bypass(Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  Ctx& c = ctx(loc);
+  const StmtNode* b = c.open_blocks.empty() ? nullptr : c.open_blocks.back();
+  const bool stream_unit =
+      b && (b->unit == Unit::IFD || b->unit == Unit::MatMul || b->unit == Unit::DPU || b->unit == Unit::ODR);
+  if (!stream_unit || c.containers.back() != &b->body)
+    fail(loc,
+         std::string("A.bypass() marks the enclosing stream unit bypassed (§6.4); here it is ") +
+             (b && stream_unit             ? "inside a loop or a branch of the block"
+              : b && b->unit == Unit::Init ? std::string("in the DPU's A.init preamble")
+              : b                          ? std::string("in an ") + block_name(c) + " block"
+                                           : "outside any unit block"),
+         "write it directly in the with A.IFD(num=1) / A.pseudo.MatMul() / A.DPU() block it bypasses");
+  if (b->unit == Unit::ODR)
+    fail(loc, "the ODR cannot be bypassed: a datapath ends in the ODR that stores (or drops) its results (§6.4)",
+         "keep the ODR; to discard every element: with A.ODR(): A.drop(s.pop())");
+  if (b->unit == Unit::IFD && b->num == 0 && !c.ifd_num_from_stream.count(b))
+    fail(loc, "A.IFD(num=0) cannot be bypassed: it is the datapath's main feeder, where its data comes in (§8.2)",
+         "bypass the side input A.IFD(num=1), or omit that block");
+  if (b->unit == Unit::IFD && c.ifd_num_from_stream.count(b))
+    fail(loc, "A.IFD() without num is the main feeder, which cannot be bypassed (§8.2)",
+         "with A.IFD(num=1): A.bypass() bypasses the side input");
+  append(make_stmt(StmtKind::Bypass, loc));
+}
+
 // ---- sync -----------------------------------------------------------------------------------------------
-void sync(const std::vector<std::string>& w, const std::vector<std::string>& s, Loc l) {
-  auto st = make_stmt(StmtKind::Sync, SourceLoc::from(l));
+void sync(const std::vector<std::string>& w, const std::vector<std::string>& s, Loc l) { sync(w, s, {}, l); }
+void sync(const std::vector<std::string>& w, const std::vector<std::string>& s,
+          const std::vector<BufferHandle>& buffers, Loc l) {
+  const SourceLoc loc = SourceLoc::from(l);
+  auto st = make_stmt(StmtKind::Sync, loc);
   st->waits = w;
   st->signals = s;
+  for (const auto& b : buffers) {
+    if (!b) fail(loc, "A.sync(buffers=[...]) takes buffers");
+    if (b.node()->role == BufferRole::Register || b.node()->role == BufferRole::Accumulator)
+      fail(loc, b.name() + " is a register: A.sync(buffers=) guards memory that launches read and write (§12)");
+    // A tile view guards its parent (the launches touch the parent's rows).
+    st->guards.push_back(b.region() ? b.region()->parent.node() : b.node());
+  }
   append(st);
 }
 void waits(const std::string& id, Loc l) { sync({id}, {}, l); }

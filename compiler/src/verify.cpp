@@ -234,8 +234,11 @@ class Verifier {
           regs_.insert(s.buf.get());
         return;
       case StmtKind::Seq: stmts(s.body); return;
-      case StmtKind::DeclStream:
       case StmtKind::Sync:
+        for (const auto& b : s.guards) use(b, loc, "A.sync(buffers=)");
+        return;
+      case StmtKind::DeclStream:
+      case StmtKind::Bypass:
       case StmtKind::Barrier:
       case StmtKind::OpMarker: return;
     }

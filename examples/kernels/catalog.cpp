@@ -34,6 +34,15 @@ const std::vector<Example>& catalog() {
        [] { return two_dpu_blocks(); }},
       {"two_matmul_blocks", "§9.2 with the main stage: IFD -> MatMul -> DPU -> ODR twice in one sunk MVMEXE datapath",
        [] { return two_matmul_blocks(); }},
+      {"stream_pins_bypass",
+       "§6.1, §6.4: streams pinned to IFD_0/IFD_1/DPU_STREAM, A.bypass() in MatMul, DPU, IFD(num=1)",
+       [] { return stream_pins_bypass(); }},
+      {"sync_signals", "§12: A.sync(waits=, buffers=) waits for one copy, A.signals marks the rest done",
+       [] { return sync_signals(); }},
+      {"dpu_ops", "§7: lut, prelu, fma, max/min/add_reduce, A.Max / A.Min in a program's own DPU block",
+       [] { return dpu_ops(); }},
+      {"scalar_values", "§5: A.int8 / A.int32 / A.float32 in A.Broadcast pads and IFD bounds, A.cast",
+       [] { return scalar_values(); }},
   };
   return k;
 }

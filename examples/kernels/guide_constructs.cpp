@@ -1,7 +1,10 @@
 // The guide's constructs that no whole program of guide_kernels.cpp uses, each written as the
 // guide writes it (§4.4 loop forms, §5 A.IntImm, §8.4 / §8.5 A.buffer_store and store-or-drop).
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <axcore/num/lut.hpp>
 
 #include "guide_kernels.hpp"
 
@@ -279,6 +282,193 @@ A::Module two_matmul_blocks() {
     });
   }
   A::output(out);
+  return mod;
+}
+
+A::Module stream_pins_bypass() {
+  A::Module mod("StreamPinsBypass");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {8, 1}, "float32x64", A::DDR);
+  auto wts = f.input("wts", {8, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto prod = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "prod");
+  auto copy = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "copy");
+  auto twice = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "twice");
+  for (auto [i] : A::grid(8)) {  // §6.1: scope= pins a stream to its unit's stream
+    A::Datapath([&] {
+      auto x = A::decl_stream("float32x64", "IFD_0_STREAM");
+      auto w = A::decl_stream("float32x64", "IFD_1_STREAM");
+      auto d = A::decl_stream("float32x64", "DPU_STREAM");
+      A::IFD([&] { x.push(inp(i, 0)); });
+      A::IFD([&] { w.push(wts(i, 0)); });  // no num: the pin makes it the side input, IFD(num=1)
+      A::DPU([&] { d.push(A::cast(x.pop(), "float18x64") * A::cast(w.pop(), "float18x64")); });
+      A::ODR([&] { prod(i, 0) = d.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(8)) {  // §6.4: every compute unit bypassed, written out
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(inp(i, 0)); });
+      A::MatMul([] { A::bypass(); });
+      A::DPU([] { A::bypass(); });
+      A::ODR([&] { copy(i, 0) = s.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(8)) {  // the side input bypassed: the DPU reads its constant directly
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(inp(i, 0)); });
+      A::IFD(1, [] { A::bypass(); });
+      A::DPU([&] { d.push(A::cast(s.pop(), "float18x64") * A::cast(two(0), "float18x64")); });
+      A::ODR([&] { twice(i, 0) = d.pop(); });
+    });
+  }
+  A::output(prod);
+  A::output(copy);
+  A::output(twice);
+  return mod;
+}
+
+namespace {
+// The guide's @A.macro (§4.2) in C++: a function that emits statements where it is called; its
+// parameters are the only names that cross, everything it declares is its own. dst = src + src
+// (one DPU operation on a register read twice: no constant, so no copy of one into L1 — the
+// program's only DMA copies are the two the syncs below order).
+void double_rows(const A::BufferHandle& src, const A::BufferHandle& dst, const std::string& id) {
+  for (auto [i] : A::grid(src.shape()[0])) {
+    A::Datapath(A::DatapathArgs{.kind = std::nullopt, .core = -1, .id = id}, [&] {
+      auto s = A::decl_stream("float32x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(src(i, 0)); });
+      A::DPU([&] {
+        auto x = A::var("float18x64", "x");
+        x = A::cast(s.pop(), "float18x64");
+        d.push(x + x);
+      });
+      A::ODR([&] { dst(i, 0) = d.pop(); });
+    });
+  }
+}
+}  // namespace
+
+A::Module sync_signals(const std::function<void(const A::BufferHandle& a_l1)>& guard) {
+  A::Module mod("SyncSignals");
+  A::Func f = mod.prim_func("main");
+  auto a = f.input("a", {4, 1}, "float32x64", A::DDR);
+  auto b = f.input("b", {4, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto a_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "a_l1");
+  auto b_l1 = A::alloc_buffer({4, 1}, "float32x64", A::L1, "b_l1");
+  auto out_a = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out_a");
+  auto out_b = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out_b");
+  A::SysDMA(
+      [&] {
+        for (auto i : A::serial(4)) a_l1(i, 0) = a(i, 0);
+      },
+      "load");
+  A::SysDMA(
+      [&] {
+        for (auto i : A::serial(4)) b_l1(i, 0) = b(i, 0);
+      },
+      "load");
+  if (guard)
+    guard(a_l1);
+  else
+    A::sync({"load"}, {}, {a_l1});  // the data guarded: only the copy into a_l1 is waited here
+  double_rows(a_l1, out_a, "ew_a");
+  A::signals("a_done");  // marks what was launched so far done: b's copy (still in flight) and ew_a
+  A::waits("a_done");
+  double_rows(b_l1, out_b, "");
+  A::output(out_a);
+  A::output(out_b);
+  return mod;
+}
+
+A::Module dpu_ops() {
+  A::Module mod("DpuOps");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {4, 2}, "float32x64", A::DDR);
+  A::Script script(f);
+  // The guide's table: compute_chained_lut_params(...) then pack_lut_params_to_pword(params[0]).
+  const auto params = num::compute_chained_lut_params(-128.0, 128.0, 1, [](double v) { return v * v / 128.0; });
+  const num::PwordF32 table = num::pack_lut_params_to_pword(params[0]);
+  std::vector<double> c(table.begin(), table.end());
+  c.insert(c.end(), 64, 0.25);
+  c.insert(c.end(), 64, 0.5);
+  auto consts = A::alloc_constant(c, "float32x64", A::DDR, {3}, "consts");
+  auto out = A::alloc_buffer({4, 4}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {  // written in the sunk form: the constants stream once, the rows through
+    auto s0 = A::decl_stream("float32x64");
+    auto s1 = A::decl_stream("float32x64");
+    auto d = A::decl_stream("float32x64");
+    A::IFD(0, [&] {
+      for (auto [r, j] : A::grid(4, 2)) s0.push(inp(r, j));
+    });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(3)) s1.push(consts(j));
+    });
+    A::DPU([&] {
+      auto k = A::array("float18x64", 3, "k");  // table, slope, one half: read every iteration
+      A::init([&] {
+        for (auto j : A::serial(3)) k[j] = A::cast(s1.pop(), "float18x64");
+      });
+      for (auto r : A::serial(4)) {
+        (void)r;
+        auto x = A::array("float18x64", 2, "x");
+        for (auto j : A::serial(2)) x[j] = A::cast(s0.pop(), "float18x64");
+        auto m = A::var("float18x64", "m");
+        auto n = A::var("float18x64", "n");
+        auto hi = A::var("float18x64", "hi");
+        auto lo = A::var("float18x64", "lo");
+        m = A::Max(x[0], x[1]);
+        n = A::Min(x[0], x[1]);
+        hi = A::dpu::max_reduce(m);
+        lo = A::dpu::min_reduce(n);
+        d.push(A::dpu::fma(hi, k[2], lo));
+        d.push(A::dpu::add_reduce(x[0]));
+        d.push(A::dpu::prelu(x[1], k[1]));
+        d.push(A::dpu::lut(x[0], k[0]));
+      }
+    });
+    A::ODR([&] {
+      for (auto [r, q] : A::grid(4, 4)) out(r, q) = d.pop();
+    });
+  });
+  A::output(out);
+  return mod;
+}
+
+A::Module scalar_values() {
+  A::Module mod("ScalarValues");
+  A::Func f = mod.prim_func("main");
+  auto q = f.input("q", {4, 1}, "int8x64", A::DDR);
+  auto x = f.input("x", {4, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto out_q = A::alloc_buffer({6, 1}, "float32x64", A::DDR, "out_q");
+  auto out_x = A::alloc_buffer({6, 1}, "float32x64", A::DDR, "out_x");
+  for (auto [i] : A::grid(6)) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("int8x64");
+      auto d = A::decl_stream("float32x64");
+      A::IFD(0, [&] { s.push(A::if_then_else(A::all({i < A::int32(4)}), q(i, 0), A::Broadcast(A::int8(-3), 64))); });
+      A::DPU([&] { d.push(A::cast(s.pop(), "float32x64")); });
+      A::ODR([&] { out_q(i, 0) = d.pop(); });
+    });
+  }
+  for (auto [i] : A::grid(6)) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(0, [&] {
+        s.push(
+            A::if_then_else(A::all({i >= A::int32(0), i < A::int32(4)}), x(i, 0), A::Broadcast(A::float32(-1.5), 64)));
+      });
+      A::ODR([&] { out_x(i, 0) = s.pop(); });
+    });
+  }
+  A::output(out_q);
+  A::output(out_x);
   return mod;
 }
 

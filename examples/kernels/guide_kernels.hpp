@@ -4,6 +4,7 @@
 
 #include <axcore/compiler/script.hpp>
 #include <cstdint>
+#include <functional>
 
 namespace axcore::examples {
 
@@ -62,6 +63,30 @@ A::Module dpu_reduce_fma();
 // the ODR is inert), c = a on rows 0..3 and b on rows 4..7 (two CoreDMA loops with A.where), and
 // out = c by the second of two unrolled SysDMA blocks (A.where(h == 1)).
 A::Module where_guard();
+// §6.1 pinned stream scopes and §6.4 A.bypass(), over (8, 1) float32x64 inputs `inp` and `wts`:
+// prod = inp * wts through streams pinned IFD_0_STREAM / IFD_1_STREAM / DPU_STREAM, the weights'
+// block written A.IFD() without num (its stream's pin makes it the side input); copy = inp
+// exactly through IFD -> MatMul (A.bypass()) -> DPU (A.bypass()) -> ODR; twice = 2 * inp with
+// A.IFD(num=1): A.bypass() beside a DPU reading its constant directly.
+A::Module stream_pins_bypass();
+// §12 A.sync(buffers=) and A.signals, with §4.2's macro as a C++ function: (4, 1) float32x64
+// inputs a and b copied into L1 by two SysDMA copies tagged "load"; A.sync(waits=["load"],
+// buffers=[a_l1]) waits for a's copy only; out_a = a + a (datapath "ew_a"); A.signals("a_done")
+// marks what was launched so far (b's copy, ew_a) done; A.waits("a_done"); out_b = b + b. Both
+// datapath loops are emitted by one statement-emitting helper (the guide's @A.macro). `guard`, when
+// given, is written in place of that A.sync (tests compare the waits other syncs place).
+A::Module sync_signals(const std::function<void(const A::BufferHandle& a_l1)>& guard = {});
+// §7 the DPU intrinsics as a program's own DPU block, over a (4, 2) float32x64 input: three
+// constants (a LUT table fitted to x^2 / 128 on [-128, 128], a PReLU slope 0.25, 0.5) preloaded in
+// A.init into an A.array; per row the blocks x[0], x[1] in an A.array, m = A.Max(x0, x1),
+// n = A.Min(x0, x1) (A.var), and four results: fma(max_reduce(m), 0.5, min_reduce(n)),
+// add_reduce(x0), prelu(x1, 0.25), lut(x0, table).
+A::Module dpu_ops();
+// §5 the scalar constructors as the IFD's pad values and index bounds: out_q (6, 1) = the (4, 1)
+// int8x64 input q then two rows of A.Broadcast(A.int8(-3), 64) (bounds A.int32(4)), cast to float32
+// in the DPU; out_x (6, 1) = the (4, 1) float32x64 input x, then two rows of
+// A.Broadcast(A.float32(-1.5), 64) (bounds A.int32(0) and A.int32(4); IFD -> ODR, exact).
+A::Module scalar_values();
 
 // §6 / §9.2 several blocks of one unit: IFD -> DPU -> IFD -> DPU -> ODR in one datapath inside
 // A.grid(4): a (4, 1) input a doubled by the first DPU block, b plus 3 by the second, both pushing

@@ -164,7 +164,11 @@ bool with_statement(py::handle parser, py::handle st, py::handle ctx_expr, py::h
                               a[n.core].cast<int>(), a[n.id].cast<std::string>()),
                 [parser, body] { run_block(parser, body); });
   } else if (k == "IFD") {
-    A::IFD(ctx.attr(n.args)[n.num].cast<int>(), unit_body(parser, body, kind));
+    const py::object num = ctx.attr(n.args)[n.num];  // None: A.IFD() without num (the stream's pin decides)
+    if (num.is_none())
+      A::IFD(unit_body(parser, body, kind));
+    else
+      A::IFD(num.cast<int>(), unit_body(parser, body, kind));
   } else if (k == "DPU") {
     A::DPU(unit_body(parser, body, kind));
   } else if (k == "ODR") {

@@ -1,12 +1,14 @@
 // compile() and the `.axb` bundle codec for Python: a compiled module comes back as the bundle's
 // bytes (the runtime runs it in a child process), and a bundle's bytes decode to what the Python
 // Bundle shows (buffers, graph, metadata).
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <axcore/compiler/compile.hpp>
 #include <axcore/compiler/script.hpp>
 #include <axcore/num/float18.hpp>
+#include <axcore/num/lut.hpp>
 #include <axcore/runtime/bundle.hpp>
 #include <chrono>
 
@@ -106,6 +108,36 @@ void bind_runtime(py::module_& m) {
     const float* in = a.data();
     float* out = r.mutable_data();
     for (py::ssize_t k = 0; k < a.size(); ++k) out[k] = num::rf18(in[k]);
+    return r;
+  });
+  // The guide's lut_chain utilities (§7, axcore.axol.utils.lut_chain): the fit of common/num, each
+  // table as its packed float32 PWORD.
+  m.def(
+      "lut_fit",
+      [](double x_min, double x_max, int n_luts, const std::function<double(double)>& f) {
+        std::vector<std::vector<float>> out;
+        for (const auto& p : num::compute_chained_lut_params(x_min, x_max, n_luts, f)) {
+          const num::PwordF32 w = num::pack_lut_params_to_pword(p);
+          out.emplace_back(w.begin(), w.end());
+        }
+        return out;
+      },
+      py::arg("x_min"), py::arg("x_max"), py::arg("n_luts"), py::arg("func"));
+  // The DPU's LUT of float32 values (rounded to float18) against chained packed tables (emu.lut).
+  m.def("lut_eval", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& a,
+                       const std::vector<std::vector<float>>& packed) {
+    std::vector<num::PwordF18> tables;
+    for (const auto& t : packed) {
+      if (t.size() != num::kLanes) throw py::value_error("a LUT table is one PWORD of 64 float32 values");
+      num::PwordF32 w{};
+      std::copy(t.begin(), t.end(), w.begin());
+      tables.push_back(num::load_lut_table(w));
+    }
+    py::array_t<float> r(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
+    const float* in = a.data();
+    float* out = r.mutable_data();
+    for (py::ssize_t k = 0; k < a.size(); ++k)
+      out[k] = num::to_float(num::lut_eval(num::f18_from_float(in[k]), tables));
     return r;
   });
   m.def("spec_hash", [] { return spec::kSpecHash; });

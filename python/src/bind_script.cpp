@@ -307,7 +307,13 @@ void bind_constructs(py::module_& m) {
       // blocks
       .def("Datapath", [](const std::optional<std::string>& kind, int core, const std::string& id,
                           const py::function& body) { A::Datapath(datapath_args(kind, core, id), body_of(body)); })
-      .def("IFD", [](int num, const py::function& body) { A::IFD(num, body_of(body)); })
+      .def("IFD",
+           [](std::optional<int> num, const py::function& body) {
+             if (num)
+               A::IFD(*num, body_of(body));
+             else
+               A::IFD(body_of(body));  // A.IFD() without num: the pushed stream's pin decides (§6.1)
+           })
       .def("MatMul", [](const py::function& body) { A::MatMul(body_of(body)); })
       .def("DPU", [](const py::function& body) { A::DPU(body_of(body)); })
       .def("init", [](const py::function& body) { A::init(body_of(body)); })
@@ -329,7 +335,9 @@ void bind_constructs(py::module_& m) {
       .def("when", [](const A::Value& c, const py::function& body) { A::when(c, body_of(body)); })
       .def("drop", [](const A::Value& v) { A::drop(v); })
       // sync
-      .def("sync", [](const std::vector<std::string>& w, const std::vector<std::string>& s) { A::sync(w, s); })
+      .def("sync", [](const std::vector<std::string>& w, const std::vector<std::string>& s,
+                      const std::vector<A::BufferHandle>& buffers) { A::sync(w, s, buffers); })
+      .def("bypass", [] { A::bypass(); })
       .def("waits", [](const std::string& id) { A::waits(id); })
       .def("signals", [](const std::string& id) { A::signals(id); })
       .def("barrier", [](const std::vector<int>& cores) { A::barrier(cores); })

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 #include <axcore/compiler/compile.hpp>
+#include <axcore/num/lut.hpp>
 #include <axcore/num/pword.hpp>
 #include <axcore/num/reduce.hpp>
 #include <axcore/ref/npy.hpp>
@@ -181,6 +182,71 @@ rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) 
   return {{"out", out}};
 }
 
+// §6.1 / §6.4 stream_pins_bypass: prod = inp * wts, copy = inp, twice = 2 * inp (float18 products).
+rt::Arrays stream_pins_bypass_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& x = f32(in, "inp");
+  const auto& w = f32(in, "wts");
+  NDArray<float> prod = x, twice = x;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    prod.data()[i] =
+        ax::num::to_float(ax::num::mul(ax::num::f18_from_float(x.data()[i]), ax::num::f18_from_float(w.data()[i])));
+    twice.data()[i] = mul18(x.data()[i], 2.0);
+  }
+  return {{"prod", prod}, {"copy", x}, {"twice", twice}};
+}
+
+// §12 sync_signals: out_a = a + a, out_b = b + b in float18 (exactly 2x of the rounded input).
+rt::Arrays sync_signals_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> a = f32(in, "a"), b = f32(in, "b");
+  for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = mul18(a.data()[i], 2.0);
+  for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = mul18(b.data()[i], 2.0);
+  return {{"out_a", a}, {"out_b", b}};
+}
+
+// §7 dpu_ops: per row, fma(max_reduce(max(x0, x1)), 0.5, min_reduce(min(x0, x1))), add_reduce(x0),
+// prelu(x1, 0.25), lut(x0, table) — the table read back from the kernel's constant.
+rt::Arrays dpu_ops_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
+  namespace n = ax::num;
+  const auto c = constant<float>(f, "consts", {3, 64});
+  n::PwordF32 packed{};
+  for (std::size_t l = 0; l < 64; ++l) packed[l] = c({0, l});
+  const std::vector<n::PwordF18> tables = {n::load_lut_table(packed)};
+  const auto& x = f32(in, "inp");
+  NDArray<float> out({4, 256});
+  for (std::size_t r = 0; r < 4; ++r) {
+    n::PwordF18 x0{}, x1{}, m{}, mn{};
+    for (std::size_t l = 0; l < 64; ++l) {
+      x0[l] = n::f18_from_float(x({r, l}));
+      x1[l] = n::f18_from_float(x({r, 64 + l}));
+      m[l] = n::max(x0[l], x1[l]);
+      mn[l] = n::min(x0[l], x1[l]);
+    }
+    const auto fma = n::fma(n::max_reduce(m)[0], n::f18_from_float(c({2, 0})), n::min_reduce(mn)[0]);
+    const auto sum = n::add_reduce(x0)[0];
+    const auto lut = n::lut_eval(x0, tables);
+    for (std::size_t l = 0; l < 64; ++l) {
+      out({r, l}) = n::to_float(fma);
+      out({r, 64 + l}) = n::to_float(sum);
+      out({r, 128 + l}) = n::to_float(n::prelu(x1[l], n::f18_from_float(c({1, l}))));
+      out({r, 192 + l}) = n::to_float(lut[l]);
+    }
+  }
+  return {{"out", out}};
+}
+
+// §5 scalar_values: out_q = q then two rows of -3; out_x = x then two rows of -1.5.
+rt::Arrays scalar_values_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& q = i8(in, "q");
+  const auto& x = f32(in, "x");
+  NDArray<float> out_q({6, 64}), out_x({6, 64});
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t l = 0; l < 64; ++l) {
+      out_q({i, l}) = i < 4 ? static_cast<float>(q({i, l})) : -3.0f;
+      out_x({i, l}) = i < 4 ? x({i, l}) : -1.5f;
+    }
+  return {{"out_q", out_q}, {"out_x", out_x}};
+}
+
 // §9.2 two_dpu_blocks: out's 8 rows in order are 2a (rows 0..3 of a), then b + 3.
 rt::Arrays two_dpu_blocks_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
   const auto& a = f32(in, "a");
@@ -226,6 +292,10 @@ const std::map<std::string, Reference>& references() {
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
       {"two_dpu_blocks", two_dpu_blocks_ref},
       {"two_matmul_blocks", two_matmul_blocks_ref},
+      {"stream_pins_bypass", stream_pins_bypass_ref},
+      {"sync_signals", sync_signals_ref},
+      {"dpu_ops", dpu_ops_ref},
+      {"scalar_values", scalar_values_ref},
   };
   return r;
 }

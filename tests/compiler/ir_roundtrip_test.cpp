@@ -39,7 +39,11 @@ std::vector<Named> guide_kernels() {
            [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 8, .num_tiles = 0, .drain = 0}); }},
           {"pipelined_matmul",
            [] { return tiled_matmul(32, 2, 2, cc_tiles{.tile_min = 0, .tile_max = 0, .num_tiles = 4, .drain = 2}); }},
-          {"vit_patch_embed", [] { return vit_patch_embed(); }}};
+          {"vit_patch_embed", [] { return vit_patch_embed(); }},
+          {"stream_pins_bypass", [] { return stream_pins_bypass(); }},
+          {"sync_signals", [] { return sync_signals(); }},
+          {"dpu_ops", [] { return dpu_ops(); }},
+          {"scalar_values", [] { return scalar_values(); }}};
 }
 
 std::vector<uint8_t> bundle_bytes(const ax::PrimFunc& f) {

@@ -91,6 +91,93 @@ void mm_kernel(Kernel& k, int64_t pushes,
 
 // One contract: the kernel that breaks it (it sets `line` to the line the error must name), the
 // text the message must hold, and optionally a second part of the message and a part of the hint.
+// A copy datapath over (i, j): stream `main` pinned to `pin0` (pushed by `ifd`), then a DPU pushing
+// a stream pinned to `pin_out` (its push's line into *line), then the ODR.
+void pin_kernel(Kernel&, const std::string& pin0, const std::string& pin_out,
+                const std::function<void(A::StreamHandle&, const A::Value&, const A::Value&)>& ifd,
+                int* line = nullptr) {
+  auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+  for (auto [i, j] : A::grid(4, 2)) {
+    A::Datapath([&] {
+      auto a = A::decl_stream("float32x64", pin0);
+      auto b = A::decl_stream("float32x64", pin_out);
+      ifd(a, i, j);
+      A::DPU([&] {
+        if (line) *line = __LINE__ + 1;
+        b.push(A::cast(a.pop(), "float18x64"));
+      });
+      A::ODR([&] { out(i, j) = b.pop(); });
+    });
+  }
+  A::output(out);
+}
+
+// IFD -> (middle) -> ODR over (i, j); `ifd` replaces the IFD block, `odr_extra` runs first in the
+// ODR block, `middle` gets the stream.
+void copy_kernel(Kernel& k, const std::function<void()>& ifd, const std::function<void()>& odr_extra = {},
+                 const std::function<void(A::StreamHandle&)>& middle = {}) {
+  auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+  for (auto [i, j] : A::grid(4, 2)) {
+    A::Datapath([&] {
+      auto s = A::decl_stream("float32x64");
+      A::IFD(1, [&] { A::bypass(); });
+      ifd();
+      A::IFD(0, [&] { s.push(k.in(i, j)); });
+      if (middle) middle(s);
+      A::ODR([&] {
+        if (odr_extra) odr_extra();
+        out(i, j) = s.pop();
+      });
+    });
+  }
+  A::output(out);
+}
+
+// The §8.5 affine transform (scale and bias preloaded in A.init from IFD1) whose loop body is
+// `body(scale, acc, x)` after x = the input (acc an A.var; its line into *line when `var_in_init`).
+void init_kernel(Kernel& k, const std::function<void(A::Reg&, A::Reg&, const A::Value&)>& body,
+                 int* var_in_init = nullptr) {
+  auto consts = A::alloc_constant(std::vector<double>(128, 0.5), "float32x64", A::DDR, {2}, "consts");
+  auto out = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {
+    auto ifd0 = A::decl_stream("float32x64");
+    auto ifd1 = A::decl_stream("float32x64");
+    auto res = A::decl_stream("float32x64");
+    A::IFD(0, [&] {
+      for (auto i : A::serial(4)) ifd0.push(k.in(i, 0));
+    });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(2)) ifd1.push(consts(j));
+    });
+    A::DPU([&] {
+      auto scale = A::array("float18x64", 1, "scale");
+      auto bias = A::array("float18x64", 1, "bias");
+      auto acc = A::var("float18x64", "acc");
+      A::init([&] {
+        scale[0] = A::cast(ifd1.pop(), "float18x64");
+        if (var_in_init) {
+          *var_in_init = __LINE__ + 1;
+          acc = A::cast(ifd1.pop(), "float18x64");
+        } else {
+          bias[0] = A::cast(ifd1.pop(), "float18x64");
+        }
+      });
+      for (auto i : A::serial(4)) {
+        (void)i;
+        auto x = A::var("float18x64", "x");
+        x = A::cast(ifd0.pop(), "float18x64");
+        if (!var_in_init) body(scale, acc, x);
+        acc = x * scale[0];
+        res.push(A::cast(acc + bias[0], "float32x64"));
+      }
+    });
+    A::ODR([&] {
+      for (auto i : A::serial(4)) out(i, 0) = res.pop();
+    });
+  });
+  A::output(out);
+}
+
 struct Case {
   const char* name;
   const char* text;
@@ -533,6 +620,137 @@ const std::vector<Case>& cases() {
          });
          A::output(out);
        }},
+      // §6.1 pinned stream scopes: a pin binds the stream to its unit.
+      {"PinnedStreamIsPushedByItsFeeder", "is pinned to IFD_1_STREAM",
+       [](Kernel& k, int& line) {
+         pin_kernel(k, "IFD_1_STREAM", "", [&](A::StreamHandle& a, const A::Value& i, const A::Value& j) {
+           A::IFD(0, [&] {
+             line = __LINE__ + 1;
+             a.push(k.in(i, j));
+           });
+         });
+       },
+       "which binds it to IFD_0_STREAM", "A.IFD(num=1)"},
+      {"PinnedDpuStreamIsNotAFeedersStream", "is pinned to DPU_STREAM",
+       [](Kernel& k, int& line) {
+         pin_kernel(k, "DPU_STREAM", "", [&](A::StreamHandle& a, const A::Value& i, const A::Value& j) {
+           A::IFD([&] {
+             line = __LINE__ + 1;
+             a.push(k.in(i, j));
+           });
+         });
+       }},
+      {"PinnedMvmStreamIsTheMatMuls", "is pinned to MVM_STREAM",
+       [](Kernel& k, int& line) {
+         pin_kernel(
+             k, "", "MVM_STREAM",
+             [&](A::StreamHandle& a, const A::Value& i, const A::Value& j) { A::IFD(0, [&] { a.push(k.in(i, j)); }); },
+             &line);
+       },
+       "which binds it to DPU_STREAM"},
+      {"OdrStreamCannotBePinnedHere", "ODR_STREAM is an ODR's output stream",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         (void)A::decl_stream("float32x64", "ODR_STREAM");
+       }},
+      {"AMemoryScopeIsNotAStreamScope", "scope=L1 is not a stream scope",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         (void)A::decl_stream("float32x64", "L1");
+       },
+       "is a memory scope"},
+      // §6.4 A.bypass().
+      {"TheOdrCannotBeBypassed", "the ODR cannot be bypassed",
+       [](Kernel& k, int& line) {
+         copy_kernel(
+             k, [&] {},
+             [&] {
+               line = __LINE__ + 1;
+               A::bypass();
+             });
+       }},
+      {"TheMainFeederCannotBeBypassed", "A.IFD(num=0) cannot be bypassed",
+       [](Kernel& k, int& line) {
+         copy_kernel(k, [&] {
+           A::IFD(0, [&] {
+             line = __LINE__ + 1;
+             A::bypass();
+           });
+         });
+       },
+       nullptr, "A.IFD(num=1)"},
+      {"BypassIsWrittenInAStreamUnit", "outside any unit block",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         A::bypass();
+       }},
+      {"ABypassedBlockHoldsNothingElse", "this A.DPU block is bypassed (A.bypass() at",
+       [](Kernel& k, int& line) {
+         copy_kernel(
+             k, [&] {}, {},
+             [&](A::StreamHandle& s) {
+               A::DPU([&] {
+                 A::bypass();
+                 line = __LINE__ + 1;
+                 s.push(A::cast(s.pop(), "float18x64"));
+               });
+             });
+       }},
+      {"ABypassedMatMulLeavesNoMvmexeDatapath", "pinned to DP_MVMEXE but has no MatMul",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 2}, "float32x64", A::DDR, "out");
+         line = __LINE__ + 1;
+         A::Datapath(A::DP_MVMEXE, [&] {
+           auto s = A::decl_stream("float32x64");
+           A::IFD(0, [&] { s.push(k.in(0, 0)); });
+           A::MatMul([&] { A::bypass(); });
+           A::ODR([&] { out(0, 0) = s.pop(); });
+         });
+         A::output(out);
+       }},
+      // §8.5 / §14: the A.init rule.
+      {"AnInitRegisterIsNotWrittenAgainInTheLoop", "scale[0] is written in A.init (at",
+       [](Kernel& k, int& line) {
+         init_kernel(k, [&](A::Reg& scale, A::Reg&, const A::Value& x) {
+           line = __LINE__ + 1;
+           scale[0] = x;
+         });
+       },
+       "cannot be written again in the loop"},
+      {"AnInitRegisterWrittenByALoopIndex", "scale[0] is written in A.init",
+       [](Kernel& k, int& line) {
+         init_kernel(k, [&](A::Reg& scale, A::Reg&, const A::Value& x) {
+           for (auto j : A::serial(1)) {
+             line = __LINE__ + 1;
+             scale[j] = x;
+           }
+         });
+       }},
+      {"AVarIsNotFilledInInit", "must be an A.array",
+       [](Kernel& k, int& line) {
+         init_kernel(
+             k, [](A::Reg&, A::Reg&, const A::Value&) {}, &line);
+       }},
+      // §12 A.sync(buffers=), A.signals.
+      {"SyncBuffersGuardWhatTheLaunchesTouch", "no launch \"load\" names touches those buffers",
+       [](Kernel& k, int& line) {
+         auto a = A::alloc_buffer({4, 2}, "float32x64", A::L1, "a");
+         auto other = A::alloc_buffer({4, 2}, "float32x64", A::L1, "other");
+         A::SysDMA(
+             [&] {
+               for (auto [i, j] : A::grid(4, 2)) a(i, j) = k.in(i, j);
+             },
+             "load");
+         line = __LINE__ + 1;
+         A::sync({"load"}, {}, {other});
+       }},
+      {"AWaitNeedsATagOrASignal", "which no launch before it is tagged with (or signals)",
+       [](Kernel&, int& line) {
+         line = __LINE__ + 1;
+         A::waits("ready");
+         A::signals("ready");
+       },
+       nullptr, "A.signals(\"ready\")"},
   };
   return table;
 }

@@ -224,6 +224,182 @@ def test_dpu_reduce_fma_min_max(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- §7: lut, prelu, fma, max_reduce / min_reduce / add_reduce, A.Max / A.Min, A.var / A.array ------
+from axcore.axol.utils.lut_chain import compute_chained_lut_params, pack_lut_params_to_pword  # noqa: E402
+
+LUT_PARAMS = compute_chained_lut_params(x_min=-128.0, x_max=128.0, n_luts=1, func=lambda v: v * v / 128.0)
+OPS_CONSTS = np.concatenate([pack_lut_params_to_pword(LUT_PARAMS[0]), np.full((1, 64), 0.25), np.full((1, 64), 0.5)])
+
+
+@A.ir_module
+class DpuOps:
+    @A.prim_func
+    def main(inp: A.Buffer((4, 2), "float32x64", scope=A.DDR)):
+        consts = A.alloc_constant(OPS_CONSTS, dtype="float32x64", scope=A.DDR)  # table, slope, one half
+        out = A.alloc_buffer((4, 4), "float32x64", scope=A.DDR)
+        with A.Datapath():                    # written in the sunk form: the constants stream once
+            s0 = A.decl_stream("float32x64")
+            s1 = A.decl_stream("float32x64")
+            d = A.decl_stream("float32x64")
+            with A.IFD(num=0):
+                for r, j in A.grid(4, 2):
+                    s0.push(inp[r, j])
+            with A.IFD(num=1):
+                for j in A.serial(3):
+                    s1.push(consts[j])
+            with A.DPU():
+                k = A.array("float18x64", size=3)   # loaded once in the preamble, read every row
+                with A.init():
+                    for j in A.serial(3):
+                        k[j] = A.cast(s1.pop(), "float18x64")
+                for r in A.serial(4):
+                    x = A.array("float18x64", size=2)
+                    m = A.var("float18x64")
+                    n = A.var("float18x64")
+                    hi = A.var("float18x64")
+                    lo = A.var("float18x64")
+                    for j in A.serial(2):
+                        x[j] = A.cast(s0.pop(), "float18x64")
+                    m = A.Max(x[0], x[1])
+                    n = A.Min(x[0], x[1])
+                    hi = A.dpu.ops.max_reduce(m)
+                    lo = A.dpu.ops.min_reduce(n)
+                    d.push(A.cast(A.dpu.ops.fma(hi, k[2], lo), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.add_reduce(x[0]), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.prelu(x[1], k[1]), "float32x64"))
+                    d.push(A.cast(A.dpu.ops.lut(x[0], k[0]), "float32x64"))
+            with A.ODR():
+                for r, q in A.grid(4, 4):
+                    out[r, q] = d.pop()
+        A.output(out)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dpu_ops_in_a_programs_own_dpu_block(backend):
+    x = np.random.default_rng(17).integers(-100, 101, (4, 128)).astype(np.float32)  # exact in float18
+    res = runtime.run(runtime.compile(DpuOps), backend=backend, inputs={"inp": x})
+    x0, x1 = x[:, :64], x[:, 64:]
+    want = np.empty((4, 256), np.float32)
+    hi, lo = np.maximum(x0, x1).max(axis=1), np.minimum(x0, x1).min(axis=1)
+    want[:, :64] = emu.rf18(emu.rf18(hi * np.float32(0.5)) + lo)[:, None]
+    want[:, 64:128] = tree_sum18(x0)[:, None]
+    want[:, 128:192] = np.where(x1 >= 0, x1, emu.rf18(x1 * np.float32(0.25)))
+    want[:, 192:] = emu.lut(x0, [pack_lut_params_to_pword(LUT_PARAMS[0])])
+    np.testing.assert_array_equal(res.outputs["out"], want)
+    # The table approximates x^2 / 128 (a piecewise-linear fit: the guide's "not bit-identical").
+    np.testing.assert_allclose(want[:, 192:], x0 * x0 / 128.0, rtol=0.05, atol=1.0)
+
+
+# ---- §11.2 A.tiles(...) around one datapath (the tiling pass), §12 drain= by the pass ----------------
+def tiled_scale(bounds):
+    @A.ir_module
+    class TiledScale:
+        @A.prim_func
+        def main(inp: A.Buffer((64, 1), "float32x64", scope=A.DDR)):
+            two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+            out = A.alloc_buffer((64, 1), "float32x64", scope=A.DDR)
+            with A.tiles(64, **bounds) as i:   # OUTSIDE the datapath: the compiler splits it into tiles
+                with A.Datapath():
+                    s = A.decl_stream("float32x64")
+                    d = A.decl_stream("float32x64")
+                    with A.IFD(num=0):
+                        s.push(inp[i, 0])
+                    with A.DPU():
+                        d.push(A.cast(s.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                    with A.ODR():
+                        out[i, 0] = d.pop()
+            A.output(out)
+    return TiledScale
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bounds", [{"tile_max": 16}, {"num_tiles": 4, "drain": 2}], ids=["tile_max", "drain"])
+def test_tiles_around_one_datapath(backend, bounds):
+    """The tiling pass splits the loop into 4 tiles of 16 rows, each DMA'd in, computed and DMA'd
+    out (with drain=2 the three stages of successive tiles overlap); the result is the untiled one."""
+    x = floats((64, 64), 25)
+    b = runtime.compile(tiled_scale(bounds), explain=True)
+    assert len(set(re.findall(r"\bdp\d+\.dwpu", b.explain))) == 4, b.explain
+    res = runtime.run(b, backend=backend, inputs={"inp": x})
+    np.testing.assert_array_equal(res.outputs["out"], mul18(x, 2.0))
+
+
+# ---- §6 A.AICore(core=n), §12 A.barrier(*cores) ------------------------------------------------------
+@A.ir_module
+class OnTwoCores:
+    @A.prim_func
+    def main(x0: A.Buffer((4, 1), "float32x64", scope=A.DDR), x1: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        y0 = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        y1 = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        for c, x, y in [(0, x0, y0), (1, x1, y1)]:   # a build-time list: one region per core
+            with A.AICore(core=c):               # buffers and work inside run on core c
+                for i in A.grid(4):
+                    with A.Datapath():
+                        s = A.decl_stream("float32x64")
+                        d = A.decl_stream("float32x64")
+                        with A.IFD(num=0):
+                            s.push(x[i, 0])
+                        with A.DPU():
+                            v = A.var("float18x64")
+                            v = A.cast(s.pop(), "float18x64")
+                            d.push(v + v)
+                        with A.ODR():
+                            y[i, 0] = d.pop()
+        A.barrier(0, 1)                          # both cores reach this point before either goes on
+        A.output(y0)
+        A.output(y1)
+
+
+@pytest.mark.parametrize("backend", ["fsim", "tlm"])  # the default build has no multi-core Verilated model
+def test_aicore_regions_and_a_barrier(backend):
+    ins = {"x0": floats((4, 64), 26), "x1": floats((4, 64), 27)}
+    b = runtime.compile(OnTwoCores, cores=2, explain=True)
+    assert "core0 DWPU" in b.explain and "core1 DWPU" in b.explain and "barrier" in b.explain, b.explain
+    res = runtime.run(b, backend=backend, inputs=ins, cores=2)
+    np.testing.assert_array_equal(res.outputs["y0"], mul18(ins["x0"], 2.0))
+    np.testing.assert_array_equal(res.outputs["y1"], mul18(ins["x1"], 2.0))
+
+
+# ---- §5: A.int8 / A.int32 / A.float32, A.Broadcast, A.cast --------------------------------------------
+@A.ir_module
+class ScalarValues:
+    @A.prim_func
+    def main(q: A.Buffer((4, 1), "int8x64", scope=A.DDR), x: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        out_q = A.alloc_buffer((6, 1), "float32x64", scope=A.DDR)
+        out_x = A.alloc_buffer((6, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(6):                   # q, then two rows of the int8 pad -3
+            with A.Datapath():
+                s = A.decl_stream("int8x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(A.if_then_else(tir.all(i < A.int32(4)), q[i, 0], A.Broadcast(A.int8(-3), 64)))
+                with A.DPU():
+                    d.push(A.cast(s.pop(), "float32x64"))
+                with A.ODR():
+                    out_q[i, 0] = d.pop()
+        for i in A.grid(6):                   # x, then two rows of the float pad -1.5 (IFD -> ODR: exact)
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(A.if_then_else(tir.all(i >= A.int32(0), i < A.int32(4)), x[i, 0],
+                                          A.Broadcast(A.float32(-1.5), 64)))
+                with A.ODR():
+                    out_x[i, 0] = s.pop()
+        A.output(out_q)
+        A.output(out_x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scalar_constructors_as_pads_and_bounds(backend):
+    q = np.random.default_rng(28).integers(-128, 128, (4, 64)).astype(np.int8)
+    x = floats((4, 64), 29)
+    res = runtime.run(runtime.compile(ScalarValues), backend=backend, inputs={"q": q, "x": x})
+    want_q = np.concatenate([q.astype(np.float32), np.full((2, 64), -3.0, np.float32)])
+    want_x = np.concatenate([x, np.full((2, 64), -1.5, np.float32)])
+    np.testing.assert_array_equal(res.outputs["out_q"], want_q)
+    np.testing.assert_array_equal(res.outputs["out_x"], want_x)
+
+
 # ---- §10: A.where(cond) on A.Datapath, A.CoreDMA, A.SysDMA; inert on A.ODR ---------------------------
 THREE = np.full((1, 64), 3.0)
 COPY_OUT = 1  # a build-time value: which of the two unrolled SysDMA blocks copies the result out
@@ -292,6 +468,134 @@ def test_where_bounds_its_block(backend):
     np.testing.assert_array_equal(res.outputs["out"], want)
 
 
+# ---- §6.1 pinned stream scopes, §6.4 A.bypass() -------------------------------------------------------
+@A.ir_module
+class StreamPinsBypass:
+    @A.prim_func
+    def main(inp: A.Buffer((8, 1), "float32x64", scope=A.DDR), wts: A.Buffer((8, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+        prod = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        copy = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        twice = A.alloc_buffer((8, 1), "float32x64", scope=A.DDR)
+        for i in A.grid(8):                   # scope= pins each stream to its unit's stream
+            with A.Datapath():
+                x = A.decl_stream("float32x64", A.IFD_0_STREAM)
+                w = A.decl_stream("float32x64", A.IFD_1_STREAM)
+                d = A.decl_stream("float32x64", scope=A.DPU_STREAM)
+                with A.IFD():
+                    x.push(inp[i, 0])
+                with A.IFD():                 # no num: the pin makes it the side input
+                    w.push(wts[i, 0])
+                with A.DPU():
+                    d.push(A.cast(x.pop(), "float18x64") * A.cast(w.pop(), "float18x64"))
+                with A.ODR():
+                    prod[i, 0] = d.pop()
+        for i in A.grid(8):                   # every compute unit bypassed (§6.4), written out
+            with A.Datapath():
+                s = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(inp[i, 0])
+                with A.pseudo.MatMul():
+                    A.bypass()
+                with A.DPU():
+                    A.bypass()
+                with A.ODR():
+                    copy[i, 0] = s.pop()
+        for i in A.grid(8):                   # the side input bypassed: the DPU reads its constant
+            with A.Datapath(kind=A.DP_DWPU, core=0):
+                s = A.decl_stream("float32x64")
+                d = A.decl_stream("float32x64")
+                with A.IFD(num=0):
+                    s.push(inp[i, 0])
+                with A.IFD(num=1):
+                    A.bypass()
+                with A.DPU():
+                    d.push(A.cast(s.pop(), "float18x64") * A.cast(two[0], "float18x64"))
+                with A.ODR():
+                    twice[i, 0] = d.pop()
+        A.output(prod)
+        A.output(copy)
+        A.output(twice)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stream_pins_and_bypass(backend):
+    ins = {"inp": floats((8, 64), 21), "wts": floats((8, 64), 22)}
+    b = runtime.compile(StreamPinsBypass, explain=True)
+    res = runtime.run(b, backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["prod"], mul18(ins["inp"], ins["wts"]))
+    np.testing.assert_array_equal(res.outputs["copy"], ins["inp"])  # exact: nothing passed through float18
+    np.testing.assert_array_equal(res.outputs["twice"], mul18(ins["inp"], 2.0))
+
+
+def test_pin_and_bypass_lower_to_what_they_say():
+    """The IFD() without num pushing the IFD_1_STREAM-pinned stream is the side input; the bypassed
+    MatMul leaves a DP_DWPU datapath (three DWPU datapaths, no MVMEXE)."""
+    text = StreamPinsBypass.dump()
+    assert text.count("with A.IFD(num=1):") == 2, text
+    assert text.count("A.bypass()") == 3, text
+    b = runtime.compile(StreamPinsBypass, explain=True)
+    assert len(set(re.findall(r"\bdp\d+\.dwpu", b.explain))) == 3 and "mvmexe" not in b.explain, b.explain
+
+
+# ---- §12 A.sync(buffers=), A.signals, with a §4.2 @A.macro -------------------------------------------
+@A.macro
+def scale_rows(src, dst, factor, rows, tag):
+    """Emits one datapath loop (a macro: statements, inlined where it is called; its names are its own)."""
+    for i in A.grid(rows):
+        with A.Datapath(id=tag):
+            s = A.decl_stream("float32x64")
+            d = A.decl_stream("float32x64")
+            with A.IFD(num=0):
+                s.push(src[i, 0])
+            with A.DPU():
+                d.push(A.cast(s.pop(), "float18x64") * A.cast(factor[0], "float18x64"))
+            with A.ODR():
+                dst[i, 0] = d.pop()
+
+
+@A.ir_module
+class SyncSignals:
+    @A.prim_func
+    def main(a: A.Buffer((4, 1), "float32x64", scope=A.DDR), b: A.Buffer((4, 1), "float32x64", scope=A.DDR)):
+        two = A.alloc_constant(np.full((1, 64), 2.0, np.float32), dtype="float32x64", scope=A.DDR)
+        three = A.alloc_constant(np.full((1, 64), 3.0, np.float32), dtype="float32x64", scope=A.DDR)
+        a_l1 = A.alloc_buffer((4, 1), "float32x64", scope=A.L1)
+        b_l1 = A.alloc_buffer((4, 1), "float32x64", scope=A.L1)
+        out_a = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        out_b = A.alloc_buffer((4, 1), "float32x64", scope=A.DDR)
+        with A.SysDMA(id="load"):
+            for i in A.serial(4):
+                a_l1[i, 0] = a[i, 0]
+        with A.SysDMA(id="load"):
+            for i in A.serial(4):
+                b_l1[i, 0] = b[i, 0]
+        A.sync(waits=["load"], buffers=[a_l1])   # the data guarded: only a's copy is waited here
+        scale_rows(a_l1, out_a, two, 4, "ew_a")
+        A.signals("a_done")                      # marks what is in flight (b's copy, ew_a) done
+        A.waits("a_done")
+        scale_rows(b_l1, out_b, three, 4, "")
+        A.output(out_a)
+        A.output(out_b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sync_buffers_signals_and_a_macro(backend):
+    ins = {"a": floats((4, 64), 23), "b": floats((4, 64), 24)}
+    b = runtime.compile(SyncSignals, werror=True)  # every dependency fenced by the author: no §14 hazard
+    res = runtime.run(b, backend=backend, inputs=ins)
+    np.testing.assert_array_equal(res.outputs["out_a"], mul18(ins["a"], 2.0))
+    np.testing.assert_array_equal(res.outputs["out_b"], mul18(ins["b"], 3.0))
+
+
+def test_a_macro_is_inlined_where_it_is_called():
+    """Two calls, two datapath loops; the macro's names (s, d, i) did not leak into main's scope."""
+    text = SyncSignals.dump()
+    assert text.count("with A.Datapath(") == 2, text
+    assert 'A.sync(waits=["load"], signals=[], buffers=[a_l1])' in text, text
+    assert 'A.sync(waits=[], signals=["a_done"])' in text, text
+
+
 # ---- refusals at the user's line -------------------------------------------------------------------
 from test_errors import _dp, assert_refused_at_the_line  # noqa: E402 - the error harness
 
@@ -320,6 +624,31 @@ REFUSED = [
                                    "            with A.Datapath():\n"
                                    "                A.where(A.if_then_else(i < 2, 1, 0) < 1)  # X\n"),
      "reads A.if_then_else"),
+    # §6.1 a pinned stream is pushed by its own unit
+    ("pin_feeder", _dp().replace('s = A.decl_stream("float32x64")', 's = A.decl_stream("float32x64", A.IFD_1_STREAM)')
+     .replace("s.push(inp[i, 0])", "s.push(inp[i, 0])  # X"),
+     "s is pinned to IFD_1_STREAM (scope= at"),
+    ("pin_odr_stream", _dp().replace('s = A.decl_stream("float32x64")',
+                                     's = A.decl_stream("float32x64", A.ODR_STREAM)  # X'),
+     "ODR_STREAM is an ODR's output stream"),
+    # §6.4 A.bypass()
+    ("bypass_odr", _dp().replace("out[i, 0] = d.pop()", "A.bypass()  # X\n                    out[i, 0] = d.pop()"),
+     "the ODR cannot be bypassed"),
+    ("bypass_with_work", _dp(dpu='A.bypass()\nd.push(A.cast(s.pop(), "float32x64"))  # X'),
+     "this A.DPU block is bypassed (A.bypass() at"),
+    # §8.5 / §14 the A.init rule
+    ("init_rewritten", _dp(dpu='r = A.array("float18x64", size=1)\nwith A.init():\n'
+                              '    r[0] = A.cast(s.pop(), "float18x64")\n'
+                              'r[0] = A.cast(s.pop(), "float18x64")  # X\nd.push(A.cast(r[0], "float32x64"))'),
+     "r[0] is written in A.init (at"),
+    # §12 A.sync(buffers=)
+    ("sync_buffers", _dp().replace("        A.output(out)\n",
+                                   "        A.sync(buffers=[out])\n"
+                                   "        A.sync(waits=[\"x\"], buffers=[out])  # X\n        A.output(out)\n"),
+     'A.sync waits on "x", which no launch before it is tagged with (or signals)'),
+    # §4.2 no decorator makes a nested def a macro
+    ("nested_macro", _dp(ifd="@A.macro\ndef push_it(i):  # X\n    s.push(inp[i, 0])\npush_it(i)"),
+     "a nested function is refused"),
 ]
 
 

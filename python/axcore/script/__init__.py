@@ -468,12 +468,15 @@ def Datapath(kind: Optional[str] = None, core: Optional[int] = None, id: str = "
 # The blocks without arguments (and the common argument values) are made once: a Block is a
 # read-only descriptor, and these are evaluated for every block of every build.
 _BLOCKS = {k: C.Block(k) for k in ("DPU", "ODR", "init", "MatMul", "LoadIMC", "Then", "Else", "prevent_fuse")}
-_IFD_BLOCKS = {n: C.Block("IFD", {"num": n}) for n in (0, 1)}
+_IFD_BLOCKS = {n: C.Block("IFD", {"num": n}) for n in (None, 0, 1)}
 _DATAPATH_BLOCK = C.Block("Datapath", {"kind": None, "core": -1, "id": ""})
 
 
-def IFD(num: int = 0) -> C.Block:
-    """``with A.IFD(num=0):`` — the input feeder; num=1 is the DPU's side input (§8.2)."""
+def IFD(num: Optional[int] = None) -> C.Block:
+    """``with A.IFD(num=0):`` — the input feeder; num=1 is the DPU's side input (§8.2). Without num
+    it is the main feeder, unless the stream it pushes is pinned to ``A.IFD_1_STREAM`` (§6.1)."""
+    if num is None:
+        return _IFD_BLOCKS[None]
     b = _IFD_BLOCKS.get(num) if type(num) is int else None
     return b if b is not None else C.Block("IFD", {"num": C.build_int(num, "IFD num")})
 
@@ -571,7 +574,9 @@ def where(cond: Any) -> None:
 
 
 def bypass() -> None:
-    """``A.bypass()`` — the compiler bypasses every unit a datapath omits (§6.4); nothing to do."""
+    """``A.bypass()`` — the enclosing stream unit block is bypassed (§6.4): the datapath runs as if
+    it were omitted; the block holds nothing else. IFD(num=0) and the ODR cannot be bypassed."""
+    _s.bypass()
 
 
 def drop(popped: Any) -> None:
@@ -581,8 +586,11 @@ def drop(popped: Any) -> None:
 
 # ---- sync (§12) ---------------------------------------------------------------------------------------
 def sync(waits: Sequence[str] = (), signals: Sequence[str] = (), buffers: Sequence[Any] = ()) -> None:
-    """Wait on / signal ids (§12)."""
-    _s.sync(list(waits), list(signals))
+    """``A.sync(waits=, signals=, buffers=)`` (§12): wait for the launches the ids tag (or a signal of
+    them marked); mark every launch made so far done under the signalled ids (a later wait on one
+    waits for those still in flight); ``buffers`` narrows both to the launches touching those
+    buffers (alone: wait for every such launch in flight)."""
+    _s.sync(list(waits), list(signals), list(buffers))
 
 
 def waits(*ids: str) -> None:

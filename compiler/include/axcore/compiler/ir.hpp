@@ -158,6 +158,7 @@ enum class StmtKind : uint8_t {
   DeclReg,
   OpMarker,  // a boundary between operators (name, for traces and the graph)
   Where,     // A.where(value): the block predicate of the Datapath / CoreDMA / SysDMA holding it (§10)
+  Bypass,    // A.bypass(): the stream unit block holding it is bypassed (§6.4), as if omitted
 };
 
 struct StmtNode;
@@ -185,11 +186,14 @@ struct StmtNode {
   Expr value;  // Push/Store value, If condition, Accum rhs
   // Sync
   std::vector<std::string> waits, signals;
+  std::vector<Buffer> guards;  // A.sync(buffers=): the buffers the sync guards (§12)
   std::vector<int> cores;
   SourceLoc loc;
 };
 
 Stmt make_stmt(StmtKind k, SourceLoc loc = {});
+// A unit block holding A.bypass() (§6.4), directly or in the loops a pass sank into it.
+bool is_bypassed(const StmtNode& block);
 
 struct PrimFunc {
   std::string name;

@@ -231,6 +231,10 @@ Acc mvm_accumulator(Loc l = Loc::current());
 void reset_accumulator(const Acc& acc, Loc l = Loc::current());
 Reg var(const std::string& dtype, const std::string& name = "", Loc l = Loc::current());
 Reg array(const std::string& dtype, int64_t size, const std::string& name = "", Loc l = Loc::current());
+// scope: "" (inferred from the unit that pushes it, §6.1) or a pin, one of IFD_0_STREAM,
+// IFD_1_STREAM, MVM_STREAM, DPU_STREAM (the stream of that feeder / unit's output; a push from
+// another unit is refused at the push). ODR_STREAM names an ODR's output stream, which a datapath
+// here does not have (the ODR stores to memory): refused, as is any other scope.
 StreamHandle decl_stream(const std::string& dtype, const std::string& scope = "", const std::string& name = "",
                          Loc l = Loc::current());
 void output(const BufferHandle& b, Loc l = Loc::current());
@@ -342,6 +346,9 @@ void Datapath(const Body& body, Loc l = Loc::current());
 void Datapath(const DatapathArgs& args, const Body& body, Loc l = Loc::current());
 void Datapath(DpKind kind, const Body& body, Loc l = Loc::current());
 void Datapath(const std::string& id, const Body& body, Loc l = Loc::current());
+// A.IFD(num=0 | 1): num given, the block is that feeder. A.IFD() without num is the main feeder
+// (num=0) unless the stream it pushes is pinned to IFD_1_STREAM (§6.1: the pin binds the stream,
+// and so the block, to that feeder).
 void IFD(int num, const Body& body, Loc l = Loc::current());
 void IFD(const Body& body, Loc l = Loc::current());
 void MatMul(const Body& body, Loc l = Loc::current());  // A.pseudo.MatMul
@@ -388,6 +395,11 @@ void drop(const Value& popped, Loc l = Loc::current());
 // this line. Inert in a stream unit block (IFD, MatMul, DPU, ODR: the guide's "it has no effect
 // there"); refused anywhere else.
 void where(const Value& cond, Loc l = Loc::current());
+// A.bypass() (guide §6.4): the enclosing stream unit block is bypassed — the datapath runs as if
+// the block were omitted (its neighbours joined directly). The block holds nothing else. The main
+// feeder IFD(num=0) and the ODR cannot be bypassed (a datapath starts and ends with them); a
+// bypassed MatMul leaves a DP_DWPU datapath.
+void bypass(Loc l = Loc::current());
 
 // The tile handle of A.tiles (guide §11.2): a ramp over the extent, base = index * size and
 // lanes = min(size, extent - base) (the last tile is short when size does not divide the
@@ -410,7 +422,14 @@ struct Tile {
 };
 
 // ---- sync ---------------------------------------------------------------------------------------
+// A.sync(waits=, signals=, buffers=) (guide §12). waits: the launches tagged with these ids finish
+// before anything after this point starts. signals: this point marks these ids done — a later
+// wait on one waits for every launch made before this point (those still in flight there).
+// buffers: the data the sync guards — it applies to the launches that touch those buffers only
+// (of the waited ids; with no waits and no signals, every launch in flight touching them).
 void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals = {}, Loc l = Loc::current());
+void sync(const std::vector<std::string>& waits, const std::vector<std::string>& signals,
+          const std::vector<BufferHandle>& buffers, Loc l = Loc::current());
 void waits(const std::string& id, Loc l = Loc::current());
 void signals(const std::string& id, Loc l = Loc::current());
 void barrier(const std::vector<int>& cores, Loc l = Loc::current());

@@ -1,0 +1,1 @@
+"""Helpers of the operator library the guide names (``axol.utils.lut_chain``, §7)."""
