@@ -30,6 +30,10 @@ const std::vector<Example>& catalog() {
        [] { return dpu_reduce_fma(); }},
       {"where_guard", "§10: A.where on datapaths, CoreDMA and SysDMA blocks bounds what they move",
        [] { return where_guard(); }},
+      {"memory_scopes", "§5.1: A.L2 / A.L2_WEAK / A.L1 buffers, DDR -> L2 -> L1 copies and back",
+       [] { return memory_scopes(); }},
+      {"l2_spill", "§5.1, §11: a 1.5 MiB A.L1_WEAK intermediate moved to L2, both loops tiled through L1",
+       [] { return l2_spill(6144, A::L1_WEAK); }},
   };
   return k;
 }

@@ -181,6 +181,23 @@ rt::Arrays where_guard_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) 
   return {{"out", out}};
 }
 
+// §5.1 memory_scopes: out = 2 * inp, out2 = 3 * out (each product rounded to float18).
+rt::Arrays memory_scopes_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> out = f32(in, "inp"), out2 = out;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out.data()[i] = mul18(out.data()[i], 2.0);
+    out2.data()[i] = mul18(out.data()[i], 3.0);
+  }
+  return {{"out", out}, {"out2", out2}};
+}
+
+// §5.1 / §11 l2_spill: z = 3 * (2 * x).
+rt::Arrays l2_spill_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> z = f32(in, "x");
+  for (std::size_t i = 0; i < z.size(); ++i) z.data()[i] = mul18(mul18(z.data()[i], 2.0), 3.0);
+  return {{"z", z}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -204,6 +221,8 @@ const std::map<std::string, Reference>& references() {
       {"int_imm_store", int_imm_store_ref},
       {"store_or_drop", store_or_drop_ref},
       {"where_guard", where_guard_ref},
+      {"memory_scopes", memory_scopes_ref},
+      {"l2_spill", l2_spill_ref},
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
   };
   return r;
