@@ -33,7 +33,7 @@ const std::vector<Example>& catalog() {
       {"memory_scopes", "§5.1: A.L2 / A.L2_WEAK / A.L1 buffers, DDR -> L2 -> L1 copies and back",
        [] { return memory_scopes(); }},
       {"l2_spill", "§5.1, §11: a 1.5 MiB A.L1_WEAK intermediate moved to L2, both loops tiled through L1",
-       [] { return l2_spill(6144, A::L1_WEAK); }},
+       [] { return l2_spill(6144, A::L1_WEAK); }, false, 1},
   };
   return k;
 }
