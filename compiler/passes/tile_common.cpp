@@ -5,10 +5,7 @@
 
 namespace axcore::compiler::tiling_detail {
 
-bool ddr_backed(const BufferNode& b) {
-  return b.role == BufferRole::Input || b.role == BufferRole::Constant || b.output || b.scope == Scope::DDR ||
-         b.scope == Scope::DDR_WEAK;
-}
+bool ddr_backed(const BufferNode& b) { return home_of(b) == Home::DDR; }
 bool placed(const BufferNode& b) {
   return b.role != BufferRole::Register && b.role != BufferRole::Accumulator && b.role != BufferRole::Imc;
 }
@@ -30,6 +27,16 @@ void unit_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out)
     if (s->kind == StmtKind::Block && s->unit == Unit::Depthwise && s->buf) out.insert(s->buf->root());
     unit_roots(s->body, out);
     unit_roots(s->else_body, out);
+  }
+}
+
+void dma_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out) {
+  for (const auto& s : list) {
+    if (s->kind == StmtKind::Store && s->buf && s->value && s->value->kind == ExprKind::Load) {
+      out.insert(s->buf->root());
+      out.insert(s->value->buf->root());
+    }
+    dma_roots(s->body, out);
   }
 }
 
@@ -145,7 +152,14 @@ Split split_operands(const Stmt& loop, const std::vector<Stmt>& others, Operands
   unit_roots(others, elsewhere);
   for (const auto& a : o.an.accesses) {
     const BufferNode* r = a.view->root();
-    if (a.flat.of(iv) == 0 || !ddr_backed(*r) || elsewhere.count(r)) o.whole.insert(r);
+    // A scratch homed in L2, or a weak one in DDR (guide §5.1: an L2 scratch, or one place_scopes
+    // moved out of L1), is tiled in every loop that moves through it: its tiles are copied between
+    // its home and L1, and a statement using it whole gets it copied into L1 by the lowering (which
+    // keeps the copies coherent), so another statement's use does not keep it whole here.
+    const Home h = home_of(*r);
+    const bool streamed =
+        h == Home::L2 || (h == Home::DDR && r->role == BufferRole::Local && !r->output && r->scope == Scope::DDR_WEAK);
+    if (a.flat.of(iv) == 0 || h == Home::L1 || (!streamed && elsewhere.count(r))) o.whole.insert(r);
     if (a.flat.of(iv) < 0) o.whole.insert(r);
   }
   for (const auto& a : o.an.accesses) {

@@ -18,6 +18,8 @@ uint64_t bytes_of(const BufferNode& b);
 bool is_dma(const Stmt& s);
 // Buffers (roots) the units read or write, as the placement will see them.
 void unit_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out);
+// The roots the DMA blocks in `list` copy between (both sides of every copy).
+void dma_roots(const std::vector<Stmt>& list, std::set<const BufferNode*>& out);
 Affine flat_of(const BufferNode& b, const std::vector<Expr>& idx, const SourceLoc& loc);
 Expr flat_expr(const BufferNode& view, const std::vector<Expr>& idx, int64_t minus, const SourceLoc& loc);
 

@@ -24,6 +24,20 @@ class TilingPass {
     for (const auto* b : all) total += bytes_of(*b);
     std::vector<Stmt> out;
     const auto& body = f_.body->body;
+    // The top-level statements each root is live over in L1 (first to last touching it there; an
+    // output a unit touches to the end, where it is copied out): a loop moving an L2 buffer counts
+    // only these beside its tiles (tile()).
+    for (std::size_t k = 0; k < body.size(); ++k) {
+      std::set<const BufferNode*> r, d;
+      unit_roots({body[k]}, r);
+      dma_roots({body[k]}, d);
+      for (const BufferNode* b : d)
+        if (home_of(*b) == Home::L1) r.insert(b);
+      for (const BufferNode* b : r) {
+        auto [it, fresh] = live_.emplace(b, std::make_pair(k, b->output ? body.size() : k));
+        if (!fresh) it->second.second = std::max(it->second.second, k);
+      }
+    }
     for (std::size_t k = 0; k < body.size(); ++k) {
       const Stmt& s = body[k];
       if (s->kind != StmtKind::For || s->loop == LoopKind::Unroll || !innermost_datapath(s)) {
@@ -38,13 +52,14 @@ class TilingPass {
       std::vector<Stmt> others;
       for (std::size_t j = 0; j < body.size(); ++j)
         if (j != k) others.push_back(body[j]);
-      if (!tile(s, others, total, out)) out.push_back(s);
+      if (!tile(s, k, others, total, out)) out.push_back(s);
     }
     f_.body->body = std::move(out);
   }
 
  private:
-  bool tile(const Stmt& loop, const std::vector<Stmt>& others, uint64_t& total, std::vector<Stmt>& out) {
+  bool tile(const Stmt& loop, std::size_t at, const std::vector<Stmt>& others, uint64_t& total,
+            std::vector<Stmt>& out) {
     const bool directed = loop->tiles.has_value();
     const TileBounds bounds = loop->tiles.value_or(TileBounds{});
     // On several cores a loop the author did not tile is the partition-cores pass's
@@ -79,6 +94,18 @@ class TilingPass {
     for (auto& [r, t] : tiled) t.slots = (t.read ? drain >= 1 : drain >= 2) ? 2 : 1;
     uint64_t fixed = total;
     for (const auto& [r, t] : tiled) fixed -= bytes_of(*r);
+    // A loop moving a scratch homed in L2 or a weak one in DDR (guide §5.1: an L2 scratch, or one
+    // moved out of L1) counts beside its tiles only the buffers live in L1 over it, as the placement does:
+    // the loops around it tile their own operands, so their whole size never sits in L1.
+    uint64_t resident = fixed;
+    if (std::any_of(tiled.begin(), tiled.end(), [](const auto& e) {
+          return home_of(*e.first) == Home::L2 ||
+                 (e.first->role == BufferRole::Local && e.first->scope == Scope::DDR_WEAK);
+        })) {
+      resident = 0;
+      for (const auto& [r, span] : live_)
+        if (span.first <= at && at <= span.second && !tiled.count(r)) resident += bytes_of(*r);
+    }
     // Spans per tile for a factor T; false when a tile leaves its buffer or written tiles overlap.
     auto spans = [&](int64_t T, Tiled& t) {
       t.span.clear();
@@ -96,7 +123,7 @@ class TilingPass {
       }
       return true;
     };
-    const uint64_t budget = opt_.l1_bytes > fixed ? opt_.l1_bytes - fixed : 0;
+    const uint64_t budget = opt_.l1_bytes > resident ? opt_.l1_bytes - resident : 0;
     auto bytes_for = [&](int64_t T) -> uint64_t {
       uint64_t b = 0;
       for (auto& [r, t] : tiled) {
@@ -244,6 +271,7 @@ class TilingPass {
   PrimFunc& f_;
   TilingOptions opt_;
   int loops_tiled_ = 0;
+  std::map<const BufferNode*, std::pair<std::size_t, std::size_t>> live_;
 };
 
 }  // namespace
@@ -261,10 +289,10 @@ TileChoice choose_tile(int64_t extent, const TileBounds& b, const std::function<
                     ", outside tile_min/tile_max [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     const TileChoice c = make(t);
     if (c.bytes > budget)
-      fail(loc,
-           "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " needs " + std::to_string(c.bytes) +
-               " bytes of L1 per tile set; " + std::to_string(budget) + " are left",
-           "more tiles (num_tiles=), or fewer buffers in L1");
+      throw L1Overflow(loc,
+                       "A.tiles: num_tiles=" + std::to_string(b.num_tiles) + " needs " + std::to_string(c.bytes) +
+                           " bytes of L1 per tile set; " + std::to_string(budget) + " are left",
+                       "more tiles (num_tiles=), or fewer buffers in L1");
     return c;
   }
   if (lo > extent)
@@ -274,11 +302,12 @@ TileChoice choose_tile(int64_t extent, const TileBounds& b, const std::function<
     if (need <= budget) return {t, (extent + t - 1) / t, need};
   }
   const uint64_t need = bytes_for(lo);
-  fail(loc,
-       "no tile of this loop fits L1: a tile of " + std::to_string(lo) + " needs " +
-           (need == UINT64_MAX ? std::string("regions the DMA cannot split") : std::to_string(need) + " bytes") + "; " +
-           std::to_string(budget) + " bytes of L1 are left for it",
-       "a smaller tile_min, or tile another loop (nest A.tiles), or keep fewer buffers in L1");
+  throw L1Overflow(
+      loc,
+      "no tile of this loop fits L1: a tile of " + std::to_string(lo) + " needs " +
+          (need == UINT64_MAX ? std::string("regions the DMA cannot split") : std::to_string(need) + " bytes") + "; " +
+          std::to_string(budget) + " bytes of L1 are left for it",
+      "a smaller tile_min, or tile another loop (nest A.tiles), or keep fewer buffers in L1");
 }
 
 void tile_for_l1(PrimFunc& f, const TilingOptions& opt) { TilingPass(f, opt).run(); }

@@ -25,7 +25,7 @@ const std::vector<Access>& footprint(const Step& s) {
 
 bool overlap(const Access& a, const Access& b) {
   if (a.space != b.space) return false;
-  if (a.space == Access::Space::Ddr) return a.ddr == b.ddr;
+  if (a.space == Access::Space::Ddr || a.space == Access::Space::L2) return a.ddr == b.ddr;
   return a.core == b.core && a.lo < b.hi && b.lo < a.hi;
 }
 
@@ -34,6 +34,7 @@ const char* space_name(Access::Space s) {
     case Access::Space::L1: return "L1 rows";
     case Access::Space::Imc: return "IMC tiles";
     case Access::Space::Ddr: return "DDR buffer";
+    case Access::Space::L2: return "L2 buffer";
   }
   return "?";
 }
@@ -41,7 +42,7 @@ const char* space_name(Access::Space s) {
 std::string describe(const Access& a) {
   std::ostringstream os;
   os << space_name(a.space);
-  if (a.space == Access::Space::Ddr)
+  if (a.space == Access::Space::Ddr || a.space == Access::Space::L2)
     os << " " << (a.ddr ? a.ddr->name : std::string("?"));
   else
     os << " " << a.lo << ".." << a.hi - 1 << " of core " << a.core;
@@ -88,8 +89,7 @@ std::string imc_not_apart(const Step& a, const Step& b) {
 }  // namespace
 
 LaunchKey launch_key(const Step& s) {
-  if (const auto* t = std::get_if<Transfer>(&s))
-    return {0, t->engine == tap::Engine::kCoreDma ? 1 + t->core : 0, t->channel};
+  if (const auto* t = std::get_if<Transfer>(&s)) return {0, dma_tile(*t), t->channel};
   const auto& k = std::get<Task>(s);
   return {1, k.core, static_cast<uint32_t>(k.queue)};
 }

@@ -112,7 +112,7 @@ std::map<std::size_t, std::vector<std::size_t>> bd_writes(const Program& p) {
     after_wait = false;
     const auto* t = std::get_if<Transfer>(&p.steps[i]);
     if (!t) continue;
-    const uint32_t tile = t->engine == tap::Engine::kCoreDma ? 1 + t->core : 0;
+    const uint32_t tile = dma_tile(*t);
     std::size_t at = anchor.value_or(i);
     for (const tap::BdTask* task : {&t->mm2s, &t->s2mm})
       for (std::size_t k = 0; k < task->bds.size(); ++k) {
@@ -190,7 +190,10 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   const txn::Tile shim = txn::Tile::shim();
   const auto descriptors = descriptor_writes(p);
   const auto bds = bd_writes(p);
-  auto tile_of = [&](const Transfer& t) { return t.engine == tap::Engine::kCoreDma ? txn::Tile::core(t.core) : shim; };
+  auto tile_of = [&](const Transfer& t) {
+    if (t.engine == tap::Engine::kCoreDma) return txn::Tile::core(t.core);
+    return t.engine == tap::Engine::kMemDma ? txn::Tile::mem() : shim;
+  };
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     if (auto it = descriptors.find(i); it != descriptors.end())
       for (const DescriptorWrite& d : it->second) tb.write_descriptor(d.core, d.word, d.words);
@@ -219,8 +222,7 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
     } else if (const auto* w = std::get_if<Wait>(&s)) {
       const Step& l = p.steps.at(w->launch);
       if (const auto* lt = std::get_if<Transfer>(&l))
-        tb.wait_dma(lt->engine == tap::Engine::kCoreDma ? txn::Tile::core(lt->core) : shim, txn::Dir::S2MM,
-                    lt->channel);
+        tb.wait_dma(tile_of(*lt), txn::Dir::S2MM, lt->channel);
       else {
         const auto& k2 = std::get<Task>(l);
         tb.wait_task(k2.core, k2.queue);

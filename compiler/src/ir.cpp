@@ -66,6 +66,14 @@ std::optional<Scope> parse_scope(const std::string& s) {
 }
 bool is_weak(Scope s) { return s == Scope::DDR_WEAK || s == Scope::L2_WEAK || s == Scope::L1_WEAK; }
 
+Home home_of(const BufferNode& b) {
+  if (b.role == BufferRole::Input || b.role == BufferRole::Constant || b.output || b.scope == Scope::DDR ||
+      b.scope == Scope::DDR_WEAK)
+    return Home::DDR;
+  if (b.role == BufferRole::Local && (b.scope == Scope::L2 || b.scope == Scope::L2_WEAK)) return Home::L2;
+  return Home::L1;
+}
+
 int64_t BufferNode::elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -54,12 +54,20 @@ L1Plan allocate_l1(const std::vector<Lifetime>& bufs, uint32_t cores, uint64_t l
     if (at + b->rows > budget) {
       uint64_t live_rows = b->rows;
       for (const Lifetime* o : live) live_rows += o->rows;
-      fail(b->buf->loc,
-           "the kernel's buffers need " + std::to_string(live_rows * spec::param::l1_row_bytes) + " bytes of L1 (" +
-               b->buf->name + " is the first that does not fit); L1 holds " + std::to_string(l1_bytes) + ", and " +
-               std::to_string(live.size()) + " other buffer" + (live.size() == 1 ? " is" : "s are") + " live with " +
-               b->buf->name,
-           "tile the outer loop (A.tiles), or keep fewer buffers in L1 at once");
+      {
+        // A pinned scratch (A.L1) is never moved (guide §5.1): say so, and what lets the compiler move it.
+        const bool pinned = b->buf->role == BufferRole::Local && b->buf->scope == Scope::L1;
+        throw L1Overflow(
+            b->buf->loc,
+            "the kernel's buffers need " + std::to_string(live_rows * spec::param::l1_row_bytes) + " bytes of L1 (" +
+                b->buf->name + (pinned ? ", pinned to L1 (A.L1)," : "") +
+                " is the first that does not fit); L1 holds " + std::to_string(l1_bytes) + ", and " +
+                std::to_string(live.size()) + " other buffer" + (live.size() == 1 ? " is" : "s are") + " live with " +
+                b->buf->name,
+            pinned ? "declare it A.L1_WEAK (the compiler then moves it to L2 and tiles its loops), or tile the outer "
+                     "loop (A.tiles)"
+                   : "tile the outer loop (A.tiles), or keep fewer buffers in L1 at once");
+      }
     }
     plan.region[b->buf] = L1Region{b->core, static_cast<uint32_t>(at), static_cast<uint32_t>(b->rows)};
     plan.rows_used[b->core] = std::max(plan.rows_used[b->core], static_cast<uint32_t>(at + b->rows));

@@ -20,10 +20,9 @@ namespace {
 
 using namespace lower_detail;
 
-bool ddr_backed(const BufferNode& b) {
-  return b.role == BufferRole::Input || b.role == BufferRole::Constant || b.output || b.scope == Scope::DDR ||
-         b.scope == Scope::DDR_WEAK;
-}
+// A buffer with a home outside L1 (DDR or L2, ir.hpp home_of): copied into L1 around the launches
+// of units that touch it; a DMA block addresses it where it lives.
+bool backed(const BufferNode& b) { return home_of(b) != Home::L1; }
 
 // Every buffer a core unit reads or writes, in first-use order, with whether a unit reads it
 // before any unit wrote it.
@@ -48,13 +47,13 @@ void collect_expr(const Expr& e, std::vector<const BufferNode*>& order, std::set
   for (const auto& a : e->args) collect_expr(a, order, written, read_first);
 }
 
-// A DMA block touches L1 only on its L1 side; its DDR side is addressed in DDR, not placed.
+// A DMA block touches L1 only on its L1 side; its DDR or L2 side is addressed there, not placed.
 void collect_dma(const std::vector<Stmt>& list, std::vector<const BufferNode*>& order,
                  std::set<const BufferNode*>& written, std::set<const BufferNode*>& read_first) {
   for (const auto& s : list) {
     if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
-      if (!ddr_backed(*s->value->buf->root())) note(s->value->buf.get(), false, order, written, read_first);
-      if (!ddr_backed(*s->buf->root())) note(s->buf.get(), true, order, written, read_first);
+      if (!backed(*s->value->buf->root())) note(s->value->buf.get(), false, order, written, read_first);
+      if (!backed(*s->buf->root())) note(s->buf.get(), true, order, written, read_first);
     }
     collect_dma(s->body, order, written, read_first);
   }
@@ -75,13 +74,13 @@ void collect(const std::vector<Stmt>& list, std::vector<const BufferNode*>& orde
   }
 }
 
-// The DDR sides of an A.SysDMA block's copies (roots): the buffers it reads and writes in DDR.
+// The DDR and L2 sides of a DMA block's copies (roots): the buffers it reads and writes there.
 void dma_ddr_sides(const std::vector<Stmt>& list, std::vector<const BufferNode*>& reads,
                    std::vector<const BufferNode*>& writes) {
   for (const auto& s : list) {
     if (s->kind == StmtKind::Store && s->value && s->value->kind == ExprKind::Load) {
-      if (ddr_backed(*s->value->buf->root())) reads.push_back(s->value->buf->root());
-      if (ddr_backed(*s->buf->root())) writes.push_back(s->buf->root());
+      if (backed(*s->value->buf->root())) reads.push_back(s->value->buf->root());
+      if (backed(*s->buf->root())) writes.push_back(s->buf->root());
     }
     dma_ddr_sides(s->body, reads, writes);
   }
@@ -103,7 +102,8 @@ void imc_buffers(const std::vector<Stmt>& list, std::set<const BufferNode*>& out
   }
 }
 
-tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd) {
+tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd,
+                    tap::Engine engine) {
   tap::LowerOptions o;
   o.direction = mm2s ? tap::Direction::kMm2s : tap::Direction::kS2mm;
   o.mem = mem;
@@ -112,7 +112,7 @@ tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, 
   o.first_bd = first_bd;
   const int64_t rows = static_cast<int64_t>(words / 16);
   const auto p = tap::TensorAccessPattern::full({tap::SymInt(rows), tap::SymInt(16)});
-  return tap::lower_to_bds(p, 32, tap::Engine::kSysDma, o);
+  return tap::lower_to_bds(p, 32, engine, o);
 }
 
 class Lowering {
@@ -235,12 +235,41 @@ class Lowering {
     reuses_ = std::move(plan.reuses);
     p_.l1_rows_used = std::move(plan.rows_used);
     for (const BufferNode* b : order) {
-      if (ddr_backed(*b)) {
+      if (backed(*b)) {
         const bool in_ddr = b->role == BufferRole::Input || b->role == BufferRole::Constant;
         copies_[b] = Copies{!in_ddr, true};
       }
       if (b->output) outputs_.push_back(b);
     }
+    place_l2(life);
+  }
+
+  // Every buffer homed in L2 that a launch touches gets bytes of L2 for the whole program, in
+  // first-use order, each at a 64-byte row (a bump allocator: L2 holds 4 MiB, the scratch of one
+  // program is a few buffers).
+  void place_l2(const std::map<const BufferNode*, std::pair<std::size_t, std::size_t>>& life) {
+    std::vector<std::pair<std::size_t, const BufferNode*>> l2;
+    for (const auto& [b, r] : life)
+      if (home_of(*b) == Home::L2) l2.emplace_back(r.first, b);
+    std::sort(l2.begin(), l2.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second->name < b.second->name;
+    });
+    uint64_t next = 0;
+    for (const auto& [first, b] : l2) {
+      const uint64_t bytes = static_cast<uint64_t>(b->elements()) * b->dtype.bytes();
+      if (next + bytes > opt_.l2_bytes)
+        fail(b->loc,
+             b->name + " lives in L2 and needs " + std::to_string(bytes) + " bytes; the L2 buffers before it take " +
+                 std::to_string(next) + " of the " + std::to_string(opt_.l2_bytes) + " bytes of L2",
+             "declare it A.L2_WEAK or A.DDR_WEAK (the compiler then places it where it fits)");
+      p_.l2[b] = next;
+      next += (bytes + spec::param::l1_row_bytes - 1) / spec::param::l1_row_bytes * spec::param::l1_row_bytes;
+    }
+  }
+
+  HomePlace home_place(const BufferNode& b) const {
+    const Home h = home_of(b);
+    return HomePlace{h, h == Home::L2 ? p_.l2.at(&b) : 0};
   }
 
   L1Region region(const BufferNode& b, const SourceLoc& loc) {
@@ -436,31 +465,37 @@ class Lowering {
     for (const BufferNode* b : bufs) users_[b].push_back(launch);
   }
 
+  // A DDR-homed buffer moves on the shim's SysDMA, an L2-homed one on the mem tile's MemDMA.
   void transfer(const BufferNode& b, bool to_l1) {
+    const HomePlace home = home_place(b);
+    const bool ddr = home.home == Home::DDR;
+    const spec::MemSel far = ddr ? spec::MemSel::DDR : spec::MemSel::L2;
     Transfer t;
-    t.buffer = &b;
+    t.buffer = ddr ? &b : nullptr;
+    t.engine = ddr ? tap::Engine::kSysDma : tap::Engine::kMemDma;
     t.to_l1 = to_l1;
     t.l1 = p_.l1.at(&b);
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
-    t.ddr_mm2s = to_l1;
-    t.ddr_s2mm = !to_l1;
-    t.channel = to_l1 ? read_channel(0) : 1;
-    if (!to_l1) stored_.insert(0);
-    t.name = (to_l1 ? "load " : "store ") + b.name;
+    t.ddr_mm2s = ddr && to_l1;
+    t.ddr_s2mm = ddr && !to_l1;
+    t.channel = to_l1 ? (ddr ? read_channel(0) : 0) : 1;
+    if (ddr && !to_l1) stored_.insert(0);
+    t.name = std::string(to_l1 ? "load " : "store ") + b.name + (ddr ? "" : " (L2)");
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
     const auto lower_all = [&](uint32_t first) {
       if (to_l1) {
-        t.mm2s = bd_task(t.words, true, spec::MemSel::DDR, 0, 0, first);
+        t.mm2s = bd_task(t.words, true, far, 0, home.base, first, t.engine);
         t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr,
-                         first + static_cast<uint32_t>(t.mm2s.bds.size()));
+                         first + static_cast<uint32_t>(t.mm2s.bds.size()), t.engine);
       } else {
-        t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, first);
-        t.s2mm = bd_task(t.words, false, spec::MemSel::DDR, 0, 0, first + static_cast<uint32_t>(t.mm2s.bds.size()));
+        t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, first, t.engine);
+        t.s2mm = bd_task(t.words, false, far, 0, home.base, first + static_cast<uint32_t>(t.mm2s.bds.size()), t.engine);
       }
     };
     lower_all(0);
     lower_all(alloc_bds(t, b.loc));
-    t.footprint = {l1_access(b, to_l1), Access{Access::Space::Ddr, 0, 0, 0, &b, !to_l1, b.name}};
+    t.footprint = {l1_access(b, to_l1),
+                   Access{ddr ? Access::Space::Ddr : Access::Space::L2, 0, 0, 0, &b, !to_l1, b.name}};
     used_by({&b}, launch(Step(std::move(t)), ""));
   }
 
@@ -468,23 +503,27 @@ class Lowering {
   std::size_t dma_block(const StmtNode& s) {
     const DmaPlan d = plan_dma(
         s, [this](const BufferNode& b, const SourceLoc& l) { return region(b, l); },
-        [](const BufferNode& b) { return ddr_backed(b); });
+        [this](const BufferNode& b) { return home_place(b); });
     Transfer t;
     t.engine = d.engine;
     t.core = d.core;
-    t.to_l1 = d.src.ddr || !d.dst.ddr;
+    t.to_l1 = !(d.src.mem == spec::MemSel::L1 && d.dst.mem != spec::MemSel::L1);  // false: a copy out of L1
     t.buffer = d.src.ddr ? d.src.buffer : d.dst.ddr ? d.dst.buffer : nullptr;
     if (d.src.ddr && d.dst.ddr) t.s2mm_buffer = d.dst.buffer;  // DDR to DDR: each side patched with its own buffer
     t.ddr_mm2s = d.src.ddr;
     t.ddr_s2mm = d.dst.ddr;
-    t.channel = d.dst.ddr ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
+    // Channel 0 copies towards L1 (or within a memory), channel 1 away from it, to DDR or L2.
+    const bool away = d.dst.ddr || (d.dst.mem == spec::MemSel::L2 && d.src.mem == spec::MemSel::L1);
+    t.channel = away ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
     if (d.dst.ddr) stored_.insert(dma_tile(t));
     t.words = d.words;
     t.id = s.id;
-    const DmaSide& l1side = d.src.ddr ? d.dst : d.src;
+    const DmaSide& l1side = d.src.mem == spec::MemSel::L1 ? d.src : d.dst;
     if (p_.l1.count(l1side.buffer)) t.l1 = p_.l1.at(l1side.buffer);
-    t.name = std::string(d.engine == tap::Engine::kCoreDma ? "coredma " : "sysdma ") + d.src.buffer->name + " -> " +
-             d.dst.buffer->name;
+    t.name = std::string(d.engine == tap::Engine::kCoreDma  ? "coredma "
+                         : d.engine == tap::Engine::kMemDma ? "memdma "
+                                                            : "sysdma ") +
+             d.src.buffer->name + " -> " + d.dst.buffer->name;
     if (!s.id.empty()) t.name += " (" + s.id + ")";
     const auto lower_all = [&](uint32_t first) {
       t.mm2s = dma_task(d.src, true, d.engine, first, d.loc);
@@ -494,8 +533,9 @@ class Lowering {
     lower_all(alloc_bds(t, s.loc));
     for (const DmaSide* side : {&d.src, &d.dst}) {
       const bool write = side == &d.dst;
-      if (side->ddr)
-        t.footprint.push_back(Access{Access::Space::Ddr, 0, 0, 0, side->buffer, write, side->buffer->name});
+      if (side->ddr || side->mem == spec::MemSel::L2)
+        t.footprint.push_back(Access{side->ddr ? Access::Space::Ddr : Access::Space::L2, 0, 0, 0, side->buffer, write,
+                                     side->buffer->name});
       else if (p_.l1.count(side->buffer))
         t.footprint.push_back(l1_access(*side->buffer, write));
     }
@@ -512,9 +552,6 @@ class Lowering {
     if (!overlap_ || stored_.count(tile)) return 0;
     return read_next_[tile]++ % spec::param::dma_channels;
   }
-
-  // The engine tile a copy runs on (shim, or core c + 1).
-  static uint32_t dma_tile(const Transfer& t) { return t.engine == tap::Engine::kCoreDma ? 1 + t.core : 0; }
 
   // Consecutive BD ids for `t` on its engine that no copy still in flight uses; waits for the
   // oldest copies on that engine when they are all taken (an earlier wait only adds ordering).
@@ -792,8 +829,10 @@ class Lowering {
     return c + t.words.size() + 8;
   }
 
-  // `axc compile --explain`: where the IMC matrices and the L1 buffers went.
+  // `axc compile --explain`: where the scratch buffers went and why (place-scopes), the IMC
+  // matrices and the L1 and L2 buffers.
   void explain_placement() {
+    for (const auto& n : f_.placement_notes) p_.placement_notes.push_back("scope " + n);
     std::map<uint32_t, std::vector<std::string>> by_id;
     for (const auto& [b, ip] : imc_)
       by_id[ip.matrix_id].push_back(b->name + " tiles " + std::to_string(ip.tile_base) + ".." +
@@ -814,6 +853,10 @@ class Lowering {
       }
       p_.placement_notes.push_back(line);
     }
+    for (const auto& [b, at] : p_.l2)
+      p_.placement_notes.push_back("L2 bytes " + std::to_string(at) + ".." +
+                                   std::to_string(at + static_cast<uint64_t>(b->elements()) * b->dtype.bytes() - 1) +
+                                   ": " + b->name);
   }
 
   const PrimFunc& f_;

@@ -26,10 +26,11 @@ Affine flat(const BufferNode& b, const std::vector<Expr>& idx, const SourceLoc& 
 }
 
 DmaSide side(const BufferNode& b, const Affine& a, const std::vector<Loop>& loops, const SourceLoc& loc,
-             const RegionOf& region, const std::function<bool(const BufferNode&)>& ddr_side) {
+             const RegionOf& region, const HomeOf& home) {
   DmaSide s;
   s.buffer = b.root();
-  s.ddr = ddr_side(*s.buffer);
+  const HomePlace h = home(*s.buffer);
+  s.ddr = h.home == Home::DDR;
   const int64_t wpe = b.dtype.bytes() / 4;  // 32-bit words per element
   int64_t off = a.constant;
   std::vector<tap::SymInt> sizes, strides;
@@ -58,6 +59,9 @@ DmaSide side(const BufferNode& b, const Affine& a, const std::vector<Loop>& loop
   }
   if (s.ddr) {
     s.mem = spec::MemSel::DDR;
+  } else if (h.home == Home::L2) {
+    s.mem = spec::MemSel::L2;
+    s.base = h.base;
   } else {
     const L1Region r = region(*s.buffer, loc);
     s.mem = spec::MemSel::L1;
@@ -69,8 +73,7 @@ DmaSide side(const BufferNode& b, const Affine& a, const std::vector<Loop>& loop
 
 }  // namespace
 
-DmaPlan plan_dma(const StmtNode& block, const RegionOf& region,
-                 const std::function<bool(const BufferNode&)>& ddr_side) {
+DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const HomeOf& home) {
   std::vector<Loop> loops;
   const std::vector<Stmt>& inner = peel(block.body, loops);
   const char* form = "for (auto e : A::serial(n)) dst(e) = src(base + e);  (one copy per DMA block)";
@@ -96,19 +99,25 @@ DmaPlan plan_dma(const StmtNode& block, const RegionOf& region,
          "copy between buffers of one dtype");
   DmaPlan p;
   p.engine = block.unit == Unit::CoreDMA ? tap::Engine::kCoreDma : tap::Engine::kSysDma;
-  p.src = side(*v->buf, flat(*v->buf, v->args, st.loc), loops, st.loc, region, ddr_side);
-  p.dst = side(*st.buf, flat(*st.buf, st.indices, st.loc), loops, st.loc, region, ddr_side);
+  p.src = side(*v->buf, flat(*v->buf, v->args, st.loc), loops, st.loc, region, home);
+  p.dst = side(*st.buf, flat(*st.buf, st.indices, st.loc), loops, st.loc, region, home);
   if (p.engine == tap::Engine::kCoreDma && (p.src.ddr || p.dst.ddr))
     fail(block.loc,
          "A.CoreDMA moves data inside the core's memories; " + (p.src.ddr ? p.src.buffer->name : p.dst.buffer->name) +
              " lives in DDR",
          "move DDR data with A.SysDMA (the shim's engine)");
-  if (p.engine == tap::Engine::kSysDma && !p.src.ddr && !p.dst.ddr)
-    fail(block.loc,
-         "A.SysDMA moves data between DDR and the core; neither " + p.src.buffer->name + " nor " + p.dst.buffer->name +
-             " lives in DDR",
-         "copy between L1 buffers with A.CoreDMA");
-  p.core = block.core >= 0 ? static_cast<uint32_t>(block.core) : (p.src.ddr ? p.dst.core : p.src.core);
+  const bool l2 = p.src.mem == spec::MemSel::L2 || p.dst.mem == spec::MemSel::L2;
+  if (p.engine == tap::Engine::kSysDma && !p.src.ddr && !p.dst.ddr) {
+    if (!l2)
+      fail(block.loc,
+           "A.SysDMA moves data between DDR or L2 and the core; neither " + p.src.buffer->name + " nor " +
+               p.dst.buffer->name + " lives in DDR or L2",
+           "copy between L1 buffers with A.CoreDMA");
+    p.engine = tap::Engine::kMemDma;  // no DDR side: the mem tile's engine, beside L2
+  }
+  p.core = block.core >= 0                 ? static_cast<uint32_t>(block.core)
+           : p.src.mem == spec::MemSel::L1 ? p.src.core
+                                           : p.dst.core;
   p.words = 1;
   for (const auto& l : loops) p.words *= static_cast<uint64_t>(l.extent);
   p.words *= static_cast<uint64_t>(v->buf->dtype.bytes() / 4);

@@ -91,8 +91,16 @@ struct DmaPlan {
   uint64_t words = 0;
   SourceLoc loc;
 };
-// `ddr_side` says which buffers live in DDR (the rest are placed in L1 and found by `region`).
-DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const std::function<bool(const BufferNode&)>& ddr_side);
+// Where a DMA side's buffer (a root) is addressed: in DDR (patched with the buffer's address), in
+// L2 at byte `base`, or in L1 (its placed region).
+struct HomePlace {
+  Home home = Home::L1;
+  uint64_t base = 0;
+};
+using HomeOf = std::function<HomePlace(const BufferNode&)>;
+// An A.SysDMA block with a DDR side runs on the shim's SysDMA; one between L2 and L1 (or L2 and
+// L2) on the mem tile's MemDMA, the engine beside L2; an A.CoreDMA block on its core's engine.
+DmaPlan plan_dma(const StmtNode& block, const RegionOf& region, const HomeOf& home);
 tap::BdTask dma_task(const DmaSide& side, bool mm2s, tap::Engine engine, uint32_t first_bd, const SourceLoc& loc);
 
 // L1 placement (l1_alloc.cpp). A buffer's lifetime in launches (lower()'s walk order).

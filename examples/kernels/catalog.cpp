@@ -43,6 +43,10 @@ const std::vector<Example>& catalog() {
        [] { return dpu_ops(); }},
       {"scalar_values", "§5: A.int8 / A.int32 / A.float32 in A.Broadcast pads and IFD bounds, A.cast",
        [] { return scalar_values(); }},
+      {"memory_scopes", "§5.1: A.L2 / A.L2_WEAK / A.L1 buffers, DDR -> L2 -> L1 copies and back",
+       [] { return memory_scopes(); }},
+      {"l2_spill", "§5.1, §11: a 1.5 MiB A.L1_WEAK intermediate moved to L2, both loops tiled through L1",
+       [] { return l2_spill(6144, A::L1_WEAK); }, false, 1},
   };
   return k;
 }

@@ -472,4 +472,58 @@ A::Module scalar_values() {
   return mod;
 }
 
+namespace {
+// dst[i] = src[i] * k over `rows` rows: one datapath per row, the loop sunk (§9.2).
+void scale_rows(A::BufferHandle dst, A::BufferHandle src, A::BufferHandle k, int64_t rows) {
+  for (auto [i] : A::grid(rows)) {
+    A::Datapath([&] {
+      auto ifd = A::decl_stream("float32x64");
+      auto dpu = A::decl_stream("float32x64");
+      A::IFD(0, [&] { ifd.push(src(i, 0)); });
+      A::DPU([&] { dpu.push(A::cast(ifd.pop(), "float18x64") * A::cast(k(0), "float18x64")); });
+      A::ODR([&] { dst(i, 0) = dpu.pop(); });
+    });
+  }
+}
+}  // namespace
+
+A::Module memory_scopes() {
+  A::Module mod("MemoryScopes");
+  A::Func f = mod.prim_func("main");
+  auto inp = f.input("inp", {8, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto three = splat(3.0, "three");
+  auto staged = A::alloc_buffer({8, 1}, "float32x64", A::L2, "staged");  // pinned: the mem tile's L2
+  auto a = A::alloc_buffer({8, 1}, "float32x64", A::L1, "a");
+  auto mid = A::alloc_buffer({8, 1}, "float32x64", A::L2, "mid");
+  auto small = A::alloc_buffer({8, 1}, "float32x64", A::L2_WEAK, "small");  // weak: may live in L1 alone
+  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+  auto out2 = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out2");
+  for (auto i : A::serial(8)) A::SysDMA([&] { staged(i, 0) = inp(i, 0); });    // DDR -> L2 (the shim's SysDMA)
+  for (auto i : A::serial(8)) A::CoreDMA([&] { a(i, 0) = staged(i, 0); }, 0);  // L2 -> L1 (the core's DMA)
+  scale_rows(mid, a, two, 8);                                                  // the units write mid's L1 copy
+  for (auto i : A::serial(8)) A::SysDMA([&] { out(i, 0) = mid(i, 0); });       // L2 -> DDR: mid copied to L2 first
+  scale_rows(small, mid, three, 8);
+  for (auto i : A::serial(8)) A::SysDMA([&] { out2(i, 0) = small(i, 0); });
+  A::output(out);
+  A::output(out2);
+  return mod;
+}
+
+A::Module l2_spill(int64_t rows, compiler::Scope y_scope) {
+  A::Module mod("L2Spill");
+  A::Func f = mod.prim_func("main");
+  auto x = f.input("x", {rows, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto two = splat(2.0, "two");
+  auto three = splat(3.0, "three");
+  auto y = A::alloc_buffer({rows, 1}, "float32x64", y_scope, "y");
+  auto z = A::alloc_buffer({rows, 1}, "float32x64", A::DDR, "z");
+  scale_rows(y, x, two, rows);
+  scale_rows(z, y, three, rows);
+  A::output(z);
+  return mod;
+}
+
 }  // namespace axcore::examples

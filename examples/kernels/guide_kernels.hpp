@@ -100,4 +100,14 @@ A::Module two_dpu_blocks();
 // writes the copies), sunk over m: one task per DPU block, out (4, 2) float32x64 = inp @ weights.
 A::Module two_matmul_blocks();
 
+// §5.1 memory scopes: an (8, 1) float32x64 input copied into `staged` (A.L2, the mem tile) by a
+// SysDMA, from there into `a` (A.L1) by a CoreDMA; mid = 2a (A.L2: the units write its L1 copy,
+// which the compiler copies to L2 before a SysDMA moves mid to the output `out`); small = 3 mid
+// (A.L2_WEAK: it fits L1, so it lives there alone) copied to `out2`.
+A::Module memory_scopes();
+// §5.1 / §11: y = 2x, z = 3y over `rows` float32x64 rows, y allocated in `y_scope`. With rows
+// beyond L1 and y A.L1_WEAK, y moves to L2 and both loops are tiled through L1 (DDR traffic: x and
+// z only); with y A.DDR the tiles of y go through DDR.
+A::Module l2_spill(int64_t rows, compiler::Scope y_scope);
+
 }  // namespace axcore::examples

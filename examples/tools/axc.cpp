@@ -1,5 +1,6 @@
 // axc: compile a kernel or a YAML model to an `.axb` bundle.
 //   axc compile MODEL.yaml|.onnx|EXAMPLE -o OUT.axb [--dump-ir] [--dump-txn] [--explain] [--cores N] [--l1-bytes B]
+//   [--l2-bytes B]
 //               [--Werror=hazard]       a §14 hazard (printed as a warning on stderr) is an error
 //   axc compile PROGRAM.py -o OUT.axb [--module NAME] [--cores N]   an AxScript program (the Python package)
 //   axc ops                 the operator library, with every operator's arguments
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
   std::string name, out, bundle_path, werror;
   bool dump_ir = false, dump_txn = false, show = false, no_overlap = false, verify_each = false, no_fuse = false;
   uint32_t cores = 1;
-  uint64_t l1_bytes = axcore::spec::param::l1_bytes;
+  uint64_t l1_bytes = axcore::spec::param::l1_bytes, l2_bytes = axcore::spec::param::l2_bytes;
   c->add_option("model", name, "MODEL.yaml, or an example kernel name (axc examples)")->required();
   c->add_option("-o,--out", out, "output .axb")->required();
   c->add_flag("--dump-ir", dump_ir, "print the IR before and after the passes");
@@ -158,6 +159,10 @@ int main(int argc, char** argv) {
   c->add_option("--l1-bytes", l1_bytes,
                 "L1 bytes per core to compile for (default the spec's; e.g. 262144 for firmware/fpga/small.yaml)")
       ->check(CLI::Range(uint64_t{axcore::spec::param::l1_row_bytes}, uint64_t{axcore::spec::param::l1_bytes}));
+  c->add_option("--l2-bytes", l2_bytes,
+                "L2 bytes the scratch buffers may take (default the spec's; 0: a weak buffer moved out of L1 goes "
+                "to DDR, docs/compiler.md \"Memory scopes\")")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{axcore::spec::param::l2_bytes}));
   auto* ls = app.add_subcommand("examples", "list the example kernels");
   auto* ops = app.add_subcommand("ops", "list the operators and their arguments");
   auto* ex = app.add_subcommand("explain", "describe a bundle: buffers, graph, TXN stream");
@@ -224,6 +229,7 @@ int main(int argc, char** argv) {
     if (dump_ir) std::cout << ax::dump(mod.ir());
     ax::TilingOptions tiling;
     tiling.l1_bytes = l1_bytes;
+    tiling.l2_bytes = l2_bytes;
     const auto r = ax::compile(mod.ir().main(),
                                {cores, label, source, !no_overlap, werror == "hazard", verify_each, !no_fuse}, tiling);
     for (const auto& w : r.warnings) std::cerr << w.str() << "\n";

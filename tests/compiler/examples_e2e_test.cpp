@@ -266,6 +266,23 @@ rt::Arrays two_matmul_blocks_ref(const ax::compiler::PrimFunc& f, const rt::Arra
   return {{"out", ax::ref::linear<float>(i8(in, "inp"), constant<int8_t>(f, "weights", {128, 128}), {})}};
 }
 
+// §5.1 memory_scopes: out = 2 * inp, out2 = 3 * out (each product rounded to float18).
+rt::Arrays memory_scopes_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> out = f32(in, "inp"), out2 = out;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out.data()[i] = mul18(out.data()[i], 2.0);
+    out2.data()[i] = mul18(out.data()[i], 3.0);
+  }
+  return {{"out", out}, {"out2", out2}};
+}
+
+// §5.1 / §11 l2_spill: z = 3 * (2 * x).
+rt::Arrays l2_spill_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  NDArray<float> z = f32(in, "x");
+  for (std::size_t i = 0; i < z.size(); ++i) z.data()[i] = mul18(mul18(z.data()[i], 2.0), 3.0);
+  return {{"z", z}};
+}
+
 // The reference of each example; none = the bundle's operator graph on the ref backend.
 const std::map<std::string, Reference>& references() {
   static const std::map<std::string, Reference> r = {
@@ -290,6 +307,8 @@ const std::map<std::string, Reference>& references() {
       {"store_or_drop", store_or_drop_ref},
       {"where_guard", where_guard_ref},
       {"dpu_reduce_fma", dpu_reduce_fma_ref},
+      {"memory_scopes", memory_scopes_ref},
+      {"l2_spill", l2_spill_ref},
       {"two_dpu_blocks", two_dpu_blocks_ref},
       {"two_matmul_blocks", two_matmul_blocks_ref},
       {"stream_pins_bypass", stream_pins_bypass_ref},

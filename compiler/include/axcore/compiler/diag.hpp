@@ -43,6 +43,14 @@ class CompileError : public std::runtime_error {
 
 [[noreturn]] void fail(const SourceLoc& loc, const std::string& message, const std::string& hint = {});
 
+// L1 is too small for the buffers placed in it (the L1 placement, or a directed A.tiles whose tiles
+// do not fit): compile() first moves the largest weak scratch buffer still in L1 to L2 and compiles
+// again (guide §5.1), and reports this only when no weak buffer is left to move.
+class L1Overflow : public CompileError {
+ public:
+  using CompileError::CompileError;
+};
+
 // A hazard of the guide's §14: the program compiles and runs as written, but what it computes is
 // most likely not what its author meant (stale IMC weights, a partial result overwritten, a
 // consumer launched before its producer was waited for). A warning by default

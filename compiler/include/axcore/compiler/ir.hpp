@@ -64,6 +64,13 @@ struct BufferNode {
   const BufferNode* root() const { return alias_of ? alias_of->root() : this; }
 };
 
+// Where a buffer's data lives between the launches that touch it (guide §5.1; units reach L1
+// only, so a buffer homed in DDR or L2 is copied into L1 around the launches that touch it):
+// DDR — an input, a constant, an output, a DDR / DDR_WEAK scratch; L2 — an L2 / L2_WEAK scratch
+// (the mem tile's SRAM); L1 — every other buffer a unit touches, which has no copy elsewhere.
+enum class Home : uint8_t { L1, L2, DDR };
+Home home_of(const BufferNode& b);
+
 struct StreamNode {
   std::string name;
   DType dtype;
@@ -225,6 +232,8 @@ struct PrimFunc {
   // The number the operator library gives the next buffer it generates in this function
   // (`y_epi0`, ...): a function's generated names depend on nothing built before it.
   uint64_t generated_names = 0;
+  // Where the place-scopes pass put each scratch buffer and why (`axc compile --explain`).
+  std::vector<std::string> placement_notes;
   SourceLoc loc;
 };
 

@@ -21,19 +21,20 @@ struct L1Region {
 };
 
 // One thing a launch reads or writes (the overlap scheduler and the race verifier, sync.hpp):
-// L1 rows [lo, hi) or IMC tiles [lo, hi) of a core, or a whole DDR buffer.
+// L1 rows [lo, hi) or IMC tiles [lo, hi) of a core, or a whole DDR or L2 buffer.
 struct Access {
-  enum class Space : uint8_t { L1, Imc, Ddr };
+  enum class Space : uint8_t { L1, Imc, Ddr, L2 };
   Space space = Space::L1;
   uint32_t core = 0;
   uint64_t lo = 0, hi = 0;
-  const BufferNode* ddr = nullptr;
+  const BufferNode* ddr = nullptr;  // Ddr, L2: the buffer (its root)
   bool write = false;
   std::string what;  // the buffer, for explanations
 };
 
-// A DMA copy: a whole DDR buffer to or from its L1 region, or an A.SysDMA / A.CoreDMA block
-// (written by hand or inserted by the tiling pass). SysDMA runs on the shim, CoreDMA on its core.
+// A DMA copy: a whole DDR or L2 buffer to or from its L1 region, or an A.SysDMA / A.CoreDMA block
+// (written by hand or inserted by the tiling pass). SysDMA runs on the shim (a copy with a DDR
+// side), MemDMA on the mem tile (copies between L2 and L1 without a DDR side), CoreDMA on its core.
 struct Transfer {
   const BufferNode* buffer = nullptr;       // the DDR-side buffer (its root); null for an L1-to-L1 copy
   const BufferNode* s2mm_buffer = nullptr;  // a DDR-to-DDR copy: the buffer the S2MM side writes
@@ -49,6 +50,13 @@ struct Transfer {
   std::string name;      // "load x (tile 2)" for `axc explain`
   std::vector<Access> footprint;
 };
+
+// The DMA engine tile a copy runs on, as the launch keys count them: 0 the shim (SysDMA), 1 + c
+// core c's CoreDMA, 1 + max_cores the mem tile (MemDMA).
+inline uint32_t dma_tile(const Transfer& t) {
+  if (t.engine == tap::Engine::kCoreDma) return 1 + t.core;
+  return t.engine == tap::Engine::kMemDma ? 1 + spec::param::max_cores : 0;
+}
 
 // One command-processor task: a descriptor in core command memory, pushed to a queue.
 struct Task {
@@ -79,6 +87,7 @@ using Step = std::variant<Transfer, Task, Wait, Barrier>;
 struct Program {
   std::vector<Step> steps;
   std::map<const BufferNode*, L1Region> l1;  // placement of every buffer a unit touches (roots)
+  std::map<const BufferNode*, uint64_t> l2;  // byte address in L2 of every buffer homed there (roots)
   uint32_t cores = 1;
   std::vector<uint32_t> l1_rows_used;         // per core: the most rows in use at once
   uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget it was placed against
@@ -99,6 +108,8 @@ struct LowerOptions {
   // The L1 bytes per core the placement may use (a smaller L1 than the spec's, e.g.
   // firmware/fpga/small.yaml's 256 KiB, compiles for that device and runs on this one).
   uint64_t l1_bytes = spec::param::l1_bytes;
+  // The L2 bytes the buffers homed in L2 may take (guide §5.1; at most the spec's l2_bytes).
+  uint64_t l2_bytes = spec::param::l2_bytes;
   // Overlap data movement with compute (schedule_overlap, sync.hpp): launches wait only for what
   // they touch. false: the guide's default sync, a wait right after every launch (the program
   // order, for comparisons). Multi-core programs always use the default sync.

@@ -13,13 +13,19 @@
 
 #include <axcore/spec.hpp>
 #include <functional>
+#include <map>
+#include <string>
 
 #include "axcore/compiler/ir.hpp"
 
 namespace axcore::compiler {
 
 struct TilingOptions {
-  uint64_t l1_bytes = spec::param::l1_bytes;    // the L1 budget of the kernel's buffers
+  uint64_t l1_bytes = spec::param::l1_bytes;  // the L1 budget of the kernel's buffers
+  uint64_t l2_bytes = spec::param::l2_bytes;  // the L2 the scratch buffers may take (place_scopes)
+  // Weak scratch buffers (by name) place_scopes moves out of L1, each with why: compile() adds the
+  // largest one still in L1 after each L1 overflow (guide §5.1, "weak: the placement may move it").
+  std::map<std::string, std::string> spill = {};
   uint32_t imc_tiles = spec::param::imc_tiles;  // one IMC residency (split_k)
   uint32_t cores = 1;  // > 1: loops around one datapath are partitioned over the cores instead (partition_cores)
 };
@@ -35,6 +41,16 @@ struct TileChoice {
 // fits `budget`. Throws CompileError at `loc` when no tile in the bounds fits.
 TileChoice choose_tile(int64_t extent, const TileBounds& bounds, const std::function<uint64_t(int64_t)>& bytes_for,
                        uint64_t budget, const SourceLoc& loc);
+
+// Memory scopes (guide §5.1; passes/place_scopes.cpp), run before tile_for_l1: decides where each
+// scratch buffer (A.alloc_buffer) lives. Pinned scopes (A.L1, A.L2, A.DDR) stay where they are
+// written — an A.L2 buffer that does not fit the L2 left is a CompileError at its line. Weak scopes
+// move: a buffer named in opt.spill leaves L1 for L2 (DDR when L2 is full), so the tiling pass
+// streams it through L1 in tiles copied from and to L2; an A.L2_WEAK one stays in L2 when it fits
+// (DDR when not) — or, on one core, lives in L1 alone when the L1 buffers live at once still fit
+// with it (no copies between L2 and L1). A moved buffer is a new node (the input function is not
+// changed); f.placement_notes says where each scratch buffer went and why.
+void place_scopes(PrimFunc& f, const TilingOptions& opt = {});
 
 // The pass (passes/tile_l1.cpp). Run before sink-and-unroll: tiling reads the loops the author
 // wrote (§11.1). With opt.cores > 1 it tiles only the loops written A.tiles(...).
