@@ -414,10 +414,11 @@ Stmt decl(const Buffer& r, const SourceLoc& loc) {
   s->buf = r;
   return s;
 }
-Expr reg_read(const Buffer& r) {
+Expr reg_read(const Buffer& r, Expr index = Expr()) {
   auto e = std::make_shared<ExprNode>();
   e->kind = ExprKind::RegRead;
   e->buf = r;
+  if (index) e->args = {std::move(index)};
   e->dtype = r->dtype;
   return e;
 }
@@ -544,7 +545,7 @@ Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer&
   }
   Buffer fzs;
   if (side) {
-    fzs = new_register(names, "fzc");
+    fzs = new_register(names, "fzc", 1, false);  // filled in A.init, read by every iteration: an A.array (§8.5)
     decls.push_back(decl(fzs, loc));
   }
   if (c.side) rw.streams[c.side.get()] = s1;
@@ -553,7 +554,7 @@ Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer&
   body_rw.expr = [&](const ExprNode& x) -> Expr {
     if (x.kind == ExprKind::Cast && x.dtype.base == DType::Base::Float18 && !x.args.empty()) {
       if (pops(*x.args[0], c.in)) return value;
-      if (c.side && pops(*x.args[0], c.side)) return reg_read(fzs);
+      if (c.side && pops(*x.args[0], c.side)) return reg_read(fzs, make_int(0, loc));
     }
     return Expr();
   };
@@ -572,6 +573,7 @@ Stmt fuse_epilogue(PrimFunc& f, Names& names, const Producer& p, const Consumer&
     cast->args = {pop};
     auto st = make_stmt(StmtKind::Store, loc);
     st->buf = fzs;
+    st->indices = {make_int(0, loc)};
     st->value = cast;
     init_add.push_back(st);
   }

@@ -315,11 +315,15 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
   // cycle after their read; the task is done the cycle after the last write. A row whose L1
   // bank a datapath unit holds that cycle is read in the next free one (port L1P_LOADIMC,
   // below the units, above the DMA word port: l1_banks.hpp). The rows are claimed at the start,
-  // ahead of the DMA fabric (which steps at most a host window ahead of SystemC time); cycles a
-  // unit took from the load later (a datapath started after it) delay its end.
+  // ahead of the DMA fabric (which steps at most a host window ahead of SystemC time), as one
+  // chain: a unit that takes a row's cycle later (a datapath started after the load) moves that
+  // row and the rows after it (l1_banks.hpp), and the load ends with its last row.
   constexpr uint64_t kRowCycles = spec::param::loadimc_cycles_per_row;
   uint64_t next = t + 1;
-  if (env_.banks) next += env_.banks->take_debt(L1Banks::kLoadimc);
+  if (env_.banks) {
+    next += env_.banks->take_debt(L1Banks::kLoadimc);
+    env_.banks->chain_begin(L1Banks::kLoadimc, kRowCycles);
+  }
   constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
   // MEM_WRITE per tile, hashed four tiles at a time (trace::fnv1a64_each: a 4 KiB tile's serial
   // hash was 20 % of a matmul's TLM time) and emitted in order before anything else can run; a
@@ -360,13 +364,14 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
         ref::run_loadimc(one, env_.l1, *env_.imc);
       } catch (const ref::RefError& e) {
         flush();
+        if (env_.banks) env_.banks->chain_end();
         err_addr = static_cast<uint32_t>(e.code() == spec::ErrorCode::IMC_RANGE ? tile : row);
         return e.code();
       }
       uint64_t g = next;
       if (env_.banks) {
         for (uint32_t r = 0; r < spec::param::imc_tile_rows; ++r) {
-          g = env_.banks->access(L1Banks::kLoadimc, static_cast<uint64_t>(row + int64_t{r} * d.row_stride), next);
+          g = env_.banks->chain_access(static_cast<uint64_t>(row + int64_t{r} * d.row_stride), next);
           next = g + kRowCycles;
         }
       } else {
@@ -381,7 +386,15 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
     }
   flush();
   if (env_.banks) {
-    sync_to(t);
+    // Done the cycle after the last row's write, as it stands once SystemC time reaches it (a
+    // unit running meanwhile may move the chain's end later).
+    for (;;) {
+      sync_to(t);
+      const uint64_t end = env_.banks->chain_last() + kRowCycles + 1;
+      if (end <= t) break;
+      t = end;
+    }
+    env_.banks->chain_end();
     t += env_.banks->take_debt(L1Banks::kLoadimc);
   }
   return spec::ErrorCode::NONE;

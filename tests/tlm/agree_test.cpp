@@ -83,6 +83,17 @@ TEST(TlmRtlAgree, LoadImcContiguousRowsBesideADmaIntoL1) {
 TEST(TlmRtlAgree, LoadImcLosesBanksToADwpuDatapath) {
   expect_agreement(run_both(agree::loadimc_beside_dwpu_copy(1024, 8)));
 }
+// A LoadIMC of contiguous rows started first, then a DWPU-queue copy whose IFD0 walks the banks at
+// the same rate and in step with it (the fused mlp's LoadIMC beside its matmul's IFD0, 2026-12-07):
+// the RTL's LoadIMC loses one cycle, retries that row, and is then a bank apart for the rest of the
+// copy; the TLM lost every row the copy overlapped (its later rows kept their claimed cycles).
+// Shift 6 puts the copy's first IFD0 read on the bank the LoadIMC reads that cycle. Before the TLM
+// replayed the chain (l1_banks.hpp): LoadIMC 611 / copy 838 cycles on the TLM, 515 / 517 on the RTL
+// (span ratio 1.525); after: equal.
+constexpr uint32_t kInStepShift = 6;
+TEST(TlmRtlAgree, LoadImcInStepWithALaterDatapathLosesOneCycle) {
+  expect_agreement(run_both(agree::loadimc_beside_dwpu_copy(512, 8, 1, true, kInStepShift)));
+}
 // MemDMA L2 -> one L1 bank while a resident matmul's IFD0 walks x: the word port loses that bank.
 TEST(TlmRtlAgree, DmaIntoL1LosesBanksToAMatmul) {
   expect_agreement(run_both(agree::matmul_during_dma_to_l1(64, 4, 4, 4096)));

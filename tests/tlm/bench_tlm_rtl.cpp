@@ -4,8 +4,8 @@
 // BENCH_TLM_ONLY=1 runs the TLM alone (to profile it); AXCORE_MVM_KERNEL picks the MVM kernel.
 //   bench_tlm_rtl [matmul M KB NB | whole_core M KB NB | dma_ddr WORDS | dma_walks |
 //                  dma_bank WORDS | dma_pairs WORDS | dma_engines WORDS | loadimc_ddr WORDS TILES STRIDE |
-//                  loadimc_dwpu ROWS TILES | matmul_dma M KB NB WORDS | dma_2ch_l1 WORDS | dwpu_loadimc]
-//                  (default: matmul 256 18 4)
+//                  loadimc_dwpu ROWS TILES [STRIDE FIRST SHIFT] | matmul_dma M KB NB WORDS | dma_2ch_l1 WORDS |
+//                  dwpu_loadimc] (default: matmul 256 18 4)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
   else if (what == "loadimc_ddr")
     p = agree::loadimc_during_dma_to_l1(num(2, 8192), num(3, 8), num(4, 8));
   else if (what == "loadimc_dwpu")
-    p = agree::loadimc_beside_dwpu_copy(num(2, 1024), num(3, 8));
+    p = agree::loadimc_beside_dwpu_copy(num(2, 1024), num(3, 8), num(4, spec::param::l1_banks), num(5, 0) != 0,
+                                        num(6, 0));
   else if (what == "matmul_dma")
     p = agree::matmul_during_dma_to_l1(num(2, 64), num(3, 4), num(4, 4), num(5, 4096));
   else if (what == "dwpu_loadimc")
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: bench_tlm_rtl [matmul M KB NB|whole_core M KB NB|dma_ddr N|dma_walks|dma_bank N|dma_pairs "
                  "N|dma_engines N|dma_ddr_l2 N|dma_l2_l1 N|dma_bank2 N|dma_4k|dma_outstanding|\n"
-                 "loadimc_ddr WORDS TILES STRIDE|loadimc_dwpu ROWS TILES|matmul_dma M KB NB WORDS|dma_2ch_l1 WORDS|\n"
+                 "loadimc_ddr WORDS TILES STRIDE|loadimc_dwpu ROWS TILES [STRIDE FIRST SHIFT]|matmul_dma M KB NB "
+                 "WORDS|dma_2ch_l1 WORDS|\n"
                  "dwpu_loadimc]\n");
     return 2;
   }

@@ -648,12 +648,16 @@ Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_st
   return p;
 }
 
-Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
+Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles, uint32_t row_stride, bool loadimc_first,
+                                 uint32_t src_shift) {
   Program p;
   p.name = "loadimc_beside_dwpu_copy";
+  if (row_stride != spec::param::l1_banks || loadimc_first || src_shift != 0)
+    p.name += "_stride" + std::to_string(row_stride) + (loadimc_first ? "_loadimc_first" : "") + "_shift" +
+              std::to_string(src_shift);
   const rtlcore::Matmul mm{16, tiles, 1};
-  const spec::LoadimcDesc li = strided_load(mm, spec::param::l1_banks);
-  constexpr uint32_t kSrc = 12288, kDst = 14336;  // rows past the matmul's operands
+  const spec::LoadimcDesc li = strided_load(mm, row_stride);
+  const uint32_t kSrc = 12288 + src_shift, kDst = 14336;  // rows past the matmul's operands
   stim::Datapath dp;
   dp.header.kind = spec::DpKind::DWPU;
   dp.header.has_ifd0 = dp.header.has_odr = 1;
@@ -665,7 +669,7 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles) {
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, false); };
+  p.timed = [loadimc_first](runtime::Device& d) { loadimc_and_dwpu(d, loadimc_first); };
   p.readback = [rows](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
   return p;
 }

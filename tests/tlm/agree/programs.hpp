@@ -74,8 +74,11 @@ Program dma_reads_outstanding_full();  // 1-row DDR read bursts, one per 4 KiB p
 // (the compiler's interleaved weights: stride 8 = l1_banks keeps LoadIMC on one bank per tile).
 Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_stride);
 // A DWPU-queue datapath copying `rows` L1 rows (IFD0 -> ODR, one row read and one written a cycle)
-// while core 0 loads `tiles` IMC tiles (row stride 8): LoadIMC loses the banks the units hold.
-Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles);
+// while core 0 loads `tiles` IMC tiles (rows `row_stride` apart): LoadIMC loses the banks the units
+// hold. `loadimc_first` pushes the LoadIMC first (it claims its rows before the copy starts);
+// `src_shift` moves the copy's rows (and so the banks it walks) by that many rows.
+Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles, uint32_t row_stride = spec::param::l1_banks,
+                                 bool loadimc_first = false, uint32_t src_shift = 0);
 // A resident matmul (MVMEXE: IFD0 reads x, the ODR writes int32 rows) while MemDMA streams `words`
 // words L2 -> L1 of core 0: the DMA word port loses the banks the units hold.
 Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t words);
