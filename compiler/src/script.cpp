@@ -30,7 +30,6 @@ struct Ctx {
   std::map<std::tuple<const BufferNode*, std::vector<int64_t>, std::vector<bool>, std::vector<int64_t>>, Buffer> views;
 };
 thread_local std::vector<Ctx> g_ctx;
-thread_local int g_names = 0;
 
 Ctx& ctx(const SourceLoc& loc = {}) {
   if (g_ctx.empty())
@@ -41,7 +40,10 @@ Ctx& ctx(const SourceLoc& loc = {}) {
 
 void append(Stmt s) { ctx(s->loc).containers.back()->push_back(std::move(s)); }
 
-std::string fresh(const std::string& stem) { return stem + std::to_string(g_names++); }
+// A generated name from the function's one counter (PrimFunc::generated_names, which the operator
+// library numbers from too): a function's names depend on nothing built before it.
+std::string fresh(PrimFunc& f, const std::string& stem) { return stem + std::to_string(f.generated_names++); }
+std::string fresh(const std::string& stem, const SourceLoc& loc = {}) { return fresh(*ctx(loc).func, stem); }
 
 // Where an operator expression was written: a loop variable's location is its loop header, so
 // prefer an operand written at the expression itself (an immediate, a load, a call).
@@ -130,7 +132,7 @@ void check_register_index(const Buffer& b, const std::vector<Expr>& idx, bool st
 Buffer new_buffer(std::vector<int64_t> shape, const std::string& dtype, Scope scope, BufferRole role,
                   const std::string& name, const SourceLoc& loc) {
   auto b = std::make_shared<BufferNode>();
-  b->name = name.empty() ? fresh(role == BufferRole::Register ? "reg" : "buf") : name;
+  b->name = name.empty() ? fresh(role == BufferRole::Register ? "reg" : "buf", loc) : name;
   b->shape = std::move(shape);
   b->dtype = DType::parse(dtype, loc);
   b->scope = scope;
@@ -214,7 +216,7 @@ BufferHandle BufferHandle::reshape(std::vector<int64_t> shape, Loc l) const {
          "copy the tile into a buffer of its own (atomic.copy) and reshape that");
   }
   auto v = std::make_shared<BufferNode>(*b_);
-  v->name = b_->name + ".view" + std::to_string(g_names++);
+  v->name = fresh(b_->name + ".view", SourceLoc::from(l));
   v->shape = std::move(shape);
   v->alias_of = b_;
   v->data.clear();
@@ -333,7 +335,8 @@ Func Module::prim_func(const std::string& name, Loc l) {
 
 BufferHandle Func::input(const std::string& name, std::vector<int64_t> shape, const std::string& dtype, Scope scope,
                          Loc l) {
-  auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Input, name, SourceLoc::from(l));
+  auto b = new_buffer(std::move(shape), dtype, scope, BufferRole::Input, name.empty() ? fresh(*f_, "buf") : name,
+                      SourceLoc::from(l));
   f_->params.push_back(b);
   return BufferHandle(b);
 }
@@ -1197,7 +1200,7 @@ BufferHandle make_view(const BufferHandle& self, const std::vector<int64_t>& fir
   Buffer& v = c.views[std::make_tuple(r.parent.node().get(), r.origin, r.kept, shape)];
   if (!v) {
     v = std::make_shared<BufferNode>(p);
-    v->name = p.name + ".tile" + std::to_string(g_names++);
+    v->name = fresh(*c.func, p.name + ".tile");
     v->shape = shape;
     v->alias_of = r.parent.node();
     v->output = false;

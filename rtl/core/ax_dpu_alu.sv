@@ -4,8 +4,8 @@
 // before dst is written. start_i makes every register +0 (a valid bit per register). Register
 // indices arrive resolved (loop counters added, ranges checked by ax_dpu_seq). POP casts the
 // popped element to float18 and PUSH casts register a to the output dtype (ax_cast_pkg, as
-// ax_pword_cast). The execute logic sits in the clocked process so that a simulation evaluates
-// it only in cycles that execute.
+// ax_pword_cast). The execute logic is combinational and gated by exec_i, so that a simulation
+// evaluates it only in cycles that execute; a small clocked process registers its result.
 module ax_dpu_alu
   import axcore_pkg::*;
   import ax_rtl_pkg::*;
@@ -43,7 +43,17 @@ module ax_dpu_alu
     else if (exec_i && writes(op_i))     rv_q[dst_i] <= 1'b1;
   end
 
-  always_ff @(posedge clk_i) begin
+  // The next value, computed only in cycles that execute (res_d for a register, wide_d for PUSH)
+  // and registered below. The block's temporaries (ra .. j) are written before they are read in
+  // every cycle that executes and are left alone in the others: not latches, and only res_d and
+  // wide_d (assigned on every path) leave the block, hence the LATCH waiver on this block only.
+  f18x64_t res_d;
+  elem_t   wide_d;
+
+  /* verilator lint_off LATCH */
+  always_comb begin
+    res_d  = '0;
+    wide_d = '0;
     if (exec_i && op_i != DPU_OP_NOP && op_i != DPU_OP_LOOP && op_i != DPU_OP_ENDLOOP) begin
       f18x64_t    ra, rb, rc, res, tr;
       elem_t      wide;
@@ -63,7 +73,7 @@ module ax_dpu_alu
         DPU_OP_PUSH: begin
           wide = '0;
           for (int unsigned n = 0; n < PWORD_LANES; n++) wide[32*n +: 32] = 32'(ra[n]);
-          wide = cast_pword(DTYPE_FLOAT18, push_dt_i, wide);
+          wide_d = cast_pword(DTYPE_FLOAT18, push_dt_i, wide);
         end
         DPU_OP_MOV: res = ra;
         DPU_OP_ADD: for (int unsigned n = 0; n < PWORD_LANES; n++) res[n] = f18_add(ra[n], rb[n]);
@@ -91,9 +101,14 @@ module ax_dpu_alu
         DPU_OP_MIN_REDUCE: res = {PWORD_LANES{f18_reduce(ra, RED_MIN)}};
         default: res = '0;
       endcase
-      if (op_i == DPU_OP_PUSH) push_q <= wide;
-      else                     rf_q[dst_i] <= res;
+      res_d = res;
     end
+  end
+  /* verilator lint_on LATCH */
+
+  always_ff @(posedge clk_i) begin
+    if (exec_i && op_i == DPU_OP_PUSH) push_q <= wide_d;
+    else if (exec_i && writes(op_i))   rf_q[dst_i] <= res_d;
   end
 
   assign push_o = push_q;

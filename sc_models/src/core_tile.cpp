@@ -428,31 +428,33 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
   p.header = h;
   if (mvm) q.has_mvm = h.has_main;
   try {
-    if (words < L::program) ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
-    p.ifd0->walk = spec::Walk::decode(ws.subspan(L::ifd0));
+    if (words < spec::DatapathDesc::kFixedWords)
+      ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
+    // The generated decode(): every section as the device reads it (the checks below give the codes).
+    const auto d = spec::DatapathDesc::decode(ws.first(words));
+    p.ifd0->walk = d.ifd0;
     ref::validate_walk(p.ifd0->walk, ref::WalkRole::Ifd);
     if (h.has_ifd1) {
-      p.ifd1->walk = spec::Walk::decode(ws.subspan(L::ifd1));
+      p.ifd1->walk = d.ifd1;
       ref::validate_walk(p.ifd1->walk, ref::WalkRole::Ifd);
     }
     if (h.has_main && mvm) {
-      p.mvm->desc = spec::MvmDesc::decode(ws.subspan(L::mvm));
+      p.mvm->desc = *d.mvm;
       ref::validate_mvm(p.mvm->desc);
       q.mvm = p.mvm->desc;
     }
     if (h.has_main && !mvm) {
-      p.dwpu->desc = spec::DwpuDesc::decode(ws.subspan(L::dwpu));
+      p.dwpu->desc = *d.dwpu;
       ref::validate_dwpu(p.dwpu->desc);
     }
     if (h.has_dpu) {
-      const auto dd = spec::DpuDesc::decode(ws.subspan(L::dpu));
-      const uint32_t n = dd.init_len + dd.body_len;
-      if (L::program + 2 * n > words) ref::fail(ErrorCode::DESC_RANGE, "DPU program runs past the descriptor's words");
-      p.dpu->program = ref::DpuProgram::decode(dd, ws.subspan(L::program, 2 * n));
+      const std::size_t n = std::size_t{d.dpu.init_len} + d.dpu.body_len;
+      if (n > d.program.size()) ref::fail(ErrorCode::DESC_RANGE, "DPU program runs past the descriptor's words");
+      p.dpu->program = ref::DpuProgram{d.dpu, {d.program.begin(), d.program.begin() + static_cast<std::ptrdiff_t>(n)}};
       p.dpu->cfg.has_in1 = h.has_ifd1;
       ref::validate_dpu(p.dpu->program, p.dpu->cfg);
     }
-    p.odr->walk = spec::Walk::decode(ws.subspan(L::odr));
+    p.odr->walk = d.odr;
     ref::validate_walk(p.odr->walk, ref::WalkRole::Odr);
     ref::validate_odr_kind(h.kind, p.odr->walk);
   } catch (const ref::RefError& e) { return e.code(); }

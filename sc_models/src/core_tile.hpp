@@ -134,7 +134,7 @@ class CoreTile : public Tile {
   TokenSink token_;
   BarrierHub& hub_;
   std::array<Queue, spec::param::core_queues> queues_;
-  std::array<runtime::UnitCounters, spec::param::perf_units> perf_{};
+  std::array<device::UnitCounters, spec::param::perf_units> perf_{};
   L1Banks l1_banks_;
   std::array<Pipeline, 2> pipes_;
   std::unique_ptr<LoadImcUnit> loadimc_;

@@ -58,7 +58,7 @@ struct UnitEnv {
   ref::Imc* imc;
   Tracer* tracer;
   uint32_t row;
-  std::array<runtime::UnitCounters, spec::param::perf_units>* perf;
+  std::array<device::UnitCounters, spec::param::perf_units>* perf;
   L1Banks* banks;  // the L1 row ports (bank conflicts between the datapath units)
 };
 

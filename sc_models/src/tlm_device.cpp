@@ -93,10 +93,10 @@ struct TlmDevice::Impl : sc_core::sc_module {
   }
   Tile& tile(uint64_t addr) {
     const auto t = spec::decode_addr(addr);
-    if (!t) throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (above the register window)");
+    if (!t) throw device::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (above the register window)");
     if (t->col != 0 || t->row >= bus.tiles.size())
-      throw runtime::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(t->col) +
-                                 ", row " + std::to_string(t->row) + ")");
+      throw device::DeviceError("tlm: address " + txn::hex(addr) + " names no tile (col " + std::to_string(t->col) +
+                                ", row " + std::to_string(t->row) + ")");
     switch (t->kind) {
       case spec::TileKind::Shim: return shim;
       case spec::TileKind::Mem: return mem;
@@ -105,7 +105,7 @@ struct TlmDevice::Impl : sc_core::sc_module {
     return *cores[t->core];
   }
   void access(uint64_t addr, uint32_t& v, bool write) {
-    if (addr % 4) throw runtime::DeviceError("tlm: unaligned register address " + txn::hex(addr));
+    if (addr % 4) throw device::DeviceError("tlm: unaligned register address " + txn::hex(addr));
     Tile& t = tile(addr);
     const spec::TileAddr at = spec::decode_addr32(static_cast<uint32_t>(addr));  // tile() refused the rest
     ::tlm::tlm_generic_payload p;
@@ -118,16 +118,16 @@ struct TlmDevice::Impl : sc_core::sc_module {
     p.set_response_status(::tlm::TLM_INCOMPLETE_RESPONSE);
     (*bus.tiles[at.row])->b_transport(p, delay);
     if (!p.is_response_ok())
-      throw runtime::DeviceError("tlm: no register at " + txn::hex(addr) + " in tile " + std::string(t.name()));
+      throw device::DeviceError("tlm: no register at " + txn::hex(addr) + " in tile " + std::string(t.name()));
   }
 };
 
 TlmDevice::TlmDevice(TlmOptions opt) {
   if (opt.cores < 1 || opt.cores > spec::param::max_cores)
-    throw runtime::DeviceError("tlm: cores = " + std::to_string(opt.cores) + " outside 1.." +
-                               std::to_string(spec::param::max_cores));
+    throw device::DeviceError("tlm: cores = " + std::to_string(opt.cores) + " outside 1.." +
+                              std::to_string(spec::param::max_cores));
   if (g_elaborated.exchange(true))
-    throw runtime::DeviceError("tlm: SystemC elaborates once per process; build one TlmDevice per process");
+    throw device::DeviceError("tlm: SystemC elaborates once per process; build one TlmDevice per process");
   sc_core::sc_report_handler::set_actions(sc_core::SC_ID_INSTANCE_EXISTS_, sc_core::SC_DO_NOTHING);
   impl_ = std::make_unique<Impl>(opt);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; threads reach their first wait
@@ -175,8 +175,8 @@ void TlmDevice::run_until_idle(uint64_t timeout_cycles) {
       if (impl_->mem.busy()) what += " mem(MemDMA)";
       for (unsigned c = 0; c < impl_->ncores; ++c)
         if (impl_->cores[c]->busy()) what += " core" + std::to_string(c);
-      throw runtime::TimeoutError("tlm: run_until_idle: still busy after " + std::to_string(timeout_cycles) +
-                                  " cycles:" + what);
+      throw device::TimeoutError("tlm: run_until_idle: still busy after " + std::to_string(timeout_cycles) +
+                                 " cycles:" + what);
     }
     advance(std::min(kStep, timeout_cycles - (cycle() - start)));
   }
@@ -187,29 +187,29 @@ uint64_t TlmDevice::ddr_size() const { return impl_->ddr.bytes().size(); }
 void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
-    throw runtime::DeviceError("tlm: ddr_write [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
-                               ") outside DDR of " + std::to_string(m.size()) + " bytes");
+    throw device::DeviceError("tlm: ddr_write [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                              ") outside DDR of " + std::to_string(m.size()) + " bytes");
   std::memcpy(m.data() + addr, bytes.data(), bytes.size());
 }
 
 void TlmDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
-    throw runtime::DeviceError("tlm: ddr_read [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
-                               ") outside DDR of " + std::to_string(m.size()) + " bytes");
+    throw device::DeviceError("tlm: ddr_read [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                              ") outside DDR of " + std::to_string(m.size()) + " bytes");
   std::memcpy(bytes.data(), m.data() + addr, bytes.size());
 }
 
-void TlmDevice::set_trace_sink(runtime::TraceSink sink) { impl_->tracer.set_sink(std::move(sink)); }
+void TlmDevice::set_trace_sink(device::TraceSink sink) { impl_->tracer.set_sink(std::move(sink)); }
 
 std::span<uint8_t> TlmDevice::l1(unsigned core) {
-  if (core >= impl_->ncores) throw runtime::DeviceError("tlm: no core " + std::to_string(core));
+  if (core >= impl_->ncores) throw device::DeviceError("tlm: no core " + std::to_string(core));
   return impl_->cores[core]->l1.bytes();
 }
 std::span<uint8_t> TlmDevice::l2() { return impl_->mem.l2.bytes(); }
 
 std::string TlmDevice::watchdog_report(unsigned core) const {
-  if (core >= impl_->ncores) throw runtime::DeviceError("tlm: no core " + std::to_string(core));
+  if (core >= impl_->ncores) throw device::DeviceError("tlm: no core " + std::to_string(core));
   return impl_->cores[core]->watchdog_report();
 }
 

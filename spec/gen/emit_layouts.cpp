@@ -1,6 +1,7 @@
 // Emits, into axcore/spec.hpp, one whole-descriptor type per layout (spec/axcore.yaml `layouts`):
-// its sections as typed members, words() (the descriptor's words in command memory) and parse()
-// (the words back, refusing a malformed descriptor). The rules the YAML implies:
+// its sections as typed members, words() (the descriptor's words in command memory), parse()
+// (the words back, refusing a malformed descriptor) and decode() (the words as the device reads
+// them: fields only, nothing refused; the models' command processors). The rules the YAML implies:
 // - the section at word 0 is the header; a header field `magic` takes magic::X for the layout
 //   `X_desc`, a header field `words` the descriptor's length (both filled by words());
 // - sections that share words are alternatives (std::optional, at most one set); each one's doc
@@ -132,6 +133,26 @@ void emit_layout(std::ostream& o, const Spec& spec, const Layout& l) {
   }
   o << "    return w;\n  }\n\n";
 
+  // The sections after the header read by `fn` (parse or decode) into d; the tail's entries run
+  // while `at + entry words <= tail_end` (`tail_init` declares what tail_end names, if anything).
+  auto read_sections = [&](const std::string& fn, const std::string& tail_init, const std::string& tail_end) {
+    for (size_t i = 1; i < l.sections.size(); ++i) {
+      const Section& sec = l.sections[i];
+      const std::string t = camel(sec.struct_name);
+      if (sec.count > 1) {
+        const uint32_t sw = spec.find_struct(sec.struct_name)->words;
+        o << "    for (std::size_t at = kFixedWords" << tail_init << "; at + " << sw << " <= " << tail_end
+          << "; at += " << sw << ")\n      d." << sec.name << ".push_back(" << t << "::" << fn << "(w.subspan(at)));\n";
+      } else if (alternative(sec)) {
+        const Selector s = selector_of(spec, l, header, sec);
+        o << "    if (d." << head.name << "." << s.field << " == " << s.enum_type << "::" << s.value << ") d."
+          << sec.name << " = " << t << "::" << fn << "(w.subspan(" << sec.word << "));\n";
+      } else {
+        o << "    d." << sec.name << " = " << t << "::" << fn << "(w.subspan(" << sec.word << "));\n";
+      }
+    }
+  };
+
   // parse()
   o << "  // The descriptor at the start of `w` (`w` may run on: command memory). Throws ParseError.\n";
   o << "  static " << type << " parse(std::span<const uint32_t> w) {\n";
@@ -153,21 +174,25 @@ void emit_layout(std::ostream& o, const Spec& spec, const Layout& l) {
       << "                       \" words given (fixed part \" + std::to_string(kFixedWords) + \", at most \" + "
          "std::to_string(kMaxWords) + \")\");\n";
   }
-  for (size_t i = 1; i < l.sections.size(); ++i) {
-    const Section& sec = l.sections[i];
-    const std::string t = camel(sec.struct_name);
-    if (sec.count > 1) {
-      const uint32_t sw = spec.find_struct(sec.struct_name)->words;
-      o << "    for (std::size_t at = kFixedWords; at + " << sw << " <= " << n << "; at += " << sw << ")\n      d."
-        << sec.name << ".push_back(" << t << "::parse(w.subspan(at)));\n";
-    } else if (alternative(sec)) {
-      const Selector s = selector_of(spec, l, header, sec);
-      o << "    if (d." << head.name << "." << s.field << " == " << s.enum_type << "::" << s.value << ") d." << sec.name
-        << " = " << t << "::parse(w.subspan(" << sec.word << "));\n";
-    } else {
-      o << "    d." << sec.name << " = " << t << "::parse(w.subspan(" << sec.word << "));\n";
-    }
-  }
+  read_sections("parse", "", n);
+  o << "    return d;\n  }\n\n";
+
+  // decode(): the device's reading of the same words
+  o << "  // The device's reading of the descriptor at the start of `w`: every section's fields (the\n"
+       "  // alternative the header selects), the tail entries that fit in "
+    << (has_words ? head.name + ".words" : std::string("`w`"))
+    << " (at most `w`'s words); bits\n"
+       "  // outside the fields, enum values and ranges are not checked (the device's checks give\n"
+       "  // its DESC_* codes). Throws std::length_error only when `w` is shorter than the fixed part.\n";
+  o << "  static " << type << " decode(std::span<const uint32_t> w) {\n";
+  o << "    if (w.size() < kFixedWords)\n      throw std::length_error(\"" << l.name
+    << ": \" + std::to_string(w.size()) + \" words; its fixed part has \" + std::to_string(kFixedWords));\n";
+  o << "    " << type << " d;\n";
+  o << "    d." << head.name << " = " << camel(head.struct_name) << "::decode(w);\n";
+  const std::string words_given = "std::size_t{d." + head.name + ".words}";
+  read_sections("decode",
+                has_words ? ", end = " + words_given + " < w.size() ? " + words_given + " : w.size()" : std::string(),
+                has_words ? "end" : "w.size()");
   o << "    return d;\n  }\n";
   o << "  bool operator==(const " << type << "&) const = default;\n};\n\n";
 }

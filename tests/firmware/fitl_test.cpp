@@ -15,7 +15,7 @@ namespace {
 
 using namespace axcore;
 
-std::vector<trace::Record> traced(runtime::Device& d, const std::function<void()>& f) {
+std::vector<trace::Record> traced(device::Device& d, const std::function<void()>& f) {
   std::vector<trace::Record> t;
   d.set_trace_sink([&](const trace::Record& r) { t.push_back(r); });
   f();

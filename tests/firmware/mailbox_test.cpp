@@ -15,7 +15,7 @@ std::vector<uint32_t> scratch_write(uint32_t v) {
   w.write32(spec::tile_addr(0, 0, spec::shim::SCRATCH.offset), v);
   return w.words();
 }
-uint32_t scratch(runtime::Device& d) { return d.read32(spec::tile_addr(0, 0, spec::shim::SCRATCH.offset)); }
+uint32_t scratch(device::Device& d) { return d.read32(spec::tile_addr(0, 0, spec::shim::SCRATCH.offset)); }
 
 TEST(FirmwareMailbox, InitPublishesIdentityAndStatus) {
   runtime::RegFileDevice d;

@@ -12,7 +12,8 @@ harness (rtl/), the TLM models (sc_models/) and the runtime (runtime/) -> compil
 
 The runtime may link the model libraries (its "tlm" / "rtl" backends) but reaches them only through
 the device floor (axcore/device/simulators.hpp): it includes no model header. The compiler may use
-the bundle format (runtime/bundle) and common/ only. Prints every violation with its file and line
+the bundle format (runtime/bundle) and common/ only. The co-simulation tools (cosim/) may use every
+product part but nothing from tests/ or examples/. Prints every violation with its file and line
 and exits 1; exits 0 when there is none. --self-test plants violations in a scratch tree and checks
 that each one is reported and that a clean tree passes.
 """
@@ -31,6 +32,9 @@ USES = {
     "bundle": {"bundle", "common", "spec"},
     "runtime": {"runtime", "bundle", "device", "common", "spec"},
     "compiler": {"compiler", "bundle", "common", "spec"},
+    # The co-simulation tools stand on every product part; like any product part they use nothing
+    # from tests/ (which holds tests only) or examples/.
+    "cosim": {"cosim", "compiler", "runtime", "bundle", "rtl", "sc_models", "device", "common", "spec"},
 }
 LINKS_TOO = {"runtime": {"rtl", "sc_models"}}  # linked, reached through the device floor only
 # Parts whose targets are checked when a lower part links them (cmake/ helpers are not a floor).
@@ -170,6 +174,8 @@ def self_test():
         "compiler/src/emit.cpp": '#include <axcore/runtime/bundle.hpp>\n#include <vector>\n',
         "compiler/CMakeLists.txt": "axcore_library(axcore_compiler SOURCES src/emit.cpp PUBLIC_LIBS axcore::trace)\n",
         "examples/kernels/catalog.hpp": "#pragma once\n",
+        "tests/rtl_core/case.hpp": "#pragma once\n",
+        "cosim/agree/src/agree.cpp": '#include "axcore/device/device.hpp"\n#include "axcore/runtime/bundle.hpp"\n',
     }
     planted = {
         "rtl/sim/src/bad.cpp": ('#include "axcore/runtime/bundle.hpp"\n', "rtl includes axcore/runtime/bundle.hpp"),
@@ -180,6 +186,7 @@ def self_test():
                                                  "device includes axcore/runtime/bundle.hpp"),
         "compiler/tools/CMakeLists.txt": ("axcore_executable(axc SOURCES axc.cpp LIBS\n  axcore::runtime)\n",
                                           "compiler links axcore::runtime"),
+        "cosim/agree/src/bad.cpp": ('#include "rtl_core/case.hpp"\n', "cosim includes rtl_core/case.hpp"),
     }
     def check_tree(files):
         d = tree(files)

@@ -140,7 +140,7 @@ TEST(RtlDmaErrors, QueueOverflowAndChannelReset) {
   const uint32_t st = s.dev.read32(addr(kMem, spec::shim::DMA_S2MM_STATUS.at(0)));
   EXPECT_EQ(spec::shim::DmaS2mmStatus::decode_word(st).pending, P::queue_depth);
   EXPECT_TRUE(s.dev.busy());
-  EXPECT_THROW(s.dev.run_until_idle(500), runtime::TimeoutError);
+  EXPECT_THROW(s.dev.run_until_idle(500), device::TimeoutError);
   spec::shim::DmaS2mmCtrl reset;
   reset.reset = 1;
   s.dev.write32(addr(kMem, spec::shim::DMA_S2MM_CTRL.at(0)), reset.encode_word());

@@ -58,15 +58,15 @@ TEST(RtlSysRegs, CycleCounterLatchesHighWord) {
 
 TEST(RtlSysRegs, UnmappedAccessesAreDeviceErrors) {
   RtlDevice dev(sys_options());
-  EXPECT_THROW(dev.read32(addr(kShim, 0x0FFFC)), runtime::DeviceError);      // no register
-  EXPECT_THROW(dev.write32(addr(kMem, 0x0FFFC), 1), runtime::DeviceError);   // no register
-  EXPECT_THROW(dev.read32(addr(2, 0)), runtime::DeviceError);                // no core tile here
-  EXPECT_THROW(dev.read32(spec::tile_addr(1, 0, 0)), runtime::DeviceError);  // column 1
-  EXPECT_THROW(dev.read32(addr(kShim, 2)), runtime::DeviceError);            // misaligned
-  EXPECT_THROW(dev.read32(uint64_t{1} << 33), runtime::DeviceError);         // not 32-bit
+  EXPECT_THROW(dev.read32(addr(kShim, 0x0FFFC)), device::DeviceError);      // no register
+  EXPECT_THROW(dev.write32(addr(kMem, 0x0FFFC), 1), device::DeviceError);   // no register
+  EXPECT_THROW(dev.read32(addr(2, 0)), device::DeviceError);                // no core tile here
+  EXPECT_THROW(dev.read32(spec::tile_addr(1, 0, 0)), device::DeviceError);  // column 1
+  EXPECT_THROW(dev.read32(addr(kShim, 2)), device::DeviceError);            // misaligned
+  EXPECT_THROW(dev.read32(uint64_t{1} << 33), device::DeviceError);         // not 32-bit
   // DBG_MEM past the end of L2.
   dev.write32(addr(kMem, spec::mem::DBG_MEM_ADDR.offset), P::l2_bytes);
-  EXPECT_THROW(dev.read32(addr(kMem, spec::mem::DBG_MEM_DATA.offset)), runtime::DeviceError);
+  EXPECT_THROW(dev.read32(addr(kMem, spec::mem::DBG_MEM_DATA.offset)), device::DeviceError);
   // The device still works afterwards.
   EXPECT_EQ(dev.read32(addr(kShim, spec::shim::ID.offset)), spec::shim::ID_RESET);
 }
@@ -116,7 +116,7 @@ TEST(RtlSysRegs, FstDumpOnRequest) {
 TEST(RtlSysRegs, MissingConfigurationIsAClearError) {
   RtlOptions o = sys_options();
   o.cores = 3;
-  EXPECT_THROW(RtlDevice dev(o), runtime::DeviceError);
+  EXPECT_THROW(RtlDevice dev(o), device::DeviceError);
 }
 
 }  // namespace

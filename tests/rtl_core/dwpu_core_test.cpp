@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <random>
 
-#include "dwpu_case.hpp"
+#include "axcore/cosim/dwpu_case.hpp"
 #include "tile_bench.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "Vtb_dwpu.h"
-#include "dwpu_case.hpp"
+#include "axcore/cosim/dwpu_case.hpp"
 #include "tb_util.hpp"
 
 namespace {

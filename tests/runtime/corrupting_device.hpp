@@ -11,7 +11,7 @@
 
 namespace axcore::runtime::testing_support {
 
-class CorruptingDevice : public Device {
+class CorruptingDevice : public device::Device {
  public:
   struct Fault {
     std::function<bool(const spec::Token&)> when;  // the token after which the word is corrupted
@@ -19,7 +19,7 @@ class CorruptingDevice : public Device {
     uint32_t l1_addr = 0;  // word-aligned byte address in that core's L1
     uint32_t xor_mask = 0;
   };
-  CorruptingDevice(Device& inner, Fault f) : in_(inner), fault_(std::move(f)) {}
+  CorruptingDevice(device::Device& inner, Fault f) : in_(inner), fault_(std::move(f)) {}
 
   bool fired() const { return fired_; }
   uint32_t original() const { return original_; }
@@ -42,7 +42,7 @@ class CorruptingDevice : public Device {
   uint64_t ddr_base() const override { return in_.ddr_base(); }
   void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) override { in_.ddr_write(addr, bytes); }
   void ddr_read(uint64_t addr, std::span<uint8_t> bytes) override { in_.ddr_read(addr, bytes); }
-  void set_trace_sink(TraceSink sink) override {
+  void set_trace_sink(device::TraceSink sink) override {
     sink_ = std::move(sink);
     in_.set_trace_sink([this](const trace::Record& r) {
       const bool harness = injecting_ && r.unit == trace::Unit::HOST && r.kind == trace::Kind::REG_WRITE;
@@ -63,9 +63,9 @@ class CorruptingDevice : public Device {
     injecting_ = false;
   }
 
-  Device& in_;
+  device::Device& in_;
   Fault fault_;
-  TraceSink sink_;
+  device::TraceSink sink_;
   bool fired_ = false, injecting_ = false;
   uint32_t original_ = 0;
 };

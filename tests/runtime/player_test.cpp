@@ -270,8 +270,8 @@ TEST(RuntimeRegFile, RegistersFollowTheSpecAccessRules) {
   EXPECT_EQ(dev.read32(shim(spec::shim::ID.offset)), spec::kIdMagic);
   EXPECT_EQ(dev.read32(spec::tile_addr(0, 2, spec::core::WDOG_LIMIT.offset)), spec::param::watchdog_default_cycles);
   EXPECT_EQ(dev.read32(shim(spec::shim::TOKEN_POP.offset)), 0u);
-  EXPECT_THROW(dev.read32(spec::tile_addr(0, 3, 0)), DeviceError);  // core 1 is not built
-  EXPECT_THROW(dev.read32(shim(0x2)), DeviceError);                 // unaligned
+  EXPECT_THROW(dev.read32(spec::tile_addr(0, 3, 0)), device::DeviceError);  // core 1 is not built
+  EXPECT_THROW(dev.read32(shim(0x2)), device::DeviceError);                 // unaligned
 }
 
 }  // namespace

@@ -133,6 +133,33 @@ TEST(DatapathDesc, ParseRefusesMalformedWords) {
   EXPECT_EQ(parse_with([&](auto& w) { w[0] |= 3u << 8; }), "dp_header.kind = 3 is no dp_kind value");
 }
 
+// decode() is the device's reading (the TLM command processor's): the fields parse() reads, but
+// nothing it refuses is refused (bits outside the fields, enum values, header.words past the words
+// given: the device's own checks turn those into DESC_* codes), and the tail stops at header.words.
+TEST(DatapathDesc, DecodeReadsWhatTheDeviceReadsAndRefusesNothing) {
+  for (const auto kind : {spec::DpKind::MVMEXE, spec::DpKind::DWPU}) {
+    const spec::DatapathDesc d = sample(kind);
+    std::vector<uint32_t> w = d.words();
+    EXPECT_EQ(spec::DatapathDesc::decode(w), spec::DatapathDesc::parse(w));
+    w[0] |= 1u << 15;                // a stray header bit
+    w[section("ifd1")] |= 7u << 16;  // no dtype value
+    const spec::DatapathDesc got = spec::DatapathDesc::decode(w);
+    EXPECT_EQ(got.ifd0, d.ifd0);
+    EXPECT_EQ(got.odr, d.odr);
+    EXPECT_EQ(got.mvm, d.mvm);
+    EXPECT_EQ(got.dwpu, d.dwpu);
+    EXPECT_EQ(static_cast<uint32_t>(got.ifd1.dtype), 7u);
+    EXPECT_EQ(got.program, d.program);
+  }
+  std::vector<uint32_t> w = sample(spec::DpKind::MVMEXE).words();
+  w[0] -= 2u << 16;  // header.words one instruction short: the tail stops there
+  EXPECT_EQ(spec::DatapathDesc::decode(w).program.size(), 2u);
+  w[0] += 8u << 16;  // past the words given: the entries that are there
+  EXPECT_EQ(spec::DatapathDesc::decode(w).program.size(), 3u);
+  w.resize(91);
+  EXPECT_EQ(error_of([&] { (void)spec::DatapathDesc::decode(w); }), "datapath_desc: 91 words; its fixed part has 92");
+}
+
 TEST(StructParse, RefusesStrayBitsBadEnumsAndWrongMagic) {
   spec::LoadimcDesc l;
   l.magic = yaml().magic.at("loadimc");

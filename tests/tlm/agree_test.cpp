@@ -1,4 +1,4 @@
-// TLM ↔ RTL agreement (issue 7): the benchmark programs of agree/programs.hpp run on TlmDevice
+// TLM ↔ RTL agreement (issue 7): the programs of cosim/agree (axcore/cosim/agree.hpp) run on TlmDevice
 // and on the 1-core RtlDevice in the same process; the outputs must be bit-identical and the
 // timed span (first TASK_START .. last TASK_DONE) within ±5 % of the RTL's, every task of
 // 16 cycles or more within ±10 %. Each test prints its per-task table (docs/tlm.md quotes it).
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "agree/programs.hpp"
+#include "axcore/cosim/agree.hpp"
 #include "axcore/rtl/rtl_device.hpp"
 #include "axcore/tlm/tlm_device.hpp"
 

@@ -211,23 +211,7 @@ TEST(TlmDatapath, NewResidencyMakesOldTilesStale) {
 TEST(TlmDatapath, DwpuMaxPoolMatchesReference) {
   tlm::TlmDevice d;
   fill(d.l1(0), 0, 36, 5);
-  stim::Datapath dp;
-  dp.header.kind = spec::DpKind::DWPU;
-  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
-  auto& w = dp.ifd0;  // 2x2 windows, stride 2, over a 6x6 image of int8x64 pixels
-  w.dtype = w.cast_from = Dtype::INT8;
-  w.ndims = 4;
-  w.d0_size = 2, w.d0_stride = 1;
-  w.d1_size = 2, w.d1_stride = 6;
-  w.d2_size = 3, w.d2_stride = 2;
-  w.d3_size = 3, w.d3_stride = 12;
-  dp.dwpu = spec::DwpuDesc{};
-  dp.dwpu->op = spec::DwpuOp::MAX;
-  dp.dwpu->taps = 4;
-  dp.dwpu->ndims = 1;
-  dp.dwpu->o0_size = 9;
-  dp.odr = stim::linear_walk(300, 9, Dtype::INT32, Dtype::INT32);
-  run_and_compare(d, dp, Queue::DWPU, nullptr);
+  run_and_compare(d, stim::dwpu_max_pool_2x2(0, 300), Queue::DWPU, nullptr);
   EXPECT_EQ(d.counters(0, static_cast<unsigned>(spec::PerfUnit::DWPU)).tasks, 1u);
 }
 

@@ -12,7 +12,7 @@ namespace {
 using spec::ErrorCode;
 using spec::Queue;
 
-uint32_t perf_tasks(runtime::Device& d, spec::PerfUnit u) {
+uint32_t perf_tasks(device::Device& d, spec::PerfUnit u) {
   return d.read32(stim::addr(spec::core_row(0), spec::core::PERF_TASKS.at(static_cast<unsigned>(u))));
 }
 
@@ -27,7 +27,7 @@ stim::Datapath copy_datapath(spec::DpKind kind, uint32_t to = 100) {
 }
 
 template <class Info>
-Info info_of(runtime::Device& d, uint32_t row) {
+Info info_of(device::Device& d, uint32_t row) {
   return Info::decode_word(d.read32(stim::addr(row, spec::core::ERROR_INFO.offset)));
 }
 

@@ -16,7 +16,7 @@ bool side_effect(std::string_view n) {
 }
 
 template <std::size_t N>
-void check_resets(runtime::Device& d, uint32_t row, const std::array<spec::RegisterInfo, N>& table, int& checked) {
+void check_resets(device::Device& d, uint32_t row, const std::array<spec::RegisterInfo, N>& table, int& checked) {
   for (const auto& r : table) {
     if (r.memory || live(r.name)) continue;
     for (uint32_t i = 0; i < r.count; ++i)
@@ -30,7 +30,7 @@ void check_resets(runtime::Device& d, uint32_t row, const std::array<spec::Regis
 }
 
 template <std::size_t N>
-void check_access(runtime::Device& d, uint32_t row, const std::array<spec::RegisterInfo, N>& table, int& checked) {
+void check_access(device::Device& d, uint32_t row, const std::array<spec::RegisterInfo, N>& table, int& checked) {
   constexpr uint32_t kPattern = 0xA5C3F00Fu;
   for (const auto& r : table) {
     if (r.memory || live(r.name) || side_effect(r.name)) continue;
@@ -94,15 +94,15 @@ TEST(TlmRegmap, DebugWindowsReachL1AndL2) {
 
 TEST(TlmRegmap, BadAddressesThrow) {
   tlm::TlmDevice d;
-  EXPECT_THROW(d.read32(stim::addr(0, 0x0FFC)), runtime::DeviceError);             // hole in the shim map
-  EXPECT_THROW(d.read32(stim::addr(spec::core_row(1), 0)), runtime::DeviceError);  // core 1 absent
-  EXPECT_THROW(d.write32(stim::addr(0, 0x52), 1), runtime::DeviceError);           // unaligned
-  EXPECT_THROW(d.ddr_write(d.ddr_size() - 2, std::vector<uint8_t>(4)), runtime::DeviceError);
+  EXPECT_THROW(d.read32(stim::addr(0, 0x0FFC)), device::DeviceError);             // hole in the shim map
+  EXPECT_THROW(d.read32(stim::addr(spec::core_row(1), 0)), device::DeviceError);  // core 1 absent
+  EXPECT_THROW(d.write32(stim::addr(0, 0x52), 1), device::DeviceError);           // unaligned
+  EXPECT_THROW(d.ddr_write(d.ddr_size() - 2, std::vector<uint8_t>(4)), device::DeviceError);
 }
 
 TEST(TlmRegmap, OneDevicePerProcess) {
   tlm::TlmDevice d;
-  EXPECT_THROW(tlm::TlmDevice second, runtime::DeviceError);
+  EXPECT_THROW(tlm::TlmDevice second, device::DeviceError);
 }
 
 }  // namespace

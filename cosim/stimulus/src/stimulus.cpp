@@ -8,12 +8,12 @@
 
 namespace axcore::stim {
 
-void write_bd(runtime::Device& d, uint32_t row, uint32_t bd_index, const spec::DmaBd& bd) {
+void write_bd(device::Device& d, uint32_t row, uint32_t bd_index, const spec::DmaBd& bd) {
   const auto w = bd.encode();
   d.block_write(addr(row, spec::core::DMA_BD.at(bd_index)), w);
 }
 
-void push_dma(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, const spec::QueuePush& p) {
+void push_dma(device::Device& d, uint32_t row, bool mm2s, uint32_t ch, const spec::QueuePush& p) {
   const uint32_t off = mm2s ? spec::core::DMA_MM2S_QUEUE.at(ch) : spec::core::DMA_S2MM_QUEUE.at(ch);
   d.write32(addr(row, off), p.encode_word());
 }
@@ -31,11 +31,11 @@ spec::DmaBd linear_bd(spec::MemSel m, uint64_t a, uint32_t words, uint32_t core)
   return bd;
 }
 
-void write_cmd(runtime::Device& d, unsigned core, uint32_t word_addr, std::span<const uint32_t> words) {
+void write_cmd(device::Device& d, unsigned core, uint32_t word_addr, std::span<const uint32_t> words) {
   d.block_write(addr(spec::core_row(core), spec::core::CMD_MEM.offset + 4 * word_addr), words);
 }
 
-void push_queue(runtime::Device& d, unsigned core, spec::Queue q, const spec::QueuePush& p) {
+void push_queue(device::Device& d, unsigned core, spec::Queue q, const spec::QueuePush& p) {
   d.write32(addr(spec::core_row(core), spec::core::Q_PUSH.at(static_cast<uint32_t>(q))), p.encode_word());
 }
 
@@ -57,6 +57,27 @@ spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtyp
   w.d0_size = n;
   w.d0_stride = static_cast<int32_t>(num::element_rows(dt));
   return w;
+}
+
+Datapath dwpu_max_pool_2x2(uint32_t x, uint32_t y) {
+  Datapath dp;
+  dp.header.kind = spec::DpKind::DWPU;
+  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
+  spec::Walk& w = dp.ifd0;  // (kw, kh, ow, oh) innermost first
+  w.dtype = w.cast_from = spec::Dtype::INT8;
+  w.base_row = x;
+  w.ndims = 4;
+  w.d0_size = 2, w.d0_stride = 1;
+  w.d1_size = 2, w.d1_stride = 6;
+  w.d2_size = 3, w.d2_stride = 2;
+  w.d3_size = 3, w.d3_stride = 12;
+  dp.dwpu = spec::DwpuDesc{};
+  dp.dwpu->op = spec::DwpuOp::MAX;
+  dp.dwpu->taps = 4;
+  dp.dwpu->ndims = 1;
+  dp.dwpu->o0_size = 9;
+  dp.odr = linear_walk(y, 9, spec::Dtype::INT32, spec::Dtype::INT32);
+  return dp;
 }
 
 Datapath dpu_f16(spec::DpKind kind, uint32_t n, uint32_t x, uint32_t y, bool square) {
@@ -98,7 +119,7 @@ TaskSpan& TaskSpans::of(uint32_t word) {
   return tasks.back().second;
 }
 
-void TaskSpans::attach(runtime::Device& d, uint32_t row) {
+void TaskSpans::attach(device::Device& d, uint32_t row) {
   d.set_trace_sink([this, row](const trace::Record& r) {
     if (r.unit != trace::Unit::CMDPROC || r.row != row) return;
     TaskSpan& s = of(static_cast<uint32_t>(r.addr));
@@ -135,12 +156,12 @@ void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc
   ref::run_odr(dp.odr, l1, src.fn());
 }
 
-spec::Token wait_queue_token(runtime::Device& d, unsigned core, spec::Queue q, uint64_t timeout) {
+spec::Token wait_queue_token(device::Device& d, unsigned core, spec::Queue q, uint64_t timeout) {
   return spec::Token::decode_word(d.wait_token(
       0, spec::core_row(core), 0, spec::param::core_queue_channel_base + static_cast<uint32_t>(q), timeout));
 }
 
-spec::Token wait_dma_token(runtime::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout) {
+spec::Token wait_dma_token(device::Device& d, uint32_t row, bool mm2s, uint32_t ch, uint64_t timeout) {
   return spec::Token::decode_word(d.wait_token(0, row, mm2s ? 1 : 0, ch, timeout));
 }
 

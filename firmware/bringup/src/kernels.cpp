@@ -22,6 +22,7 @@ constexpr uint32_t kInRow = 128;       // first input row of every kernel
 constexpr uint32_t kLoadimcWord = 0x10, kDatapathWord = 0x100;  // CMD_MEM word addresses
 
 using stim::Datapath;
+using stim::dwpu_max_pool_2x2;
 using stim::linear_walk;
 
 // The host's copy of L1 rows [0, kImageRows): inputs pseudo-random, the output rows poisoned.
@@ -47,7 +48,7 @@ S::Token wait_queue(Device& d, S::Queue q, const std::string& unit, const std::s
   uint32_t w = 0;
   try {
     w = d.wait_token(0, row, 0, S::param::core_queue_channel_base + static_cast<uint32_t>(q), 5'000'000);
-  } catch (const runtime::TimeoutError& e) {
+  } catch (const device::TimeoutError& e) {
     throw StepFail(what + ": no completion token from queue " + std::string(S::to_string(q)) + " (" + e.what() + ")",
                    "core 0's command processor and the " + unit + " (CORE_STATUS, WDOG_STATUS, Q_STATUS)");
   }
@@ -216,23 +217,7 @@ std::string kernel_dpu(Device& d, const Options& opt) {
 
 // IFD0 -> DWPU -> ODR: 2x2 max pooling, stride 2, over a 6x6 image of int8x64 pixels.
 std::string kernel_dwpu(Device& d, const Options& opt) {
-  Datapath dp;
-  dp.header.kind = S::DpKind::DWPU;
-  dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
-  auto& w = dp.ifd0;
-  w.dtype = w.cast_from = Dtype::INT8;
-  w.base_row = kInRow;
-  w.ndims = 4;
-  w.d0_size = 2, w.d0_stride = 1;
-  w.d1_size = 2, w.d1_stride = 6;
-  w.d2_size = 3, w.d2_stride = 2;
-  w.d3_size = 3, w.d3_stride = 12;
-  dp.dwpu = S::DwpuDesc{};
-  dp.dwpu->op = S::DwpuOp::MAX;
-  dp.dwpu->taps = 4;
-  dp.dwpu->ndims = 1;
-  dp.dwpu->o0_size = 9;
-  dp.odr = linear_walk(768, 9, Dtype::INT32, Dtype::INT32);
+  const Datapath dp = dwpu_max_pool_2x2(kInRow, 768);
   return "DWPU 2x2/2 max pool over 6x6: " + run_kernel(d, opt,
                                                        {"dwpu", 3, "DWPU", S::Queue::DWPU, 36, 768, 36, Dtype::INT32,
                                                         "core 0's DWPU (window taps, the MAX reduction)"},

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     cfg.board = board;
     auto dev = runtime::make_device(target, cfg);
     bringup::FaultyDevice faulty(*dev, f);
-    runtime::Device& d = f == bringup::Fault::NONE ? *dev : static_cast<runtime::Device&>(faulty);
+    device::Device& d = f == bringup::Fault::NONE ? *dev : static_cast<device::Device&>(faulty);
     // The log goes to the terminal as each step ends and, with --log, to the file as well.
     std::ofstream file;
     if (!log_path.empty()) {

@@ -39,7 +39,7 @@ uint32_t wait(Device& d, uint32_t row, uint32_t dir, uint32_t ch, const std::str
   uint32_t t = 0;
   try {
     t = d.wait_token(0, row, dir, ch, timeout);
-  } catch (const runtime::TimeoutError& e) {
+  } catch (const device::TimeoutError& e) {
     throw StepFail(what + ": no completion token (" + e.what() + ")",
                    "the DMA engine of row " + std::to_string(row) + " (clock, AXI master, queue registers)");
   }

@@ -14,7 +14,7 @@
 namespace axcore::bringup::detail {
 
 namespace S = spec;
-using runtime::Device;
+using device::Device;
 
 // A step failed: what went wrong and what to check on the board.
 struct StepFail : std::runtime_error {

@@ -34,7 +34,7 @@ void wait(void* ctx, uint32_t cycles) { self(ctx).device().advance(cycles); }
 
 }  // namespace
 
-DevicePort::DevicePort(runtime::Device& dev) : dev_(dev) {
+DevicePort::DevicePort(device::Device& dev) : dev_(dev) {
   port_.ctx = this;
   port_.reg_read = reg_read;
   port_.reg_write = reg_write;

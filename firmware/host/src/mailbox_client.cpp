@@ -37,7 +37,7 @@ std::string StatusPage::describe() const {
   return o.str();
 }
 
-MailboxClient::MailboxClient(runtime::Device& dev, uint64_t base, uint64_t scratch, uint64_t scratch_bytes)
+MailboxClient::MailboxClient(device::Device& dev, uint64_t base, uint64_t scratch, uint64_t scratch_bytes)
     : dev_(dev), base_(base), scratch_(scratch), scratch_bytes_(scratch_bytes) {}
 
 uint32_t MailboxClient::rd(uint64_t off) {
@@ -129,14 +129,14 @@ StatusPage MailboxClient::status() {
 }
 
 struct FirmwareInTheLoop::PortHolder {
-  explicit PortHolder(runtime::Device& d) : port(d) {}
+  explicit PortHolder(device::Device& d) : port(d) {}
   DevicePort port;
 };
 
-FirmwareInTheLoop::FirmwareInTheLoop(runtime::Device& dev, uint32_t entries)
+FirmwareInTheLoop::FirmwareInTheLoop(device::Device& dev, uint32_t entries)
     : FirmwareInTheLoop(dev, dev.ddr_size() - kReservedBytes, entries) {}
 
-FirmwareInTheLoop::FirmwareInTheLoop(runtime::Device& dev, uint64_t mailbox_offset, uint32_t entries)
+FirmwareInTheLoop::FirmwareInTheLoop(device::Device& dev, uint64_t mailbox_offset, uint32_t entries)
     : port_(std::make_unique<PortHolder>(dev)),
       fw_(std::make_unique<axfw>()),
       client_(dev, mailbox_offset, mailbox_offset + ((AXFW_MB_BYTES(entries, entries) + 0xFFF) & ~0xFFFu), 1u << 20),

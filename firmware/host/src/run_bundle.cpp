@@ -2,7 +2,7 @@
 
 namespace axcore::fw {
 
-FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
+FirmwareRunResult run_bundle_via_firmware(device::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
                                           uint64_t idle_timeout_cycles) {
   using namespace runtime;
   check_inputs(b, inputs);

@@ -12,8 +12,8 @@
 namespace axcore::rtl {
 
 namespace P = spec::param;
-using runtime::DeviceError;
-using runtime::TimeoutError;
+using device::DeviceError;
+using device::TimeoutError;
 
 namespace {
 constexpr unsigned kRows = 8, kUnits = 32;  // MEM_WRITE assembly slots per (row, unit)

@@ -21,9 +21,11 @@ std::map<std::string, DeviceFactory, std::less<>>& registry() {
     m["regfile"] = [](const BackendConfig& c) {
       RegFileOptions o;
       o.cores = c.cores;
-      return std::unique_ptr<Device>(std::make_unique<RegFileDevice>(o));
+      return std::unique_ptr<device::Device>(std::make_unique<RegFileDevice>(o));
     };
-    m["fsim"] = [](const BackendConfig& c) { return std::unique_ptr<Device>(std::make_unique<FsimDevice>(c.cores)); };
+    m["fsim"] = [](const BackendConfig& c) {
+      return std::unique_ptr<device::Device>(std::make_unique<FsimDevice>(c.cores));
+    };
     return m;
   }();
   return f;
@@ -40,14 +42,14 @@ std::map<std::string, DeviceFactory, std::less<>>& factories() {
 // The fpga backend owns the simulated device behind a fake board.
 class FakeBoardDevice : public FpgaDevice {
  public:
-  FakeBoardDevice(std::unique_ptr<Device> backing, const std::string& log)
+  FakeBoardDevice(std::unique_ptr<device::Device> backing, const std::string& log)
       : FpgaDevice(std::make_unique<FakeBoard>(*backing, log)), backing_(std::move(backing)) {}
 
  private:
-  std::unique_ptr<Device> backing_;  // outlives nothing that uses it: FpgaDevice's board is destroyed first
+  std::unique_ptr<device::Device> backing_;  // outlives nothing that uses it: FpgaDevice's board is destroyed first
 };
 
-std::unique_ptr<Device> make_fpga(const BackendConfig& cfg) {
+std::unique_ptr<device::Device> make_fpga(const BackendConfig& cfg) {
   if (cfg.board.rfind("fake=", 0) == 0) {
     std::string log = cfg.board.substr(5), dev = "regfile";
     if (auto comma = log.find(",device="); comma != std::string::npos) {
@@ -66,16 +68,16 @@ std::unique_ptr<Device> make_fpga(const BackendConfig& cfg) {
 
 class DeviceBackend : public Backend {
  public:
-  DeviceBackend(std::string name, std::unique_ptr<Device> dev) : name_(std::move(name)), dev_(std::move(dev)) {}
+  DeviceBackend(std::string name, std::unique_ptr<device::Device> dev) : name_(std::move(name)), dev_(std::move(dev)) {}
   std::string_view name() const override { return name_; }
   RunResult run(const Bundle& b, const Arrays& in, const RunOptions& opt) override {
     return run_on_device(*dev_, b, in, opt);
   }
-  Device* device() override { return dev_.get(); }
+  device::Device* device() override { return dev_.get(); }
 
  private:
   std::string name_;
-  std::unique_ptr<Device> dev_;
+  std::unique_ptr<device::Device> dev_;
 };
 
 class RefBackend : public Backend {
@@ -100,7 +102,7 @@ std::vector<std::string> backend_names() {
   return r;
 }
 
-std::unique_ptr<Device> make_device(std::string_view name, const BackendConfig& cfg) {
+std::unique_ptr<device::Device> make_device(std::string_view name, const BackendConfig& cfg) {
   if (name == "fpga") return make_fpga(cfg);
   auto it = factories().find(name);
   if (it == factories().end()) {

@@ -32,14 +32,14 @@ uint64_t number(std::string_view s, const std::string& what) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    throw DeviceError(what + ": '" + std::string(s) + "' is not a number");
+    throw device::DeviceError(what + ": '" + std::string(s) + "' is not a number");
   return v;
 }
 
 uint64_t sysfs_number(const std::filesystem::path& p) {
   std::ifstream f(p);
   std::string s;
-  if (!(f >> s)) throw DeviceError("fpga: cannot read " + p.string() + " (is the driver loaded?)");
+  if (!(f >> s)) throw device::DeviceError("fpga: cannot read " + p.string() + " (is the driver loaded?)");
   return number(s, p.string());
 }
 
@@ -49,18 +49,18 @@ uint64_t sysfs_number(const std::filesystem::path& p) {
 
 Mapping::Mapping(const std::filesystem::path& path, uint64_t offset, uint64_t bytes, bool create) : size_(bytes) {
   fd_ = ::open(path.c_str(), O_RDWR | O_SYNC | (create ? O_CREAT : 0), 0600);
-  if (fd_ < 0) throw DeviceError("fpga: cannot open " + path.string() + ": " + std::strerror(errno));
+  if (fd_ < 0) throw device::DeviceError("fpga: cannot open " + path.string() + ": " + std::strerror(errno));
   if (create && ::ftruncate(fd_, static_cast<off_t>(offset + bytes)) != 0) {
     const int e = errno;
     ::close(fd_);
-    throw DeviceError("fpga: cannot size " + path.string() + ": " + std::strerror(e));
+    throw device::DeviceError("fpga: cannot size " + path.string() + ": " + std::strerror(e));
   }
   ptr_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(offset));
   if (ptr_ == MAP_FAILED) {
     const int e = errno;
     ::close(fd_);
-    throw DeviceError("fpga: cannot mmap " + std::to_string(bytes) + " bytes of " + path.string() + " at " +
-                      hex(offset) + ": " + std::strerror(e));
+    throw device::DeviceError("fpga: cannot mmap " + std::to_string(bytes) + " bytes of " + path.string() + " at " +
+                              hex(offset) + ": " + std::strerror(e));
   }
 }
 
@@ -79,7 +79,7 @@ UioConfig parse_uio_config(std::string_view s) {
     const std::string_view item = s.substr(0, comma);
     s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) throw DeviceError("fpga: '" + std::string(item) + "' is not KEY=VALUE");
+    if (eq == std::string_view::npos) throw device::DeviceError("fpga: '" + std::string(item) + "' is not KEY=VALUE");
     const std::string_view k = item.substr(0, eq), v = item.substr(eq + 1);
     if (k == "uio")
       c.regs = std::string(v);
@@ -91,18 +91,18 @@ UioConfig parse_uio_config(std::string_view s) {
     } else if (k == "mem") {
       const size_t colon = v.find(':');
       if (colon == std::string_view::npos)
-        throw DeviceError("fpga: mem= wants PHYS:BYTES, got '" + std::string(v) + "'");
+        throw device::DeviceError("fpga: mem= wants PHYS:BYTES, got '" + std::string(v) + "'");
       c.dma = "/dev/mem";
       c.dma_phys = number(v.substr(0, colon), "mem phys");
       c.dma_offset = c.dma_phys;
       c.dma_bytes = number(v.substr(colon + 1), "mem bytes");
       dma = true;
     } else {
-      throw DeviceError("fpga: unknown key '" + std::string(k) + "' (expected uio=, dma=, mem=, regs_bytes=)");
+      throw device::DeviceError("fpga: unknown key '" + std::string(k) + "' (expected uio=, dma=, mem=, regs_bytes=)");
     }
   }
   if (c.regs.empty() || !dma)
-    throw DeviceError("fpga: the board needs uio=/dev/uioN and dma=/dev/udmabufN or mem=PHYS:BYTES");
+    throw device::DeviceError("fpga: the board needs uio=/dev/uioN and dma=/dev/udmabufN or mem=PHYS:BYTES");
   return c;
 }
 
@@ -121,16 +121,16 @@ UioBoard::UioBoard(const UioConfig& cfg) : cfg_(cfg) {
   dma_ = std::make_unique<Mapping>(cfg.dma, cfg.dma_offset, dma_bytes);
   const uint32_t id = read32(spec::tile_addr(0, P::shim_row, spec::shim::ID.offset));
   if (id != spec::kIdMagic)
-    throw DeviceError("fpga: " + cfg.regs.string() + " reads ID " + hex(id) + ", an axcore device reads " +
-                      hex(spec::kIdMagic));
+    throw device::DeviceError("fpga: " + cfg.regs.string() + " reads ID " + hex(id) + ", an axcore device reads " +
+                              hex(spec::kIdMagic));
   const uint64_t hash = uint64_t{read32(spec::tile_addr(0, P::shim_row, spec::shim::SPEC_HASH_HI.offset))} << 32 |
                         read32(spec::tile_addr(0, P::shim_row, spec::shim::SPEC_HASH_LO.offset));
   if (hash != spec::kSpecHash)
-    throw DeviceError("fpga: the bitstream implements spec hash " + hex(hash) + ", this runtime spec hash " +
-                      hex(spec::kSpecHash));
+    throw device::DeviceError("fpga: the bitstream implements spec hash " + hex(hash) + ", this runtime spec hash " +
+                              hex(spec::kSpecHash));
   cores_ = spec::shim::Config::decode_word(read32(spec::tile_addr(0, P::shim_row, spec::shim::CONFIG.offset))).cores;
   if (cores_ < 1 || cores_ > P::max_cores)
-    throw DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
+    throw device::DeviceError("fpga: CONFIG reports " + std::to_string(cores_) + " cores");
 }
 
 std::string UioBoard::describe() const {
@@ -140,15 +140,15 @@ std::string UioBoard::describe() const {
 
 uint32_t UioBoard::read32(uint64_t addr) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
-                      "-byte window");
+    throw device::DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
+                              "-byte window");
   return regs_->words()[addr / 4];
 }
 
 void UioBoard::write32(uint64_t addr, uint32_t value) {
   if ((addr & 3) || addr + 4 > regs_->size())
-    throw DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
-                      "-byte window");
+    throw device::DeviceError("fpga: register " + hex(addr) + " is outside the " + std::to_string(regs_->size()) +
+                              "-byte window");
   std::atomic_thread_fence(std::memory_order_seq_cst);  // DMA data before the doorbell
   regs_->words()[addr / 4] = value;
 }
@@ -162,9 +162,9 @@ void UioBoard::wait_cycles(uint64_t cycles) {
 
 // ---- FakeBoard ---------------------------------------------------------------------------
 
-FakeBoard::FakeBoard(Device& backing, const std::filesystem::path& log)
+FakeBoard::FakeBoard(device::Device& backing, const std::filesystem::path& log)
     : dev_(backing), path_(log), log_(log), dma_log_(log.string() + ".dma", std::ios::binary) {
-  if (!log_ || !dma_log_) throw DeviceError("fake board: cannot write " + log.string());
+  if (!log_ || !dma_log_) throw device::DeviceError("fake board: cannot write " + log.string());
   // The DMA buffer is a mapped file, as a u-dma-buf is a mapped device node.
   const auto mem = log.string() + ".mem";
   dma_ = std::make_unique<Mapping>(mem, 0, backing.ddr_size(), true);
@@ -211,7 +211,7 @@ void FakeBoard::wait_cycles(uint64_t cycles) {
 // ---- FpgaDevice --------------------------------------------------------------------------
 
 FpgaDevice::FpgaDevice(std::unique_ptr<Board> board) : board_(std::move(board)) {
-  if (!board_) throw DeviceError("fpga: no board");
+  if (!board_) throw device::DeviceError("fpga: no board");
 }
 
 uint64_t FpgaDevice::cycle() const {
@@ -224,16 +224,16 @@ void FpgaDevice::run_until_idle(uint64_t timeout_cycles) {
   const uint64_t status = spec::tile_addr(0, P::shim_row, spec::shim::STATUS.offset);
   try {
     poll32(status, 0, 1, timeout_cycles);
-  } catch (const TimeoutError& e) {
-    throw TimeoutError(std::string("fpga: the device stayed busy (shim STATUS.busy): ") + e.what());
+  } catch (const device::TimeoutError& e) {
+    throw device::TimeoutError(std::string("fpga: the device stayed busy (shim STATUS.busy): ") + e.what());
   }
 }
 
 void FpgaDevice::check(uint64_t addr, uint64_t n, const char* what) const {
   const uint64_t size = board_->dma_memory().size();
   if (addr > size || n > size - addr)
-    throw DeviceError(std::string("fpga: DDR ") + what + " [" + hex(addr) + ", +" + std::to_string(n) +
-                      ") is outside the " + std::to_string(size) + "-byte DMA buffer");
+    throw device::DeviceError(std::string("fpga: DDR ") + what + " [" + hex(addr) + ", +" + std::to_string(n) +
+                              ") is outside the " + std::to_string(size) + "-byte DMA buffer");
 }
 
 void FpgaDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
@@ -250,10 +250,10 @@ void FpgaDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
 
 // ---- replay ------------------------------------------------------------------------------
 
-ReplayResult replay_board_log(const std::filesystem::path& path, Device& dev, size_t max_mismatches) {
+ReplayResult replay_board_log(const std::filesystem::path& path, device::Device& dev, size_t max_mismatches) {
   std::ifstream log(path);
   std::ifstream dma(path.string() + ".dma", std::ios::binary);
-  if (!log) throw DeviceError("replay: cannot open " + path.string());
+  if (!log) throw device::DeviceError("replay: cannot open " + path.string());
   ReplayResult r;
   std::string line;
   size_t lineno = 0;
@@ -280,7 +280,7 @@ ReplayResult replay_board_log(const std::filesystem::path& path, Device& dev, si
     } else if (op == "F") {
       std::vector<uint8_t> data(number(b, where));
       if (!dma.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size())))
-        throw DeviceError("replay: " + where + ": the .dma file ends before this flush");
+        throw device::DeviceError("replay: " + where + ": the .dma file ends before this flush");
       dev.ddr_write(number(a, where), data);
     } else if (op == "I") {
       std::vector<uint8_t> data(number(b, where));
@@ -288,7 +288,7 @@ ReplayResult replay_board_log(const std::filesystem::path& path, Device& dev, si
       if (trace::fnv1a64(data) != number(c, where))
         bad("I " + a + " " + b + ": the board's DMA data hash " + c + ", the replay's " + hex(trace::fnv1a64(data)));
     } else {
-      throw DeviceError("replay: " + where + ": unknown event '" + op + "'");
+      throw device::DeviceError("replay: " + where + ": unknown event '" + op + "'");
     }
   }
   return r;

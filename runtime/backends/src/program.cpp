@@ -142,7 +142,7 @@ std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const
   return args;
 }
 
-uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at) {
+uint64_t write_buffer_images(device::Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at) {
   uint64_t bytes = 0;
   for (const auto& buf : b.buffers) {
     std::vector<uint8_t> img;
@@ -158,13 +158,13 @@ uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs,
   return bytes;
 }
 
-std::vector<uint32_t> prepare_program(Device& dev, const Bundle& b, const ParamBits& bits) {
+std::vector<uint32_t> prepare_program(device::Device& dev, const Bundle& b, const ParamBits& bits) {
   ProgramTxn prog = program_txn(b, bits);
   for (const auto& [t, v] : prog.before) dev.mask_write32(t.addr, v << t.shift, t.mask);
   return std::move(prog.txn);
 }
 
-uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out) {
+uint64_t read_outputs(device::Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out) {
   uint64_t bytes = 0;
   for (const auto& buf : b.buffers) {
     if (buf.role != BufferRole::OUTPUT) continue;
@@ -184,7 +184,7 @@ std::string dma_channel_name(uint32_t row, bool mm2s, uint32_t channel) {
   return engine + (mm2s ? ".mm2s" : ".s2mm") + std::to_string(channel);
 }
 
-RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
+RunResult run_on_device(device::Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt) {
   if (!b.dispatch.empty()) {  // bind the call's sizes first: a refused call never reaches the device
     DispatchedCall call = dispatch_call(b, opt.params);
     RunOptions o = opt;
@@ -222,7 +222,7 @@ RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, cons
           res.dma.push_back({dma_channel_name(row, mm2s, ch), row, ch, mm2s, bytes});
           res.dma_bytes += bytes;
         }
-  } catch (const DeviceError&) {}
+  } catch (const device::DeviceError&) {}
   res.sticky = read_sticky_status(dev);
   return res;
 }

@@ -11,7 +11,7 @@ namespace {
 
 using namespace axcore;
 
-class CountingDevice : public runtime::Device {
+class CountingDevice : public device::Device {
  public:
   std::string_view backend() const override { return "count"; }
   unsigned cores() const override { return 1; }
@@ -24,7 +24,7 @@ class CountingDevice : public runtime::Device {
   uint64_t ddr_size() const override { return 0; }
   void ddr_write(uint64_t, std::span<const uint8_t>) override {}
   void ddr_read(uint64_t, std::span<uint8_t>) override {}
-  void set_trace_sink(runtime::TraceSink) override {}
+  void set_trace_sink(device::TraceSink) override {}
   uint64_t sum = 0;
 };
 
@@ -40,7 +40,7 @@ std::vector<uint32_t> stream(size_t ops) {
   return w.words();
 }
 
-void measure(const char* name, runtime::Device& dev, const std::vector<uint32_t>& words, size_t ops) {
+void measure(const char* name, device::Device& dev, const std::vector<uint32_t>& words, size_t ops) {
   const auto t0 = std::chrono::steady_clock::now();
   runtime::play(dev, words, {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -29,7 +29,7 @@ struct PushRec {
 
 class Session {
  public:
-  Session(Device& dev, const txn::Header& h, std::span<const ArgBinding> args, const PlayOptions& opt)
+  Session(device::Device& dev, const txn::Header& h, std::span<const ArgBinding> args, const PlayOptions& opt)
       : dev_(dev), header_(h), args_(args), opt_(opt), layout_(txn::axcore_layout()) {}
 
   void run(const txn::Decoded& d, PlayStats& st) {
@@ -38,7 +38,7 @@ class Session {
       ++n;
       try {
         std::visit([&](const auto& body) { apply(op, body, st); }, op.body);
-      } catch (const PlayError&) { throw; } catch (const DeviceError& e) {
+      } catch (const PlayError&) { throw; } catch (const device::DeviceError& e) {
         throw PlayError(std::string(txn::to_string(op.opcode)) + " at word " + std::to_string(op.pos) + ": " + e.what(),
                         op.pos);
       }
@@ -98,7 +98,7 @@ class Session {
   void apply(const txn::Op& op, const txn::MaskPoll32& p, PlayStats& st) {
     try {
       dev_.poll32(p.addr, p.value, p.mask, opt_.poll_timeout_cycles);
-    } catch (const TimeoutError& e) {
+    } catch (const device::TimeoutError& e) {
       throw PlayError("maskpoll32 at word " + std::to_string(op.pos) + ": " + e.what() + "\n" + status_report(dev_),
                       op.pos);
     }
@@ -146,7 +146,7 @@ class Session {
     uint32_t token = 0;
     try {
       token = dev_.wait_token(col, row, dir, ch, opt_.token_timeout_cycles);
-    } catch (const TimeoutError&) {
+    } catch (const device::TimeoutError&) {
       throw PlayError(at + ": no completion token within " + std::to_string(opt_.token_timeout_cycles) +
                           " cycles: " + task() + " never completed\n" + status_report(dev_),
                       op.pos);
@@ -169,7 +169,7 @@ class Session {
                     op.pos);
   }
 
-  Device& dev_;
+  device::Device& dev_;
   txn::Header header_;
   std::span<const ArgBinding> args_;
   const PlayOptions& opt_;
@@ -179,7 +179,8 @@ class Session {
 
 }  // namespace
 
-PlayStats play(Device& dev, std::span<const uint32_t> words, std::span<const ArgBinding> args, const PlayOptions& opt) {
+PlayStats play(device::Device& dev, std::span<const uint32_t> words, std::span<const ArgBinding> args,
+               const PlayOptions& opt) {
   txn::Decoded d;
   try {
     d = txn::decode(words);

@@ -11,13 +11,13 @@ namespace P = spec::param;
 std::string hex8(uint32_t v) { return text::hex_width(v, 10); }
 
 struct Reader {
-  Device& dev;
+  device::Device& dev;
   std::string out;
   void reg(const char* name, uint64_t addr) {
     out += std::string(" ") + name + "=";
     try {
       out += hex8(dev.read32(addr));
-    } catch (const DeviceError&) { out += "unreadable"; }
+    } catch (const device::DeviceError&) { out += "unreadable"; }
   }
   void error_block(unsigned row) {
     const auto at = [&](uint32_t off) { return spec::tile_addr(0, row, off); };
@@ -34,7 +34,7 @@ struct Reader {
                ", detail " + std::to_string(i.detail) + ")";
         out += " ERROR_ADDR=" + hex8(dev.read32(at(spec::shim::ERROR_ADDR.offset)));
       }
-    } catch (const DeviceError&) { out += " ERROR_STATUS=unreadable"; }
+    } catch (const device::DeviceError&) { out += " ERROR_STATUS=unreadable"; }
   }
   void dma(unsigned row) {
     for (uint32_t ch = 0; ch < P::dma_channels; ++ch) {
@@ -47,7 +47,7 @@ struct Reader {
 
 }  // namespace
 
-std::string status_report(Device& dev) {
+std::string status_report(device::Device& dev) {
   Reader r{dev, {}};
   r.out = "device status (" + std::string(dev.backend()) + ", cycle " + std::to_string(dev.cycle()) + "):\n  shim:";
   r.reg("STATUS", spec::tile_addr(0, P::shim_row, spec::shim::STATUS.offset));
@@ -82,12 +82,12 @@ std::string reg_of(const std::string& key) { return key.substr(key.find('.') + 1
 std::string tile_of(const std::string& key) { return key.substr(0, key.find('.')); }
 }  // namespace
 
-StickyStatus read_sticky_status(Device& dev) {
+StickyStatus read_sticky_status(device::Device& dev) {
   StickyStatus s;
   auto read = [&](const std::string& key, unsigned row, uint32_t off) {
     try {
       s[key] = dev.read32(spec::tile_addr(0, row, off));
-    } catch (const DeviceError&) {}
+    } catch (const device::DeviceError&) {}
   };
   read("shim.TOKEN_DROPPED", P::shim_row, spec::shim::TOKEN_DROPPED.offset);
   read("shim.ERROR_STATUS", P::shim_row, spec::shim::ERROR_STATUS.offset);

@@ -55,8 +55,8 @@ ref::DmaEngine engine_of(unsigned row) {
 RegFileDevice::RegFileDevice(RegFileOptions opt)
     : opt_(opt), ddr_(opt.ddr_bytes), l2_(P::l2_bytes), l1_(opt.cores, std::vector<uint8_t>(P::l1_bytes)) {
   if (opt.cores < 1 || opt.cores > P::max_cores)
-    throw DeviceError("regfile: " + std::to_string(opt.cores) + " cores; a build has 1 to " +
-                      std::to_string(P::max_cores));
+    throw device::DeviceError("regfile: " + std::to_string(opt.cores) + " cores; a build has 1 to " +
+                              std::to_string(P::max_cores));
 }
 
 const spec::RegisterInfo* RegFileDevice::find(uint64_t addr) const {
@@ -118,7 +118,7 @@ uint32_t RegFileDevice::computed_read(uint64_t addr, const spec::RegisterInfo& r
 
 uint32_t RegFileDevice::read32(uint64_t addr) {
   const spec::RegisterInfo* r = find(addr);
-  if (!r) throw DeviceError("regfile: read of unmapped register " + text::hex(addr));
+  if (!r) throw device::DeviceError("regfile: read of unmapped register " + text::hex(addr));
   cycle_ += 4;
   step();
   const uint32_t v = computed_read(addr, *r);
@@ -128,7 +128,8 @@ uint32_t RegFileDevice::read32(uint64_t addr) {
 
 void RegFileDevice::write32(uint64_t addr, uint32_t value) {
   const spec::RegisterInfo* r = find(addr);
-  if (!r) throw DeviceError("regfile: write of unmapped register " + text::hex(addr) + " <- " + text::hex(value));
+  if (!r)
+    throw device::DeviceError("regfile: write of unmapped register " + text::hex(addr) + " <- " + text::hex(value));
   cycle_ += 3;
   record({cycle_, true, addr, value});
   if (sink_) {
@@ -358,7 +359,7 @@ void RegFileDevice::run_until_idle(uint64_t timeout_cycles) {
                                                     : std::string(dir ? "MM2S" : "S2MM") + " ch" + std::to_string(ch)) +
                   ": " + std::to_string(c.queue.size()) + " tasks;";
         }
-      throw TimeoutError("regfile: not idle after " + std::to_string(timeout_cycles) + " cycles:" + busy);
+      throw device::TimeoutError("regfile: not idle after " + std::to_string(timeout_cycles) + " cycles:" + busy);
     }
     advance(poll_interval_cycles);
   }
@@ -370,15 +371,15 @@ void RegFileDevice::hang(unsigned col, unsigned row, unsigned dir, unsigned chan
 
 void RegFileDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR write [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
-                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
+    throw device::DeviceError("regfile: DDR write [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                              ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
   std::copy(bytes.begin(), bytes.end(), ddr_.begin() + static_cast<std::ptrdiff_t>(addr));
 }
 
 void RegFileDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   if (addr > ddr_.size() || bytes.size() > ddr_.size() - addr)
-    throw DeviceError("regfile: DDR read [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
-                      ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
+    throw device::DeviceError("regfile: DDR read [" + text::hex(addr) + ", +" + std::to_string(bytes.size()) +
+                              ") outside the " + std::to_string(ddr_.size()) + "-byte DDR");
   std::copy_n(ddr_.begin() + static_cast<std::ptrdiff_t>(addr), bytes.size(), bytes.begin());
 }
 

@@ -7,8 +7,7 @@
 // axcore::tlm::TlmDevice), `rtl` (rtl/sim: axcore::rtl::RtlDevice), `fpga` (runtime/backends).
 // The device floor (device/, docs/architecture.md §8) sits below the runtime and the models, so
 // they depend on it without a cycle; header-only, link CMake target `axcore::device`. The names
-// live in axcore::device; axcore::runtime re-exports them (the runtime's and the models' code
-// spells them runtime::Device, ...).
+// live in axcore::device and every user spells them so (device::Device, ...).
 //
 // Errors: every call throws DeviceError (with a message naming the address / what timed out) for
 // an access outside the map, an unmapped tile, or a timeout; a backend never crashes or returns
@@ -116,13 +115,5 @@ class Device {
 };
 
 }  // namespace axcore::device
-
-namespace axcore::runtime {
-using device::Device;
-using device::DeviceError;
-using device::TimeoutError;
-using device::TraceSink;
-using device::UnitCounters;
-}  // namespace axcore::runtime
 
 #include "axcore/device/device_inl.hpp"

@@ -1,9 +1,9 @@
-// axcore::tlm::TlmDevice — the SystemC TLM-2.0 backend of runtime::Device (issue 7): the shim,
+// axcore::tlm::TlmDevice — the SystemC TLM-2.0 backend of device::Device (issue 7): the shim,
 // mem and `cores` core tiles of sc_models/, loosely timed (1 cycle = 1 ns), registers through
 // TLM target sockets, DDR as a DMI memory the host reads and writes directly.
 //
 // SystemC elaborates once per process: construct at most one TlmDevice per process (a second one
-// throws runtime::DeviceError). Tests run each simulation in its own process.
+// throws device::DeviceError). Tests run each simulation in its own process.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ struct TlmOptions {
   uint64_t ddr_bytes = 64ull << 20;  // DDR model size (addresses beyond it are refused)
 };
 
-class TlmDevice : public runtime::Device {
+class TlmDevice : public device::Device {
  public:
   explicit TlmDevice(TlmOptions opt = {});
   ~TlmDevice() override;
@@ -38,7 +38,7 @@ class TlmDevice : public runtime::Device {
   uint64_t ddr_size() const override;
   void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) override;
   void ddr_read(uint64_t addr, std::span<uint8_t> bytes) override;
-  void set_trace_sink(runtime::TraceSink sink) override;
+  void set_trace_sink(device::TraceSink sink) override;
 
   // Direct views of a core's L1 and the L2 (test and benchmark setup; no simulated time).
   std::span<uint8_t> l1(unsigned core);

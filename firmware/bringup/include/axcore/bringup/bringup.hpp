@@ -38,7 +38,7 @@ struct Options {
 
 // Runs the steps in order, printing "[n/N] name ... PASS|FAIL" and details to `log`.
 // Returns every step run (the last one is the failure, if any).
-std::vector<StepResult> run(runtime::Device& dev, const Options& opt, std::ostream& log);
+std::vector<StepResult> run(device::Device& dev, const Options& opt, std::ostream& log);
 std::vector<std::string> step_names();
 
 // One fault per step (all_faults() in step order); the kernel faults flip bit 0 of lane 3 of the
@@ -63,9 +63,9 @@ std::string to_string(Fault f);
 std::vector<Fault> all_faults();  // one per step, in step order (NO_DWPU excluded)
 
 // A Device that forwards to another one, except for the one fault it injects.
-class FaultyDevice : public runtime::Device {
+class FaultyDevice : public device::Device {
  public:
-  FaultyDevice(runtime::Device& inner, Fault f) : d_(inner), f_(f) {}
+  FaultyDevice(device::Device& inner, Fault f) : d_(inner), f_(f) {}
   std::string_view backend() const override { return d_.backend(); }
   unsigned cores() const override { return d_.cores(); }
   uint32_t read32(uint64_t addr) override;
@@ -77,10 +77,10 @@ class FaultyDevice : public runtime::Device {
   uint64_t ddr_base() const override { return d_.ddr_base(); }
   void ddr_write(uint64_t a, std::span<const uint8_t> b) override { d_.ddr_write(a, b); }
   void ddr_read(uint64_t a, std::span<uint8_t> b) override;
-  void set_trace_sink(runtime::TraceSink s) override { d_.set_trace_sink(std::move(s)); }
+  void set_trace_sink(device::TraceSink s) override { d_.set_trace_sink(std::move(s)); }
 
  private:
-  runtime::Device& d_;
+  device::Device& d_;
   Fault f_;
 };
 

@@ -13,17 +13,17 @@ namespace axcore::fw {
 
 class DevicePort {
  public:
-  explicit DevicePort(runtime::Device& dev);
+  explicit DevicePort(device::Device& dev);
   DevicePort(const DevicePort&) = delete;
   DevicePort& operator=(const DevicePort&) = delete;
 
   const axfw_port* port() const { return &port_; }
-  runtime::Device& device() { return dev_; }
+  device::Device& device() { return dev_; }
   // Register accesses the firmware made (reads, writes), for tests and bring-up logs.
   uint64_t reg_reads = 0, reg_writes = 0, ddr_words = 0;
 
  private:
-  runtime::Device& dev_;
+  device::Device& dev_;
   axfw_port port_{};
 };
 

@@ -47,7 +47,7 @@ class MailboxClient {
  public:
   // `base`: DDR offset (from ddr_base()) of the mailbox; `scratch`: DDR offset of a region the
   // client may use for streams and binding tables (bytes long).
-  MailboxClient(runtime::Device& dev, uint64_t base, uint64_t scratch, uint64_t scratch_bytes);
+  MailboxClient(device::Device& dev, uint64_t base, uint64_t scratch, uint64_t scratch_bytes);
 
   // Waits for the firmware's magic (throws MailboxError if absent).
   void attach();
@@ -62,7 +62,7 @@ class MailboxClient {
   uint32_t rd(uint64_t off);
   void wr(uint64_t off, uint32_t v);
 
-  runtime::Device& dev_;
+  device::Device& dev_;
   uint64_t base_, scratch_, scratch_bytes_, cursor_ = 0;
   uint32_t sub_entries_ = 0, cmp_entries_ = 0, next_id_ = 1;
 };
@@ -72,8 +72,8 @@ class FirmwareInTheLoop {
  public:
   // The mailbox and its scratch region take the top kReservedBytes of DDR by default.
   static constexpr uint64_t kReservedBytes = 2u << 20;
-  explicit FirmwareInTheLoop(runtime::Device& dev, uint32_t entries = 4);
-  FirmwareInTheLoop(runtime::Device& dev, uint64_t mailbox_offset, uint32_t entries);
+  explicit FirmwareInTheLoop(device::Device& dev, uint32_t entries = 4);
+  FirmwareInTheLoop(device::Device& dev, uint64_t mailbox_offset, uint32_t entries);
   ~FirmwareInTheLoop();
   FirmwareInTheLoop(const FirmwareInTheLoop&) = delete;
   FirmwareInTheLoop& operator=(const FirmwareInTheLoop&) = delete;

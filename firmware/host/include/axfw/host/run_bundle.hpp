@@ -16,7 +16,7 @@ struct FirmwareRunResult {
 
 // Throws runtime::RunError for bad inputs, MailboxError when the firmware reports a failure
 // (the message carries the completion and the status page).
-FirmwareRunResult run_bundle_via_firmware(runtime::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
+FirmwareRunResult run_bundle_via_firmware(device::Device& dev, const runtime::Bundle& b, const runtime::Arrays& inputs,
                                           uint64_t idle_timeout_cycles = 10'000'000);
 
 }  // namespace axcore::fw

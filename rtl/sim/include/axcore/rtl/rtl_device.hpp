@@ -29,7 +29,7 @@ struct RtlOptions {
 
 class Model;  // the Verilated top behind a uniform pin view (src/model.hpp)
 
-class RtlDevice final : public runtime::Device {
+class RtlDevice final : public device::Device {
  public:
   explicit RtlDevice(const RtlOptions& opt = {});
   ~RtlDevice() override;
@@ -53,7 +53,7 @@ class RtlDevice final : public runtime::Device {
   void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) override;
   void ddr_read(uint64_t addr, std::span<uint8_t> bytes) override;
 
-  void set_trace_sink(runtime::TraceSink sink) override { sink_ = std::move(sink); }
+  void set_trace_sink(device::TraceSink sink) override { sink_ = std::move(sink); }
 
   // ---- harness extras (tests, benchmarks) ----
   bool busy() const;  // STATUS.busy as the top's port shows it this cycle
@@ -76,7 +76,7 @@ class RtlDevice final : public runtime::Device {
   unsigned cores_;
   DdrModel ddr_;
   std::unique_ptr<Model> model_;
-  runtime::TraceSink sink_;
+  device::TraceSink sink_;
   uint64_t cycle_ = 0, seq_ = 0;
   bool in_reset_ = true;                         // FST: reset ticks come before device cycle 0
   uint64_t fst_from_ = 0, fst_to_ = UINT64_MAX;  // FST window in device cycles

@@ -29,16 +29,16 @@ class Backend {
   virtual std::string_view name() const = 0;
   virtual RunResult run(const Bundle& b, const Arrays& inputs, const RunOptions& opt) = 0;
   // The device a timed backend runs on (nullptr for ref).
-  virtual Device* device() { return nullptr; }
+  virtual device::Device* device() { return nullptr; }
 };
 
-using DeviceFactory = std::function<std::unique_ptr<Device>(const BackendConfig&)>;
+using DeviceFactory = std::function<std::unique_ptr<device::Device>(const BackendConfig&)>;
 // A device backend added at run time (the TLM/RTL wiring registers "tlm"/"rtl" when built).
 void register_device_factory(const std::string& name, DeviceFactory f);
 
 // Throws RunError naming the backends this build has when `name` is not one of them.
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendConfig& cfg = {});
-std::unique_ptr<Device> make_device(std::string_view name, const BackendConfig& cfg = {});
+std::unique_ptr<device::Device> make_device(std::string_view name, const BackendConfig& cfg = {});
 std::vector<std::string> backend_names();
 
 }  // namespace axcore::runtime

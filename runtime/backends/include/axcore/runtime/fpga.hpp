@@ -90,7 +90,7 @@ class UioBoard : public Board {
 // Flushed bytes are appended to `log` + ".dma" so a replay can reproduce them.
 class FakeBoard : public Board {
  public:
-  FakeBoard(Device& backing, const std::filesystem::path& log);
+  FakeBoard(device::Device& backing, const std::filesystem::path& log);
   std::string describe() const override;
   uint32_t read32(uint64_t addr) override;
   void write32(uint64_t addr, uint32_t value) override;
@@ -103,14 +103,14 @@ class FakeBoard : public Board {
   uint64_t events() const { return events_; }
 
  private:
-  Device& dev_;
+  device::Device& dev_;
   std::filesystem::path path_;
   std::ofstream log_, dma_log_;
   uint64_t dma_log_bytes_ = 0, events_ = 0;
   std::unique_ptr<Mapping> dma_;
 };
 
-class FpgaDevice : public Device {
+class FpgaDevice : public device::Device {
  public:
   explicit FpgaDevice(std::unique_ptr<Board> board);
   std::string_view backend() const override { return "fpga"; }
@@ -124,7 +124,7 @@ class FpgaDevice : public Device {
   uint64_t ddr_base() const override { return board_->dma_phys(); }
   void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) override;
   void ddr_read(uint64_t addr, std::span<uint8_t> bytes) override;
-  void set_trace_sink(TraceSink) override {}  // a board reports no transaction trace
+  void set_trace_sink(device::TraceSink) override {}  // a board reports no transaction trace
   Board& board() { return *board_; }
 
  private:
@@ -138,6 +138,6 @@ struct ReplayResult {
 };
 // Plays a FakeBoard log into `dev` (writes, waits, flushed DMA data) and compares every read and
 // every invalidated DMA range. Stops collecting after `max_mismatches`.
-ReplayResult replay_board_log(const std::filesystem::path& log, Device& dev, size_t max_mismatches = 10);
+ReplayResult replay_board_log(const std::filesystem::path& log, device::Device& dev, size_t max_mismatches = 10);
 
 }  // namespace axcore::runtime

@@ -40,7 +40,7 @@ struct RunOptions {
 
 struct UnitUse {
   std::string name;  // "core0.mvm"
-  UnitCounters counters;
+  device::UnitCounters counters;
 };
 
 // One DMA channel's byte counter (DMA_S2MM_BYTES / DMA_MM2S_BYTES) after a run.
@@ -101,14 +101,14 @@ using BufferAddrs = std::map<std::string, uint64_t, std::less<>>;  // DDR offset
 std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const BufferAddrs& at);
 // Writes every INPUT (from `inputs`, checked by check_inputs) and CONSTANT buffer's device image at
 // its offset; returns the bytes written.
-uint64_t write_buffer_images(Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at);
+uint64_t write_buffer_images(device::Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at);
 // Writes the parameter targets the program TXN does not carry (program_txn's `before`) and returns
 // the TXN to play: the bundle's own words unless it preloads command streams or its TXN writes a
 // parameter target (bundle.hpp).
-std::vector<uint32_t> prepare_program(Device& dev, const Bundle& b, const ParamBits& bits);
+std::vector<uint32_t> prepare_program(device::Device& dev, const Bundle& b, const ParamBits& bits);
 // Reads every OUTPUT buffer back into `out`; returns the bytes read.
-uint64_t read_outputs(Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out);
+uint64_t read_outputs(device::Device& dev, const Bundle& b, const BufferAddrs& at, Arrays& out);
 
-RunResult run_on_device(Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt = {});
+RunResult run_on_device(device::Device& dev, const Bundle& b, const Arrays& inputs, const RunOptions& opt = {});
 
 }  // namespace axcore::runtime

@@ -27,7 +27,7 @@
 
 namespace axcore::runtime {
 
-class PlayError : public DeviceError {
+class PlayError : public device::DeviceError {
  public:
   PlayError(const std::string& msg, uint32_t word) : DeviceError(msg), word_(word) {}
   uint32_t word() const { return word_; }  // stream word of the op that failed
@@ -64,13 +64,13 @@ struct PlayStats {
   std::vector<uint32_t> token_words;  // in the order the waits claimed them
 };
 
-PlayStats play(Device& dev, std::span<const uint32_t> txn, std::span<const ArgBinding> args,
+PlayStats play(device::Device& dev, std::span<const uint32_t> txn, std::span<const ArgBinding> args,
                const PlayOptions& opt = {});
 
 // The device's STATUS, TOKEN_DROPPED, and per tile ERROR_STATUS / ERROR_INFO (decoded) /
 // ERROR_ADDR, DMA channel status; per core CORE_STATUS, WDOG_STATUS, WDOG_WAITS, IMC_STATUS,
 // Q_STATUS. Never pops a token. Registers the device cannot read are shown as "unreadable".
-std::string status_report(Device& dev);
+std::string status_report(device::Device& dev);
 
 // The sticky status registers, read after a run (every backend that has a device): the counters
 // and error bits that only grow until cleared — "shim.TOKEN_DROPPED", "<tile>.ERROR_STATUS" for
@@ -78,7 +78,7 @@ std::string status_report(Device& dev);
 // read IMC tiles outside their residency: the guide's §14 IMC reuse hazard). A register the
 // device cannot read is left out.
 using StickyStatus = std::map<std::string, uint64_t, std::less<>>;
-StickyStatus read_sticky_status(Device& dev);
+StickyStatus read_sticky_status(device::Device& dev);
 // "sticky status: IMC_STALE_READS 32 (core0 32), TOKEN_DROPPED 0, ERROR_STATUS 0, WDOG_STATUS 0":
 // each counter summed over its tiles (each status register's bits OR-ed), the tiles where it is
 // not zero in parentheses.

@@ -38,7 +38,7 @@ struct RegAccess {
   uint32_t value = 0;  // written, or read back
 };
 
-class RegFileDevice : public Device {
+class RegFileDevice : public device::Device {
  public:
   explicit RegFileDevice(RegFileOptions opt = {});
 
@@ -52,7 +52,7 @@ class RegFileDevice : public Device {
   uint64_t ddr_size() const override { return ddr_.size(); }
   void ddr_write(uint64_t addr, std::span<const uint8_t> bytes) override;
   void ddr_read(uint64_t addr, std::span<uint8_t> bytes) override;
-  void set_trace_sink(TraceSink sink) override { sink_ = std::move(sink); }
+  void set_trace_sink(device::TraceSink sink) override { sink_ = std::move(sink); }
 
   // Tasks pushed to (col, row, dir, channel) from now on never complete.
   void hang(unsigned col, unsigned row, unsigned dir, unsigned channel);
@@ -100,7 +100,7 @@ class RegFileDevice : public Device {
   std::vector<uint8_t> ddr_, l2_;
   std::vector<std::vector<uint8_t>> l1_;
   std::vector<RegAccess> log_;
-  TraceSink sink_;
+  device::TraceSink sink_;
   uint64_t dma_words_ = 0, seq_ = 0;
 };
 

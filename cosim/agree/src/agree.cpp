@@ -1,4 +1,4 @@
-#include "programs.hpp"
+#include "axcore/cosim/agree.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,13 +9,13 @@
 #include <map>
 #include <memory>
 
+#include "axcore/cosim/dwpu_case.hpp"
 #include "axcore/cosim/stimulus.hpp"
 #include "axcore/num/pword.hpp"
 #include "axcore/ref/dma.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/ref/walk.hpp"
 #include "axcore/rtl/mm_layout.hpp"
-#include "rtl_core/dwpu_case.hpp"
 
 namespace axcore::agree {
 
@@ -40,24 +40,24 @@ uint32_t words_of(const spec::DmaBd& bd, const ref::DmaEngine& eng, uint32_t run
 }
 
 // One DMA hop: BDs into `row`'s engine, S2MM pushed first (with a token), then MM2S; waits.
-void hop(runtime::Device& d, uint32_t row, uint32_t ch, uint32_t mm2s_bd, uint32_t s2mm_bd, uint32_t mm2s_repeat = 0,
+void hop(device::Device& d, uint32_t row, uint32_t ch, uint32_t mm2s_bd, uint32_t s2mm_bd, uint32_t mm2s_repeat = 0,
          uint32_t tag = 1) {
   stim::push_dma(d, row, false, ch, stim::push_word(s2mm_bd, tag, true));
   stim::push_dma(d, row, true, ch, stim::push_word(mm2s_bd, tag + 1, false, mm2s_repeat));
   const auto t = stim::wait_dma_token(d, row, false, ch);
   if (t.error)
-    throw runtime::DeviceError("agree: DMA hop on row " + std::to_string(row) + " ended with " +
-                               std::string(spec::to_string(t.code)));
+    throw device::DeviceError("agree: DMA hop on row " + std::to_string(row) + " ended with " +
+                              std::string(spec::to_string(t.code)));
 }
 
 void check_token(const spec::Token& t, const char* what) {
   if (t.error)
-    throw runtime::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
+    throw device::DeviceError(std::string("agree: ") + what + " ended with " + std::string(spec::to_string(t.code)));
 }
 
 // Both channel pairs of the engine in `row` at once (S2MM ch0 BD 1, ch1 BD 3; MM2S ch0 BD 0,
 // ch1 BD 2); waits for both.
-void two_pairs(runtime::Device& d, uint32_t row) {
+void two_pairs(device::Device& d, uint32_t row) {
   stim::push_dma(d, row, false, 0, stim::push_word(1, 1));
   stim::push_dma(d, row, false, 1, stim::push_word(3, 2));
   stim::push_dma(d, row, true, 0, stim::push_word(0, 3, false));
@@ -67,7 +67,7 @@ void two_pairs(runtime::Device& d, uint32_t row) {
 }
 
 // L1 of core 0 through the host debug port (both backends: one register write per word).
-void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_t> bytes) {
+void dbg_write_l1(device::Device& d, uint64_t byte_addr, std::span<const uint8_t> bytes) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_ADDR.offset), static_cast<uint32_t>(byte_addr));
   const uint64_t data = stim::addr(kCore0, spec::core::DBG_MEM_DATA.offset);
@@ -79,8 +79,8 @@ void dbg_write_l1(runtime::Device& d, uint64_t byte_addr, std::span<const uint8_
 }
 
 // n bytes from byte_addr on through a tile's debug port (DBG_MEM_DATA reads auto-increment).
-std::vector<uint8_t> dbg_read(runtime::Device& d, uint32_t row, uint32_t addr_reg, uint32_t data_reg,
-                              uint64_t byte_addr, std::size_t n) {
+std::vector<uint8_t> dbg_read(device::Device& d, uint32_t row, uint32_t addr_reg, uint32_t data_reg, uint64_t byte_addr,
+                              std::size_t n) {
   d.write32(stim::addr(row, addr_reg), static_cast<uint32_t>(byte_addr));
   const uint64_t data = stim::addr(row, data_reg);
   std::vector<uint8_t> out;
@@ -92,7 +92,7 @@ std::vector<uint8_t> dbg_read(runtime::Device& d, uint32_t row, uint32_t addr_re
   return out;
 }
 
-std::vector<uint8_t> dbg_read_l1(runtime::Device& d, uint64_t byte_addr, std::size_t n) {
+std::vector<uint8_t> dbg_read_l1(device::Device& d, uint64_t byte_addr, std::size_t n) {
   d.write32(stim::addr(kCore0, spec::core::DBG_MEM_SEL.offset), 0);
   return dbg_read(d, kCore0, spec::core::DBG_MEM_ADDR.offset, spec::core::DBG_MEM_DATA.offset, byte_addr, n);
 }
@@ -102,7 +102,7 @@ std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& 
   return a;
 }
 
-std::vector<uint8_t> ddr_bytes(runtime::Device& d, uint64_t a, std::size_t n) {
+std::vector<uint8_t> ddr_bytes(device::Device& d, uint64_t a, std::size_t n) {
   std::vector<uint8_t> v(n);
   d.ddr_read(a, v);
   return v;
@@ -120,7 +120,7 @@ stim::Datapath matmul_datapath(const rtlcore::Matmul& mm) {
 
 constexpr uint32_t kLoadimcWord = 0x10, kDpWord = 0x100;
 
-void push_matmul(runtime::Device& d) {
+void push_matmul(device::Device& d) {
   stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
   stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
   check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
@@ -163,7 +163,7 @@ uint64_t Run::span() const {
   return b - a;
 }
 
-Run run(runtime::Device& d, const Program& p) {
+Run run(device::Device& d, const Program& p) {
   Run r;
   r.backend = std::string(d.backend());
   d.set_trace_sink([&r](const trace::Record& rec) { r.records.push_back(rec); });
@@ -233,18 +233,18 @@ Comparison compare(const Run& a, const Run& b) {
 Program dma_ddr_l2_ddr(uint32_t words) {
   Program p;
   p.name = "dma_ddr_l2_ddr";
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     d.ddr_write(0x10000, pattern(4 * words, 1));
     stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, words));
     stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L2, 0x4000, words));
     stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x4000, words));
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::DDR, 0x200000, words));
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     hop(d, kShim, 0, 0, 1);
     hop(d, kShim, 1, 2, 3);
   };
-  p.readback = [words](runtime::Device& d) { return ddr_bytes(d, 0x200000, 4 * words); };
+  p.readback = [words](device::Device& d) { return ddr_bytes(d, 0x200000, 4 * words); };
   return p;
 }
 
@@ -253,7 +253,7 @@ Program dma_walks() {
   p.name = "dma_walks";
   constexpr uint32_t kIn = 1024;
   constexpr uint32_t total_l2 = 80 + 80 + 64;
-  p.setup = [](runtime::Device& d) {
+  p.setup = [](device::Device& d) {
     d.ddr_write(0x10000, pattern(4 * kIn, 2));
     // SysDMA: DDR -> L2 0x0 as two chained BDs (each half) into one S2MM BD.
     spec::DmaBd a = stim::linear_bd(MemSel::DDR, 0x10000, kIn / 2);
@@ -289,13 +289,13 @@ Program dma_walks() {
     stim::write_bd(d, kShim, 4, stim::linear_bd(MemSel::L2, 0x80000, total_l2));
     stim::write_bd(d, kShim, 5, stim::linear_bd(MemSel::DDR, 0x300000, total_l2));
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     hop(d, kShim, 0, 0, 2);
     hop(d, kMem, 0, 0, 1, 1);
     hop(d, kCore0, 0, 0, 3);
     hop(d, kShim, 1, 4, 5);
   };
-  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x300000, 4 * total_l2); };
+  p.readback = [](device::Device& d) { return ddr_bytes(d, 0x300000, 4 * total_l2); };
   return p;
 }
 
@@ -305,11 +305,11 @@ Program dma_l2_bank_conflict(uint32_t words) {
   // Source rows r and destination rows r + 8k fall in the same bank (bank = row mod l2_banks).
   constexpr uint64_t kDst = 0x100000;
   static_assert(kDst / 64 % spec::param::l2_banks == 0);
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, words));
     stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, kDst, words));
   };
-  p.timed = [](runtime::Device& d) { hop(d, kMem, 0, 0, 1); };
+  p.timed = [](device::Device& d) { hop(d, kMem, 0, 0, 1); };
   return p;
 }
 
@@ -326,7 +326,7 @@ Program dma_engines_share_l2(uint32_t words) {
   Program p;
   p.name = "dma_engines_share_l2";
   static_assert(spec::param::l2_banks > 1);
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     const uint32_t core_row = spec::core_row(0);
     d.ddr_write(0x10000, pattern(words / 2, 5));
     // Source data in the bank-0 rows of both L2 sources (the mem tile's debug port, auto-increment).
@@ -346,7 +346,7 @@ Program dma_engines_share_l2(uint32_t words) {
     stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, words / 8));
     stim::write_bd(d, kShim, 1, bank0_bd(0x300000, words / 8));
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     const uint32_t core_row = spec::core_row(0);
     stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
     stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
@@ -360,7 +360,7 @@ Program dma_engines_share_l2(uint32_t words) {
   };
   // The CoreDMA's copy in L1, then the MemDMA's copy in L2 (its first rows) through the mem
   // tile's debug port.
-  p.readback = [words](runtime::Device& d) {
+  p.readback = [words](device::Device& d) {
     return concat(dbg_read_l1(d, 0x8000, 4 * std::size_t{words}),
                   dbg_read(d, kMem, spec::mem::DBG_MEM_ADDR.offset, spec::mem::DBG_MEM_DATA.offset, 0x100000, 64 * 4));
   };
@@ -370,13 +370,13 @@ Program dma_engines_share_l2(uint32_t words) {
 Program dma_two_pairs(uint32_t words) {
   Program p;
   p.name = "dma_two_pairs";
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, words));
     stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, 0x100040, words));
     stim::write_bd(d, kMem, 2, stim::linear_bd(MemSel::L2, 0x200080, words));
     stim::write_bd(d, kMem, 3, stim::linear_bd(MemSel::L2, 0x3000C0, words));
   };
-  p.timed = [](runtime::Device& d) { two_pairs(d, kMem); };
+  p.timed = [](device::Device& d) { two_pairs(d, kMem); };
   return p;
 }
 
@@ -395,15 +395,15 @@ spec::DmaBd long_bd(MemSel mem, uint64_t a, uint32_t words) {
 Program dma_ddr_to_l2(uint32_t words) {
   Program p;
   p.name = "dma_ddr_to_l2";
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 7));
     stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, 0x100000, words));
     stim::write_bd(d, kShim, 1, long_bd(MemSel::L2, 0x0, words));
     stim::write_bd(d, kShim, 2, long_bd(MemSel::L2, 0x0, 1024));
     stim::write_bd(d, kShim, 3, long_bd(MemSel::DDR, 0x800000, 1024));
   };
-  p.timed = [](runtime::Device& d) { hop(d, kShim, 0, 0, 1); };
-  p.readback = [](runtime::Device& d) {  // the first 4 KiB back out through DDR
+  p.timed = [](device::Device& d) { hop(d, kShim, 0, 0, 1); };
+  p.readback = [](device::Device& d) {  // the first 4 KiB back out through DDR
     hop(d, kShim, 1, 2, 3);
     return ddr_bytes(d, 0x800000, 4096);
   };
@@ -413,26 +413,26 @@ Program dma_ddr_to_l2(uint32_t words) {
 Program dma_l2_to_l1(uint32_t words) {
   Program p;
   p.name = "dma_l2_to_l1";
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     stim::write_bd(d, kMem, 0, long_bd(MemSel::L2, 0x40000, words));
     stim::write_bd(d, kMem, 1, long_bd(MemSel::L1, 0x0, words));
   };
-  p.timed = [](runtime::Device& d) { hop(d, kMem, 0, 0, 1); };
-  p.readback = [](runtime::Device& d) { return dbg_read_l1(d, 0x0, 1024); };
+  p.timed = [](device::Device& d) { hop(d, kMem, 0, 0, 1); };
+  p.readback = [](device::Device& d) { return dbg_read_l1(d, 0x0, 1024); };
   return p;
 }
 
 Program dma_two_engines_one_bank(uint32_t words) {
   Program p;
   p.name = "dma_two_engines_one_bank";
-  p.setup = [words](runtime::Device& d) {
+  p.setup = [words](device::Device& d) {
     const uint32_t core_row = spec::core_row(0);
     stim::write_bd(d, kMem, 0, bank0_bd(0x0, words));
     stim::write_bd(d, kMem, 1, bank0_bd(0x100000, words));
     stim::write_bd(d, core_row, 0, bank0_bd(0x200000, words));
     stim::write_bd(d, core_row, 1, stim::linear_bd(MemSel::L1, 0x8000, words, 0));
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     const uint32_t core_row = spec::core_row(0);
     stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
     stim::push_dma(d, core_row, false, 0, stim::push_word(1, 4));
@@ -451,7 +451,7 @@ Program dma_burst_crosses_4k() {
   // per run), and the written copy at 0x20F80 likewise. (Long enough that the host's token poll,
   // 20 cycles, stays well inside the tolerance.)
   constexpr uint32_t kRuns = 16, kRun = 600;
-  p.setup = [](runtime::Device& d) {
+  p.setup = [](device::Device& d) {
     d.ddr_write(0x10000, pattern(4096 * (kRuns + 1), 9));
     spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x10F40, kRuns * kRun, 0);
     r.d0_size = kRun, r.d0_stride = 1, r.d1_size = kRuns, r.d1_stride = 1024;
@@ -462,11 +462,11 @@ Program dma_burst_crosses_4k() {
     w.d0_size = kRun, w.d0_stride = 1, w.d1_size = kRuns, w.d1_stride = 1024;
     stim::write_bd(d, kShim, 3, w);
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     hop(d, kShim, 0, 0, 1);
     hop(d, kShim, 1, 2, 3);
   };
-  p.readback = [](runtime::Device& d) { return ddr_bytes(d, 0x100000, 4096 * (kRuns + 1)); };
+  p.readback = [](device::Device& d) { return ddr_bytes(d, 0x100000, 4096 * (kRuns + 1)); };
   return p;
 }
 
@@ -474,7 +474,7 @@ Program dma_reads_outstanding_full() {
   Program p;
   p.name = "dma_reads_outstanding_full";
   // 128 runs of one row each, 4 KiB apart: 128 one-row bursts, at most axi_max_reads in flight.
-  p.setup = [](runtime::Device& d) {
+  p.setup = [](device::Device& d) {
     d.ddr_write(0x100000, pattern(128 * 4096, 10));
     spec::DmaBd r = stim::linear_bd(MemSel::DDR, 0x100000, 128 * 16, 0);
     r.d0_size = 16, r.d0_stride = 1, r.d1_size = 128, r.d1_stride = 1024;
@@ -483,8 +483,8 @@ Program dma_reads_outstanding_full() {
     stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::L2, 0x0, 128 * 16, 0));
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::DDR, 0x900000, 128 * 16, 0));
   };
-  p.timed = [](runtime::Device& d) { hop(d, kShim, 0, 0, 1); };
-  p.readback = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) { hop(d, kShim, 0, 0, 1); };
+  p.readback = [](device::Device& d) {
     hop(d, kShim, 1, 2, 3);
     return ddr_bytes(d, 0x900000, 128 * 64);
   };
@@ -492,11 +492,11 @@ Program dma_reads_outstanding_full() {
 }
 
 namespace {
-void load_matmul_operands(runtime::Device& d, const rtlcore::Matmul& mm, uint32_t seed) {
+void load_matmul_operands(device::Device& d, const rtlcore::Matmul& mm, uint32_t seed) {
   dbg_write_l1(d, uint64_t{rtlcore::kX0} * 64, pattern(std::size_t{mm.m} * mm.kb * 64, seed));
   dbg_write_l1(d, uint64_t{rtlcore::kW0} * 64, pattern(std::size_t{mm.kb} * mm.nb * 64 * 64, seed + 1));
 }
-void write_matmul_descriptors(runtime::Device& d, const rtlcore::Matmul& mm) {
+void write_matmul_descriptors(device::Device& d, const rtlcore::Matmul& mm) {
   stim::write_cmd(d, 0, kLoadimcWord, mm.load().encode());
   stim::write_cmd(d, 0, kDpWord, matmul_datapath(mm).words());
 }
@@ -508,12 +508,12 @@ Program matmul(uint32_t m, uint32_t kb, uint32_t nb, spec::Dtype out) {
            std::string(spec::to_string(out));
   rtlcore::Matmul mm{m, kb, nb};
   mm.out = out;
-  p.setup = [mm](runtime::Device& d) {
+  p.setup = [mm](device::Device& d) {
     load_matmul_operands(d, mm, 3);
     write_matmul_descriptors(d, mm);
   };
   p.timed = push_matmul;
-  p.readback = [mm](runtime::Device& d) { return dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()); };
+  p.readback = [mm](device::Device& d) { return dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()); };
   return p;
 }
 
@@ -538,18 +538,18 @@ Program lane_transpose(uint32_t blocks, spec::Dtype in, spec::Dtype out) {
   dp.odr.d1_stride = static_cast<int32_t>(rout);
   dp.odr.transpose = 1;
   const std::size_t in_bytes = std::size_t{64} * blocks * rin * 64, out_bytes = std::size_t{64} * blocks * rout * 64;
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     auto x = pattern(in_bytes, 11);
     if (in == spec::Dtype::FLOAT16)  // finite halves: clear the exponent's top bit
       for (std::size_t i = 1; i < x.size(); i += 2) x[i] &= 0xBF;
     dbg_write_l1(d, uint64_t{kX} * 64, x);
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     stim::push_queue(d, 0, spec::Queue::DWPU, stim::push_word(kDpWord, 4));
     check_token(stim::wait_queue_token(d, 0, spec::Queue::DWPU, 50'000'000), "DWPU");
   };
-  p.readback = [=](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kY} * 64, out_bytes); };
+  p.readback = [=](device::Device& d) { return dbg_read_l1(d, uint64_t{kY} * 64, out_bytes); };
   return p;
 }
 
@@ -565,7 +565,7 @@ Program queued_tasks(uint32_t n) {
   for (uint32_t i = 0; i < kJobs; ++i)
     dps.push_back(stim::dpu_f16(i >= 3 ? spec::DpKind::DWPU : spec::DpKind::MVMEXE, n, 2 * n * 2 * i,
                                 2 * n * (2 * i + 1), i % 2 == 0));
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     for (uint32_t i = 0; i < kJobs; ++i) {
       dbg_write_l1(d, uint64_t{dps[i].ifd0.base_row} * 64, stim::f16_elements(n, i));
       stim::write_cmd(d, 0, word(i), dps[i].words());
@@ -574,7 +574,7 @@ Program queued_tasks(uint32_t n) {
     stim::write_cmd(d, 0, kLiA, load(8, 0));
     stim::write_cmd(d, 0, kLiB, load(2, 8));
   };
-  p.timed = [=](runtime::Device& d) {
+  p.timed = [=](device::Device& d) {
     for (uint32_t i = 0; i < kJobs; ++i)
       stim::push_queue(d, 0, i >= 3 ? spec::Queue::DWPU : spec::Queue::MVMEXE, stim::push_word(word(i), i));
     stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLiA, 8));
@@ -585,7 +585,7 @@ Program queued_tasks(uint32_t n) {
     for (uint32_t i = 0; i < 2; ++i)
       check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
   };
-  p.readback = [=](runtime::Device& d) {
+  p.readback = [=](device::Device& d) {
     std::vector<uint8_t> out;
     for (const auto& dp : dps)
       out = concat(std::move(out), dbg_read_l1(d, uint64_t{dp.odr.base_row} * 64, std::size_t{n} * 128));
@@ -615,7 +615,7 @@ spec::LoadimcDesc strided_load(const rtlcore::Matmul& mm, uint32_t row_stride) {
 }
 // Pushes the LoadIMC at kLoadimcWord and the DWPU task at kDpWord (in that order or the other),
 // then waits for both.
-void loadimc_and_dwpu(runtime::Device& d, bool loadimc_first) {
+void loadimc_and_dwpu(device::Device& d, bool loadimc_first) {
   const auto li = stim::push_word(kLoadimcWord, 1), dw = stim::push_word(kDpWord, 2);
   stim::push_queue(d, 0, loadimc_first ? spec::Queue::LOADIMC : spec::Queue::DWPU, loadimc_first ? li : dw);
   stim::push_queue(d, 0, loadimc_first ? spec::Queue::DWPU : spec::Queue::LOADIMC, loadimc_first ? dw : li);
@@ -630,21 +630,21 @@ Program loadimc_during_dma_to_l1(uint32_t words, uint32_t tiles, uint32_t row_st
   const rtlcore::Matmul mm{16, tiles, 1};
   const spec::LoadimcDesc li = strided_load(mm, row_stride);
   constexpr uint64_t kDst = uint64_t{rtlcore::kY0} * 64;
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     d.ddr_write(0x100000, pattern(4 * std::size_t{words}, 11));
     stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, 0x100000, words));
     stim::write_bd(d, kShim, 1, stim::linear_bd(MemSel::L1, kDst, words, 0));
     load_matmul_operands(d, mm, 12);
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
     stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
     stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 3));
     check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
     check_token(stim::wait_dma_token(d, kShim, false, 0), "SysDMA");
   };
-  p.readback = [words](runtime::Device& d) { return dbg_read_l1(d, kDst, 4 * std::size_t{words}); };
+  p.readback = [words](device::Device& d) { return dbg_read_l1(d, kDst, 4 * std::size_t{words}); };
   return p;
 }
 
@@ -663,14 +663,14 @@ Program loadimc_beside_dwpu_copy(uint32_t rows, uint32_t tiles, uint32_t row_str
   dp.header.has_ifd0 = dp.header.has_odr = 1;
   dp.ifd0 = stim::linear_walk(kSrc, rows, spec::Dtype::INT8, spec::Dtype::INT8);
   dp.odr = stim::linear_walk(kDst, rows, spec::Dtype::INT8, spec::Dtype::INT8);
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     load_matmul_operands(d, mm, 13);
     dbg_write_l1(d, uint64_t{kSrc} * 64, pattern(std::size_t{rows} * 64, 14));
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [loadimc_first](runtime::Device& d) { loadimc_and_dwpu(d, loadimc_first); };
-  p.readback = [rows](runtime::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
+  p.timed = [loadimc_first](device::Device& d) { loadimc_and_dwpu(d, loadimc_first); };
+  p.readback = [rows](device::Device& d) { return dbg_read_l1(d, uint64_t{kDst} * 64, std::size_t{rows} * 64); };
   return p;
 }
 
@@ -680,7 +680,7 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
   rtlcore::Matmul mm{m, kb, nb};
   mm.out = spec::Dtype::INT32;
   constexpr uint64_t kDst = 11264 * 64;  // past y (int32: m * nb * 4 rows from kY0)
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     load_matmul_operands(d, mm, 15);
     write_matmul_descriptors(d, mm);
     stim::write_bd(d, kMem, 0, long_bd(MemSel::L2, 0x40000, words));
@@ -694,7 +694,7 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
     stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
     check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
     d.advance(80);  // the descriptor fetch: the copy starts as the matmul does
     stim::push_dma(d, kMem, false, 0, stim::push_word(1, 3));
@@ -702,7 +702,7 @@ Program matmul_during_dma_to_l1(uint32_t m, uint32_t kb, uint32_t nb, uint32_t w
     check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
     check_token(stim::wait_dma_token(d, kMem, false, 0), "MemDMA");
   };
-  p.readback = [mm, words](runtime::Device& d) {
+  p.readback = [mm, words](device::Device& d) {
     return concat(dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, mm.out_bytes()),
                   dbg_read_l1(d, kDst, 4 * std::size_t{words} * spec::param::l1_banks));
   };
@@ -726,15 +726,15 @@ Program dwpu_weights_beside_loadimc() {
   dp.ifd0 = c.ifd();
   dp.dwpu = c.dwpu();
   dp.odr = c.odr();
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     load_matmul_operands(d, mm, 18);
     dbg_write_l1(d, uint64_t{c.x0} * 64, pattern(std::size_t{c.input_rows()} * 64, 19));
     dbg_write_l1(d, uint64_t{c.w0} * 64, pattern(std::size_t{c.weight_rows()} * 64, 20));
     stim::write_cmd(d, 0, kLoadimcWord, li.encode());
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [](runtime::Device& d) { loadimc_and_dwpu(d, true); };
-  p.readback = [c](runtime::Device& d) { return dbg_read_l1(d, uint64_t{c.y0} * 64, std::size_t{c.out_rows()} * 64); };
+  p.timed = [](device::Device& d) { loadimc_and_dwpu(d, true); };
+  p.readback = [c](device::Device& d) { return dbg_read_l1(d, uint64_t{c.y0} * 64, std::size_t{c.out_rows()} * 64); };
   return p;
 }
 
@@ -742,7 +742,7 @@ Program dma_two_channels_ddr_to_l1(uint32_t words) {
   Program p;
   p.name = "dma_two_channels_ddr_to_l1";
   constexpr uint64_t kA = 0x100000, kB = 0x300000, kDstA = 0x0, kDstB = 0x80000;
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     d.ddr_write(kA, pattern(4 * std::size_t{words}, 16));
     d.ddr_write(kB, pattern(4 * std::size_t{words}, 17));
     stim::write_bd(d, kShim, 0, long_bd(MemSel::DDR, kA, words));
@@ -750,8 +750,8 @@ Program dma_two_channels_ddr_to_l1(uint32_t words) {
     stim::write_bd(d, kShim, 2, long_bd(MemSel::DDR, kB, words));
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L1, kDstB, words, 0));
   };
-  p.timed = [](runtime::Device& d) { two_pairs(d, kShim); };
-  p.readback = [words](runtime::Device& d) {
+  p.timed = [](device::Device& d) { two_pairs(d, kShim); };
+  p.readback = [words](device::Device& d) {
     return concat(dbg_read_l1(d, kDstA, 4 * std::size_t{words}), dbg_read_l1(d, kDstB, 4 * std::size_t{words}));
   };
   return p;
@@ -762,7 +762,7 @@ Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
   p.name = "whole_core_m" + std::to_string(m) + "_k" + std::to_string(64 * kb) + "_n" + std::to_string(64 * nb);
   const auto mm = whole_core_mm(m, kb, nb);
   const uint32_t xw = m * kb * 16, ww = kb * nb * 1024;  // words
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     d.ddr_write(kDdrX, pattern(4 * std::size_t{xw}, 7));
     d.ddr_write(kDdrW, pattern(4 * std::size_t{ww}, 8));
     // SysDMA: DDR x, w -> L2 (a chain of two BDs on each side).
@@ -786,13 +786,13 @@ Program whole_core(uint32_t m, uint32_t kb, uint32_t nb) {
     stim::write_bd(d, kShim, 5, stim::linear_bd(MemSel::DDR, kDdrY, yw));
     write_matmul_descriptors(d, mm);
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     hop(d, kShim, 0, 0, 2);
     hop(d, kMem, 0, 0, 2);
     push_matmul(d);
     hop(d, kShim, 1, 4, 5);
   };
-  p.readback = [mm](runtime::Device& d) { return ddr_bytes(d, kDdrY, mm.out_bytes()); };
+  p.readback = [mm](device::Device& d) { return ddr_bytes(d, kDdrY, mm.out_bytes()); };
   return p;
 }
 
@@ -802,7 +802,7 @@ struct Regs {
   void add(uint32_t v) {
     for (unsigned b = 0; b < 4; ++b) bytes.push_back(static_cast<uint8_t>(v >> (8 * b)));
   }
-  void read(runtime::Device& d, uint32_t row, uint32_t off) { add(d.read32(stim::addr(row, off))); }
+  void read(device::Device& d, uint32_t row, uint32_t off) { add(d.read32(stim::addr(row, off))); }
 };
 }  // namespace
 
@@ -810,18 +810,18 @@ Program deadlock() {
   Program p;
   p.name = "deadlock";
   auto token = std::make_shared<uint32_t>(0);
-  p.setup = [](runtime::Device& d) {
+  p.setup = [](device::Device& d) {
     d.write32(stim::addr(kCore0, spec::core::WDOG_LIMIT.offset), 1000);
     rtlcore::Matmul mm{2, 2, 1};
     stim::Datapath dp = matmul_datapath(mm);
     dp.ifd0 = stim::linear_walk(rtlcore::kX0, 3, spec::Dtype::INT8, spec::Dtype::INT8);  // 3 of the 4 x blocks
     stim::write_cmd(d, 0, kDpWord, dp.words());
   };
-  p.timed = [token](runtime::Device& d) {
+  p.timed = [token](device::Device& d) {
     stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 5));
     *token = d.wait_token(0, kCore0, 0, spec::param::core_queue_channel_base, 1'000'000);
   };
-  p.readback = [token](runtime::Device& d) {
+  p.readback = [token](device::Device& d) {
     Regs r;
     r.add(*token);
     for (uint32_t off : {spec::core::WDOG_STATUS.offset, spec::core::WDOG_WAITS.offset, spec::core::ERROR_STATUS.offset,
@@ -836,14 +836,14 @@ Program bd_out_of_range() {
   Program p;
   p.name = "bd_out_of_range";
   auto token = std::make_shared<uint32_t>(0);
-  p.setup = [](runtime::Device& d) {
+  p.setup = [](device::Device& d) {
     stim::write_bd(d, kMem, 5, stim::linear_bd(MemSel::L2, spec::param::l2_bytes - 128, 64));  // 128 bytes past the end
   };
-  p.timed = [token](runtime::Device& d) {
+  p.timed = [token](device::Device& d) {
     stim::push_dma(d, kMem, true, 1, stim::push_word(5, 4));
     *token = d.wait_token(0, kMem, 1, 1, 100'000);
   };
-  p.readback = [token](runtime::Device& d) {
+  p.readback = [token](device::Device& d) {
     Regs r;
     r.add(*token);
     for (uint32_t off : {spec::mem::ERROR_STATUS.offset, spec::mem::ERROR_INFO.offset, spec::mem::ERROR_ADDR.offset,
@@ -859,7 +859,7 @@ Program soft_reset() {
   Program p;
   p.name = "soft_reset";
   auto seen = std::make_shared<Regs>();
-  p.setup = [seen](runtime::Device& d) {
+  p.setup = [seen](device::Device& d) {
     seen->bytes.clear();
     d.ddr_write(0x10000, pattern(4 * 2048, 5));
     stim::write_bd(d, kShim, 0, stim::linear_bd(MemSel::DDR, 0x10000, 2048));
@@ -867,7 +867,7 @@ Program soft_reset() {
     stim::write_bd(d, kShim, 2, stim::linear_bd(MemSel::DDR, 0x10000, 16));
     stim::write_bd(d, kShim, 3, stim::linear_bd(MemSel::L2, 0x40000, 16));
   };
-  p.timed = [seen](runtime::Device& d) {
+  p.timed = [seen](device::Device& d) {
     stim::push_dma(d, kShim, false, 0, stim::push_word(1, 1));
     stim::push_dma(d, kShim, true, 0, stim::push_word(0, 2, false));
     d.advance(5000);  // about 150 of the 2048 words
@@ -880,7 +880,7 @@ Program soft_reset() {
     // The engine works again after the reset.
     hop(d, kShim, 0, 2, 3, 0, 7);
   };
-  p.readback = [seen](runtime::Device& d) {
+  p.readback = [seen](device::Device& d) {
     Regs r = *seen;
     r.read(d, kShim, spec::shim::DMA_S2MM_STATUS.at(0));  // done count restarted at the reset
     return r.bytes;
@@ -892,12 +892,12 @@ Program dma_pause() {
   Program p;
   p.name = "dma_pause";
   auto seen = std::make_shared<Regs>();
-  p.setup = [seen](runtime::Device& d) {
+  p.setup = [seen](device::Device& d) {
     seen->bytes.clear();
     stim::write_bd(d, kMem, 0, stim::linear_bd(MemSel::L2, 0x0, 4096));
     stim::write_bd(d, kMem, 1, stim::linear_bd(MemSel::L2, 0x100040, 4096));
   };
-  p.timed = [seen](runtime::Device& d) {
+  p.timed = [seen](device::Device& d) {
     const uint64_t ctrl = stim::addr(kMem, spec::mem::DMA_MM2S_CTRL.at(0));
     const uint64_t bytes = stim::addr(kMem, spec::mem::DMA_MM2S_BYTES.at(0));
     stim::push_dma(d, kMem, false, 0, stim::push_word(1, 1));
@@ -915,7 +915,7 @@ Program dma_pause() {
     check_token(stim::wait_dma_token(d, kMem, false, 0), "paused copy");
     seen->read(d, kMem, spec::mem::DMA_MM2S_BYTES.at(0));
   };
-  p.readback = [seen](runtime::Device&) { return seen->bytes; };
+  p.readback = [seen](device::Device&) { return seen->bytes; };
   return p;
 }
 
@@ -924,7 +924,7 @@ Program barrier_after_matmul() {
   p.name = "barrier_after_matmul";
   constexpr uint32_t kBarrierWord = 0x40;
   const auto setup = p.setup;
-  p.setup = [setup](runtime::Device& d) {
+  p.setup = [setup](device::Device& d) {
     setup(d);
     spec::BarrierDesc b;
     b.magic = spec::magic::barrier;
@@ -932,7 +932,7 @@ Program barrier_after_matmul() {
     b.core_mask = 1;
     stim::write_cmd(d, 0, kBarrierWord, b.encode());
   };
-  p.timed = [](runtime::Device& d) {
+  p.timed = [](device::Device& d) {
     stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
     stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
     stim::push_queue(d, 0, spec::Queue::CTRL, stim::push_word(kBarrierWord, 3));
@@ -946,7 +946,7 @@ Program barrier_after_matmul() {
 Program perf_counters() {
   Program p = matmul(16, 4, 2);
   p.name = "perf_counters";
-  p.readback = [](runtime::Device& d) {
+  p.readback = [](device::Device& d) {
     Regs r;
     for (uint32_t u = 0; u < spec::param::perf_units; ++u)
       for (const spec::Reg* reg :
@@ -984,21 +984,21 @@ Program loadimc_beside_matmul(uint32_t tile_base, uint8_t matrix_id, bool loadim
   Program p;
   p.name = "loadimc_beside_matmul_tiles" + std::to_string(tile_base) + "_id" + std::to_string(matrix_id) +
            (loadimc_first ? "_loadimc_first" : "_mvmexe_first");
-  p.setup = [=](runtime::Device& d) {
+  p.setup = [=](device::Device& d) {
     load_matmul_operands(d, kBesideMm, 21);
     write_matmul_descriptors(d, kBesideMm);
     stim::write_cmd(d, 0, kBesideLoadimcWord, second_load(tile_base, matrix_id).encode());
     stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
     check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
   };
-  p.timed = [loadimc_first](runtime::Device& d) {
+  p.timed = [loadimc_first](device::Device& d) {
     const auto li = stim::push_word(kBesideLoadimcWord, 2), mv = stim::push_word(kBesideMatmulWord, 3);
     stim::push_queue(d, 0, loadimc_first ? spec::Queue::LOADIMC : spec::Queue::MVMEXE, loadimc_first ? li : mv);
     stim::push_queue(d, 0, loadimc_first ? spec::Queue::MVMEXE : spec::Queue::LOADIMC, loadimc_first ? mv : li);
     check_token(stim::wait_queue_token(d, 0, spec::Queue::LOADIMC, 50'000'000), "LoadIMC");
     check_token(stim::wait_queue_token(d, 0, spec::Queue::MVMEXE, 50'000'000), "MVMEXE");
   };
-  p.readback = [](runtime::Device& d) {
+  p.readback = [](device::Device& d) {
     Regs r;
     r.bytes = dbg_read_l1(d, uint64_t{rtlcore::kY0} * 64, kBesideMm.out_bytes());
     r.read(d, kCore0, spec::core::IMC_STATUS.offset);

@@ -1,4 +1,4 @@
-// The TLM ↔ RTL agreement programs (issue 7): device programs written against runtime::Device
+// The TLM ↔ RTL agreement programs (issue 7): device programs written against device::Device
 // only, so the very same register writes, DDR contents and token waits run on TlmDevice and on
 // RtlDevice. A program has an untimed setup (data in DDR, operands into L1 through DBG_MEM) and
 // a timed part; `run` captures the canonical trace and pairs every TASK_START with its
@@ -40,11 +40,11 @@ struct Run {
 // A program: `setup` (untimed) then `timed`; `out` is filled by `readback` after both.
 struct Program {
   std::string name;
-  std::function<void(runtime::Device&)> setup, timed;
-  std::function<std::vector<uint8_t>(runtime::Device&)> readback;
+  std::function<void(device::Device&)> setup, timed;
+  std::function<std::vector<uint8_t>(device::Device&)> readback;
 };
 
-Run run(runtime::Device& d, const Program& p);
+Run run(device::Device& d, const Program& p);
 
 struct Comparison {
   double span_ratio = 0;        // TLM span / RTL span

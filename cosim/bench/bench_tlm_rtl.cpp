@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "agree/programs.hpp"
+#include "axcore/cosim/agree.hpp"
 #include "axcore/rtl/rtl_device.hpp"
 #include "axcore/tlm/tlm_device.hpp"
 
