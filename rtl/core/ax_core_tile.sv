@@ -53,24 +53,19 @@ module ax_core_tile
 );
   localparam int unsigned NQ = CORE_QUEUES;
 
-  // ---- clock gate: the tile's logic runs on `clk`, clk_i gated off while the tile is idle ----
+  // ---- clock gates: the tile's logic runs on `clk`, clk_i gated off while the tile is idle ----
   // Active: a queue, unit or DMA channel busy, a token or DMA request waiting, the barrier held,
   // or an input event (register access, fabric access to L1, DMA response, barrier release,
-  // soft reset). The clock keeps running IdleTail cycles after the last active cycle, so the
+  // soft reset); the gate keeps the clock 8 cycles after the last active cycle, so the
   // one-cycle responses and pulses an event leaves behind (register read data, the L1 word
-  // port's answer, a monitor record) complete and clear. An idle tile keeps every register; no
-  // state of it changes in an idle cycle, so a gated cycle is the same as a clocked one.
-  localparam int unsigned IdleTail = 8;
-  logic       clk, active;
-  logic [3:0] tail_q;
+  // port's answer, a monitor record) complete and clear. No state of an idle tile changes in
+  // an idle cycle, so a gated cycle is the same as a clocked one. Inside the tile the two
+  // datapaths and CoreDMA have gates of their own (below): the DWPU datapath costs nothing
+  // while only the MVM runs, and the other way round.
+  logic clk, active;
   assign active = busy_o || tok_valid_o || bar_arrive_o || (|dma_req_valid_o) || reg_valid_i ||
                   l1_req_valid_i || (|dma_rsp_valid_i) || bar_release_i || clr_i;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni)     tail_q <= 4'(IdleTail);
-    else if (active) tail_q <= 4'(IdleTail);
-    else if (tail_q != '0) tail_q <= tail_q - 4'd1;
-  end
-  ax_clk_gate u_cg (.clk_i (clk_i), .en_i (active || tail_q != '0), .clk_o (clk));
+  ax_clk_gate u_cg (.clk_i (clk_i), .rst_ni (rst_ni), .en_i (active), .clk_o (clk));
 
   // ---- register bus front end ----
   logic        wr, rd_new, rd_pend_q, dbg_wait_q, soft_q, clr;
@@ -215,8 +210,13 @@ module ax_core_tile
   act_t [4:0]  dp_act;
   core_wdog_waits_t dp_waits;
   logic [31:0] dp_bytes;
+  // the datapath's clock: while it runs, starts, aborts or takes a DPU program word
+  logic clk_mvm;
+  ax_clk_gate u_cg_mvm (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (dp_busy || dp_start || dp_abort || dp_prog_wr), .clk_o (clk_mvm)
+  );
   ax_datapath u_mvmexe (
-    .clk_i (clk), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
+    .clk_i (clk_mvm), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
     .has_main_i (dp_hdr.has_main), .has_dpu_i (dp_hdr.has_dpu), .has_ifd1_i (dp_hdr.has_ifd1),
     .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
     .odr_i (dp_odr),
@@ -246,8 +246,12 @@ module ax_core_tile
   act_t [4:0]  dw_act;
   core_wdog_waits_t dw_waits;
   logic [31:0] dw_bytes;
+  logic clk_dw;
+  ax_clk_gate u_cg_dw (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (dw_busy || dw_start || dw_abort || dw_prog_wr), .clk_o (clk_dw)
+  );
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
-    .clk_i (clk), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
+    .clk_i (clk_dw), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
     .has_main_i (dw_hdr.has_main), .has_dpu_i (dw_hdr.has_dpu), .has_ifd1_i (dw_hdr.has_ifd1),
     .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
     .odr_i (dw_odr),
@@ -334,6 +338,14 @@ module ax_core_tile
   logic [4:0]  dma_err_channel;
   logic [15:0] dma_err_detail;
   logic [31:0] dma_err_addr;
+  // CoreDMA's clock: while a channel is busy or a task queued, a token or request waits, a
+  // response arrives or the host accesses a register
+  logic clk_dma;
+  ax_clk_gate u_cg_dma (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .en_i  (dma_busy || dma_tok_valid || (|dma_req_valid_o) || (|dma_rsp_valid_i) || reg_valid_i || clr),
+    .clk_o (clk_dma)
+  );
   ax_dma #(
     .Bds        (COREDMA_BDS),
     .Dims       (COREDMA_DIMS),
@@ -343,7 +355,7 @@ module ax_core_tile
     .Cores      (Cores),
     .Row        (Row)
   ) u_dma (
-    .clk_i (clk), .rst_ni (rst_ni),
+    .clk_i (clk_dma), .rst_ni (rst_ni),
     .reg_valid_i (reg_valid_i && !rd_pend_q && !dbg_wait_q), .reg_req_i (reg_req_i),
     .reg_hit_o (dma_hit), .reg_rdata_o (dma_rdata),
     .req_valid_o (dma_req_valid_o), .req_o (dma_req_o), .req_ready_i (dma_req_ready_i),
