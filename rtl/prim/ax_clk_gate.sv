@@ -5,6 +5,9 @@
 // behind complete and clear before the clock stops. The simulator's use: Verilator evaluates
 // the logic of a clock domain only in the cycles that domain's clock rises, so an idle block on
 // a gated clock costs nothing per cycle (docs/rtl.md "Clock gating of the core tiles").
+// Synthesis (SYNTHESIS defined: the FPGA flows) keeps the clock ungated — a latch and a LUT on a
+// clock path do not belong in an FPGA (an ASIC flow maps this module to its gating cell). The
+// cycles are the same either way: the gated blocks change no state in a gated cycle.
 module ax_clk_gate #(
   parameter int unsigned Tail = 8
 ) (
@@ -13,6 +16,11 @@ module ax_clk_gate #(
   input  logic en_i,
   output logic clk_o
 );
+`ifdef SYNTHESIS
+  assign clk_o = clk_i;
+  logic unused;
+  assign unused = ^{rst_ni, en_i, 32'(Tail)};
+`else
   localparam int unsigned TW = $clog2(Tail + 1);
   logic [TW-1:0] tail_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -25,4 +33,5 @@ module ax_clk_gate #(
     if (!clk_i) en_l = en_i || (tail_q != '0);
   end
   assign clk_o = clk_i & en_l;
+`endif
 endmodule
