@@ -53,6 +53,20 @@ module ax_core_tile
 );
   localparam int unsigned NQ = CORE_QUEUES;
 
+  // ---- clock gates: the tile's logic runs on `clk`, clk_i gated off while the tile is idle ----
+  // Active: a queue, unit or DMA channel busy, a token or DMA request waiting, the barrier held,
+  // or an input event (register access, fabric access to L1, DMA response, barrier release,
+  // soft reset); the gate keeps the clock 8 cycles after the last active cycle, so the
+  // one-cycle responses and pulses an event leaves behind (register read data, the L1 word
+  // port's answer, a monitor record) complete and clear. No state of an idle tile changes in
+  // an idle cycle, so a gated cycle is the same as a clocked one. Inside the tile the two
+  // datapaths and CoreDMA have gates of their own (below): the DWPU datapath costs nothing
+  // while only the MVM runs, and the other way round.
+  logic clk, active;
+  assign active = busy_o || tok_valid_o || bar_arrive_o || (|dma_req_valid_o) || reg_valid_i ||
+                  l1_req_valid_i || (|dma_rsp_valid_i) || bar_release_i || clr_i;
+  ax_clk_gate u_cg (.clk_i (clk_i), .rst_ni (rst_ni), .en_i (active), .clk_o (clk));
+
   // ---- register bus front end ----
   logic        wr, rd_new, rd_pend_q, dbg_wait_q, soft_q, clr;
   logic [19:0] off;
@@ -91,7 +105,7 @@ module ax_core_tile
   word_t             cmd_data_q, cmd_host_q;
   logic [CMD_AW-1:0] cmd_off;
   assign cmd_off = CMD_AW'((off - CORE_CMD_MEM_OFFSET) >> 2);
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge clk) begin
     if (wr && is_cmd) cmd_q[cmd_off] <= reg_req_i.wdata;
     if (cmd_rd)       cmd_data_q <= cmd_q[cmd_addr];
     cmd_host_q <= cmd_q[cmd_off];
@@ -127,7 +141,7 @@ module ax_core_tile
   end
 
   ax_l1 #(.NI(FabricNI)) u_l1 (
-    .clk_i           (clk_i),
+    .clk_i           (clk),
     .rst_ni          (rst_ni),
     .req_valid_i     (l1_v),
     .req_i           (l1_r),
@@ -159,7 +173,7 @@ module ax_core_tile
   logic [31:0] imc_stale_reads;
 
   ax_imc u_imc (
-    .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (clr),
+    .clk_i (clk), .rst_ni (rst_ni), .clr_i (clr),
     .begin_i (imc_begin), .begin_id_i (imc_begin_id), .wr_valid_i (imc_wr),
     .wr_tile_i (imc_wtile), .wr_row_i (imc_wrow), .wr_data_i (imc_wdata),
     .set_valid_i (imc_setv), .rd_tile_i (imc_rtile), .rd_id_i (imc_id),
@@ -172,7 +186,7 @@ module ax_core_tile
   unit_err_t     li_err;
   act_t          li_act;
   ax_loadimc u_loadimc (
-    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (li_start), .abort_i (li_abort),
+    .clk_i (clk), .rst_ni (rst_ni), .start_i (li_start), .abort_i (li_abort),
     .desc_i (li_desc), .busy_o (), .done_o (li_done), .err_o (li_err), .act_o (li_act),
     .req_valid_o (li_rv), .req_o (li_r), .gnt_i (l1_g[L1P_LOADIMC]),
     .rsp_valid_i (l1_rv[L1P_LOADIMC]), .rdata_i (l1_rd[L1P_LOADIMC]),
@@ -196,8 +210,13 @@ module ax_core_tile
   act_t [4:0]  dp_act;
   core_wdog_waits_t dp_waits;
   logic [31:0] dp_bytes;
+  // the datapath's clock: while it runs, starts, aborts or takes a DPU program word
+  logic clk_mvm;
+  ax_clk_gate u_cg_mvm (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (dp_busy || dp_start || dp_abort || dp_prog_wr), .clk_o (clk_mvm)
+  );
   ax_datapath u_mvmexe (
-    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
+    .clk_i (clk_mvm), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
     .has_main_i (dp_hdr.has_main), .has_dpu_i (dp_hdr.has_dpu), .has_ifd1_i (dp_hdr.has_ifd1),
     .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
     .odr_i (dp_odr),
@@ -227,8 +246,12 @@ module ax_core_tile
   act_t [4:0]  dw_act;
   core_wdog_waits_t dw_waits;
   logic [31:0] dw_bytes;
+  logic clk_dw;
+  ax_clk_gate u_cg_dw (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (dw_busy || dw_start || dw_abort || dw_prog_wr), .clk_o (clk_dw)
+  );
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
-    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
+    .clk_i (clk_dw), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
     .has_main_i (dw_hdr.has_main), .has_dpu_i (dw_hdr.has_dpu), .has_ifd1_i (dw_hdr.has_ifd1),
     .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
     .odr_i (dw_odr),
@@ -282,7 +305,7 @@ module ax_core_tile
   end
 
   ax_cmdproc #(.Row(Row), .Cores(Cores)) u_cmdproc (
-    .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (clr),
+    .clk_i (clk), .rst_ni (rst_ni), .clr_i (clr),
     .push_i (q_push), .push_word_i (queue_push_t'(reg_req_i.wdata)), .q_reset_i (q_reset),
     .cmd_rd_o (cmd_rd), .cmd_addr_o (cmd_addr), .cmd_data_i (cmd_data_q),
     .cmd_wr_i (wr && is_cmd), .cmd_wr_addr_i (cmd_off),
@@ -315,6 +338,14 @@ module ax_core_tile
   logic [4:0]  dma_err_channel;
   logic [15:0] dma_err_detail;
   logic [31:0] dma_err_addr;
+  // CoreDMA's clock: while a channel is busy or a task queued, a token or request waits, a
+  // response arrives or the host accesses a register
+  logic clk_dma;
+  ax_clk_gate u_cg_dma (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .en_i  (dma_busy || dma_tok_valid || (|dma_req_valid_o) || (|dma_rsp_valid_i) || reg_valid_i || clr),
+    .clk_o (clk_dma)
+  );
   ax_dma #(
     .Bds        (COREDMA_BDS),
     .Dims       (COREDMA_DIMS),
@@ -324,7 +355,7 @@ module ax_core_tile
     .Cores      (Cores),
     .Row        (Row)
   ) u_dma (
-    .clk_i (clk_i), .rst_ni (rst_ni),
+    .clk_i (clk_dma), .rst_ni (rst_ni),
     .reg_valid_i (reg_valid_i && !rd_pend_q && !dbg_wait_q), .reg_req_i (reg_req_i),
     .reg_hit_o (dma_hit), .reg_rdata_o (dma_rdata),
     .req_valid_o (dma_req_valid_o), .req_o (dma_req_o), .req_ready_i (dma_req_ready_i),
@@ -344,7 +375,7 @@ module ax_core_tile
   // ---- errors ----
   word_t err_status, err_info, err_addr;
   ax_err_rec u_err (
-    .clk_i         (clk_i),
+    .clk_i         (clk),
     .rst_ni        (rst_ni && !clr),
     .err_valid_i   (cp_err_valid || dma_err_valid || wdog_fire),
     .err_code_i    (cp_err_valid ? cp_err_code : dma_err_valid ? dma_err_code : ERROR_CODE_WATCHDOG),
@@ -394,7 +425,7 @@ module ax_core_tile
     ptask[PERF_UNIT_DW_ODR]   = q_task_ok[1];
   end
   assign cp_tasks = 3'($countones(q_task_ok));
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk or negedge rst_ni) begin
     if (!rst_ni) perf_q <= '0;
     else if (clr) perf_q <= '0;
     else begin
@@ -408,7 +439,7 @@ module ax_core_tile
   end
 
   // ---- core registers ----
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk or negedge rst_ni) begin
     if (!rst_ni) begin
       soft_q        <= 1'b0;
       wdog_limit_q  <= WATCHDOG_DEFAULT_CYCLES;
@@ -519,7 +550,7 @@ module ax_core_tile
 
   logic  hit_q, cmd_rd_q;
   word_t rdata_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_pend_q  <= 1'b0;
       dbg_wait_q <= 1'b0;

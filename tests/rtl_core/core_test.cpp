@@ -3,6 +3,7 @@
 // common/ref; tokens, TASK_START/DONE order, refused descriptors, queue overflow, barriers, the
 // descriptor prefetch of a queued task, the watchdog registers and perf counters.
 #include <gtest/gtest.h>
+#include <array>
 
 #include <axcore/ref/imc.hpp>
 #include <axcore/ref/walk.hpp>
@@ -89,6 +90,41 @@ TEST(CoreTileTest, LoadImcAndMatmulThroughRegisters) {
   EXPECT_FALSE(t.cmd_events[2][1].first);
   ASSERT_EQ(t.cmd_events[0].size(), 2u);
   EXPECT_EQ(t.cmd_events[0][1].second, kDpWord);
+}
+
+// Clock gating: the tile's clocks run only while it has work (and the 8-cycle tail after it).
+// During a matmul the tile and MVMEXE clocks rise every cycle and the DWPU's never; once the
+// tokens are out, no clock of the tile rises; a register read runs the tile's clock (and
+// CoreDMA's, whose registers share the bus) for that access and its tail only.
+TEST(CoreTileTest, IdleTileStopsItsClocks) {
+  Tile t;
+  Matmul mm{5, 3, 2};
+  t.write_cmd(kLiWord, mm.load().encode());
+  t.write_cmd(kDpWord, datapath_words(mm));
+  t.push(2, kLiWord, 1);
+  t.push(0, kDpWord, 2);
+  // clk_on_o = {tile, MVMEXE, DWPU, CoreDMA}: a gated clock is high after its rising edge
+  constexpr unsigned kTile = 3, kMvm = 2, kDw = 1;
+  std::array<int, 4> busy{}, idle{}, after{};
+  auto count = [&](std::array<int, 4>& n) {
+    t.tick();
+    for (unsigned b = 0; b < 4; ++b) n[b] += static_cast<int>((t.sim->clk_on_o >> b) & 1u);
+  };
+  int busy_cycles = 0;
+  for (; busy_cycles < 100000 && t.tokens.size() < 2; ++busy_cycles) count(busy);  // LoadIMC, then the matmul
+  ASSERT_EQ(t.tokens.size(), 2u);
+  EXPECT_EQ(busy[kTile], busy_cycles) << "the tile clock runs while the tile is busy";
+  EXPECT_GT(busy[kMvm], 0) << "the MVMEXE datapath's clock runs for the matmul";
+  EXPECT_LT(busy[kMvm], busy_cycles) << "and not while only LoadIMC runs";
+  EXPECT_EQ(busy[kDw], 0) << "the DWPU datapath's clock stays off while only the MVMEXE datapath runs";
+  for (int i = 0; i < 20; ++i) t.tick();  // the tail
+  for (int i = 0; i < 200; ++i) count(idle);
+  EXPECT_EQ(idle, (std::array<int, 4>{0, 0, 0, 0})) << "an idle tile's clocks stay off";
+  EXPECT_EQ(t.read(core::ERROR_STATUS.offset), 0u);
+  for (int i = 0; i < 30; ++i) count(after);
+  EXPECT_GT(after[kTile], 0) << "the read's tail runs the tile clock";
+  EXPECT_LE(after[kTile], 8) << "and stops after the 8-cycle tail";
+  EXPECT_EQ(after[kMvm] + after[kDw], 0) << "a register read does not clock the datapaths";
 }
 
 // Speed of the whole tile with the MVM busy: a resident matmul M = 64, K = 1152, N = 256 run

@@ -18,8 +18,7 @@ void register_builtin_simulators() {
       for (unsigned n : {0u, 1u, 4u})
         if (device::rtl_has_config(n)) built += (built.empty() ? "" : ", ") + std::to_string(n);
       throw UnavailableError("rtl: this build has no Verilated model with " + std::to_string(c.cores) +
-                             " cores; it has cores = " + built + " (0 = the shim/mem test top" +
-                             (c.cores == 4 ? "; the 4-core model is built with -DAXCORE_RTL_CORES4=ON)" : ")"));
+                             " cores; it has cores = " + built + " (0 = the shim/mem test top)");
     }
     return device::make_rtl_device(c);
   });

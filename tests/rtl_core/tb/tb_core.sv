@@ -16,7 +16,9 @@ module tb_core
   output token_t      tok_o,
   output logic        busy_o,
   output logic        err_o,
-  output mon_task_t [CORE_QUEUES-1:0] mon_cmd_o
+  output mon_task_t [CORE_QUEUES-1:0] mon_cmd_o,
+  // the tile's gated clocks (tile, MVMEXE datapath, DWPU datapath, CoreDMA), for the gating test
+  output logic [3:0]  clk_on_o
 );
   localparam int unsigned DmaNI = 2 * DMA_CHANNELS;
   logic bar_arrive, bar_release;
@@ -58,6 +60,8 @@ module tb_core
     .mon_dma_task_o  (),
     .mon_dma_write_o ()
   );
+
+  assign clk_on_o = {u_tile.clk, u_tile.clk_mvm, u_tile.clk_dw, u_tile.clk_dma};
 
   ax_barrier_net #(.Cores(1)) u_bar (
     .arrive_i  (bar_arrive),
