@@ -350,7 +350,7 @@ class OnTwoCores:
         A.output(y1)
 
 
-@pytest.mark.parametrize("backend", ["fsim", "tlm"])  # the default build has no multi-core Verilated model
+@pytest.mark.parametrize("backend", BACKENDS)  # rtl: the 4-core Verilated model (docs/rtl.md)
 def test_aicore_regions_and_a_barrier(backend):
     ins = {"x0": floats((4, 64), 26), "x1": floats((4, 64), 27)}
     b = runtime.compile(OnTwoCores, cores=2, explain=True)
