@@ -25,11 +25,17 @@ module ax_fetch_next
   // verilator lint_on UNUSEDSIGNAL
   output logic [15:0] next_o      // total_i when no word is left
 );
-  // The words of a section that hold the fields set in a mask value of its struct.
+  // Per word of a section (its struct zero-extended to the widest, a walk): the word holds one of
+  // the fields set in a mask value of the struct. Each *_reads below sets the fields it reads.
+  localparam int unsigned MaskBits = WALK_WORDS * 32;
+  function automatic logic [WALK_WORDS-1:0] nonzero_words(logic [WALK_WORDS-1:0][31:0] a);
+    logic [WALK_WORDS-1:0] r;
+    for (int unsigned k = 0; k < WALK_WORDS; k++) r[k] = |a[k];
+    return r;
+  endfunction
+
   function automatic logic [WALK_WORDS-1:0] walk_reads(logic [2:0] nd, logic [1:0] ng);
     walk_t m;
-    logic [WALK_WORDS-1:0][31:0] a;
-    logic [WALK_WORDS-1:0] r;
     m = '0;
     {m.base_row, m.pad_value} = '1;
     {m.d0_size, m.d0_stride} = '1;   // dimension 0 whatever ndims says (it is decided a word later)
@@ -44,28 +50,21 @@ module ax_fetch_next
       {m.g1_offset, m.g1_extent, m.g1_coef0, m.g1_coef1, m.g1_coef2, m.g1_coef3, m.g1_coef4, m.g1_coef5} = '1;
     if (ng > 2'd2)
       {m.g2_offset, m.g2_extent, m.g2_coef0, m.g2_coef1, m.g2_coef2, m.g2_coef3, m.g2_coef4, m.g2_coef5} = '1;
-    a = m;
-    for (int unsigned k = 0; k < WALK_WORDS; k++) r[k] = |a[k];
-    return r;
+    return nonzero_words(m);
   endfunction
 
   function automatic logic [DP_HEADER_WORDS-1:0] header_reads();
     dp_header_t m;
-    logic [DP_HEADER_WORDS-1:0][31:0] a;
-    logic [DP_HEADER_WORDS-1:0] r;
     m = '0;
     {m.magic, m.has_ifd0, m.has_ifd1, m.has_main, m.has_dpu, m.has_odr, m.words, m.id} = '1;
     m.kind = dp_kind_e'('1);
-    a = m;
-    for (int unsigned k = 0; k < DP_HEADER_WORDS; k++) r[k] = |a[k];
-    return r;
+    return DP_HEADER_WORDS'(nonzero_words(MaskBits'(m)));
   endfunction
 
+  // the MVM or the DWPU section (the same words)
   function automatic logic [MVM_DESC_WORDS-1:0] main_reads();
     mvm_desc_t  m;
     dwpu_desc_t d;
-    logic [MVM_DESC_WORDS-1:0][31:0] a, b;
-    logic [MVM_DESC_WORDS-1:0] r;
     m = '0;
     {m.k_blocks, m.matrix_id, m.ndims, m.tile_base, m.k_stride, m.o0_size, m.o1_size, m.o2_size, m.o3_size,
      m.o0_tstride, m.o1_tstride, m.o2_tstride, m.o3_tstride} = '1;
@@ -73,47 +72,32 @@ module ax_fetch_next
     {d.taps, d.ndims, d.divisor, d.weight_base_row, d.weight_count, d.o0_size, d.o1_size, d.o2_size, d.o3_size,
      d.o0_wstride, d.o1_wstride, d.o2_wstride, d.o3_wstride} = '1;
     d.op = dwpu_op_e'('1);
-    a = m;
-    b = d;
-    for (int unsigned k = 0; k < MVM_DESC_WORDS; k++) r[k] = |a[k] || |b[k];
-    return r;
+    return MVM_DESC_WORDS'(nonzero_words(MaskBits'(m) | MaskBits'(d)));
   endfunction
 
   function automatic logic [DPU_DESC_WORDS-1:0] dpu_reads();
     dpu_desc_t m;
-    logic [DPU_DESC_WORDS-1:0][31:0] a;
-    logic [DPU_DESC_WORDS-1:0] r;
     m = '0;
     {m.init_len, m.body_len, m.iterations} = '1;
     m.in0_dtype = dtype_e'('1);
     m.in1_dtype = dtype_e'('1);
     m.out_dtype = dtype_e'('1);
-    a = m;
-    for (int unsigned k = 0; k < DPU_DESC_WORDS; k++) r[k] = |a[k];
-    return r;
+    return DPU_DESC_WORDS'(nonzero_words(MaskBits'(m)));
   endfunction
 
   function automatic logic [LOADIMC_DESC_WORDS-1:0] loadimc_reads();
     loadimc_desc_t m;
-    logic [LOADIMC_DESC_WORDS-1:0][31:0] a;
-    logic [LOADIMC_DESC_WORDS-1:0] r;
     m = '0;
     {m.magic, m.matrix_id, m.d0_size, m.d1_size, m.base_row, m.row_stride, m.d0_astride, m.d1_astride,
      m.tile_base, m.d0_tstride, m.d1_tstride} = '1;
-    a = m;
-    for (int unsigned k = 0; k < LOADIMC_DESC_WORDS; k++) r[k] = |a[k];
-    return r;
+    return LOADIMC_DESC_WORDS'(nonzero_words(MaskBits'(m)));
   endfunction
 
   function automatic logic [BARRIER_DESC_WORDS-1:0] barrier_reads();
     barrier_desc_t m;
-    logic [BARRIER_DESC_WORDS-1:0][31:0] a;
-    logic [BARRIER_DESC_WORDS-1:0] r;
     m = '0;
     {m.magic, m.barrier_id, m.core_mask} = '1;
-    a = m;
-    for (int unsigned k = 0; k < BARRIER_DESC_WORDS; k++) r[k] = |a[k];
-    return r;
+    return BARRIER_DESC_WORDS'(nonzero_words(MaskBits'(m)));
   endfunction
 
   // the fixed part's words a datapath fetch reads (the program: every word from DpWords on)

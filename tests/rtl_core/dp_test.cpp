@@ -16,7 +16,6 @@
 #include <tuple>
 
 #include "axcore/cosim/stimulus.hpp"
-#include "axcore/txn/read_words.hpp"
 #include "tile_bench.hpp"
 
 namespace {
@@ -396,15 +395,8 @@ TEST(DatapathTest, FetchReadsOnlyTheWordsTheDeviceUses) {
   guarded.odr.g0_extent = 0xFFFF;  // 0 <= 0 < 65535: every element stored
   stim::reference_datapath(dp, image, nullptr);
   stim::reference_datapath(guarded, image, nullptr);
-  auto garbled = [](const stim::Datapath& x) {
-    std::vector<uint32_t> w = x.words();
-    const std::vector<bool> read = axcore::txn::queue_read_words(spec::Queue::MVMEXE, w);
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (!read[i]) w[i] = 0xA5A5A5A5;
-    return std::pair{w, static_cast<uint64_t>(std::count(read.begin(), read.end(), true))};
-  };
-  const auto [w_dp, reads_dp] = garbled(dp);
-  const auto [w_guarded, reads_guarded] = garbled(guarded);
+  const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, spec::Queue::MVMEXE);
+  const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, spec::Queue::MVMEXE);
   EXPECT_EQ(reads_guarded, reads_dp + 3);
   t.write_cmd(kDp, w_dp);
   t.write_cmd(kDpGuard, w_guarded);

@@ -12,7 +12,6 @@
 #include "axcore/cosim/stimulus.hpp"
 #include "axcore/ref/imc.hpp"
 #include "axcore/tlm/tlm_device.hpp"
-#include "axcore/txn/read_words.hpp"
 
 namespace axcore {
 namespace {
@@ -129,15 +128,8 @@ TEST(TlmCmdproc, FetchReadsOnlyTheWordsTheDeviceUses) {
   std::vector<uint8_t> expect(l1.begin(), l1.end());
   stim::reference_datapath(dp, expect, nullptr);
   stim::reference_datapath(guarded, expect, nullptr);
-  auto garbled = [](const stim::Datapath& x) {
-    std::vector<uint32_t> w = x.words();
-    const std::vector<bool> read = txn::queue_read_words(Queue::MVMEXE, w);
-    for (std::size_t i = 0; i < w.size(); ++i)
-      if (!read[i]) w[i] = 0xA5A5A5A5;
-    return std::pair{w, static_cast<uint64_t>(std::count(read.begin(), read.end(), true))};
-  };
-  const auto [w_dp, reads_dp] = garbled(dp);
-  const auto [w_guarded, reads_guarded] = garbled(guarded);
+  const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, Queue::MVMEXE);
+  const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, Queue::MVMEXE);
   EXPECT_EQ(reads_guarded, reads_dp + 3);
   EXPECT_LT(reads_dp, w_dp.size() / 2);
   stim::write_cmd(d, 0, kDp, w_dp);
