@@ -210,24 +210,27 @@ module ax_cmdproc
   // What the fetch knows of its descriptor when it picks the next word: the words arrived in the
   // fetching slot, and the one arriving this cycle (a header or a walk's word 0 decides the words
   // after the next one, ax_fetch_next).
-  logic [DpWords-1:0][31:0] nx_buf;
+  // word w of the descriptor being fetched: arriving this cycle, or in the fetching slot
+  function automatic word_t fetched_word(int unsigned w);
+    if (f_rsp_q && f_rsp_idx_q == 16'(w)) return cmd_data_i;
+    return (f_q_q == QUEUE_DWPU) ? dw_buf_q[f_slot_q][w] : dp_buf_q[f_slot_q][w];
+  endfunction
   logic [3:0][31:0]         nx_w0;   // header, ifd0, ifd1, odr word 0
   logic [15:0]              nx_total;
   always_comb begin
     nx_total = f_total_q;   // a datapath's header.words from the cycle its header arrives
-    if (f_rsp_q && f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC && f_q_q != QUEUE_CTRL)
-      nx_total = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
-    nx_buf = (f_q_q == QUEUE_DWPU) ? dw_buf_q[f_slot_q] : dp_buf_q[f_slot_q];
-    nx_w0  = {nx_buf[DATAPATH_DESC_ODR_WORD], nx_buf[DATAPATH_DESC_IFD1_WORD], nx_buf[DATAPATH_DESC_IFD0_WORD],
-              nx_buf[DATAPATH_DESC_HEADER_WORD]};
-    if (f_rsp_q) begin
-      if (f_rsp_idx_q == 16'(DATAPATH_DESC_HEADER_WORD)) nx_w0[0] = cmd_data_i;
-      if (f_rsp_idx_q == 16'(DATAPATH_DESC_IFD0_WORD))   nx_w0[1] = cmd_data_i;
-      if (f_rsp_idx_q == 16'(DATAPATH_DESC_IFD1_WORD))   nx_w0[2] = cmd_data_i;
-      if (f_rsp_idx_q == 16'(DATAPATH_DESC_ODR_WORD))    nx_w0[3] = cmd_data_i;
+    nx_w0    = '0;
+    if (cmd_rd_o) begin     // (else ax_fetch_next looks at nothing)
+      if (f_rsp_q && f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC && f_q_q != QUEUE_CTRL)
+        nx_total = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
+      nx_w0[0] = fetched_word(DATAPATH_DESC_HEADER_WORD);
+      nx_w0[1] = fetched_word(DATAPATH_DESC_IFD0_WORD);
+      nx_w0[2] = fetched_word(DATAPATH_DESC_IFD1_WORD);
+      nx_w0[3] = fetched_word(DATAPATH_DESC_ODR_WORD);
     end
   end
   ax_fetch_next u_fetch_next (
+    .active_i(cmd_rd_o),
     .queue_i (f_q_q),
     .idx_i   (f_idx_q),
     .total_i (nx_total),

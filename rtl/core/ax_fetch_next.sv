@@ -14,6 +14,7 @@ module ax_fetch_next
 #(
   localparam int unsigned DpWords = DATAPATH_DESC_PROGRAM_WORD
 ) (
+  input  logic        active_i,   // the fetch reads a word this cycle (else next_o = total_i)
   input  logic [1:0]  queue_i,
   input  logic [15:0] idx_i,      // the word read this cycle (relative to the descriptor)
   input  logic [15:0] total_i,    // the descriptor's length (datapath: header.words)
@@ -100,37 +101,37 @@ module ax_fetch_next
     return BARRIER_DESC_WORDS'(nonzero_words(MaskBits'(m)));
   endfunction
 
-  // the fixed part's words a datapath fetch reads (the program: every word from DpWords on)
-  logic [DpWords-1:0] dp_rd;
-  always_comb begin
-    dp_rd = '0;
-    dp_rd[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS] = header_reads();
-    if (hdr_i.has_ifd0) dp_rd[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS] = walk_reads(ifd0_i.ndims, ifd0_i.nguards);
-    if (hdr_i.has_ifd1) dp_rd[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS] = walk_reads(ifd1_i.ndims, ifd1_i.nguards);
-    if (hdr_i.has_main) dp_rd[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS] = main_reads();
-    if (hdr_i.has_dpu) dp_rd[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS] = dpu_reads();
-    if (hdr_i.has_odr) dp_rd[DATAPATH_DESC_ODR_WORD +: WALK_WORDS] = walk_reads(odr_i.ndims, odr_i.nguards);
-  end
-
+  // Only while a fetch reads (active_i): the simulation evaluates none of the masks otherwise.
+  logic [DpWords-1:0] dp_rd;   // the fixed part's words a datapath fetch reads (then the program)
   logic [LOADIMC_DESC_WORDS-1:0] li_rd;
   logic [BARRIER_DESC_WORDS-1:0] bar_rd;
-  assign li_rd  = loadimc_reads();
-  assign bar_rd = barrier_reads();
-
   logic [15:0] n;
   always_comb begin
-    n = total_i;
-    unique case (queue_i)
-      QUEUE_LOADIMC: for (int k = LOADIMC_DESC_WORDS - 1; k >= 0; k--) if (li_rd[k] && 16'(k) > idx_i) n = 16'(k);
-      QUEUE_CTRL:    for (int k = BARRIER_DESC_WORDS - 1; k >= 0; k--) if (bar_rd[k] && 16'(k) > idx_i) n = 16'(k);
-      default: begin
-        if (32'(idx_i) + 1 >= DpWords) n = hdr_i.has_dpu ? idx_i + 16'd1 : total_i;
-        else begin
-          n = hdr_i.has_dpu ? 16'(DpWords) : total_i;
-          for (int k = DpWords - 1; k >= 0; k--) if (dp_rd[k] && 16'(k) > idx_i) n = 16'(k);
+    dp_rd  = '0;
+    li_rd  = '0;
+    bar_rd = '0;
+    n      = total_i;
+    if (active_i) begin
+      li_rd  = loadimc_reads();
+      bar_rd = barrier_reads();
+      unique case (queue_i)
+        QUEUE_LOADIMC: for (int k = LOADIMC_DESC_WORDS - 1; k >= 0; k--) if (li_rd[k] && 16'(k) > idx_i) n = 16'(k);
+        QUEUE_CTRL:    for (int k = BARRIER_DESC_WORDS - 1; k >= 0; k--) if (bar_rd[k] && 16'(k) > idx_i) n = 16'(k);
+        default: begin
+          if (32'(idx_i) + 1 >= DpWords) n = hdr_i.has_dpu ? idx_i + 16'd1 : total_i;
+          else begin
+            dp_rd[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS] = header_reads();
+            if (hdr_i.has_ifd0) dp_rd[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS] = walk_reads(ifd0_i.ndims, ifd0_i.nguards);
+            if (hdr_i.has_ifd1) dp_rd[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS] = walk_reads(ifd1_i.ndims, ifd1_i.nguards);
+            if (hdr_i.has_main) dp_rd[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS] = main_reads();
+            if (hdr_i.has_dpu)  dp_rd[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS] = dpu_reads();
+            if (hdr_i.has_odr)  dp_rd[DATAPATH_DESC_ODR_WORD +: WALK_WORDS] = walk_reads(odr_i.ndims, odr_i.nguards);
+            n = hdr_i.has_dpu ? 16'(DpWords) : total_i;
+            for (int k = DpWords - 1; k >= 0; k--) if (dp_rd[k] && 16'(k) > idx_i) n = 16'(k);
+          end
         end
-      end
-    endcase
+      endcase
+    end
     next_o = (n < total_i) ? n : total_i;
   end
 endmodule
