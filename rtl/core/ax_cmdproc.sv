@@ -234,10 +234,10 @@ module ax_cmdproc
     .queue_i (f_q_q),
     .idx_i   (f_idx_q),
     .total_i (nx_total),
-    .hdr_i   (dp_header_t'({{(32 * (DP_HEADER_WORDS - 1)){1'b0}}, nx_w0[0]})),
-    .ifd0_i  (walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, nx_w0[1]})),
-    .ifd1_i  (walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, nx_w0[2]})),
-    .odr_i   (walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, nx_w0[3]})),
+    .hdr_w0_i (nx_w0[0]),
+    .ifd0_w0_i(nx_w0[1]),
+    .ifd1_w0_i(nx_w0[2]),
+    .odr_w0_i (nx_w0[3]),
     .next_o  (f_next)
   );
 

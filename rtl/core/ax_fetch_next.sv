@@ -18,12 +18,10 @@ module ax_fetch_next
   input  logic [1:0]  queue_i,
   input  logic [15:0] idx_i,      // the word read this cycle (relative to the descriptor)
   input  logic [15:0] total_i,    // the descriptor's length (datapath: header.words)
-  // verilator lint_off UNUSEDSIGNAL
-  input  dp_header_t  hdr_i,      // word 0 of the header (the rest unused)
-  input  walk_t       ifd0_i,     // word 0 of each walk (the rest unused)
-  input  walk_t       ifd1_i,
-  input  walk_t       odr_i,
-  // verilator lint_on UNUSEDSIGNAL
+  input  logic [31:0] hdr_w0_i,   // word 0 of the header
+  input  logic [31:0] ifd0_w0_i,  // word 0 of each walk
+  input  logic [31:0] ifd1_w0_i,
+  input  logic [31:0] odr_w0_i,
   output logic [15:0] next_o      // total_i when no word is left
 );
   // Per word of a section (its struct zero-extended to the widest, a walk): the word holds one of
@@ -111,22 +109,30 @@ module ax_fetch_next
     li_rd  = '0;
     bar_rd = '0;
     n      = total_i;
-    if (active_i) begin
+    if (active_i) begin  // the wide views only here: the simulation builds them only in a fetch
+      // verilator lint_off UNUSEDSIGNAL
+      dp_header_t hdr;   // word 0 of each (the rest zero)
+      walk_t      ifd0, ifd1, odr;
+      // verilator lint_on UNUSEDSIGNAL
+      hdr    = dp_header_t'({{(32 * (DP_HEADER_WORDS - 1)){1'b0}}, hdr_w0_i});
+      ifd0   = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, ifd0_w0_i});
+      ifd1   = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, ifd1_w0_i});
+      odr    = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, odr_w0_i});
       li_rd  = loadimc_reads();
       bar_rd = barrier_reads();
       unique case (queue_i)
         QUEUE_LOADIMC: for (int k = LOADIMC_DESC_WORDS - 1; k >= 0; k--) if (li_rd[k] && 16'(k) > idx_i) n = 16'(k);
         QUEUE_CTRL:    for (int k = BARRIER_DESC_WORDS - 1; k >= 0; k--) if (bar_rd[k] && 16'(k) > idx_i) n = 16'(k);
         default: begin
-          if (32'(idx_i) + 1 >= DpWords) n = hdr_i.has_dpu ? idx_i + 16'd1 : total_i;
+          if (32'(idx_i) + 1 >= DpWords) n = hdr.has_dpu ? idx_i + 16'd1 : total_i;
           else begin
             dp_rd[DATAPATH_DESC_HEADER_WORD +: DP_HEADER_WORDS] = header_reads();
-            if (hdr_i.has_ifd0) dp_rd[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS] = walk_reads(ifd0_i.ndims, ifd0_i.nguards);
-            if (hdr_i.has_ifd1) dp_rd[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS] = walk_reads(ifd1_i.ndims, ifd1_i.nguards);
-            if (hdr_i.has_main) dp_rd[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS] = main_reads();
-            if (hdr_i.has_dpu)  dp_rd[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS] = dpu_reads();
-            if (hdr_i.has_odr)  dp_rd[DATAPATH_DESC_ODR_WORD +: WALK_WORDS] = walk_reads(odr_i.ndims, odr_i.nguards);
-            n = hdr_i.has_dpu ? 16'(DpWords) : total_i;
+            if (hdr.has_ifd0) dp_rd[DATAPATH_DESC_IFD0_WORD +: WALK_WORDS] = walk_reads(ifd0.ndims, ifd0.nguards);
+            if (hdr.has_ifd1) dp_rd[DATAPATH_DESC_IFD1_WORD +: WALK_WORDS] = walk_reads(ifd1.ndims, ifd1.nguards);
+            if (hdr.has_main) dp_rd[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS] = main_reads();
+            if (hdr.has_dpu)  dp_rd[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS] = dpu_reads();
+            if (hdr.has_odr)  dp_rd[DATAPATH_DESC_ODR_WORD +: WALK_WORDS] = walk_reads(odr.ndims, odr.nguards);
+            n = hdr.has_dpu ? 16'(DpWords) : total_i;
             for (int k = DpWords - 1; k >= 0; k--) if (dp_rd[k] && 16'(k) > idx_i) n = 16'(k);
           end
         end
