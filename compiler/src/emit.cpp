@@ -1,7 +1,9 @@
 #include "axcore/compiler/emit.hpp"
 
+#include <algorithm>
 #include <axcore/num/pword.hpp>
 #include <axcore/txn/axcore_builder.hpp>
+#include <axcore/txn/read_words.hpp>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -59,34 +61,54 @@ std::string step_names(const Program& p) {
   return out;
 }
 
-// A run of descriptor words the TXN blockwrites into one core's CMD_MEM.
+// A run of descriptors the TXN writes into one core's CMD_MEM: only the words the device reads
+// (`read`, txn/read_words.hpp), so the host spends no AXI-Lite cycles on absent units' sections,
+// unused walk dimensions and guards, or reserved words.
 struct DescriptorWrite {
   uint32_t core = 0, word = 0;
   std::vector<uint32_t> words;
+  std::vector<bool> read;
 };
 
 // Where the TXN writes each descriptor: before the first push that runs it, hoisted above the run
 // of waits that precedes that push, so the host's AXI-Lite writes (3 cycles a word) overlap the
 // tasks those waits wait for instead of delaying the push; a push with no wait before it gets its
-// descriptor just before it. A descriptor several tasks share (lower() never rewrites CMD_MEM) is
-// written once; descriptors written at one point that are consecutive on a core form one write.
-// Key: the step before which the writes go.
+// descriptor just before it. A datapath's descriptor goes further up, right after the push of the
+// core's previous datapath task before that point: the host writes it while that task computes,
+// instead of between the token it waits for (often of a weight copy or LoadIMC the later layers
+// need) and the push that continues the chain of datapaths. A descriptor several tasks share
+// (lower() never rewrites CMD_MEM) is written once; descriptors written at one point that are
+// consecutive on a core form one write. Key: the step before which the writes go.
 std::map<std::size_t, std::vector<DescriptorWrite>> descriptor_writes(const Program& p) {
   std::map<std::size_t, std::vector<DescriptorWrite>> out;
-  std::map<uint32_t, std::set<uint32_t>> written;  // per core: CMD_MEM words of descriptors written
-  std::optional<std::size_t> anchor;               // the first wait of the last run of waits
+  std::map<uint32_t, std::set<uint32_t>> written;                // per core: CMD_MEM words of descriptors written
+  std::map<uint32_t, std::vector<std::size_t>> datapath_pushes;  // per core: steps pushing a datapath
+  std::optional<std::size_t> anchor;                             // the first wait of the last run of waits
   bool after_wait = false;
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const bool is_wait = std::holds_alternative<Wait>(p.steps[i]);
     if (is_wait && !after_wait) anchor = i;
     after_wait = is_wait;
     const auto* k = std::get_if<Task>(&p.steps[i]);
-    if (!k || !written[k->core].insert(k->cmd_word).second) continue;
-    auto& at = out[anchor.value_or(i)];
-    if (!at.empty() && at.back().core == k->core && at.back().word + at.back().words.size() == k->cmd_word)
+    if (!k) continue;
+    const bool datapath = k->queue == spec::Queue::MVMEXE || k->queue == spec::Queue::DWPU;
+    std::vector<std::size_t>& pushes = datapath_pushes[k->core];
+    std::size_t where = anchor.value_or(i);
+    if (datapath) {
+      // the core's last datapath push before `where`: write right after it
+      const auto before = std::lower_bound(pushes.begin(), pushes.end(), where);
+      if (before != pushes.begin()) where = *std::prev(before) + 1;
+      pushes.push_back(i);
+    }
+    if (!written[k->core].insert(k->cmd_word).second) continue;
+    auto& at = out[where];
+    const std::vector<bool> read = txn::descriptor_read_words(k->words);
+    if (!at.empty() && at.back().core == k->core && at.back().word + at.back().words.size() == k->cmd_word) {
       at.back().words.insert(at.back().words.end(), k->words.begin(), k->words.end());
-    else
-      at.push_back({k->core, k->cmd_word, k->words});
+      at.back().read.insert(at.back().read.end(), read.begin(), read.end());
+    } else {
+      at.push_back({k->core, k->cmd_word, k->words, read});
+    }
   }
   return out;
 }
@@ -94,8 +116,8 @@ std::map<std::size_t, std::vector<DescriptorWrite>> descriptor_writes(const Prog
 // Where the TXN writes each copy's BDs (key: the step before which they go; value: the copy's
 // step): hoisted, like descriptors, above the run of waits before its push, but never above the
 // wait that retired the previous copy on the same BDs (a BD is rewritten only once its last copy
-// was waited). So the host's BD writes (16 words and a DDR patch each, ~54 cycles) overlap the
-// tasks those waits wait for instead of following the last token.
+// was waited). So the host's BD writes (the 14 words the device reads, or 12 and a DDR patch: ~42
+// cycles) overlap the tasks those waits wait for instead of following the last token.
 std::map<std::size_t, std::vector<std::size_t>> bd_writes(const Program& p) {
   std::map<std::size_t, std::vector<std::size_t>> out;
   std::map<std::pair<uint32_t, uint32_t>, std::size_t> last_user;  // (engine tile, BD) -> copy step
@@ -196,7 +218,7 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
   };
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     if (auto it = descriptors.find(i); it != descriptors.end())
-      for (const DescriptorWrite& d : it->second) tb.write_descriptor(d.core, d.word, d.words);
+      for (const DescriptorWrite& d : it->second) tb.write_descriptor(d.core, d.word, d.words, d.read);
     if (auto it = bds.find(i); it != bds.end())
       for (const std::size_t c : it->second) {
         const Transfer& t = std::get<Transfer>(p.steps[c]);
@@ -204,7 +226,7 @@ runtime::Bundle emit_bundle(const PrimFunc& f, const Program& p, const EmitOptio
           const bool ddr_side = task == &t.mm2s ? t.ddr_mm2s : t.ddr_s2mm;
           for (std::size_t k = 0; k < task->bds.size(); ++k) {
             const uint32_t id = task->start_bd + static_cast<uint32_t>(k);
-            tb.write_bd(tile_of(t), id, task->bds[k]);
+            tb.write_bd_read_words(tile_of(t), id, task->bds[k], ddr_side);
             const BufferNode* ddr = task == &t.s2mm && t.s2mm_buffer ? t.s2mm_buffer : t.buffer;
             if (ddr_side) tb.patch_bd_address(tile_of(t), id, arg.at(ddr), bd_addr(task->bds[k]));
           }

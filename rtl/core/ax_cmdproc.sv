@@ -1,7 +1,8 @@
 // Command processor: the four core queues (MVMEXE, DWPU, LOADIMC, CTRL), each a ring of
 // queue_depth push words run in order. A queue's head task fetches its descriptor from CMD_MEM
-// (one shared read port, one word per cycle, lowest queue first; datapath: header.words words,
-// LoadIMC 8, barrier 4), is validated the cycle after its last word arrived and starts in that
+// (one shared read port, one word per cycle, lowest queue first; only the words the device reads,
+// ax_fetch_next: of a datapath's header.words words the present units' used words, LoadIMC and
+// barrier the words that hold fields), is validated the cycle after its last word arrived and starts in that
 // cycle (TASK_START) when its resources are free: LoadIMC overlaps a running MVMEXE task (and
 // the reverse) only when ax_imc_apart finds them apart (same matrix_id, disjoint tile spans). A
 // task ends (TASK_DONE) when its unit is done, after repeat + 1 runs; the token follows the next
@@ -154,7 +155,7 @@ module ax_cmdproc
   logic               f_busy_q, f_busy_d, f_rsp_q, f_slot_q, f_slot_d, f_dirty_q, f_dirty_d;
   logic [1:0]         f_q_q, f_q_d;
   logic [15:0]        f_start_q, f_start_d;
-  logic [15:0]        f_idx_q, f_idx_d, f_rcv_q, f_rcv_d, f_total_q, f_total_d, f_rsp_idx_q;
+  logic [15:0]        f_idx_q, f_idx_d, f_total_q, f_total_d, f_rsp_idx_q, f_next;
   logic [1:0][DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
   logic [1:0][DpWords-1:0][31:0] dw_buf_q, dw_buf_d;   // the DWPU queue's descriptors
   logic [1:0][7:0][31:0] li_buf_q, li_buf_d;
@@ -206,6 +207,40 @@ module ax_cmdproc
   assign f_hit      = cmd_wr_i && f_busy_q && 32'(cmd_wr_addr_i) >= f_start &&
                       32'(wr_rel) < 32'(f_idx_q) + 32'(cmd_rd_o);
 
+  // What the fetch knows of its descriptor when it picks the next word: the words arrived in the
+  // fetching slot, and the one arriving this cycle (a header or a walk's word 0 decides the words
+  // after the next one, ax_fetch_next).
+  // word w of the descriptor being fetched: arriving this cycle, or in the fetching slot
+  function automatic word_t fetched_word(int unsigned w);
+    if (f_rsp_q && f_rsp_idx_q == 16'(w)) return cmd_data_i;
+    return (f_q_q == QUEUE_DWPU) ? dw_buf_q[f_slot_q][w] : dp_buf_q[f_slot_q][w];
+  endfunction
+  logic [3:0][31:0]         nx_w0;   // header, ifd0, ifd1, odr word 0
+  logic [15:0]              nx_total;
+  always_comb begin
+    nx_total = f_total_q;   // a datapath's header.words from the cycle its header arrives
+    nx_w0    = '0;
+    if (cmd_rd_o) begin     // (else ax_fetch_next looks at nothing)
+      if (f_rsp_q && f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC && f_q_q != QUEUE_CTRL)
+        nx_total = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
+      nx_w0[0] = fetched_word(DATAPATH_DESC_HEADER_WORD);
+      nx_w0[1] = fetched_word(DATAPATH_DESC_IFD0_WORD);
+      nx_w0[2] = fetched_word(DATAPATH_DESC_IFD1_WORD);
+      nx_w0[3] = fetched_word(DATAPATH_DESC_ODR_WORD);
+    end
+  end
+  ax_fetch_next u_fetch_next (
+    .active_i(cmd_rd_o),
+    .queue_i (f_q_q),
+    .idx_i   (f_idx_q),
+    .total_i (nx_total),
+    .hdr_w0_i (nx_w0[0]),
+    .ifd0_w0_i(nx_w0[1]),
+    .ifd1_w0_i(nx_w0[2]),
+    .odr_w0_i (nx_w0[3]),
+    .next_o  (f_next)
+  );
+
   always_comb begin
     f_busy_d  = f_busy_q;
     f_q_d     = f_q_q;
@@ -213,7 +248,6 @@ module ax_cmdproc
     f_start_d = f_start_q;
     f_dirty_d = f_dirty_q || f_hit;
     f_idx_d   = f_idx_q;
-    f_rcv_d   = f_rcv_q;
     f_total_d = f_total_q;
     dp_buf_d  = dp_buf_q;
     dw_buf_d  = dw_buf_q;
@@ -230,17 +264,15 @@ module ax_cmdproc
       f_start_d = f_req_pf[f_pick] ? q_next[f_pick].start : q_head[f_pick].start;
       f_dirty_d = 1'b0;
       f_idx_d   = '0;
-      f_rcv_d   = '0;
       f_total_d = fixed_words(f_pick);
     end
     if (f_busy_q) begin
-      if (cmd_rd_o) f_idx_d = f_idx_q + 16'd1;
+      if (cmd_rd_o) f_idx_d = f_next;   // the next word the device reads (ax_fetch_next)
       if (f_start + 32'(f_total_q) > 32'(CMD_WORDS)) begin
         f_range[f_q_q] = !f_dirty_d;   // CMD_RANGE: nothing more is read
         f_end[f_q_q]   = 1'b1;
         f_busy_d       = 1'b0;
       end else if (f_rsp_q) begin
-        f_rcv_d = f_rcv_q + 16'd1;
         unique case (f_q_q)
           QUEUE_LOADIMC: if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
           QUEUE_CTRL:    if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
@@ -251,7 +283,7 @@ module ax_cmdproc
             if (f_rsp_idx_q == '0) f_total_d = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
           end
         endcase
-        if (f_rcv_q + 16'd1 >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC &&
+        if (f_idx_q >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC &&
             f_q_q != QUEUE_CTRL && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
           f_done[f_q_q] = !f_dirty_d;   // a fetch a host write overtook is dropped (and asked again)
           f_end[f_q_q]  = 1'b1;
@@ -271,7 +303,6 @@ module ax_cmdproc
       f_start_q   <= '0;
       f_dirty_q   <= 1'b0;
       f_idx_q     <= '0;
-      f_rcv_q     <= '0;
       f_total_q   <= '0;
       f_rsp_q     <= 1'b0;
       f_rsp_idx_q <= '0;
@@ -282,7 +313,6 @@ module ax_cmdproc
       f_start_q   <= f_start_d;
       f_dirty_q   <= f_dirty_d;
       f_idx_q     <= f_idx_d;
-      f_rcv_q     <= f_rcv_d;
       f_total_q   <= f_total_d;
       f_rsp_q     <= cmd_rd_o && f_busy_d;
       f_rsp_idx_q <= f_idx_q;

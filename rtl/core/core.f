@@ -24,6 +24,7 @@ rtl/core/ax_dwpu_div.sv
 rtl/core/ax_dwpu.sv
 rtl/core/ax_datapath.sv
 rtl/core/ax_imc_apart.sv
+rtl/core/ax_fetch_next.sv
 rtl/core/ax_cmdproc.sv
 rtl/core/ax_barrier_net.sv
 rtl/core/ax_core_tile.sv

@@ -6,6 +6,7 @@
 
 #include "axcore/ref/dwpu.hpp"
 #include "axcore/ref/error.hpp"
+#include "axcore/txn/read_words.hpp"
 
 namespace axcore::tlm {
 
@@ -188,6 +189,10 @@ CoreTile::Fetch CoreTile::fetch(const Queue& q, uint32_t start, uint64_t p) {
   f.words = words;
   f.w.assign(words + (datapath ? L::max_words : 0), 0);
   for (uint32_t i = 0; i < words; ++i) f.w[i] = cmd_word(start + i);
+  // Only the words the device reads cross the port (docs/timing.md "Fetched words").
+  const std::vector<bool> read = txn::queue_read_words(static_cast<spec::Queue>(q.q), std::span(f.w).first(words));
+  for (uint32_t i = 0; i < words; ++i)
+    if (read[i]) f.reads.push_back(i);
   fetch_free_ = std::max(fetch_free_, f.end());
   return f;
 }
@@ -242,7 +247,7 @@ void CoreTile::cmd_mem_written(uint32_t word) {
     Fetch& f = q.pf;
     if (!f.valid || f.words == 0 || word < f.start || word - f.start >= f.words) continue;
     const uint32_t k = word - f.start;
-    if (f.p + 1 + k <= c) {  // a word the prefetch read: dropped and fetched again
+    if (k <= f.reading(c) && c >= f.p + 1) {  // a word the prefetch passed: dropped and fetched again
       f = {};
       try_prefetch(q, c + 1);
     } else if (k == 0) {  // the header (its length) before it was read: the fetch sees the new one

@@ -65,7 +65,13 @@ class CoreTile : public Tile {
     uint64_t p = 0;
     uint32_t start = 0, words = 0;
     std::vector<uint32_t> w;
-    uint64_t end() const { return p + words + 2; }  // the cycle the task can be checked
+    std::vector<uint32_t> reads;                           // the words the port reads, in order (txn::queue_read_words)
+    uint64_t end() const { return p + reads.size() + 2; }  // the cycle the task can be checked
+    // The word the port reads in cycle c (read i in p + 1 + i); past the last read: `words`.
+    uint32_t reading(uint64_t c) const {
+      const uint64_t i = c - p - 1;
+      return c < p + 1 ? 0 : i < reads.size() ? reads[i] : words;
+    }
   };
   struct Queue {
     unsigned q = 0;

@@ -242,7 +242,7 @@ TEST(CoreTileTest, QueueOverflowAndBarrier) {
 
 // The command processor's prefetch (docs/timing.md "Command processor"): a LoadIMC queued behind
 // a longer one fetches its descriptor while that one runs and starts two cycles after its
-// TASK_DONE (a fetch after the pop would take 3 + 8 + 2). A host write over a descriptor already
+// TASK_DONE (a fetch after the pop would take 3 + 4 + 2). A host write over a descriptor already
 // prefetched (its predecessor still runs) drops the prefetch: the task runs the new words (3
 // tiles, not the 1 it was pushed with), still without a gap.
 TEST(CoreTileTest, QueuedTaskPrefetchesItsDescriptorAndARewriteIsFetchedAgain) {
@@ -269,7 +269,7 @@ TEST(CoreTileTest, QueuedTaskPrefetchesItsDescriptorAndARewriteIsFetchedAgain) {
   t.write_cmd(kB, load(1, 8));
   t.push(2, kA, 3);
   t.push(2, kB, 4);
-  for (int i = 0; i < 100; ++i) t.tick();  // B's 8 words were read long ago; A loads for 512 cycles
+  for (int i = 0; i < 100; ++i) t.tick();  // B's words were read long ago; A loads for 512 cycles
   t.write_cmd(kB, load(3, 8));
   ASSERT_TRUE(t.wait_tokens(4, 5000));
   EXPECT_EQ(token_of(t.tokens[3]).tag, 4u);

@@ -7,6 +7,7 @@
 // MVMEXE one), and its refused unit sets and stream dtypes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <axcore/ref/dpu.hpp>
 #include <axcore/ref/imc.hpp>
 #include <axcore/ref/walk.hpp>
@@ -372,6 +373,51 @@ TEST(DatapathTest, QueuedDatapathsRunTheirOwnProgramsWithoutAFetchGap) {
       EXPECT_EQ(ev[k].second, 0x400 + 0x100 * (first + k / 2));
       EXPECT_EQ(cy[k], cy[k - 1] + 2) << "queue " << q << " task " << k / 2;
     }
+  }
+}
+
+// The port reads only the words the device uses (docs/timing.md "Fetched words", ax_fetch_next):
+// a datapath pushed to an idle queue starts as many cycles after its push as its descriptor has
+// such words, plus the fixed overhead a LoadIMC (4 read words) shows; the other words hold
+// garbage here and the output still equals the reference. A guard that is always true adds its
+// 3 words. (tests/tlm cmdproc_test: the same case on the TLM.)
+TEST(DatapathTest, FetchReadsOnlyTheWordsTheDeviceUses) {
+  Tile t;
+  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600, kY = 1000, kYGuard = 2000;
+  std::vector<uint8_t> image(spec::param::l1_bytes, 0);
+  const auto bytes = stim::f16_elements(n, 3);
+  std::copy(bytes.begin(), bytes.end(), image.begin());
+  t.write_l1(0, bytes);
+  stim::Datapath dp = stim::dpu_f16(spec::DpKind::MVMEXE, n, 0, kY, true);
+  stim::Datapath guarded = dp;
+  guarded.odr.base_row = kYGuard;
+  guarded.odr.nguards = 1;
+  guarded.odr.g0_extent = 0xFFFF;  // 0 <= 0 < 65535: every element stored
+  stim::reference_datapath(dp, image, nullptr);
+  stim::reference_datapath(guarded, image, nullptr);
+  const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, spec::Queue::MVMEXE);
+  const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, spec::Queue::MVMEXE);
+  EXPECT_EQ(reads_guarded, reads_dp + 3);
+  t.write_cmd(kDp, w_dp);
+  t.write_cmd(kDpGuard, w_guarded);
+  t.write_cmd(kLiWord, rtlcore::tile_load(1, 0, 0).encode());
+  // each pushed to its idle queue: TASK_START - push = overhead + words read
+  auto latency = [&](unsigned q, uint32_t word, uint32_t tag) -> uint64_t {
+    const uint64_t c = t.sim.cycle();
+    t.push(q, word, tag);
+    if (!t.wait_tokens(tag, 5000)) ADD_FAILURE() << "no token " << tag;
+    for (std::size_t i = 0; i < t.cmd_events[q].size(); ++i)
+      if (t.cmd_events[q][i] == std::make_pair(true, word)) return t.cmd_cycles[q][i] - c;
+    ADD_FAILURE() << "no TASK_START at word " << word;
+    return 0;
+  };
+  const uint64_t li = latency(2, kLiWord, 1);
+  EXPECT_EQ(latency(0, kDp, 2), li - 4 + reads_dp);
+  EXPECT_EQ(latency(0, kDpGuard, 3), li - 4 + reads_guarded);
+  for (const uint32_t tk : t.tokens) EXPECT_FALSE(token_of(tk).error) << spec::to_string(token_of(tk).code);
+  for (const uint32_t y : {kY, kYGuard}) {
+    const auto got = t.read_l1(uint64_t{y} * 64, std::size_t{n} * 128);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), image.begin() + std::ptrdiff_t{y} * 64)) << "output at row " << y;
   }
 }
 

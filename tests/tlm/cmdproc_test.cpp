@@ -5,6 +5,7 @@
 // task fetch it again and run the new words.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <axcore/rtl/mm_layout.hpp>
 #include <vector>
 
@@ -36,9 +37,9 @@ void push_two_loads(tlm::TlmDevice& d, stim::TaskSpans& rec, uint32_t b_tiles) {
   stim::push_queue(d, 0, Queue::LOADIMC, stim::push_word(kLiB, 2));
 }
 
-// A LoadIMC queued behind a longer one fetches its 8 words while that one runs: it starts two
+// A LoadIMC queued behind a longer one fetches its 4 read words while that one runs: it starts two
 // cycles after the first one's TASK_DONE (S_TOKEN, then its check), where a fetch after the pop
-// would take 3 + 8 + 2 cycles.
+// would take 3 + 4 + 2 cycles.
 TEST(TlmCmdproc, QueuedLoadImcStartsTwoCyclesAfterItsPredecessor) {
   tlm::TlmDevice d;
   stim::TaskSpans rec;
@@ -95,7 +96,7 @@ TEST(TlmCmdproc, RewriteOfAPrefetchedDescriptorRunsTheNewOne) {
   tlm::TlmDevice d;
   stim::TaskSpans rec;
   push_two_loads(d, rec, 1);
-  d.advance(100);  // B's 8 words were read long ago; A loads for 512 cycles
+  d.advance(100);  // B's words were read long ago; A loads for 512 cycles
   stim::write_cmd(d, 0, kLiB, loadimc_words(3, 8));
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).tag, 1u);
   EXPECT_EQ(stim::wait_queue_token(d, 0, Queue::LOADIMC).tag, 2u);
@@ -105,6 +106,48 @@ TEST(TlmCmdproc, RewriteOfAPrefetchedDescriptorRunsTheNewOne) {
   EXPECT_EQ(spec::core::ImcStatus::decode_word(d.read32(stim::addr(spec::core_row(0), spec::core::IMC_STATUS.offset)))
                 .valid_tiles,
             11u);
+}
+
+// The port reads only the words the device uses (docs/timing.md "Fetched words"): a datapath
+// pushed to an idle queue starts as many cycles after its push as its descriptor has such words,
+// plus the fixed overhead a LoadIMC (4 read words) shows; the other words hold garbage here and
+// the output still equals the reference. A guard that is always true adds its 3 words.
+TEST(TlmCmdproc, FetchReadsOnlyTheWordsTheDeviceUses) {
+  tlm::TlmDevice d;
+  stim::TaskSpans rec;
+  rec.attach(d, spec::core_row(0));
+  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600;
+  auto l1 = d.l1(0);
+  const auto bytes = stim::f16_elements(n, 3);
+  std::copy(bytes.begin(), bytes.end(), l1.begin());
+  stim::Datapath dp = stim::dpu_f16(spec::DpKind::MVMEXE, n, 0, 1000, true);
+  stim::Datapath guarded = dp;
+  guarded.odr.base_row = 2000;
+  guarded.odr.nguards = 1;
+  guarded.odr.g0_extent = 0xFFFF;  // 0 <= 0 < 65535: every element stored
+  std::vector<uint8_t> expect(l1.begin(), l1.end());
+  stim::reference_datapath(dp, expect, nullptr);
+  stim::reference_datapath(guarded, expect, nullptr);
+  const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, Queue::MVMEXE);
+  const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, Queue::MVMEXE);
+  EXPECT_EQ(reads_guarded, reads_dp + 3);
+  EXPECT_LT(reads_dp, w_dp.size() / 2);
+  stim::write_cmd(d, 0, kDp, w_dp);
+  stim::write_cmd(d, 0, kDpGuard, w_guarded);
+  stim::write_cmd(d, 0, kLiA, loadimc_words(1, 0));
+  // each pushed to its idle queue: TASK_START - push = overhead + words read
+  auto latency = [&](Queue q, uint32_t word, uint32_t tag) {
+    const uint64_t c = d.cycle();
+    stim::push_queue(d, 0, q, stim::push_word(word, tag));
+    EXPECT_EQ(stim::wait_queue_token(d, 0, q).error, 0u);
+    return rec.of(word).start - c;
+  };
+  const uint64_t li = latency(Queue::LOADIMC, kLiA, 1);
+  EXPECT_EQ(latency(Queue::MVMEXE, kDp, 2), li - 4 + reads_dp);
+  EXPECT_EQ(latency(Queue::MVMEXE, kDpGuard, 3), li - 4 + reads_guarded);
+  EXPECT_TRUE(std::equal(expect.begin() + std::ptrdiff_t{1000} * 64, expect.begin() + std::ptrdiff_t{2000 + 2 * n} * 64,
+                         l1.begin() + std::ptrdiff_t{1000} * 64))
+      << "L1 differs from the reference";
 }
 
 }  // namespace

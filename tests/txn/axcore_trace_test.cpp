@@ -6,6 +6,8 @@
 
 #include "axcore/txn/axcore_builder.hpp"
 #include "axcore/txn/compare.hpp"
+#include "axcore/txn/decode.hpp"
+#include "axcore/txn/read_words.hpp"
 #include "axcore/txn/trace.hpp"
 
 using namespace axcore;
@@ -224,8 +226,9 @@ TEST(TxnAxcore, CoreQueuePushRunsItsDescriptor) {
   EXPECT_EQ(t.events[0].channel, spec::param::core_queue_channel_base);
   EXPECT_EQ(t.events[1].channel, spec::param::core_queue_channel_base);
   ASSERT_TRUE(t.events[0].task);
-  // header 2 + ifd0 20 + mvm 5 + dpu 2 + program 6 + odr 20 field words
-  EXPECT_EQ(t.events[0].task->words.size(), 55u);
+  // the words the device reads (read_words.hpp): header 2 + ifd0 5 (word 0, d0/d1 sizes, two
+  // strides, pad_value) + mvm 5 + dpu 2 + program 6 + odr 4 (one dimension)
+  EXPECT_EQ(t.events[0].task->words.size(), 24u);
 }
 
 TEST(TxnAxcore, OnlyAWrite32ToAQueueRegisterIsAPush) {
@@ -275,7 +278,9 @@ TEST(TxnAxcore, UnwrittenOrMisplacedDescriptorIsAnError) {
       err.starts_with("the push at word 36 runs the MVMEXE descriptor at word 0 of tile (0,2), but the "
                       "stream never writes its words [52, 53, 54, 55, 56, 60, 61, 68, 69,"))
       << err;
-  EXPECT_TRUE(err.ends_with(" 86, 87]")) << err;  // the unwritten DPU section hides the program length
+  // the unwritten DPU section hides the program length, the ODR's word 0 (ndims 0) its dimensions
+  // but the first
+  EXPECT_TRUE(err.ends_with(" 61, 68, 69, 72, 78]")) << err;
   AxcoreBuilder c;
   c.push_task(0, spec::Queue::CTRL, push(spec::core::CMD_MEM.count + 5));
   EXPECT_EQ(trace_error(c.words()),
@@ -285,6 +290,68 @@ TEST(TxnAxcore, UnwrittenOrMisplacedDescriptorIsAnError) {
   AxcoreBuilder e;
   e.write_bd(Tile::shim(), 0, linear_bd(4)).push_dma(Tile::shim(), Dir::MM2S, 0, push(20));
   EXPECT_EQ(trace_error(e.words()), "the push at word 24 runs BD 20 of tile (0,0), which has 16 BDs");
+}
+
+// The words the device reads (read_words.hpp), against the descriptor layout of spec/.
+TEST(TxnAxcore, ReadWordsFollowUnitsDimensionsAndGuards) {
+  auto set = [](const std::vector<bool>& r) {
+    std::vector<uint32_t> out;
+    for (uint32_t i = 0; i < r.size(); ++i)
+      if (r[i]) out.push_back(i);
+    return out;
+  };
+  spec::Walk w;
+  w.ndims = 2;
+  w.nguards = 1;
+  EXPECT_EQ(set(walk_read_words(w)), (std::vector<uint32_t>{0, 1, 4, 5, 10, 11, 12, 13}));
+  w.ndims = 5;
+  w.nguards = 0;
+  EXPECT_EQ(set(walk_read_words(w)), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 10}));
+  const std::vector<uint32_t> dp = mvm_datapath(1);
+  std::vector<uint32_t> expect{0, 1, 4, 5, 8, 9, 14, 52, 53, 54, 55, 56, 60, 61, 68, 69, 72, 78};
+  for (uint32_t i = dd::program; i < dp.size(); ++i) expect.push_back(i);
+  EXPECT_EQ(set(queue_read_words(spec::Queue::MVMEXE, dp)), expect);
+  EXPECT_EQ(set(descriptor_read_words(dp)), expect);
+  // the queue's rule, not the magic: a datapath queue reads a LoadIMC's words as a header's
+  spec::LoadimcDesc l;
+  l.magic = spec::magic::loadimc;
+  EXPECT_EQ(set(descriptor_read_words(l.encode())), (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(set(queue_read_words(spec::Queue::LOADIMC, l.encode())), (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(set(queue_read_words(spec::Queue::DWPU, l.encode())), (std::vector<uint32_t>{0, 1}));
+  spec::BarrierDesc bar;
+  bar.magic = spec::magic::barrier;
+  EXPECT_EQ(set(queue_read_words(spec::Queue::CTRL, bar.encode())), std::vector<uint32_t>{0});
+  const uint32_t other = 0x42;
+  EXPECT_EQ(set(descriptor_read_words(std::span(&other, 1))), std::vector<uint32_t>{0});
+  EXPECT_EQ(set(bd_read_words(false)), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
+  EXPECT_EQ(set(bd_read_words(true)), (std::vector<uint32_t>{0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
+}
+
+// The builder writes only the read words (one blockwrite per run of them); the tracer finds the
+// descriptor and the BD complete, and shows the same task as a whole write.
+TEST(TxnAxcore, BuilderWritesOnlyTheReadWords) {
+  const std::vector<uint32_t> dp = mvm_datapath(7);
+  AxcoreBuilder whole, read;
+  whole.write_descriptor(0, 64, dp).push_task(0, spec::Queue::MVMEXE, push(64, true));
+  read.write_descriptor(0, 64, dp, descriptor_read_words(dp)).push_task(0, spec::Queue::MVMEXE, push(64, true));
+  EXPECT_EQ(compare(whole.words(), read.words()), std::vector<std::string>{});
+  auto block_words = [](const AxcoreBuilder& b) {
+    std::size_t n = 0;
+    const std::vector<uint32_t> words = b.words();
+    for (const Op& op : decode(words).ops)
+      if (const auto* w = std::get_if<BlockWrite>(&op.body)) n += w->data.size();
+    return n;
+  };
+  EXPECT_EQ(block_words(whole), dp.size());
+  EXPECT_EQ(block_words(read), 24u);
+  AxcoreBuilder bd;
+  bd.write_bd_read_words(Tile::shim(), 0, linear_bd(8), true).patch_bd_address(Tile::shim(), 0, 0, 0x40);
+  bd.push_dma(Tile::shim(), Dir::MM2S, 0, push(0));
+  EXPECT_EQ(block_words(bd), 12u);
+  EXPECT_EQ(trace(bd.words()).events.size(), 1u);
+  AxcoreBuilder unpatched;
+  unpatched.write_bd_read_words(Tile::shim(), 0, linear_bd(8), true).push_dma(Tile::shim(), Dir::MM2S, 0, push(0));
+  EXPECT_NE(trace_error(unpatched.words()).find("never writes its words [1, 2]"), std::string::npos);
 }
 
 TEST(TxnAxcore, DescriptorWithTheWrongMagicIsShown) {

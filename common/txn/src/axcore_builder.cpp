@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "axcore/txn/read_words.hpp"
+
 namespace axcore::txn {
 namespace {
 
@@ -60,6 +62,28 @@ AxcoreBuilder& AxcoreBuilder::write_bd(Tile t, uint32_t bd, const spec::DmaBd& v
   return *this;
 }
 
+void AxcoreBuilder::write_runs(uint32_t addr, std::span<const uint32_t> words, const std::vector<bool>& read) {
+  check(read.size() == words.size(),
+        std::to_string(read.size()) + " read flags for " + std::to_string(words.size()) + " words");
+  for (std::size_t i = 0; i < words.size();) {
+    if (!read[i]) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < words.size() && read[end]) ++end;
+    writer_.blockwrite(addr + static_cast<uint32_t>(4 * i), words.subspan(i, end - i));
+    i = end;
+  }
+}
+
+AxcoreBuilder& AxcoreBuilder::write_bd_read_words(Tile t, uint32_t bd, const spec::DmaBd& value, bool address_patched) {
+  const uint32_t off = bd_offset(t, bd);
+  const auto words = value.encode();
+  write_runs(t.addr(off), words, bd_read_words(address_patched));
+  return *this;
+}
+
 AxcoreBuilder& AxcoreBuilder::patch_bd_address(Tile t, uint32_t bd, uint32_t arg, uint64_t offset) {
   writer_.ddr_patch(t.addr(bd_offset(t, bd) + 4), arg, offset);
   return *this;
@@ -81,11 +105,16 @@ AxcoreBuilder& AxcoreBuilder::wait_dma(Tile t, Dir dir, uint32_t channel) {
 }
 
 AxcoreBuilder& AxcoreBuilder::write_descriptor(uint32_t core, uint32_t word, std::span<const uint32_t> words) {
+  return write_descriptor(core, word, words, std::vector<bool>(words.size(), true));
+}
+
+AxcoreBuilder& AxcoreBuilder::write_descriptor(uint32_t core, uint32_t word, std::span<const uint32_t> words,
+                                               const std::vector<bool>& read) {
   const Tile t = core_tile(core);
   check(uint64_t{word} + words.size() <= spec::core::CMD_MEM.count, "descriptor at word " + std::to_string(word) +
                                                                         " of " + std::to_string(words.size()) +
                                                                         " words runs past command memory");
-  writer_.blockwrite(t.addr(spec::core::CMD_MEM.at(word)), words);
+  write_runs(t.addr(spec::core::CMD_MEM.at(word)), words, read);
   return *this;
 }
 

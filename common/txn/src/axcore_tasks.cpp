@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "axcore/txn/read_words.hpp"
 #include "axcore/txn/text.hpp"
 
 namespace axcore::txn::detail {
@@ -35,6 +36,15 @@ class DescriptorReader {
   template <class S>
   S read(uint32_t at) {
     return S::decode(section(at, field_words<S>(), S::kWords));
+  }
+  // A walk: word 0, then only the words the device reads for its ndims and nguards
+  // (walk_read_words; the TXN writes no others).
+  spec::Walk read_walk(uint32_t at) {
+    std::vector<uint32_t> w = section(at, 1, spec::Walk::kWords);
+    const std::vector<bool> used = walk_read_words(spec::Walk::decode(w));
+    for (uint32_t i = 1; i < used.size(); ++i)
+      if (used[i]) w[i] = section(at + i, 1, 1)[0];
+    return spec::Walk::decode(w);
   }
 
   bool past_end() const { return past_end_; }
@@ -79,8 +89,8 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
     units += (units.empty() ? "" : ",") + std::string(name);
     parts += "; " + text;
   };
-  if (h.has_ifd0) unit("ifd0", walk_text("ifd0", r.read<spec::Walk>(dd::ifd0), false));
-  if (h.has_ifd1) unit("ifd1", walk_text("ifd1", r.read<spec::Walk>(dd::ifd1), false));
+  if (h.has_ifd0) unit("ifd0", walk_text("ifd0", r.read_walk(dd::ifd0), false));
+  if (h.has_ifd1) unit("ifd1", walk_text("ifd1", r.read_walk(dd::ifd1), false));
   if (h.has_main && h.kind == spec::DpKind::MVMEXE) {
     const auto m = r.read<spec::MvmDesc>(dd::mvm);
     unit("mvm", "mvm k=" + std::to_string(m.k_blocks) + " matrix=" + std::to_string(m.matrix_id) +
@@ -98,7 +108,7 @@ Task datapath(spec::Queue queue, DescriptorReader& r) {
     unit("dpu", "dpu " + std::to_string(d.init_len) + "+" + std::to_string(d.body_len) + " x" +
                     std::to_string(d.iterations) + " -> " + std::string(spec::to_string(d.out_dtype)));
   }
-  if (h.has_odr) unit("odr", walk_text("odr", r.read<spec::Walk>(dd::odr), true));
+  if (h.has_odr) unit("odr", walk_text("odr", r.read_walk(dd::odr), true));
   std::string kind(spec::to_string(h.kind));
   const bool on_its_queue = (h.kind == spec::DpKind::MVMEXE && queue == spec::Queue::MVMEXE) ||
                             (h.kind == spec::DpKind::DWPU && queue == spec::Queue::DWPU);

@@ -5,6 +5,7 @@
 #include "axcore/num/float16.hpp"
 #include "axcore/ref/dwpu.hpp"
 #include "axcore/ref/walk.hpp"
+#include "axcore/txn/read_words.hpp"
 
 namespace axcore::stim {
 
@@ -126,6 +127,18 @@ void TaskSpans::attach(device::Device& d, uint32_t row) {
     if (r.kind == trace::Kind::TASK_START) s.start = r.cycle, s.started = true;
     if (r.kind == trace::Kind::TASK_DONE) s.done = r.cycle;
   });
+}
+
+GarbledWords garble_unread_words(const Datapath& dp, spec::Queue q) {
+  GarbledWords g{dp.words(), 0};
+  const std::vector<bool> read = txn::queue_read_words(q, g.words);
+  for (std::size_t i = 0; i < g.words.size(); ++i) {
+    if (read[i])
+      ++g.reads;
+    else
+      g.words[i] = 0xA5A5A5A5;
+  }
+  return g;
 }
 
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {

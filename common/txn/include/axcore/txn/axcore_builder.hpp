@@ -30,12 +30,18 @@ class AxcoreBuilder {
   AxcoreBuilder& write_reg(Tile t, uint32_t offset, uint32_t value);
   // The BD's 16 words as one blockwrite.
   AxcoreBuilder& write_bd(Tile t, uint32_t bd, const spec::DmaBd& value);
+  // Only the BD words the device reads (read_words.hpp): no reserved words, and no address words
+  // when a patch_bd_address follows (`address_patched`); one blockwrite per run of them.
+  AxcoreBuilder& write_bd_read_words(Tile t, uint32_t bd, const spec::DmaBd& value, bool address_patched);
   // DDR_PATCH of the BD's addr_lo: at run time the BD gets host argument `arg` + `offset`.
   AxcoreBuilder& patch_bd_address(Tile t, uint32_t bd, uint32_t arg, uint64_t offset);
   AxcoreBuilder& push_dma(Tile t, Dir dir, uint32_t channel, const spec::QueuePush& push);
   AxcoreBuilder& wait_dma(Tile t, Dir dir, uint32_t channel);
   // Descriptor words at command-memory word address `word` of a core.
   AxcoreBuilder& write_descriptor(uint32_t core, uint32_t word, std::span<const uint32_t> words);
+  // Only the words whose `read` flag is set (descriptor_read_words), one blockwrite per run of them.
+  AxcoreBuilder& write_descriptor(uint32_t core, uint32_t word, std::span<const uint32_t> words,
+                                  const std::vector<bool>& read);
   AxcoreBuilder& push_task(uint32_t core, spec::Queue queue, const spec::QueuePush& push);
   AxcoreBuilder& wait_task(uint32_t core, spec::Queue queue);
 
@@ -45,6 +51,7 @@ class AxcoreBuilder {
   TileKind kind(Tile t) const;
   uint32_t bd_offset(Tile t, uint32_t bd) const;
   Tile core_tile(uint32_t core) const;
+  void write_runs(uint32_t addr, std::span<const uint32_t> words, const std::vector<bool>& read);
 
   uint32_t cores_;
   Writer writer_;

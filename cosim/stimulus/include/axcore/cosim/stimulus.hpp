@@ -44,6 +44,14 @@ Datapath dwpu_max_pool_2x2(uint32_t x, uint32_t y);
 // The bytes of n float16 elements (finite values in [-3.75, 3.75], 2 L1 rows each).
 std::vector<uint8_t> f16_elements(uint32_t n, uint32_t seed);
 
+// `dp`'s words with 0xA5A5A5A5 in every word the device does not read (txn::queue_read_words on
+// `q`), and how many it reads: a test that the device never reads the others.
+struct GarbledWords {
+  std::vector<uint32_t> words;
+  uint64_t reads = 0;
+};
+GarbledWords garble_unread_words(const Datapath& dp, spec::Queue q);
+
 // The result of running `dp` on `l1` (modified in place) with the reference units.
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc);
 
