@@ -1,6 +1,7 @@
 // Kernels and checks shared by the tiling / DMA pass tests: builder kernels whose operands live in
-// DDR, references from common/ref, and a hazard checker over the lowered program (no two launches
-// that may run at once touch the same L1 rows with one of them writing, guide §12 / §14).
+// DDR (scale_rows from examples/kernels/tiling_kernels.hpp), references from common/ref, and a hazard checker over the
+// lowered program (no two launches that may run at once touch the same L1 rows with one of them writing, guide §12 /
+// §14).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,46 +10,21 @@
 #include <axcore/compiler/script.hpp>
 #include <axcore/ref/op/elementwise.hpp>
 #include <axcore/ref/op/matmul.hpp>
-#include <optional>
 
 #include "guide_kernels.hpp"
+#include "tiling_kernels.hpp"
 
 namespace axcore::passes_test {
 
 namespace A = compiler::A;
 using ref::NDArray;
 
-// out[i, j] = inp[i, j] * c[j] (float32x64, the DPU in float18), rows x cols blocks; the rows
-// loop is written A.tiles(rows, bounds) when `tiles` is given, else as an ordinary A.grid.
-inline A::Module scale_rows(int64_t rows, int64_t cols, std::optional<compiler::TileBounds> tiles) {
-  A::Module mod("ScaleRows");
-  A::Func f = mod.prim_func("main");
-  auto inp = f.input("inp", {rows, cols}, "float32x64", A::DDR);
-  A::Script script(f);
-  auto out = A::alloc_buffer({rows, cols}, "float32x64", A::DDR, "out");
-  std::vector<double> cv(static_cast<std::size_t>(cols * 64));
-  for (std::size_t k = 0; k < cv.size(); ++k) cv[k] = 0.5 + 0.25 * static_cast<double>(k % 7);
-  auto c = A::alloc_constant(cv, "float32x64", A::DDR, {cols}, "c");
-  auto body = [&](const A::Value& i) {
-    for (auto j : A::serial(cols)) {
-      A::Datapath([&] {
-        auto s = A::decl_stream("float32x64");
-        auto o = A::decl_stream("float32x64");
-        A::IFD(0, [&] { s.push(inp(i, j)); });
-        A::DPU([&] { o.push(A::cast(A::cast(s.pop(), "float18x64") * A::cast(c(j), "float18x64"), "float32x64")); });
-        A::ODR([&] { out(i, j) = o.pop(); });
-      });
-    }
-  };
-  if (tiles) {
-    for (auto i : A::tiles(rows, *tiles)) body(i);
-  } else {
-    for (auto [i] : A::grid(rows)) body(i);
-  }
-  A::output(out);
-  return mod;
-}
+// The builder kernel and the inputs of the tiling tests live in the examples library (the drain
+// benchmark builds them too).
+using examples::pseudo;
+using examples::scale_rows;
 
+// scale_rows(rows, cols, ...) on x, by common/ref.
 inline NDArray<float> scale_rows_ref(const NDArray<float>& x, int64_t cols) {
   NDArray<float> c(x.shape());
   for (std::size_t r = 0; r < x.shape()[0]; ++r)
@@ -96,17 +72,6 @@ inline A::Module ddr_scratch(int64_t rows, bool dma_first) {
   }
   A::output(out);
   return mod;
-}
-
-template <class T>
-NDArray<T> pseudo(ref::Shape s, uint32_t seed, double lo, double hi) {
-  NDArray<T> a(s);
-  uint32_t x = seed;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    x = x * 1103515245u + 12345u;
-    a.data()[i] = static_cast<T>(lo + (hi - lo) * ((x >> 8) % 10000) / 10000.0);
-  }
-  return a;
 }
 
 // The weights and bias a examples::matmul kernel holds, as logical arrays.

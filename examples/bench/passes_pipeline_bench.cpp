@@ -3,6 +3,7 @@
 // and prints the device cycles, the launches and the compile time. Prints figures, asserts nothing
 // beyond the runs succeeding.
 #include <unistd.h>
+#include <axcore/compiler/compile.hpp>
 #include <axcore/ref/npy.hpp>
 #include <axcore/runtime/bundle.hpp>
 #include <chrono>
@@ -12,7 +13,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "passes_kernels.hpp"
+#include "guide_kernels.hpp"
+#include "tiling_kernels.hpp"
 
 namespace ax = axcore;
 namespace cc = axcore::compiler;
@@ -45,10 +47,10 @@ uint64_t tlm_cycles(const cc::CompileResult& r, const ax::ref::NDArray<In>& x, c
 int main() {
   std::printf("%-34s %6s %10s %9s %11s\n", "kernel", "drain", "tlm cycles", "launches", "compile ms");
   const int64_t rows = 256, cols = 4;
-  auto x = ax::passes_test::pseudo<float>({256, 256}, 3, -50, 50);
+  auto x = ax::examples::pseudo<float>({256, 256}, 3, -50, 50);
   for (int64_t drain : {0, 1, 2}) {
-    auto m = ax::passes_test::scale_rows(rows, cols,
-                                         cc::TileBounds{.tile_min = 0, .tile_max = 32, .num_tiles = 0, .drain = drain});
+    auto m = ax::examples::scale_rows(rows, cols,
+                                      cc::TileBounds{.tile_min = 0, .tile_max = 32, .num_tiles = 0, .drain = drain});
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = cc::compile(m.ir().main());
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -58,7 +60,7 @@ int main() {
                 static_cast<unsigned long long>(tlm_cycles(r, x, "scale" + std::to_string(drain))), launches, ms);
   }
   auto mod = ax::examples::matmul(256, 4, 2, true, 7);
-  auto xi = ax::passes_test::pseudo<int8_t>({256, 256}, 13, -128, 127);
+  auto xi = ax::examples::pseudo<int8_t>({256, 256}, 13, -128, 127);
   for (uint64_t budget : {uint64_t{1} << 20, uint64_t{96} << 10}) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = cc::compile(mod.ir().main(), {},
