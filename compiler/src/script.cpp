@@ -21,8 +21,8 @@ struct Ctx {
   std::vector<Unit> units;  // enclosing blocks, innermost last
   int datapaths = 0;        // enclosing Datapath regions
   std::vector<Stmt> open_loops;
-  std::vector<int> fuse_scopes;  // open A.fuse / A.prevent_fuse regions (PrimFunc::fuse_scopes), innermost last
-  std::vector<StmtNode*> open_blocks;             // the enclosing Block statements, innermost last
+  std::vector<int> fuse_scopes;        // open A.fuse / A.prevent_fuse regions (PrimFunc::fuse_scopes), innermost last
+  std::vector<StmtNode*> open_blocks;  // the enclosing Block statements, innermost last
   std::set<const StmtNode*> ifd_num_from_stream;  // A.IFD() without num: the pushed stream's pin decides
   // Tile views made so far (buf.tile, buf[k]): one node per region of a parent, so the same
   // region written twice is the same buffer to the operators (atomic.load_imc's IMC region is
