@@ -214,7 +214,7 @@ TEST(Pipeline, LowerAndEmitRunUnderThePassManager) {
   const auto r = cc::compile(axcore::examples::find_example("scale")->make().ir().main());
   std::vector<std::string> names;
   for (const auto& t : r.timings) names.push_back(t.name);
-  ASSERT_GE(names.size(), 11u);
+  ASSERT_GE(names.size(), 12u);
   const std::vector<std::string> want = {"block-predicates",
                                          "split-k",
                                          "partition-cores",
@@ -224,6 +224,7 @@ TEST(Pipeline, LowerAndEmitRunUnderThePassManager) {
                                          "block-predicates-final",
                                          "drop-empty-loops",
                                          "infer-datapath-kinds",
+                                         "fuse",
                                          "lower",
                                          "emit"};
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(want.size())), want);
