@@ -5,9 +5,11 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <axcore/spec.hpp>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "axcore/trace/record.hpp"
 
@@ -22,12 +24,21 @@ inline void sync_to(uint64_t cycle) {
   if (cycle > now) sc_core::wait(static_cast<double>(cycle - now), sc_core::SC_NS);
 }
 
-// The last cycle of the host's current sc_start window (TlmDevice::advance): the host reads or
-// writes registers only after it, so a model may run ahead of SystemC time up to it without
-// missing a host push.
-inline uint64_t& host_horizon() {
-  static uint64_t h = 0;
-  return h;
+// The host's sc_start windows (TlmDevice::advance): the host reads or writes registers only at
+// their ends, so a model may run ahead of SystemC time up to the end of the current window
+// without missing a host push. TlmDevice runs several windows in one sc_start when the host does
+// nothing between them (`ends`, ascending); a process at SystemC time t is in the first window
+// ending after t, as it was when each window was an sc_start of its own (events at a window's
+// end run in the next).
+inline std::vector<uint64_t>& host_window_ends() {
+  static std::vector<uint64_t> ends;
+  return ends;
+}
+// The last cycle of the current window.
+inline uint64_t host_horizon() {
+  const auto& e = host_window_ends();
+  const auto it = std::upper_bound(e.begin(), e.end(), now_cycles());
+  return it != e.end() ? *it : e.empty() ? 0 : e.back();
 }
 
 class Tracer {

@@ -46,7 +46,23 @@ struct TlmDevice::Impl : sc_core::sc_module {
   std::vector<std::unique_ptr<CoreTile>> cores;
   HostBus bus;
   unsigned ncores;
-
+  // The host's advances SystemC has not simulated yet (each one's end cycle): run by the next
+  // call that acts on or looks at the device (flush), so a poll loop's advance, the read's
+  // cycles and the next advance are one sc_start, not three (an sc_start costs as much as
+  // simulating a busy cycle). Each keeps its own horizon (host_window_ends), so the models run
+  // as they did with an sc_start per advance.
+  std::vector<uint64_t> pending;
+  uint64_t cycle() const { return pending.empty() ? now_cycles() : pending.back(); }
+  void advance(uint64_t c) {
+    if (c) pending.push_back(cycle() + c);
+  }
+  void flush() {
+    if (pending.empty()) return;
+    const uint64_t now = now_cycles(), end = pending.back();
+    host_window_ends().swap(pending);
+    pending.clear();
+    sc_core::sc_start(static_cast<double>(end - now), sc_core::SC_NS);
+  }
   Impl(const TlmOptions& o)
       : sc_module(sc_core::sc_module_name("axcore")),
         word_fabric("word_fabric", o.cores, tracer),
@@ -136,20 +152,20 @@ TlmDevice::TlmDevice(TlmOptions opt) {
 TlmDevice::~TlmDevice() = default;
 
 unsigned TlmDevice::cores() const { return impl_->ncores; }
-uint64_t TlmDevice::cycle() const { return now_cycles(); }
-bool TlmDevice::busy() const { return impl_->busy(); }
-
-void TlmDevice::advance(uint64_t cycles) {
-  if (!cycles) return;
-  host_horizon() = now_cycles() + cycles;
-  sc_core::sc_start(static_cast<double>(cycles), sc_core::SC_NS);
+uint64_t TlmDevice::cycle() const { return impl_->cycle(); }
+bool TlmDevice::busy() const {
+  impl_->flush();
+  return impl_->busy();
 }
+
+void TlmDevice::advance(uint64_t cycles) { impl_->advance(cycles); }
 
 // The register access happens in the cycle the RTL's tile sees it (docs/rtl.md "Host interface"):
 // a write takes effect kWriteEffect cycles into its 3, a read samples kReadSample cycles into its 4.
 uint32_t TlmDevice::read32(uint64_t addr) {
   uint32_t v = 0;
   advance(kReadSample);
+  impl_->flush();
   impl_->access(addr, v, false);
   advance(kHostReadCycles - kReadSample);
   return v;
@@ -158,6 +174,7 @@ uint32_t TlmDevice::read32(uint64_t addr) {
 void TlmDevice::write32(uint64_t addr, uint32_t value) {
   uint32_t v = value;
   advance(kWriteEffect);
+  impl_->flush();
   // As the RTL monitor: the cycle the write takes effect, bytes = 4, data_hash = the value.
   impl_->tracer.emit(now_cycles(), spec::decode_addr32(static_cast<uint32_t>(addr)).row, trace::Unit::HOST,
                      trace::Kind::REG_WRITE, addr, 4, value, 0);
@@ -185,6 +202,7 @@ void TlmDevice::run_until_idle(uint64_t timeout_cycles) {
 uint64_t TlmDevice::ddr_size() const { return impl_->ddr.bytes().size(); }
 
 void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
+  impl_->flush();
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
     throw device::DeviceError("tlm: ddr_write [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
@@ -193,6 +211,7 @@ void TlmDevice::ddr_write(uint64_t addr, std::span<const uint8_t> bytes) {
 }
 
 void TlmDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
+  impl_->flush();
   auto m = impl_->ddr.bytes();
   if (addr > m.size() || bytes.size() > m.size() - addr)
     throw device::DeviceError("tlm: ddr_read [" + txn::hex(addr) + ", +" + std::to_string(bytes.size()) +
@@ -200,16 +219,24 @@ void TlmDevice::ddr_read(uint64_t addr, std::span<uint8_t> bytes) {
   std::memcpy(bytes.data(), m.data() + addr, bytes.size());
 }
 
-void TlmDevice::set_trace_sink(device::TraceSink sink) { impl_->tracer.set_sink(std::move(sink)); }
+void TlmDevice::set_trace_sink(device::TraceSink sink) {
+  impl_->flush();
+  impl_->tracer.set_sink(std::move(sink));
+}
 
 std::span<uint8_t> TlmDevice::l1(unsigned core) {
   if (core >= impl_->ncores) throw device::DeviceError("tlm: no core " + std::to_string(core));
+  impl_->flush();
   return impl_->cores[core]->l1.bytes();
 }
-std::span<uint8_t> TlmDevice::l2() { return impl_->mem.l2.bytes(); }
+std::span<uint8_t> TlmDevice::l2() {
+  impl_->flush();
+  return impl_->mem.l2.bytes();
+}
 
 std::string TlmDevice::watchdog_report(unsigned core) const {
   if (core >= impl_->ncores) throw device::DeviceError("tlm: no core " + std::to_string(core));
+  impl_->flush();
   return impl_->cores[core]->watchdog_report();
 }
 

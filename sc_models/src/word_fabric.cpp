@@ -395,14 +395,13 @@ uint64_t WordFabric::step(uint64_t c) {
         p.run_addr = wd.byte_addr;
         p.hash = kFnvBasis;
       }
+      uint32_t beat_words[kRowWords];  // b.n <= one row; hashed in one call, in order
       for (unsigned j = 0; j < b.n; ++j) {
-        const uint32_t v = q.fifo.front();
+        beat_words[j] = q.fifo.front();
         q.fifo.pop_front();
-        std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &v, 4);
-        uint8_t bytes[4];
-        std::memcpy(bytes, &v, 4);
-        p.hash = trace::fnv1a64(bytes, p.hash);
+        std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &beat_words[j], 4);
       }
+      p.hash = trace::fnv1a64({reinterpret_cast<const uint8_t*>(beat_words), 4 * std::size_t{b.n}}, p.hash);
       *p.w.task_bytes += 4 * b.n;
       *p.bytes += 4 * b.n;
       if ((p.next + b.n) % p.w.run == 0)

@@ -36,6 +36,25 @@ TEST(IntCast, Int8RoundsHalfEvenThenClips) {
   EXPECT_EQ(clip_to_int8(-7), -7);
 }
 
+// saturate_to_int8 rounds with the 1.5 * 2^52 add; the clip of round_half_even is the definition.
+TEST(IntCast, SaturateToInt8EqualsRoundHalfEven) {
+  auto expected = [](double v) -> int {
+    if (std::isnan(v)) return 0;
+    const double r = round_half_even(v);
+    return r > 127.0 ? 127 : r < -128.0 ? -128 : static_cast<int>(r);
+  };
+  std::vector<double> vs;
+  for (uint32_t b = 0; b <= Float18::kMask; ++b) vs.push_back(to_double(Float18::from_bits(b)));  // every float18
+  for (int k = -600; k <= 600; ++k) {  // every half step and its neighbours
+    const double h = k / 4.0;
+    vs.insert(vs.end(), {h, std::nextafter(h, -1e9), std::nextafter(h, 1e9)});
+  }
+  std::mt19937_64 rng(27);
+  std::uniform_real_distribution<double> u(-200.0, 200.0);
+  for (int i = 0; i < 100000; ++i) vs.push_back(u(rng));
+  for (double v : vs) ASSERT_EQ(int{saturate_to_int8(v)}, expected(v)) << v;
+}
+
 TEST(IntCast, Int32Saturates) {
   EXPECT_EQ(saturate_to_int32(2147483647.4), INT32_MAX);
   EXPECT_EQ(saturate_to_int32(3e10), INT32_MAX);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "axcore/num/int_cast.hpp"
 
@@ -49,28 +50,48 @@ uint32_t lane_mask(Dtype d) {
   throw std::invalid_argument("lane_mask: unknown dtype " + std::to_string(static_cast<uint32_t>(d)));
 }
 
-double decode_lane(Dtype d, uint32_t raw) {
-  switch (d) {
-    case Dtype::INT8: return static_cast<double>(static_cast<int8_t>(static_cast<uint8_t>(raw)));
-    case Dtype::INT32: return static_cast<double>(static_cast<int32_t>(raw));
-    case Dtype::FLOAT16: return to_double(Float16{static_cast<uint16_t>(raw)});
-    case Dtype::FLOAT32: return static_cast<double>(std::bit_cast<float>(raw));
-    case Dtype::FLOAT18: return to_double(Float18::from_bits(raw));
+namespace {
+// One lane's decode and encode with the dtype a constant: the casts below pick the pair once per
+// PWORD, not once per lane (the DPU's POP and PUSH casts run on every element it streams).
+template <Dtype D>
+double decode_as(uint32_t raw) {
+  if constexpr (D == Dtype::INT8) return static_cast<double>(static_cast<int8_t>(static_cast<uint8_t>(raw)));
+  if constexpr (D == Dtype::INT32) return static_cast<double>(static_cast<int32_t>(raw));
+  if constexpr (D == Dtype::FLOAT16) return to_double(Float16{static_cast<uint16_t>(raw)});
+  if constexpr (D == Dtype::FLOAT32) return static_cast<double>(std::bit_cast<float>(raw));
+  if constexpr (D == Dtype::FLOAT18) return to_double(Float18::from_bits(raw));
+}
+template <Dtype D>
+uint32_t encode_as(double v) {
+  if constexpr (D == Dtype::INT8) return static_cast<uint8_t>(saturate_to_int8(v));
+  if constexpr (D == Dtype::INT32) return static_cast<uint32_t>(saturate_to_int32(v));
+  if constexpr (D == Dtype::FLOAT16) return f16_from_double(v).bits;
+  if constexpr (D == Dtype::FLOAT32) {
+    if (std::isnan(v)) return 0x7FC00000u;
+    return std::bit_cast<uint32_t>(static_cast<float>(v));  // IEEE RNE (default rounding mode)
   }
-  throw std::invalid_argument("decode_lane: unknown dtype " + std::to_string(static_cast<uint32_t>(d)));
+  if constexpr (D == Dtype::FLOAT18) return f18_from_double(v).bits();
+}
+// f(std::integral_constant<Dtype, d>{}); `what` names the caller for an unknown d.
+template <class F>
+decltype(auto) with_dtype(Dtype d, const char* what, F&& f) {
+  switch (d) {
+    case Dtype::INT8: return f(std::integral_constant<Dtype, Dtype::INT8>{});
+    case Dtype::INT32: return f(std::integral_constant<Dtype, Dtype::INT32>{});
+    case Dtype::FLOAT16: return f(std::integral_constant<Dtype, Dtype::FLOAT16>{});
+    case Dtype::FLOAT32: return f(std::integral_constant<Dtype, Dtype::FLOAT32>{});
+    case Dtype::FLOAT18: return f(std::integral_constant<Dtype, Dtype::FLOAT18>{});
+  }
+  throw std::invalid_argument(std::string(what) + ": unknown dtype " + std::to_string(static_cast<uint32_t>(d)));
+}
+}  // namespace
+
+double decode_lane(Dtype d, uint32_t raw) {
+  return with_dtype(d, "decode_lane", [raw](auto c) { return decode_as<c.value>(raw); });
 }
 
 uint32_t encode_lane(Dtype d, double v) {
-  switch (d) {
-    case Dtype::INT8: return static_cast<uint8_t>(saturate_to_int8(v));
-    case Dtype::INT32: return static_cast<uint32_t>(saturate_to_int32(v));
-    case Dtype::FLOAT16: return f16_from_double(v).bits;
-    case Dtype::FLOAT32:
-      if (std::isnan(v)) return 0x7FC00000u;
-      return std::bit_cast<uint32_t>(static_cast<float>(v));  // IEEE RNE (default rounding mode)
-    case Dtype::FLOAT18: return f18_from_double(v).bits();
-  }
-  throw std::invalid_argument("encode_lane: unknown dtype " + std::to_string(static_cast<uint32_t>(d)));
+  return with_dtype(d, "encode_lane", [v](auto c) { return encode_as<c.value>(v); });
 }
 
 namespace {
@@ -163,13 +184,20 @@ AnyPword convert(const AnyPword& p, Dtype to) {
     return AnyPword{to, lanes_from([&](std::size_t i) {
                       return static_cast<uint32_t>(int32_t{static_cast<int8_t>(static_cast<uint8_t>(p.lanes[i]))});
                     })};
-  return AnyPword{to, lanes_from([&](std::size_t i) { return encode_lane(to, decode_lane(p.dtype, p.lanes[i])); })};
+  return with_dtype(p.dtype, "decode_lane", [&](auto from) {
+    return with_dtype(to, "encode_lane", [&](auto into) {
+      return AnyPword{
+          to, lanes_from([&](std::size_t i) { return encode_as<into.value>(decode_as<from.value>(p.lanes[i])); })};
+    });
+  });
 }
 
 PwordF18 to_f18(const AnyPword& p) {
-  PwordF18 r;
-  for (std::size_t i = 0; i < kLanes; ++i) r[i] = f18_from_double(decode_lane(p.dtype, p.lanes[i]));
-  return r;
+  return with_dtype(p.dtype, "decode_lane", [&](auto from) {
+    PwordF18 r;
+    for (std::size_t i = 0; i < kLanes; ++i) r[i] = f18_from_double(decode_as<from.value>(p.lanes[i]));
+    return r;
+  });
 }
 
 AnyPword from_f18(const PwordF18& p, Dtype to) { return convert(AnyPword::of(p), to); }

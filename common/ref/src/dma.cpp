@@ -96,20 +96,27 @@ std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDi
   const int64_t base = static_cast<int64_t>(bd_byte_address(bd)) + 4 * iter_offset;
   std::vector<DmaWord> out;
   out.reserve(total);
+  // d0 in an inner loop (the TLM walks every BD's words through here): the outer dimensions'
+  // part of the address and data flag once per d0 run.
+  const uint32_t b0 = d.before[0], e0 = b0 + unit(d.size[0]);
   std::array<uint32_t, 4> j{};
-  for (uint64_t n = 0; n < total; ++n) {
-    bool data = true;
-    int64_t words = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      if (j[k] < d.before[k] || j[k] >= d.before[k] + unit(d.size[k])) data = false;
-      words += (int64_t{j[k]} - d.before[k]) * d.stride[k];
+  for (uint64_t n = 0; n < total; n += ext[0]) {
+    bool outer_data = true;
+    int64_t outer_words = 0;
+    for (std::size_t k = 1; k < 4; ++k) {
+      if (j[k] < d.before[k] || j[k] >= d.before[k] + unit(d.size[k])) outer_data = false;
+      outer_words += (int64_t{j[k]} - d.before[k]) * d.stride[k];
     }
-    const int64_t addr = base + 4 * words;
-    if (data && addr < 0) {
-      fail(ErrorCode::ADDR_RANGE, std::string(eng.name) + " BD: walk reaches negative address " + std::to_string(addr));
+    for (uint32_t j0 = 0; j0 < ext[0]; ++j0) {
+      const bool data = outer_data && j0 >= b0 && j0 < e0;
+      const int64_t addr = base + 4 * (outer_words + (int64_t{j0} - b0) * d.stride[0]);
+      if (data && addr < 0) {
+        fail(ErrorCode::ADDR_RANGE,
+             std::string(eng.name) + " BD: walk reaches negative address " + std::to_string(addr));
+      }
+      out.push_back(data ? DmaWord{false, static_cast<uint64_t>(addr)} : DmaWord{true, 0});
     }
-    out.push_back(data ? DmaWord{false, static_cast<uint64_t>(addr)} : DmaWord{true, 0});
-    for (std::size_t k = 0; k < 4; ++k) {
+    for (std::size_t k = 1; k < 4; ++k) {
       if (++j[k] < ext[k]) break;
       j[k] = 0;
     }

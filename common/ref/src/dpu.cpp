@@ -231,15 +231,15 @@ void Dpu::execute(const spec::DpuInstr& in, const DpuIo& io) {
       ++pc_;
       return;
     case DpuOp::MOV: r = reg(in.a); break;
-    case DpuOp::ADD: r = lanewise(reg(in.a), reg(in.b), num::add); break;
-    case DpuOp::SUB: r = lanewise(reg(in.a), reg(in.b), num::sub); break;
-    case DpuOp::MUL: r = lanewise(reg(in.a), reg(in.b), num::mul); break;
+    case DpuOp::ADD: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::add(x, y); }); break;
+    case DpuOp::SUB: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::sub(x, y); }); break;
+    case DpuOp::MUL: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::mul(x, y); }); break;
     case DpuOp::MIN: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::min(x, y); }); break;
     case DpuOp::MAX: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::max(x, y); }); break;
-    case DpuOp::PRELU: r = lanewise(reg(in.a), reg(in.b), num::prelu); break;
+    case DpuOp::PRELU: r = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::prelu(x, y); }); break;
     case DpuOp::FMA: {
-      const PwordF18 p = lanewise(reg(in.a), reg(in.b), num::mul);
-      r = lanewise(p, reg(in.c), num::add);
+      const PwordF18 p = lanewise(reg(in.a), reg(in.b), [](Float18 x, Float18 y) { return num::mul(x, y); });
+      r = lanewise(p, reg(in.c), [](Float18 x, Float18 y) { return num::add(x, y); });
       break;
     }
     case DpuOp::LUT: {

@@ -516,7 +516,16 @@ void save_bundle(const std::filesystem::path& path, const Bundle& b) {
 Bundle load_bundle(const std::filesystem::path& path, const DecodeOptions& opt) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw BundleError(path.string() + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) {  // a regular file: read in one call, not a byte at a time
+    bytes.resize(static_cast<std::size_t>(size));
+    f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(f.gcount()));
+  } else {
+    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
   try {
     return decode_bundle(bytes, opt);
   } catch (const BundleError& e) { throw BundleError(path.string() + ": " + e.what()); }

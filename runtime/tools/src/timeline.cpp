@@ -1,4 +1,5 @@
 #include <axcore/spec.hpp>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -10,10 +11,12 @@
 namespace axcore::runtime {
 namespace {
 
+// printf's "%.3f" of the microseconds (to_chars with a precision prints as printf does).
 std::string ts(uint64_t cycle) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f", static_cast<double>(cycle) / spec::param::clock_mhz);
-  return b;
+  char b[48];
+  const auto r =
+      std::to_chars(b, b + sizeof b, static_cast<double>(cycle) / spec::param::clock_mhz, std::chars_format::fixed, 3);
+  return std::string(b, r.ptr);
 }
 using text::hex;
 std::string json_string(const std::string& s) {
@@ -78,10 +81,13 @@ TimelineOptions timeline_options(const std::string& steps) {
 }
 
 void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, const TimelineOptions& opt) {
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  // The whole file in one string, written at once.
+  std::string text = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  text.reserve(160 * recs.size() + 4096);
   bool first = true;
   auto emit = [&](const std::string& ev) {
-    out << (first ? "" : ",\n") << ev;
+    if (!first) text += ",\n";
+    text += ev;
     first = false;
   };
   Namer namer(opt);
@@ -153,7 +159,8 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
     emit("{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
          ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}");
   }
-  out << "\n]}\n";
+  text += "\n]}\n";
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace axcore::runtime
