@@ -22,6 +22,12 @@ static_assert((P::dma_rob_rows & (P::dma_rob_rows - 1)) == 0);
 // so its slot drains 2 cycles after the grant; an on-chip write is acked one cycle after it.
 constexpr uint64_t kReadResp = 1, kWriteResp = 1;
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
+// Words [k, k + n) of the walk are data at consecutive addresses (copied in one memcpy): with
+// d0 stride 1 a beat or burst never leaves its d0 run, so both ends are data n - 1 words apart.
+bool contiguous(const WordFabric::Walk& w, std::size_t k, std::size_t n) {
+  const ref::DmaWord &a = w.words[k], &b = w.words[k + n - 1];
+  return w.stride1 && !a.pad && !b.pad && b.byte_addr == a.byte_addr + 4 * (n - 1);
+}
 }  // namespace
 
 WordFabric::WordFabric(sc_core::sc_module_name n, unsigned cores, Tracer& tracer)
@@ -294,12 +300,17 @@ uint64_t WordFabric::step(uint64_t c) {
     while (k < end) {
       Slot sl{};
       sl.n = static_cast<unsigned>(std::min<std::size_t>(kRowWords - off, end - k));
-      for (unsigned j = 0; j < sl.n; ++j, ++k) {
-        const ref::DmaWord& wd = p.w.words[k];
-        if (wd.pad)
-          sl.words[j] = p.w.pad_value;
-        else
-          std::memcpy(&sl.words[j], p.w.mem.ptr + wd.byte_addr, 4);
+      if (contiguous(p.w, k, sl.n)) {  // one run of data words: one copy
+        std::memcpy(sl.words, p.w.mem.ptr + p.w.words[k].byte_addr, 4 * std::size_t{sl.n});
+        k += sl.n;
+      } else {
+        for (unsigned j = 0; j < sl.n; ++j, ++k) {
+          const ref::DmaWord& wd = p.w.words[k];
+          if (wd.pad)
+            sl.words[j] = p.w.pad_value;
+          else
+            std::memcpy(&sl.words[j], p.w.mem.ptr + wd.byte_addr, 4);
+        }
       }
       sl.ready = rows_ready ? (*rows_ready)[r] : ready0;
       p.rob.push_back(sl);
@@ -399,7 +410,12 @@ uint64_t WordFabric::step(uint64_t c) {
       for (unsigned j = 0; j < b.n; ++j) {
         beat_words[j] = q.fifo.front();
         q.fifo.pop_front();
-        std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &beat_words[j], 4);
+      }
+      if (contiguous(p.w, p.next, b.n)) {
+        std::memcpy(p.w.mem.ptr + wd.byte_addr, beat_words, 4 * std::size_t{b.n});
+      } else {
+        for (unsigned j = 0; j < b.n; ++j)
+          std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &beat_words[j], 4);
       }
       p.hash = trace::fnv1a64({reinterpret_cast<const uint8_t*>(beat_words), 4 * std::size_t{b.n}}, p.hash);
       *p.w.task_bytes += 4 * b.n;

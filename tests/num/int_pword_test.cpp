@@ -1,6 +1,7 @@
 // int8/int32 casts, wrapping accumulation, and AnyPword casts / L1 images.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -53,6 +54,29 @@ TEST(IntCast, SaturateToInt8EqualsRoundHalfEven) {
   std::uniform_real_distribution<double> u(-200.0, 200.0);
   for (int i = 0; i < 100000; ++i) vs.push_back(u(rng));
   for (double v : vs) ASSERT_EQ(int{saturate_to_int8(v)}, expected(v)) << v;
+}
+
+// to_f18 takes int8 and int32 PWORDs below 2^24 through float32; each lane must be the double's.
+TEST(AnyPword, IntegerToF18EqualsTheDoubleRounding) {
+  std::mt19937_64 rng(24);
+  std::vector<int32_t> vs{
+      0,         1,         -1,      2047,       2049,     -2049,   4097, (1 << 24) - 1, -(1 << 24) + 1, (1 << 24) - 3,
+      INT32_MAX, INT32_MIN, 1 << 24, -(1 << 24), 16779264, 33554431};
+  for (int i = 0; i < 20000; ++i) vs.push_back(static_cast<int32_t>(rng() >> (32 + rng() % 32)) * (rng() % 2 ? 1 : -1));
+  for (std::size_t at = 0; at < vs.size(); at += kLanes) {
+    for (const bool wide : {false, true}) {  // without / with one lane of 2^24 or more
+      PwordI32 p{};
+      for (std::size_t i = 0; i < kLanes && at + i < vs.size(); ++i) p[i] = vs[at + i];
+      if (!wide)
+        for (auto& x : p) x = std::clamp(x, -(1 << 24) + 1, (1 << 24) - 1);
+      const PwordF18 r = to_f18(AnyPword::of(p));
+      for (std::size_t i = 0; i < kLanes; ++i) ASSERT_EQ(r[i].bits(), f18_from_double(p[i]).bits()) << p[i];
+    }
+  }
+  PwordI8 q{};
+  for (std::size_t i = 0; i < kLanes; ++i) q[i] = static_cast<int8_t>(4 * i - 128);
+  const PwordF18 r = to_f18(AnyPword::of(q));
+  for (std::size_t i = 0; i < kLanes; ++i) ASSERT_EQ(r[i].bits(), f18_from_double(q[i]).bits());
 }
 
 TEST(IntCast, Int32Saturates) {

@@ -43,10 +43,10 @@ std::size_t lut_segment(Float18 x, const PwordF18& table) {
   const Float18 t = sub(x, table[0]);
   const Float18 u = mul(t, table[1]);
   if (u.is_nan()) return 0;
-  const double d = to_double(u);
-  if (d <= 0.0) return 0;
-  if (d >= static_cast<double>(kLutSegments - 1)) return kLutSegments - 1;
-  return static_cast<std::size_t>(std::floor(d));
+  const float d = detail::f18_to_f32(u);  // exact: every float18 is a float32
+  if (d <= 0.0f) return 0;
+  if (d >= static_cast<float>(kLutSegments - 1)) return kLutSegments - 1;
+  return static_cast<std::size_t>(d);  // 0 < d < kLutSegments - 1: truncation is the floor
 }
 
 std::size_t lut_select_table(Float18 x, std::span<const PwordF18> tables) {

@@ -193,6 +193,22 @@ AnyPword convert(const AnyPword& p, Dtype to) {
 }
 
 PwordF18 to_f18(const AnyPword& p) {
+  if (p.dtype == Dtype::INT8 || p.dtype == Dtype::INT32) {
+    // Integers below 2^24 in magnitude are float32s, so their float18 is f18_from_f32's (one
+    // rounding, branch-free: the DPU's POP of every MVM output); larger int32s take the double.
+    std::array<int32_t, kLanes> v;
+    if (p.dtype == Dtype::INT8)
+      for (std::size_t i = 0; i < kLanes; ++i) v[i] = static_cast<int8_t>(static_cast<uint8_t>(p.lanes[i]));
+    else
+      for (std::size_t i = 0; i < kLanes; ++i) v[i] = static_cast<int32_t>(p.lanes[i]);
+    bool small = true;
+    for (int32_t x : v) small = small && x > -(1 << 24) && x < (1 << 24);
+    if (small) {
+      PwordF18 r;
+      for (std::size_t i = 0; i < kLanes; ++i) r[i] = detail::f18_from_f32(static_cast<float>(v[i]));
+      return r;
+    }
+  }
   return with_dtype(p.dtype, "decode_lane", [&](auto from) {
     PwordF18 r;
     for (std::size_t i = 0; i < kLanes; ++i) r[i] = f18_from_double(decode_as<from.value>(p.lanes[i]));

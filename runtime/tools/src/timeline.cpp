@@ -85,11 +85,24 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
   std::string text = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   text.reserve(160 * recs.size() + 4096);
   bool first = true;
-  auto emit = [&](const std::string& ev) {
+  auto next = [&] {  // the separator before an event
     if (!first) text += ",\n";
-    text += ev;
     first = false;
   };
+  auto emit = [&](const std::string& ev) {
+    next();
+    text += ev;
+  };
+  auto put = [&](uint64_t v) {
+    char b[24];
+    text.append(b, std::to_chars(b, b + sizeof b, v).ptr);
+  };
+  auto put_hex = [&](uint64_t v) {  // as text::hex
+    char b[24];
+    text += "0x";
+    text.append(b, std::to_chars(b, b + sizeof b, v, 16).ptr);
+  };
+  auto put_ts = [&](uint64_t cycle) { text += ts(cycle); };
   Namer namer(opt);
   struct Open {
     uint64_t start;
@@ -101,7 +114,7 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
   for (const auto& r : recs) {
     const unsigned pid = unsigned(r.col) * 32 + r.row, tid = static_cast<unsigned>(r.unit);
     tracks.insert({pid, tid});
-    const std::string where = "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
+    auto where = [&] { return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid); };
     switch (r.kind) {
       case trace::Kind::TASK_START: {
         auto [name, step] = namer.name(pid, r);
@@ -122,24 +135,38 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
                  ",\"span\":\"the unit's datapath task, start to done\"}}");
           }
         emit("{\"name\":" + json_string(o.name) + ",\"cat\":\"" + (is_dma(r.unit) ? "dma" : "task") +
-             "\",\"ph\":\"X\",\"ts\":" + ts(o.start) + ",\"dur\":" + ts(r.cycle - o.start) + "," + where +
+             "\",\"ph\":\"X\",\"ts\":" + ts(o.start) + ",\"dur\":" + ts(r.cycle - o.start) + "," + where() +
              ",\"args\":{\"" + (is_dma(r.unit) ? "bd" : "word") + "\":" + std::to_string(r.addr) +
              ",\"bytes\":" + std::to_string(r.bytes) + ",\"cycles\":" + std::to_string(r.cycle - o.start) +
              (o.step >= 0 ? ",\"step\":" + std::to_string(o.step) : "") + ",\"token\":\"" + hex(r.token) + "\"}}");
         break;
       }
-      case trace::Kind::MEM_WRITE:  // an instant: the cycle the burst's last word landed
-        emit("{\"name\":\"write " + std::to_string(r.bytes) + " B\",\"cat\":\"mem\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" +
-             ts(r.cycle) + "," + where + ",\"args\":{\"addr\":\"" + hex(r.addr) +
-             "\",\"bytes\":" + std::to_string(r.bytes) + ",\"hash\":\"" + hex(r.data_hash) + "\"}}");
+      // An instant: the cycle the burst's last word landed. The most frequent event: appended in place.
+      case trace::Kind::MEM_WRITE:
+        next();
+        text += "{\"name\":\"write ";
+        put(r.bytes);
+        text += " B\",\"cat\":\"mem\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
+        put_ts(r.cycle);
+        text += ",\"pid\":";
+        put(pid);
+        text += ",\"tid\":";
+        put(tid);
+        text += ",\"args\":{\"addr\":\"";
+        put_hex(r.addr);
+        text += "\",\"bytes\":";
+        put(r.bytes);
+        text += ",\"hash\":\"";
+        put_hex(r.data_hash);
+        text += "\"}}";
         break;
       case trace::Kind::TOKEN:
         emit("{\"name\":\"token " + hex(r.token) +
-             "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) + "," + where + "}");
+             "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) + "," + where() + "}");
         break;
       case trace::Kind::REG_WRITE:
         emit("{\"name\":\"reg " + hex(r.addr) + "\",\"cat\":\"reg\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) +
-             "," + where + ",\"args\":{\"value\":\"" + hex(r.data_hash) + "\"}}");
+             "," + where() + ",\"args\":{\"value\":\"" + hex(r.data_hash) + "\"}}");
         break;
     }
   }
