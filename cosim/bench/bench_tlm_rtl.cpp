@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     }
     const double tlm_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     if (std::getenv("BENCH_TLM_ONLY")) {  // for profiling the TLM (perf, callgrind): no RTL run
-      std::printf("%s on the TLM: timed part %llu cycles, CPU %.4f s, wall %.4f s; whole run %.3f s\n", p.name.c_str(),
+      std::printf("%s on the TLM: timed part %llu cycles, CPU %.6f s, wall %.6f s; whole run %.3f s\n", p.name.c_str(),
                   static_cast<unsigned long long>(t.t1 - t.t0), t.cpu_s, t.wall_s, tlm_total);
       return 0;
     }

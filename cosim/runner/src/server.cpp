@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -45,6 +46,16 @@ AxrunServer::AxrunServer(const fs::path& axrun, const std::string& backend, unsi
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // The server's environment plus LD_BIND_NOW=1: the loader binds every symbol at start-up, once,
+  // instead of at each one's first call in every job (a forked child's lazy bindings are its own:
+  // they cost each job again, 0.2-0.4 ms of a 6-7 ms one). Built before the fork (no malloc after).
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).substr(0, 12) != "LD_BIND_NOW=") env_s.emplace_back(*e);
+  env_s.emplace_back("LD_BIND_NOW=1");
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const auto t0 = Clock::now();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -55,7 +66,7 @@ AxrunServer::AxrunServer(const fs::path& axrun, const std::string& backend, unsi
     ::dup2(in[0], STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
     if (err >= 0) ::dup2(err, STDERR_FILENO);
-    ::execvp(argv[0], argv.data());
+    ::execvpe(argv[0], argv.data(), envp.data());
     dprintf(STDOUT_FILENO, "error cannot run %s: %s\n", argv[0], std::strerror(errno));
     ::_exit(127);
   }
