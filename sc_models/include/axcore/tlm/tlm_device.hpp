@@ -33,6 +33,10 @@ class TlmDevice : public device::Device {
   uint32_t read32(uint64_t addr) override;
   void write32(uint64_t addr, uint32_t value) override;
   uint64_t cycle() const override;
+  // Runs lazily: the cycles are simulated (their trace records emitted) by the next register or
+  // memory access, busy(), run_until_idle(), set_trace_sink() or watchdog_report(), in one
+  // sc_start with the host accesses' cycles around them (a poll loop's read, advance, read: one
+  // sc_start, not three). cycle() counts them at once; the destructor does not run them.
   void advance(uint64_t cycles) override;
   void run_until_idle(uint64_t timeout_cycles) override;
   uint64_t ddr_size() const override;
