@@ -73,6 +73,15 @@ TEST(AnyPword, IntegerToF18EqualsTheDoubleRounding) {
       for (std::size_t i = 0; i < kLanes; ++i) ASSERT_EQ(r[i].bits(), f18_from_double(p[i]).bits()) << p[i];
     }
   }
+  // Every lane past 2^24 and just above a float18 tie (2^k + 2^(k-11) + 1): through float32 it
+  // would round to the tie first, then to even (down), where the exact value rounds up.
+  PwordI32 ties{};
+  for (std::size_t i = 0; i < kLanes; ++i) {
+    const int k = 24 + static_cast<int>(i % 6);
+    ties[i] = ((1 << k) + (1 << (k - 11)) + 1) * (i % 2 ? -1 : 1);
+  }
+  const PwordF18 rt = to_f18(AnyPword::of(ties));
+  for (std::size_t i = 0; i < kLanes; ++i) ASSERT_EQ(rt[i].bits(), f18_from_double(ties[i]).bits()) << ties[i];
   PwordI8 q{};
   for (std::size_t i = 0; i < kLanes; ++i) q[i] = static_cast<int8_t>(4 * i - 128);
   const PwordF18 r = to_f18(AnyPword::of(q));
