@@ -131,26 +131,41 @@ void implementation(const Call& c, const Tensor& out) {
                         out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t), g.blocked);
       }
     }
-    m.ifd = [&](const A::StreamHandle& s) {
-      A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
-        const A::Value kh = padded ? A::Value(g.kh - 1) - i[3] : i[3];
-        const A::Value kw = padded ? A::Value(g.kw - 1) - i[4] : i[4];
-        const A::Value ih = i[0] * g.s[0] + kh * g.d[0] - g.p[0];
-        const A::Value iw = i[1] * g.s[1] + kw * g.d[1] - g.p[1];
-        if (!padded) {
-          s.push(x(ih, iw, i[5]));
-        } else {
-          s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]),
-                                 A::Broadcast(A::int8(0), 64)));
-        }
-      });
-    };
     if (cols.wc) {  // one epilogue constant for the layer's chunks
       m.epi_cache = &epi;
       m.layer_nb = g.nb;
       m.layer_chunk = chunk;
     }
-    mvm_chunk(m, e, out);
+    // The last chunk of a chunked layer computes in two bands of output rows, a datapath each: what
+    // reads the first band's rows (the result's store in pieces, docs/compiler.md) runs while the
+    // second band computes, instead of all of it after the layer's last MVMEXE task.
+    const int64_t bands = cols.wc && nb0 + nbc == g.nb ? std::min<int64_t>(2, g.oh) : 1;
+    if (bands > 1)
+      A::current_func().operator_notes.push_back(
+          out.name() + ": the last column chunk (output blocks " + std::to_string(nb0) + ".." +
+          std::to_string(g.nb - 1) +
+          ") in 2 bands of output rows, so what reads the first band's rows runs "
+          "while the second computes");
+    for (int64_t b = 0; b < bands; ++b) {
+      const int64_t oh0 = g.oh * b / bands, oh1 = g.oh * (b + 1) / bands;
+      m.outer = {oh1 - oh0, g.ow};
+      m.out_row0 = oh0;
+      m.ifd = [&](const A::StreamHandle& s) {
+        A::grid_nest({oh1 - oh0, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
+          const A::Value kh = padded ? A::Value(g.kh - 1) - i[3] : i[3];
+          const A::Value kw = padded ? A::Value(g.kw - 1) - i[4] : i[4];
+          const A::Value ih = (oh0 ? i[0] + oh0 : i[0]) * g.s[0] + kh * g.d[0] - g.p[0];
+          const A::Value iw = i[1] * g.s[1] + kw * g.d[1] - g.p[1];
+          if (!padded) {
+            s.push(x(ih, iw, i[5]));
+          } else {
+            s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]),
+                                   A::Broadcast(A::int8(0), 64)));
+          }
+        });
+      };
+      mvm_chunk(m, e, out);
+    }
   }
 }
 
