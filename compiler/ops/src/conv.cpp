@@ -136,10 +136,16 @@ void implementation(const Call& c, const Tensor& out) {
       m.layer_nb = g.nb;
       m.layer_chunk = chunk;
     }
-    // The last chunk of a chunked layer computes in two bands of output rows, a datapath each: what
+    // The last chunk of a layer in several chunks computes in two bands of output rows, a datapath each: what
     // reads the first band's rows (the result's store in pieces, docs/compiler.md) runs while the
     // second band computes, instead of all of it after the layer's last MVMEXE task.
-    const int64_t bands = cols.wc && nb0 + nbc == g.nb ? std::min<int64_t>(2, g.oh) : 1;
+    // A band of fewer than kMinBandTileOps tile-ops costs more (a task, its pipeline fill and drain)
+    // than it can hide. A padded walk starts at its first window's last tap, which must lie in the
+    // input: for the second band too.
+    constexpr int64_t kMinBandTileOps = 256;
+    const bool second_starts_inside = !padded || (g.oh / 2) * g.s[0] + (g.kh - 1) * g.d[0] - g.p[0] < g.h;
+    const bool long_enough = (g.oh / 2) * g.ow * kb * nbc >= kMinBandTileOps;
+    const int64_t bands = cols.wc && chunk < g.nb && nb0 + nbc == g.nb && long_enough && second_starts_inside ? 2 : 1;
     if (bands > 1)
       A::current_func().operator_notes.push_back(
           out.name() + ": the last column chunk (output blocks " + std::to_string(nb0) + ".." +
