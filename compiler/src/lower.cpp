@@ -103,7 +103,7 @@ void imc_buffers(const std::vector<Stmt>& list, std::set<const BufferNode*>& out
 }
 
 // Whole-buffer copies between DDR and L1 under the overlap scheduler go in pieces of rows
-// (docs/compiler.md "Copies in pieces"): reads of about 32 KiB, each piece on the next read
+// (docs/compiler.md "Copies in pieces and row bands"): reads of about 32 KiB, each piece on the next read
 // channel; stores of about 16 KiB where the pieces' rows are last written by different launches.
 constexpr uint32_t kReadPieceRows = 512, kStorePieceRows = 256;
 

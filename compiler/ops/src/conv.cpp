@@ -136,12 +136,12 @@ void implementation(const Call& c, const Tensor& out) {
       m.layer_nb = g.nb;
       m.layer_chunk = chunk;
     }
-    // The last chunk of a layer in several chunks computes in two bands of output rows, a datapath each: what
-    // reads the first band's rows (the result's store in pieces, docs/compiler.md) runs while the
-    // second band computes, instead of all of it after the layer's last MVMEXE task.
-    // A band of fewer than kMinBandTileOps tile-ops costs more (a task, its pipeline fill and drain)
-    // than it can hide. A padded walk starts at its first window's last tap, which must lie in the
-    // input: for the second band too.
+    // The last chunk of a layer in several chunks computes in two bands of output rows, a datapath
+    // each: what reads the first band's rows (the result's store in pieces, docs/compiler.md "Copies
+    // in pieces and row bands") runs while the second band computes, instead of all of it after the
+    // layer's last MVMEXE task. A band of fewer than kMinBandTileOps tile-ops costs more (a task, its
+    // pipeline fill and drain) than it can hide. A padded walk starts at its first window's last
+    // tap, which must lie in the input: for the second band too.
     constexpr int64_t kMinBandTileOps = 256;
     const bool second_starts_inside = !padded || (g.oh / 2) * g.s[0] + (g.kh - 1) * g.d[0] - g.p[0] < g.h;
     const bool long_enough = (g.oh / 2) * g.ow * kb * nbc >= kMinBandTileOps;
