@@ -70,6 +70,7 @@ CompileResult compile(const PrimFunc& in, const CompileOptions& opt, const Tilin
   }
   r.warnings = r.program.warnings;
   r.program.fusion_notes = f.fusion_notes;
+  r.program.operator_notes = f.operator_notes;
   r.lowered = std::make_shared<const PrimFunc>(std::move(f));
   r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -102,6 +102,11 @@ void imc_buffers(const std::vector<Stmt>& list, std::set<const BufferNode*>& out
   }
 }
 
+// Whole-buffer copies between DDR and L1 under the overlap scheduler go in pieces of rows
+// (docs/compiler.md "Copies in pieces and row bands"): reads of about 32 KiB, each piece on the next read
+// channel; stores of about 16 KiB where the pieces' rows are last written by different launches.
+constexpr uint32_t kReadPieceRows = 512, kStorePieceRows = 256;
+
 tap::BdTask bd_task(uint64_t words, bool mm2s, spec::MemSel mem, uint32_t core, uint64_t addr, uint32_t first_bd,
                     tap::Engine engine) {
   tap::LowerOptions o;
@@ -469,33 +474,79 @@ class Lowering {
   void transfer(const BufferNode& b, bool to_l1) {
     const HomePlace home = home_place(b);
     const bool ddr = home.home == Home::DDR;
+    const L1Region whole = p_.l1.at(&b);
+    // Reads: the two channels' reads share the DDR (the bridge interleaves their bursts), so a large
+    // buffer read whole on one channel shares the DDR with whatever the other channel reads next
+    // (the next layer's weight) and lands late; in pieces on alternating channels the DDR serves
+    // the copies about in the order the program needs them. Stores: a piece leaves once the last
+    // launch writing its rows is done (a band of the last layer) instead of after the last one.
+    const uint32_t piece_rows = to_l1 ? kReadPieceRows : kStorePieceRows;
+    uint32_t pieces = overlap_ && ddr ? std::max<uint32_t>(1, (whole.rows + piece_rows / 2) / piece_rows) : 1;
+    if (!to_l1 && pieces > 1 && last_writers(b, whole, pieces).size() < 2) pieces = 1;
+    if (pieces > 1)
+      p_.placement_notes.push_back(
+          std::string(to_l1 ? "load " : "store ") + b.name + " in " + std::to_string(pieces) + " copies of ~" +
+          std::to_string(whole.rows / pieces * spec::param::l1_row_bytes) + " bytes: " +
+          (to_l1 ? "on alternating channels, so the DDR serves the reads in the order the program needs them"
+                 : "each once the last launch writing its rows is done"));
+    for (uint32_t k = 0; k < pieces; ++k) {
+      const uint32_t r0 = whole.rows * k / pieces, r1 = whole.rows * (k + 1) / pieces;
+      std::string name = std::string(to_l1 ? "load " : "store ") + b.name + (ddr ? "" : " (L2)");
+      if (pieces > 1) name += " [" + std::to_string(k + 1) + "/" + std::to_string(pieces) + "]";
+      transfer_rows(b, to_l1, L1Region{whole.core, whole.base_row + r0, r1 - r0},
+                    home.base + static_cast<uint64_t>(r0) * spec::param::l1_row_bytes, std::move(name));
+    }
+  }
+  // The last launch writing each of `pieces` equal row ranges of b's L1 region (SIZE_MAX: none).
+  std::set<std::size_t> last_writers(const BufferNode& b, const L1Region& whole, uint32_t pieces) const {
+    std::set<std::size_t> last;
+    const auto it = users_.find(&b);
+    for (uint32_t k = 0; k < pieces; ++k) {
+      const uint64_t lo = whole.base_row + static_cast<uint64_t>(whole.rows) * k / pieces;
+      const uint64_t hi = whole.base_row + static_cast<uint64_t>(whole.rows) * (k + 1) / pieces;
+      std::size_t w = SIZE_MAX;
+      for (std::size_t j = 0; it != users_.end() && j < it->second.size(); ++j) {
+        const Step& st = p_.steps[it->second[j]];
+        const auto* t = std::get_if<Transfer>(&st);
+        for (const Access& a : t ? t->footprint : std::get<Task>(st).footprint)
+          if (a.space == Access::Space::L1 && a.write && a.core == whole.core && a.lo < hi && lo < a.hi)
+            w = it->second[j];
+      }
+      last.insert(w);
+    }
+    return last;
+  }
+  // One copy of rows `rows` of b's L1 region, `far_addr` the address of their first byte in DDR or L2.
+  void transfer_rows(const BufferNode& b, bool to_l1, const L1Region& rows, uint64_t far_addr, std::string name) {
+    const bool ddr = home_place(b).home == Home::DDR;
     const spec::MemSel far = ddr ? spec::MemSel::DDR : spec::MemSel::L2;
     Transfer t;
     t.buffer = ddr ? &b : nullptr;
     t.engine = ddr ? tap::Engine::kSysDma : tap::Engine::kMemDma;
     t.to_l1 = to_l1;
-    t.l1 = p_.l1.at(&b);
+    t.l1 = rows;
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
     t.ddr_mm2s = ddr && to_l1;
     t.ddr_s2mm = ddr && !to_l1;
     t.channel = to_l1 ? (ddr ? read_channel(0) : 0) : 1;
     if (ddr && !to_l1) stored_.insert(0);
-    t.name = std::string(to_l1 ? "load " : "store ") + b.name + (ddr ? "" : " (L2)");
+    t.name = std::move(name);
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
     const auto lower_all = [&](uint32_t first) {
       if (to_l1) {
-        t.mm2s = bd_task(t.words, true, far, 0, home.base, first, t.engine);
+        t.mm2s = bd_task(t.words, true, far, 0, far_addr, first, t.engine);
         t.s2mm = bd_task(t.words, false, spec::MemSel::L1, t.l1.core, l1_addr,
                          first + static_cast<uint32_t>(t.mm2s.bds.size()), t.engine);
       } else {
         t.mm2s = bd_task(t.words, true, spec::MemSel::L1, t.l1.core, l1_addr, first, t.engine);
-        t.s2mm = bd_task(t.words, false, far, 0, home.base, first + static_cast<uint32_t>(t.mm2s.bds.size()), t.engine);
+        t.s2mm = bd_task(t.words, false, far, 0, far_addr, first + static_cast<uint32_t>(t.mm2s.bds.size()), t.engine);
       }
     };
     lower_all(0);
     lower_all(alloc_bds(t, b.loc));
-    t.footprint = {l1_access(b, to_l1),
-                   Access{ddr ? Access::Space::Ddr : Access::Space::L2, 0, 0, 0, &b, !to_l1, b.name}};
+    Access l1 = l1_access(b, to_l1);
+    l1.lo = rows.base_row, l1.hi = static_cast<uint64_t>(rows.base_row) + rows.rows;
+    t.footprint = {l1, Access{ddr ? Access::Space::Ddr : Access::Space::L2, 0, 0, 0, &b, !to_l1, b.name}};
     used_by({&b}, launch(Step(std::move(t)), ""));
   }
 
@@ -1065,6 +1116,8 @@ std::string explain(const Program& p) {
     os << "\n";
   }
   explain_overlap(os, p);
+  if (!p.operator_notes.empty()) os << "operators (how a call was cut, and why):\n";
+  for (const auto& n : p.operator_notes) os << "  " << n << "\n";
   if (!p.fusion_notes.empty()) os << "fusion (§12):\n";
   for (const auto& n : p.fusion_notes) os << "  " << n << "\n";
   return os.str();

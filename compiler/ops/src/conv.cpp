@@ -131,26 +131,47 @@ void implementation(const Call& c, const Tensor& out) {
                         out.name() + "_w" + std::to_string(nb0) + "_t" + std::to_string(t), g.blocked);
       }
     }
-    m.ifd = [&](const A::StreamHandle& s) {
-      A::grid_nest({g.oh, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
-        const A::Value kh = padded ? A::Value(g.kh - 1) - i[3] : i[3];
-        const A::Value kw = padded ? A::Value(g.kw - 1) - i[4] : i[4];
-        const A::Value ih = i[0] * g.s[0] + kh * g.d[0] - g.p[0];
-        const A::Value iw = i[1] * g.s[1] + kw * g.d[1] - g.p[1];
-        if (!padded) {
-          s.push(x(ih, iw, i[5]));
-        } else {
-          s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]),
-                                 A::Broadcast(A::int8(0), 64)));
-        }
-      });
-    };
     if (cols.wc) {  // one epilogue constant for the layer's chunks
       m.epi_cache = &epi;
       m.layer_nb = g.nb;
       m.layer_chunk = chunk;
     }
-    mvm_chunk(m, e, out);
+    // The last chunk of a layer in several chunks computes in two bands of output rows, a datapath
+    // each: what reads the first band's rows (the result's store in pieces, docs/compiler.md "Copies
+    // in pieces and row bands") runs while the second band computes, instead of all of it after the
+    // layer's last MVMEXE task. A band of fewer than kMinBandTileOps tile-ops costs more (a task, its
+    // pipeline fill and drain) than it can hide. A padded walk starts at its first window's last
+    // tap, which must lie in the input: for the second band too.
+    constexpr int64_t kMinBandTileOps = 256;
+    const bool second_starts_inside = !padded || (g.oh / 2) * g.s[0] + (g.kh - 1) * g.d[0] - g.p[0] < g.h;
+    const bool long_enough = (g.oh / 2) * g.ow * kb * nbc >= kMinBandTileOps;
+    const int64_t bands = cols.wc && chunk < g.nb && nb0 + nbc == g.nb && long_enough && second_starts_inside ? 2 : 1;
+    if (bands > 1)
+      A::current_func().operator_notes.push_back(
+          out.name() + ": the last column chunk (output blocks " + std::to_string(nb0) + ".." +
+          std::to_string(g.nb - 1) +
+          ") in 2 bands of output rows, so what reads the first band's rows runs "
+          "while the second computes");
+    for (int64_t b = 0; b < bands; ++b) {
+      const int64_t oh0 = g.oh * b / bands, oh1 = g.oh * (b + 1) / bands;
+      m.outer = {oh1 - oh0, g.ow};
+      m.out_row0 = oh0;
+      m.ifd = [&](const A::StreamHandle& s) {
+        A::grid_nest({oh1 - oh0, g.ow, nbc, g.kh, g.kw, g.cb}, [&](const std::vector<A::Value>& i) {
+          const A::Value kh = padded ? A::Value(g.kh - 1) - i[3] : i[3];
+          const A::Value kw = padded ? A::Value(g.kw - 1) - i[4] : i[4];
+          const A::Value ih = (oh0 ? i[0] + oh0 : i[0]) * g.s[0] + kh * g.d[0] - g.p[0];
+          const A::Value iw = i[1] * g.s[1] + kw * g.d[1] - g.p[1];
+          if (!padded) {
+            s.push(x(ih, iw, i[5]));
+          } else {
+            s.push(A::if_then_else(A::all({ih >= 0, ih < g.h, iw >= 0, iw < g.w}), x(ih, iw, i[5]),
+                                   A::Broadcast(A::int8(0), 64)));
+          }
+        });
+      };
+      mvm_chunk(m, e, out);
+    }
   }
 }
 

@@ -50,9 +50,10 @@ void load_chunk(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, in
 bool in_ddr(const Tensor& t);
 // load_chunk of a DDR weight through L1, in groups of K blocks: each group its own L1 buffer
 // (`tag`_kN), copied by a SysDMA and loaded from there, so the copies and the LoadIMCs pipeline.
-// A weight already in L1 is loaded as load_chunk does.
+// A weight already in L1 is loaded as load_chunk does. `groups` > 0: that many groups instead of
+// the default (weight_groups).
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                   int64_t nbc, const std::string& tag, bool block_major = false);
+                   int64_t nbc, const std::string& tag, bool block_major = false, int64_t groups = 0);
 // The column-block-major DDR image of a constant weight w (K, NB) int8x64: a constant (NB, K),
 // column block n's K rows contiguous, so a chunk of columns is read in whole bursts. Empty when w
 // holds no constant values.
@@ -75,14 +76,17 @@ struct ColumnPlan {
 };
 ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t nb, int64_t cmax);
 // Makes the chunks of a ColumnPlan resident in program order: copies of whole chunks of the
-// column-block image into L1 (the first chunk alone, then ~64 KiB at a time), one LoadIMC per
-// load() call.
+// column-block image into L1 (the first chunk alone, then ~32 KiB at a time), one LoadIMC per
+// load() call; a chunk of more than 8 tiles in pieces of ~4 tiles, a copy and a LoadIMC each
+// (pieces(); its LoadIMC follows its copy).
 class ColumnLoader {
  public:
   ColumnLoader(const ColumnPlan& plan, int64_t nb, std::string tag);
   // imc(kb0 + kb, nb) = weight rows (row_block0 + kb) * 64.. of column block nb0 + nb, kb < kbs,
   // nb < nbc; chunks in increasing nb0.
   void load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0, int64_t kbs, int64_t row_block0);
+  // The copies (and LoadIMCs) a whole chunk of kbs x nbc tiles is loaded in.
+  static int64_t pieces(int64_t kbs, int64_t nbc);
 
  private:
   Tensor wc_, slot_;

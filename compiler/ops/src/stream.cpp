@@ -100,8 +100,32 @@ ColumnPlan plan_columns(const Tensor& w, int64_t positions, int64_t kb, int64_t 
 ColumnLoader::ColumnLoader(const ColumnPlan& plan, int64_t nb, std::string tag)
     : wc_(plan.wc), chunk_(plan.chunk), nb_(nb), tag_(std::move(tag)) {}
 
+// A chunk's LoadIMC writes one PWORD a cycle, the DDR's rate: loaded after one copy of the whole
+// chunk it ends 64 cycles a tile after the copy. A chunk of more than 2 * kPieceTiles tiles is
+// copied and loaded in pieces of about kPieceTiles tiles instead (each its own copy and LoadIMC,
+// the column-block image's rows contiguous in DDR), so its LoadIMC follows its copy and only the
+// last piece's rows come after it. Smaller chunks stay whole: their load hides under the previous
+// chunk's compute, and a piece costs a copy's BD writes, a token and a push (mlp's 8-tile chunks in
+// pieces of 4: 10 cycles slower on the RTL; pieces of 2 or 1 tiles: slower for vit_patch_embed too).
+constexpr int64_t kPieceTiles = 4;
+
+int64_t ColumnLoader::pieces(int64_t kbs, int64_t nbc) {
+  const int64_t tiles = kbs * nbc;
+  return tiles > 2 * kPieceTiles ? std::min(kbs, tiles / kPieceTiles) : 1;
+}
+
 void ColumnLoader::load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0, int64_t kbs, int64_t row_block0) {
   const int64_t k = wc_.shape()[1];
+  if (const int64_t n = pieces(kbs, nbc); n > 1 && kbs * 64 == k) {  // the chunk's whole K (not one tap of it)
+    A::current_func().operator_notes.push_back(tag_ + ": column chunk " + std::to_string(nb0) + " (" +
+                                               std::to_string(kbs * nbc) + " IMC tiles) copied and loaded in " +
+                                               std::to_string(n) +
+                                               " pieces, so its LoadIMC follows its copy (a chunk of more than " +
+                                               std::to_string(2 * kPieceTiles) + " tiles)");
+    load_streamed(wc_, imc, kb0, kbs, row_block0, nb0, nbc, tag_ + "_c" + std::to_string(nb0), true, n);
+    unit0_ = nb0 + nbc, unit_cols_ = 0;  // the next chunk starts a copy of its own
+    return;
+  }
   if (nb0 >= unit0_ + unit_cols_) {
     // The next copy: the first chunk alone (the first LoadIMC starts soon), then copies of about
     // 64 KiB of whole chunks, each one contiguous DDR range of the column-block image (whole 4 KiB
@@ -127,7 +151,7 @@ void ColumnLoader::load(const Tensor& imc, int64_t nb0, int64_t nbc, int64_t kb0
 }
 
 void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs, int64_t row_block0, int64_t nb0,
-                   int64_t nbc, const std::string& tag, bool block_major) {
+                   int64_t nbc, const std::string& tag, bool block_major, int64_t groups) {
   if (!in_ddr(w)) {
     load_chunk(w, imc, kb0, kbs, row_block0, nb0, nbc, block_major);
     return;
@@ -137,7 +161,8 @@ void load_streamed(const Tensor& w, const Tensor& imc, int64_t kb0, int64_t kbs,
   // consecutive rows and rotates over the L1 banks. (Kept as DDR rows, a tile's rows would be nbc
   // apart: with nbc = l1_banks a tile holds one bank for 64 cycles and the next group's copy into
   // L1 waits on it bank by bank, twice as long: docs/timing.md "L1 banks".)
-  const int64_t groups = weight_groups(kbs, nbc), per = (kbs + groups - 1) / groups;
+  if (groups <= 0) groups = weight_groups(kbs, nbc);
+  const int64_t per = (kbs + groups - 1) / groups;
   auto plus = [](const A::Value& v, int64_t k) { return k ? v + k : v; };
   for (int64_t g0 = 0; g0 < kbs; g0 += per) {
     const int64_t gk = std::min(per, kbs - g0), row0 = (row_block0 + g0) * 64, rows = gk * 64;

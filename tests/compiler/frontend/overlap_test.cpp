@@ -285,6 +285,85 @@ TEST(Overlap, DdrReadsAlternateChannelsUntilTheFirstStore) {
     if (const auto* t = std::get_if<cc::Transfer>(&s); t && t->ddr_mm2s) { EXPECT_EQ(t->channel, 0u) << t->name; }
 }
 
+// Copies in pieces (docs/compiler.md "Copies in pieces", vit_patch_embed 6 201 -> 5 209 RTL cycles).
+// A large DDR read goes in ~32 KiB pieces on alternating channels, so the DDR (which both channels
+// share) serves the reads in the order the program needs them: vit_patch_embed's 72 KiB image in
+// two pieces beside the first weight chunk's copies, not one copy beside the second chunk's.
+// A 16 KiB input stays one copy; without the overlap scheduler every read is one copy.
+TEST(Overlap, LargeDdrReadsGoInPiecesOnAlternatingChannels) {
+  const auto r = compile_model("vit_patch_embed", true);
+  std::set<uint32_t> channels;
+  uint64_t words = 0;
+  std::size_t pieces = 0, last_piece = 0, first_chunk1_copy = r.program.steps.size();
+  for (std::size_t i = 0; i < r.program.steps.size(); ++i)
+    if (const auto* t = std::get_if<cc::Transfer>(&r.program.steps[i])) {
+      if (t->name.rfind("load image [", 0) == 0) {
+        ++pieces, last_piece = i, words += t->words;
+        channels.insert(t->channel);
+      }
+      if (t->name.find("-> b2_w_c1") != std::string::npos) first_chunk1_copy = std::min(first_chunk1_copy, i);
+    }
+  EXPECT_EQ(pieces, 2u) << cc::explain(r.program);
+  EXPECT_EQ(words * 4, 32u * 36 * 64);  // the pieces cover the image once
+  EXPECT_EQ(channels, (std::set<uint32_t>{0, 1}));
+  EXPECT_LT(last_piece, first_chunk1_copy) << "the image is read before the second weight chunk";
+  EXPECT_NE(cc::explain(r.program).find("load image in 2 copies"), std::string::npos);
+  EXPECT_TRUE(cc::find_races(r.program).empty());
+  for (const bool overlap : {true, false})
+    for (const auto& s : compile_model(overlap ? "mlp" : "vit_patch_embed", overlap).program.steps)
+      if (const auto* t = std::get_if<cc::Transfer>(&s); t && t->ddr_mm2s) {
+        EXPECT_EQ(t->name.find('['), std::string::npos) << t->name;
+      }
+}
+
+// A column chunk of more than 8 IMC tiles is copied and loaded in pieces of 4 tiles (a copy and a
+// LoadIMC each), so its LoadIMC follows its copy; a chunked convolution's last chunk computes in
+// two bands of output rows, and the result's store goes in two pieces, the first while the second
+// band computes. The mlp's 8-tile chunks stay one copy and one LoadIMC each, and its result (one
+// datapath writes all its rows) one store.
+TEST(Overlap, LargeChunksLoadInPiecesAndTheLastBandOverlapsTheStore) {
+  const auto r = compile_model("vit_patch_embed", true);
+  const cc::Program& p = r.program;
+  std::vector<std::size_t> mvmexe, stores;
+  std::size_t loadimc = 0, copies = 0;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    if (const auto* k = std::get_if<cc::Task>(&p.steps[i])) {
+      loadimc += k->queue == axcore::spec::Queue::LOADIMC;
+      if (k->queue == axcore::spec::Queue::MVMEXE) {
+        mvmexe.push_back(i);
+        EXPECT_EQ(k->mvm_tile_ops, mvmexe.size() == 1 ? 1024u : 512u) << k->name;
+      }
+    }
+    if (const auto* t = std::get_if<cc::Transfer>(&p.steps[i])) {
+      copies += t->name.rfind("sysdma w_conv", 0) == 0;
+      if (t->ddr_s2mm) stores.push_back(i);
+    }
+  }
+  EXPECT_EQ(loadimc, 8u) << cc::explain(p);  // 2 chunks x 4 pieces
+  EXPECT_EQ(copies, 8u);
+  ASSERT_EQ(mvmexe.size(), 3u) << cc::explain(p);  // chunk 0, chunk 1 in two bands
+  ASSERT_EQ(stores.size(), 2u) << cc::explain(p);
+  const auto s = spans(p);
+  EXPECT_LT(stores[0], s.at(mvmexe[2]).second) << "the first store piece is pushed while the last band runs";
+  const std::string why = cc::explain(p);
+  EXPECT_NE(why.find("copied and loaded in 4 pieces"), std::string::npos) << why;
+  EXPECT_NE(why.find("in 2 bands of output rows"), std::string::npos) << why;
+  EXPECT_NE(why.find("store b4 in 2 copies"), std::string::npos) << why;
+  EXPECT_TRUE(cc::find_races(p).empty());
+
+  const auto mlp = compile_model("mlp", true);
+  std::size_t mlp_loadimc = 0, mlp_mvmexe = 0, mlp_stores = 0;
+  for (const auto& st : mlp.program.steps) {
+    if (const auto* k = std::get_if<cc::Task>(&st)) {
+      mlp_loadimc += k->queue == axcore::spec::Queue::LOADIMC;
+      mlp_mvmexe += k->queue == axcore::spec::Queue::MVMEXE;
+    }
+    if (const auto* t = std::get_if<cc::Transfer>(&st)) mlp_stores += t->ddr_s2mm;
+  }
+  EXPECT_EQ(mlp_loadimc, mlp_mvmexe) << cc::explain(mlp.program);  // one LoadIMC per chunk
+  EXPECT_EQ(mlp_stores, 1u);
+}
+
 TEST(Overlap, TheVerifierCatchesARemovedWait) {
   auto r = compile_model("resident_linear", true);
   cc::Program& p = r.program;

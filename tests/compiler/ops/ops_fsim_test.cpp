@@ -283,6 +283,34 @@ TEST(OpsFsim, ConvolutionPaddedStridedDilated) {
   }
 }
 
+// A constant-weight convolution cut into column chunks computes its last chunk in two bands of
+// output rows (docs/compiler.md "Copies in pieces and row bands"), equal to the reference. A padded
+// walk starts at its first window's last tap, which must lie in the input: with 2 input rows and
+// padding 2 the second band (output row 2) would start on input row 2, so that chunk stays one band
+// (it used to be refused: "the first element x reads is outside the buffer", random models 172,
+// 382, ...). Both chunked (128 output channels in 2 chunks); each band >= 256 tile-ops.
+TEST(OpsFsim, ChunkedConvolutionsLastChunkRunsInTwoRowBands) {
+  struct P {
+    int64_t h, w, k, s, pad;
+    bool bands;
+  };
+  for (const P& p : {P{32, 32, 4, 4, 0, true}, P{16, 16, 3, 1, 1, true}, P{2, 14, 3, 1, 2, false}}) {
+    SCOPED_TRACE(p.h * 100 + p.pad);
+    const A::Module m = module_of([&](A::Func& f) {
+      A::output(invoke("core.convolution",
+                       {input(f, "x", {p.h, p.w, 64}, "int8x64"), weight("w", {p.k, p.k, 64, 128}, 13)},
+                       {{"bias", floats("b", {128}, 14, -100, 100)},
+                        {"stride", std::vector<int64_t>{p.s}},
+                        {"padding", std::vector<int64_t>{p.pad}}}));
+    });
+    const auto r = axcore::compiler::compile(m.ir().main());
+    const std::string why = axcore::compiler::explain(r.program);
+    EXPECT_EQ(tasks_on(r.program, axcore::spec::Queue::MVMEXE), p.bands ? 3 : 2) << why;
+    EXPECT_EQ(why.find("in 2 bands of output rows") != std::string::npos, p.bands) << why;
+    expect_matches_reference(m, random_inputs(r.bundle, 19, -128, 127));
+  }
+}
+
 TEST(OpsFsim, DepthwiseConvolution2dAnd1d) {
   check(
       [](A::Func& f) {

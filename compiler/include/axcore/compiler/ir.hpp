@@ -229,6 +229,9 @@ struct PrimFunc {
   std::vector<FuseScope> fuse_scopes;
   // What the fusion pass fused and why it left other producer/consumer pairs apart (axc explain).
   std::vector<std::string> fusion_notes;
+  // How the operator library cut a call (column chunks in pieces, row bands) and why (axc explain);
+  // like the fusion notes, not part of the IR text.
+  std::vector<std::string> operator_notes;
   // The number the operator library gives the next buffer it generates in this function
   // (`y_epi0`, ...): a function's generated names depend on nothing built before it.
   uint64_t generated_names = 0;

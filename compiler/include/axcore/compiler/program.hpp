@@ -98,6 +98,8 @@ struct Program {
   std::vector<std::string> sync_notes, placement_notes;
   // What the fusion pass fused and why it left other pairs apart (PrimFunc::fusion_notes).
   std::vector<std::string> fusion_notes;
+  // How the operator library cut its calls and why (PrimFunc::operator_notes).
+  std::vector<std::string> operator_notes;
   // The §14 hazards found (diag.hpp), in program order, each once; empty when
   // LowerOptions::hazards_are_errors (the first one throws).
   std::vector<Diagnostic> warnings;
