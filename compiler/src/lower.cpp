@@ -478,7 +478,7 @@ class Lowering {
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
     t.ddr_mm2s = ddr && to_l1;
     t.ddr_s2mm = ddr && !to_l1;
-    t.channel = to_l1 ? (ddr ? read_channel(0) : 0) : 1;
+    t.channel = to_l1 ? (ddr ? read_channel(t) : 0) : 1;
     if (ddr && !to_l1) stored_.insert(0);
     t.name = std::string(to_l1 ? "load " : "store ") + b.name + (ddr ? "" : " (L2)");
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
@@ -514,7 +514,7 @@ class Lowering {
     t.ddr_s2mm = d.dst.ddr;
     // Channel 0 copies towards L1 (or within a memory), channel 1 away from it, to DDR or L2.
     const bool away = d.dst.ddr || (d.dst.mem == spec::MemSel::L2 && d.src.mem == spec::MemSel::L1);
-    t.channel = away ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
+    t.channel = away ? 1 : d.src.ddr ? read_channel(t) : 0;
     if (d.dst.ddr) stored_.insert(dma_tile(t));
     t.words = d.words;
     t.id = s.id;
@@ -547,9 +547,13 @@ class Lowering {
   // waiting ddr_latency_cycles for its first row, so on two channels one copy's latency passes
   // under the other's data (the bridge keeps axi_max_reads bursts of both in flight). Channel 1
   // also writes results back to DDR, and a store waits for the compute it saves: from the
-  // engine's first store on, reads stay on channel 0 so none queues behind a store.
-  uint32_t read_channel(uint32_t tile) {
+  // engine's first store on, reads stay on channel 0 so none queues behind a store. Before it,
+  // the overlap scheduler may move the copy to the channel its model finds free first
+  // (Transfer::any_channel).
+  uint32_t read_channel(Transfer& t) {
+    const uint32_t tile = dma_tile(t);
     if (!overlap_ || stored_.count(tile)) return 0;
+    t.any_channel = true;
     return read_next_[tile]++ % spec::param::dma_channels;
   }
 
@@ -1035,6 +1039,8 @@ void explain_overlap(std::ostream& os, const Program& p) {
     os << "\n";
   }
   if (!beside) os << "  none\n";
+  if (!p.channel_notes.empty()) os << "DDR read channels (the scheduler's, where not lower()'s alternation):\n";
+  for (const auto& l : p.channel_notes) os << "  " << l << "\n";
   os << "could not overlap (a wait the stream needed before the next launch, and why):\n";
   for (const auto& l : p.sync_notes) os << "  " << l << "\n";
 }
