@@ -153,7 +153,7 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
   std::vector<bool> pushed(launch.size(), false), done(launch.size(), false);
   std::map<LaunchKey, std::deque<std::size_t>> fifo;  // pushed, not waited, in push order
   std::size_t in_flight = 0;
-  std::vector<std::string> notes, channel_notes;
+  std::vector<std::string> notes, reorder_notes;
 
   // A model of the run: when each launch ends (its key runs in push order, after the host pushed
   // it), and where the host is (it waits for a token until the launch ends).
@@ -215,8 +215,8 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
     auto* t = std::get_if<Transfer>(&p.steps[launch[n]]);
     if (!t || !t->any_channel) return;
     if (best.which != t->channel)
-      channel_notes.push_back(t->name + ": channel " + std::to_string(best.which) + ", free first (lower() chose " +
-                              std::to_string(t->channel) + ")");
+      reorder_notes.push_back(t->name + ": DMA channel " + std::to_string(best.which) + ", not lower()'s " +
+                              std::to_string(t->channel) + " (that one frees later by more than 1.5 times the copy)");
     t->channel = best.which;
     t->any_channel = false;
   };
@@ -265,6 +265,16 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
       if (footprints_conflict(p.steps[launch[c]], p.steps[launch[b]])) return false;
     return true;
   };
+  auto note_backfill = [&](std::size_t n, std::size_t first) {
+    const auto name = [&](std::size_t x) {
+      const Step& s = p.steps[launch[x]];
+      return std::holds_alternative<Transfer>(s) ? std::get<Transfer>(s).name : std::get<Task>(s).name;
+    };
+    reorder_notes.push_back(
+        name(n) + ": before " + name(first) + " in its queue (done at ~" +
+        std::to_string(std::max({host, *deps_end(n), key_free[key(n)]}) + estimate(p.steps[launch[n]])) +
+        " in the model, before what " + name(first) + " waits for ends at ~" + std::to_string(*deps_end(first)) + ")");
+  };
   std::deque<std::size_t> pending;
   for (std::size_t n = 0; n < launch.size(); ++n) pending.push_back(n);
   while (!pending.empty()) {
@@ -273,13 +283,15 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
     for (std::size_t k = 0; k < pending.size() && k < opt.window; ++k) {
       const std::size_t n = pending[k];
       const LaunchKey kn = key(n), on = choose(n);
-      if ((passed.count(kn) && !can_pass(n, passed[kn])) || (on != kn && passed.count(on))) continue;
+      const bool passes = passed.count(kn) != 0;
+      if ((passes && !can_pass(n, passed[kn])) || (on != kn && passed.count(on))) continue;
       bool ready = room(on);
       for (std::size_t d : deps[n]) ready = ready && pushed[d] && done[d];
       if (!ready) {
         for (const LaunchKey& c : keys(n)) passed[c].push_back(n);  // an open channel: not passed on any
         continue;
       }
+      if (passes) note_backfill(n, passed[kn].front());
       push(n, on);
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
       progress = true;
@@ -290,7 +302,7 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
     // next in program order on a tie (a unit's queue is refilled before the host blocks on a
     // copy that ends later). A tie is anything within kNearTie cycles: the model's DDR ends are
     // no better than that, and the earlier launch is the one the program needs first.
-    std::size_t pick = 0;
+    std::size_t pick = 0, passes_first = 0;  // passes_first: 1 + the launch a backfilled pick goes before
     uint64_t best = UINT64_MAX;
     std::map<LaunchKey, std::vector<std::size_t>> ahead;
     for (std::size_t k = 0; k < pending.size() && k < opt.window; ++k) {
@@ -301,8 +313,10 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
       if (!first && !can_pass(c, std::vector<std::size_t>(before.begin(), before.end() - 1))) continue;
       const auto last = deps_end(c);
       if (!last) continue;
-      if (best == UINT64_MAX || *last + kNearTie < best) best = *last, pick = k;
+      if (best == UINT64_MAX || *last + kNearTie < best)
+        best = *last, pick = k, passes_first = first ? 0 : before.front() + 1;
     }
+    if (passes_first) note_backfill(pending[pick], passes_first - 1);
     const std::size_t n = pending[pick];
     for (std::size_t d : deps[n])
       if (!done[d]) {
@@ -329,7 +343,7 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
   for (std::size_t n : rest) retire(n);
   p.steps = std::move(out);
   p.sync_notes = std::move(notes);
-  p.channel_notes = std::move(channel_notes);
+  p.reorder_notes = std::move(reorder_notes);
 }
 
 }  // namespace axcore::compiler

@@ -1039,8 +1039,10 @@ void explain_overlap(std::ostream& os, const Program& p) {
     os << "\n";
   }
   if (!beside) os << "  none\n";
-  if (!p.channel_notes.empty()) os << "DDR read channels (the scheduler's, where not lower()'s alternation):\n";
-  for (const auto& l : p.channel_notes) os << "  " << l << "\n";
+  if (!p.reorder_notes.empty())
+    os << "reordered by the model (DDR reads moved to the other channel, tasks backfilled before earlier ones of their "
+          "queue):\n";
+  for (const auto& l : p.reorder_notes) os << "  " << l << "\n";
   os << "could not overlap (a wait the stream needed before the next launch, and why):\n";
   for (const auto& l : p.sync_notes) os << "  " << l << "\n";
 }

@@ -99,8 +99,9 @@ struct Program {
   // what and why) and where the IMC residencies and L1 buffers went.
   bool overlapped = false;  // scheduled by schedule_overlap (else: a wait after every launch)
   std::vector<std::string> sync_notes, placement_notes;
-  // The DDR reads the scheduler moved to another channel than lower()'s round robin, and why.
-  std::vector<std::string> channel_notes;
+  // What the scheduler's model changed, and why: DDR reads moved to another channel than
+  // lower()'s round robin, core-queue tasks pushed before earlier ones of their queue (backfilled).
+  std::vector<std::string> reorder_notes;
   // What the fusion pass fused and why it left other pairs apart (PrimFunc::fusion_notes).
   std::vector<std::string> fusion_notes;
   // The §14 hazards found (diag.hpp), in program order, each once; empty when
