@@ -86,7 +86,7 @@ class DdrReads {
   void advance(double to) { run(to, nullptr); }
   // Moves the model to cycle `to`, recording the ends of the copies that finish on the way.
   void run(double to, std::map<std::size_t, uint64_t>* ends) {
-    for (;;) {
+    while (t_ < to) {
       std::size_t m = 0;
       double next = to;
       for (const auto& [c, q] : chan_) {
@@ -112,7 +112,6 @@ class DdrReads {
         q.pop_front();
         if (!q.empty()) q.front().data_start = std::max(q.front().push, t_) + spec::param::ddr_latency_cycles;
       }
-      if (t_ >= to) return;
     }
   }
   double t_ = 0;
@@ -265,11 +264,11 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
       if (footprints_conflict(p.steps[launch[c]], p.steps[launch[b]])) return false;
     return true;
   };
+  const auto name = [&](std::size_t x) {
+    const Step& s = p.steps[launch[x]];
+    return std::holds_alternative<Transfer>(s) ? std::get<Transfer>(s).name : std::get<Task>(s).name;
+  };
   auto note_backfill = [&](std::size_t n, std::size_t first) {
-    const auto name = [&](std::size_t x) {
-      const Step& s = p.steps[launch[x]];
-      return std::holds_alternative<Transfer>(s) ? std::get<Transfer>(s).name : std::get<Task>(s).name;
-    };
     reorder_notes.push_back(
         name(n) + ": before " + name(first) + " in its queue (done at ~" +
         std::to_string(std::max({host, *deps_end(n), key_free[key(n)]}) + estimate(p.steps[launch[n]])) +
@@ -321,13 +320,7 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
     for (std::size_t d : deps[n])
       if (!done[d]) {
         const std::string why = order_reason(p.steps[launch[n]], p.steps[launch[d]]);
-        if (!why.empty()) {
-          const auto name = [&](std::size_t x) {
-            const Step& s = p.steps[launch[x]];
-            return std::holds_alternative<Transfer>(s) ? std::get<Transfer>(s).name : std::get<Task>(s).name;
-          };
-          notes.push_back(name(n) + " waits for " + name(d) + ": " + why);
-        }
+        if (!why.empty()) { notes.push_back(name(n) + " waits for " + name(d) + ": " + why); }
         retire(d);
       }
     const LaunchKey on = choose(n);
