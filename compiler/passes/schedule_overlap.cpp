@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "axcore/compiler/sync.hpp"
 
@@ -283,11 +284,10 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
       const std::size_t n = pending[k];
       const LaunchKey kn = key(n), on = choose(n);
       const bool passes = passed.count(kn) != 0;
-      if ((passes && !can_pass(n, passed[kn])) || (on != kn && passed.count(on))) continue;
-      bool ready = room(on);
+      bool ready = !(passes && !can_pass(n, passed[kn])) && !(on != kn && passed.count(on)) && room(on);
       for (std::size_t d : deps[n]) ready = ready && pushed[d] && done[d];
-      if (!ready) {
-        for (const LaunchKey& c : keys(n)) passed[c].push_back(n);  // an open channel: not passed on any
+      if (!ready) {  // every launch left behind counts for the ones after it (an open channel: on any)
+        for (const LaunchKey& c : keys(n)) passed[c].push_back(n);
         continue;
       }
       if (passes) note_backfill(n, passed[kn].front());
@@ -334,6 +334,14 @@ void schedule_overlap(Program& p, const OverlapOptions& opt) {
     if (!done[n]) rest.push_back(n);
   std::sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return new_index[a] < new_index[b]; });
   for (std::size_t n : rest) retire(n);
+  // The race verifier sees launches in flight together; a task moved before another of its queue
+  // is never in flight with it, so check here that every pair touching the same thing with one
+  // writing kept its program order (an internal error otherwise, never a wrong result).
+  for (std::size_t a = 0; a < launch.size(); ++a)
+    for (std::size_t b = a + 1; b < launch.size(); ++b)
+      if (new_index[b] < new_index[a] && footprints_conflict(p.steps[launch[a]], p.steps[launch[b]]))
+        throw std::logic_error("schedule_overlap: " + name(b) + " was moved before " + name(a) +
+                               ", which touches what it touches");
   p.steps = std::move(out);
   p.sync_notes = std::move(notes);
   p.reorder_notes = std::move(reorder_notes);
