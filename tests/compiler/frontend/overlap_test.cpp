@@ -314,6 +314,25 @@ TEST(Overlap, ALoadImcWhoseCopyLandedFillsTheQueueBeforeOneStillWaiting) {
   EXPECT_GT(fl, lc);
 }
 
+// A DDR read whose channel the scheduler may still change (Transfer::any_channel) is ordered as if
+// on the other channel: two copies writing the same L1 rows on one channel need no wait (the
+// channel runs them in order), but an open one may land on the other channel.
+TEST(Overlap, ACopyWithAnOpenChannelIsOrderedAsOnAnotherChannel) {
+  cc::Transfer a;
+  a.ddr_mm2s = true;
+  a.channel = 0;
+  a.footprint = {cc::Access{cc::Access::Space::L1, 0, 0, 16, nullptr, true, "slot"}};
+  a.mm2s.start_bd = 0;
+  a.s2mm.start_bd = 1;
+  cc::Transfer b = a;
+  b.mm2s.start_bd = 2;
+  b.s2mm.start_bd = 3;
+  EXPECT_FALSE(cc::must_order(cc::Step(b), cc::Step(a)));
+  b.any_channel = true;
+  EXPECT_TRUE(cc::must_order(cc::Step(b), cc::Step(a)));
+  EXPECT_TRUE(cc::must_order(cc::Step(a), cc::Step(b)));
+}
+
 TEST(Overlap, TheVerifierCatchesARemovedWait) {
   auto r = compile_model("resident_linear", true);
   cc::Program& p = r.program;
