@@ -104,7 +104,9 @@ std::string order_reason(const Step& later, const Step& earlier) {
     const auto [b0, b1] = bds(*te);
     if (a0 < b1 && b0 < a1) return "BDs " + std::to_string(b0) + ".." + std::to_string(b1 - 1) + " of its engine";
   }
-  const bool same_channel = kl == ke;
+  // A copy whose channel the scheduler has not chosen yet may land on the other one.
+  const bool unplaced = (tl && tl->any_channel) || (te && te->any_channel);
+  const bool same_channel = kl == ke && !unplaced;
   for (const Access& a : footprint(later))
     for (const Access& b : footprint(earlier)) {
       if (!(a.write || b.write) || !overlap(a, b)) continue;
@@ -117,6 +119,13 @@ std::string order_reason(const Step& later, const Step& earlier) {
 }
 
 bool must_order(const Step& later, const Step& earlier) { return !order_reason(later, earlier).empty(); }
+
+bool footprints_conflict(const Step& a, const Step& b) {
+  for (const Access& x : footprint(a))
+    for (const Access& y : footprint(b))
+      if ((x.write || y.write) && overlap(x, y)) return true;
+  return false;
+}
 
 std::vector<std::string> find_races(const Program& p) {
   std::vector<std::string> out;

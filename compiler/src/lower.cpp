@@ -528,7 +528,7 @@ class Lowering {
     t.words = static_cast<uint64_t>(t.l1.rows) * 16;
     t.ddr_mm2s = ddr && to_l1;
     t.ddr_s2mm = ddr && !to_l1;
-    t.channel = to_l1 ? (ddr ? read_channel(0) : 0) : 1;
+    t.channel = to_l1 ? (ddr ? read_channel(t) : 0) : 1;
     if (ddr && !to_l1) stored_.insert(0);
     t.name = std::move(name);
     const uint64_t l1_addr = static_cast<uint64_t>(t.l1.base_row) * 64;
@@ -565,7 +565,7 @@ class Lowering {
     t.ddr_s2mm = d.dst.ddr;
     // Channel 0 copies towards L1 (or within a memory), channel 1 away from it, to DDR or L2.
     const bool away = d.dst.ddr || (d.dst.mem == spec::MemSel::L2 && d.src.mem == spec::MemSel::L1);
-    t.channel = away ? 1 : d.src.ddr ? read_channel(dma_tile(t)) : 0;
+    t.channel = away ? 1 : d.src.ddr ? read_channel(t) : 0;
     if (d.dst.ddr) stored_.insert(dma_tile(t));
     t.words = d.words;
     t.id = s.id;
@@ -598,9 +598,13 @@ class Lowering {
   // waiting ddr_latency_cycles for its first row, so on two channels one copy's latency passes
   // under the other's data (the bridge keeps axi_max_reads bursts of both in flight). Channel 1
   // also writes results back to DDR, and a store waits for the compute it saves: from the
-  // engine's first store on, reads stay on channel 0 so none queues behind a store.
-  uint32_t read_channel(uint32_t tile) {
+  // engine's first store on, reads stay on channel 0 so none queues behind a store. Before it,
+  // the overlap scheduler may move the copy to the channel its model finds free first
+  // (Transfer::any_channel).
+  uint32_t read_channel(Transfer& t) {
+    const uint32_t tile = dma_tile(t);
     if (!overlap_ || stored_.count(tile)) return 0;
+    t.any_channel = true;
     return read_next_[tile]++ % spec::param::dma_channels;
   }
 
@@ -1086,6 +1090,10 @@ void explain_overlap(std::ostream& os, const Program& p) {
     os << "\n";
   }
   if (!beside) os << "  none\n";
+  if (!p.reorder_notes.empty())
+    os << "reordered by the model (DDR reads moved to the other channel, tasks backfilled before earlier ones of their "
+          "queue):\n";
+  for (const auto& l : p.reorder_notes) os << "  " << l << "\n";
   os << "could not overlap (a wait the stream needed before the next launch, and why):\n";
   for (const auto& l : p.sync_notes) os << "  " << l << "\n";
 }

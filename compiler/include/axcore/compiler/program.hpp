@@ -47,7 +47,10 @@ struct Transfer {
   tap::Engine engine = tap::Engine::kSysDma;
   uint32_t core = 0;     // CoreDMA: the core tile of the engine
   uint32_t channel = 0;  // channel pair: 0 for copies into L1, 1 for copies out of it
-  std::string name;      // "load x (tile 2)" for `axc explain`
+  // A DDR read the overlap scheduler may put on any channel of its engine (the one its model
+  // finds free first); `channel` is lower()'s choice, kept without the scheduler.
+  bool any_channel = false;
+  std::string name;  // "load x (tile 2)" for `axc explain`
   std::vector<Access> footprint;
 };
 
@@ -96,6 +99,9 @@ struct Program {
   // what and why) and where the IMC residencies and L1 buffers went.
   bool overlapped = false;  // scheduled by schedule_overlap (else: a wait after every launch)
   std::vector<std::string> sync_notes, placement_notes;
+  // What the scheduler's model changed, and why: DDR reads moved to another channel than
+  // lower()'s round robin, core-queue tasks pushed before earlier ones of their queue (backfilled).
+  std::vector<std::string> reorder_notes;
   // What the fusion pass fused and why it left other pairs apart (PrimFunc::fusion_notes).
   std::vector<std::string> fusion_notes;
   // How the operator library cut its calls and why (PrimFunc::operator_notes).

@@ -24,8 +24,12 @@ LaunchKey launch_key(const Step& s);
 // hardware does not order them by itself (a core queue runs its tasks one after the other; a DMA
 // channel starts its next task after the previous one, so only a read of what the previous one
 // still writes races there; BD registers are rewritten when a copy is pushed, so two copies in
-// flight never share a BD).
+// flight never share a BD). A copy whose channel is still open (Transfer::any_channel) counts as
+// on another channel than every other copy.
 bool must_order(const Step& later, const Step& earlier);
+// True when a and b touch the same L1 rows, IMC tiles, DDR or L2 buffer with one writing, whatever
+// runs them (the overlap scheduler checks it before a task passes an earlier one of its queue).
+bool footprints_conflict(const Step& a, const Step& b);
 // The first reason, for explanations ("L1 rows 0..255 of w1"); empty when none.
 std::string order_reason(const Step& later, const Step& earlier);
 
