@@ -138,5 +138,7 @@ TEST(SpecConstants, AddressMapAndDerivedResets) {
   EXPECT_EQ(spec::shim::ID_RESET, spec::kIdMagic);
   EXPECT_EQ(spec::core::WDOG_LIMIT_RESET, spec::param::watchdog_default_cycles);
   EXPECT_EQ(spec::core::DMA_MM2S_QUEUE.at(1) - spec::core::DMA_S2MM_QUEUE.at(1), spec::param::dma_mm2s_delta);
-  EXPECT_EQ(spec::layout::datapath_desc::program, 92u);
+  EXPECT_EQ(spec::layout::datapath_desc::seg0, 92u);  // the IFDs' later segments (§8.3)
+  EXPECT_EQ(spec::layout::datapath_desc::seg1, 116u);
+  EXPECT_EQ(spec::layout::datapath_desc::program, 140u);
 }

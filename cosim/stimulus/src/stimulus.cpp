@@ -143,8 +143,8 @@ GarbledWords garble_unread_words(const Datapath& dp, spec::Queue q) {
 
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {
   ref::VectorSink s0, s1;
-  ref::run_ifd(dp.ifd0, l1, s0.fn());
-  if (dp.header.has_ifd1) ref::run_ifd(dp.ifd1, l1, s1.fn());
+  ref::run_ifd(ref::ifd_walks(dp, 0, dp.header.has_ifd1), l1, s0.fn());  // each feeder with its segments
+  if (dp.header.has_ifd1) ref::run_ifd(ref::ifd_walks(dp, 1, true), l1, s1.fn());
   std::vector<ref::Element> main = s0.elems;
   if (dp.header.has_main) {
     ref::VectorSource src(s0.elems);
