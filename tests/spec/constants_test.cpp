@@ -112,9 +112,9 @@ TEST(SpecConstants, LayoutsAndMagicsMatchYaml) {
   namespace dd = spec::layout::datapath_desc;
   ASSERT_EQ(yaml().layouts.size(), 1u) << "a new layout: add it here";
   const auto& y = yaml().layouts.at("datapath_desc");
-  const std::map<std::string, uint32_t> generated{{"header", dd::header}, {"ifd0", dd::ifd0},      {"ifd1", dd::ifd1},
-                                                  {"mvm", dd::mvm},       {"dwpu", dd::dwpu},      {"dpu", dd::dpu},
-                                                  {"odr", dd::odr},       {"program", dd::program}};
+  const std::map<std::string, uint32_t> generated{
+      {"header", dd::header}, {"ifd0", dd::ifd0}, {"ifd1", dd::ifd1}, {"mvm", dd::mvm},   {"dwpu", dd::dwpu},
+      {"dpu", dd::dpu},       {"odr", dd::odr},   {"seg0", dd::seg0}, {"seg1", dd::seg1}, {"program", dd::program}};
   EXPECT_EQ(generated, y);
   EXPECT_EQ(dd::program_count, spec::param::dpu_max_instructions);
   EXPECT_EQ(dd::max_words, dd::program + dd::program_count * spec::DpuInstr::kWords);
