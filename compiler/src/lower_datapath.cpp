@@ -44,6 +44,17 @@ struct IfdOut {
   spec::Walk walk;
   const StreamNode* stream = nullptr;
   uint64_t elements = 0;
+  std::vector<IfdOut> segs;  // the feeder's later segments in the same task (spec walk.segs, §8.3)
+  uint64_t total() const {
+    uint64_t n = elements;
+    for (const IfdOut& s : segs) n += s.total();
+    return n;
+  }
+  uint64_t rows() const {  // L1 rows its elements take (R(dtype) each)
+    uint64_t n = elements * num::lane_bytes(walk.dtype);
+    for (const IfdOut& s : segs) n += s.rows();
+    return n;
+  }
 };
 
 IfdOut lower_ifd(const StmtNode& b, const std::vector<Loop>& outer, const RegionOf& region) {
@@ -365,7 +376,8 @@ struct Part {
   uint64_t from = 0, count = 0;
 };
 struct Segment {
-  std::optional<Part> ifd0, ifd1, odr;
+  std::vector<Part> ifd0, ifd1;  // a feeder's parts in the task: its segments, in order (§8.3)
+  std::optional<Part> odr;
   std::optional<std::size_t> main, dpu;
   const StmtNode* by = nullptr;  // the block the task was cut for (errors point at it)
 };
@@ -388,9 +400,18 @@ Task assemble(const StmtNode& dp, bool mvm, const IfdOut& ifd0, const std::optio
   h.kind = mvm ? spec::DpKind::MVMEXE : spec::DpKind::DWPU;
   Task t;
   t.queue = mvm ? spec::Queue::MVMEXE : spec::Queue::DWPU;
-  desc.ifd0 = ifd0.walk;
+  // each feeder's walk, its later segments in the seg sections (IFD0's first, then IFD1's)
+  const std::array<spec::Walk*, spec::param::ifd_seg_walks> pool{&desc.seg0, &desc.seg1};
+  std::size_t pooled = 0;
+  auto feed = [&](const IfdOut& f) {
+    spec::Walk w = f.walk;
+    w.segs = static_cast<uint32_t>(f.segs.size());
+    for (const IfdOut& s : f.segs) *pool.at(pooled++) = s.walk;  // lower_multi checked the count
+    return w;
+  };
+  desc.ifd0 = feed(ifd0);
   h.has_ifd0 = 1;
-  t.ifd0_elems = ifd0.elements;
+  t.ifd0_elems = ifd0.total();
   if (m) {
     desc.mvm = m->desc;
     h.has_main = 1;
@@ -407,10 +428,10 @@ Task assemble(const StmtNode& dp, bool mvm, const IfdOut& ifd0, const std::optio
     t.dpu_iterations = dpu->desc.iterations;
   }
   if (ifd1) {
-    desc.ifd1 = ifd1->walk;
+    desc.ifd1 = feed(*ifd1);
     h.has_ifd1 = 1;
-    t.ifd1_elems = ifd1->elements;
-    t.ifd1_rows = ifd1->elements * num::lane_bytes(ifd1->walk.dtype);
+    t.ifd1_elems = ifd1->total();
+    t.ifd1_rows = ifd1->rows();
   }
   desc.odr = odr.walk;
   h.has_odr = 1;
@@ -474,14 +495,14 @@ Task lower_single(const StmtNode& dp, const Blocks& bl, const std::vector<Loop>&
   std::optional<DpuLowered> dl;
   if (!bl.dpu.empty()) {
     const StmtNode* dpu = bl.dpu[0];
-    StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
+    StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }, {}};
     dl = lower_dpu(*dpu, outer, si, main_out, ifd1 ? ifd1->walk.dtype : spec::Dtype::FLOAT32, region);
     if (dl->implicit_ifd1) {
       if (ifd1)
         fail(dpu->loc,
              "the DPU reads a buffer directly and the datapath also has A.IFD(num=1): the side input is taken",
              "stream every DPU operand through the one A.IFD(num=1) block");
-      ifd1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements};
+      ifd1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements, {}};
     }
     if (dl->pops_main != main_count)
       fail(dpu->loc, "the DPU pops " + std::to_string(dl->pops_main) +
@@ -577,6 +598,73 @@ Out sliced(const std::vector<Out>& outs, const std::vector<const StmtNode*>& blo
   return r;
 }
 
+std::vector<Part> one(const std::optional<Part>& p) { return p ? std::vector<Part>{*p} : std::vector<Part>{}; }
+
+// Elements [from, from + count) of a feeder's stream as the parts of its blocks they fall in, in
+// order: the segments of the feeder in one task (§8.3).
+std::vector<Part> parts_of(const std::vector<const StmtNode*>& blocks, const std::vector<uint64_t>& counts,
+                           const char* unit, uint64_t from, uint64_t count, const StmtNode& by) {
+  std::vector<Part> out;
+  uint64_t start = 0;
+  for (std::size_t j = 0; j < blocks.size() && count > 0; ++j) {
+    if (from < start + counts[j]) {
+      const uint64_t n = std::min(count, start + counts[j] - from);
+      out.push_back(Part{j, from - start, n});
+      from += n;
+      count -= n;
+    }
+    start += counts[j];
+  }
+  if (count > 0) fail(by.loc, "this DPU block pops elements past the end of the " + std::string(unit) + " stream");
+  return out;
+}
+
+// A feeder in one task: its first part's walk, the later parts as its segments.
+IfdOut feeder(const std::vector<IfdOut>& outs, const std::vector<const StmtNode*>& blocks,
+              const std::vector<Part>& parts, const char* unit) {
+  IfdOut r = sliced(outs, blocks, parts[0], unit);
+  for (std::size_t k = 1; k < parts.size(); ++k) r.segs.push_back(sliced(outs, blocks, parts[k], unit));
+  return r;
+}
+
+// The runs of a feeder's streams a DPU block pops against the segments its task's feeder
+// delivers (consecutive segments of one stream are one run): the same streams, in the same
+// order, of the same lengths; else refused at the pop. Segments of another dtype than the first
+// get POPs that name their dtype (si.own_dtype).
+void matches(const std::vector<PopRun>& runs, const IfdOut* fed, const std::vector<const StmtNode*>& blocks,
+             const std::vector<Part>& parts, const char* unit, const StmtNode& dpu, StreamInfo& si) {
+  if (!fed) return;  // nothing popped from this feeder (the counts agreed)
+  std::vector<const IfdOut*> segs{fed};
+  for (const IfdOut& s : fed->segs) segs.push_back(&s);
+  std::vector<PopRun> delivered;
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    if (!delivered.empty() && delivered.back().stream == segs[k]->stream)
+      delivered.back().count += segs[k]->elements;
+    else
+      delivered.push_back({segs[k]->stream, segs[k]->elements, blocks[parts[k].block]->loc});
+    if (segs[k]->walk.dtype != fed->walk.dtype) si.own_dtype[segs[k]->stream] = segs[k]->walk.dtype;
+  }
+  for (std::size_t k = 0; k < std::max(runs.size(), delivered.size()); ++k) {
+    const PopRun* r = k < runs.size() ? &runs[k] : nullptr;
+    const PopRun* d = k < delivered.size() ? &delivered[k] : nullptr;
+    if (r && d && r->stream == d->stream && r->count == d->count) continue;
+    const std::string by = d ? " (line " + std::to_string(d->at.line) + ")" : "";
+    if (r && d && r->stream == d->stream)
+      fail(r->at,
+           "this DPU block pops " + std::to_string(r->count) + " elements of " + r->stream->name +
+               ", but the block feeding it in its task" + by + " delivers " + std::to_string(d->count) +
+               " of them before the next: one feeder delivers its blocks' streams one after the other, in the "
+               "order written (§8.3)",
+           "pop each stream as many times as its block pushes in this task");
+    fail(r ? r->at : dpu.loc,
+         "this DPU block pops " + (r ? r->stream->name : std::string("nothing more")) +
+             ", but the block feeding it in its " + unit + " segment" + by + " pushes " +
+             (d ? d->stream->name : std::string("nothing more")) +
+             ": one feeder delivers its blocks' streams in the order written (§8.3)",
+         "pop the streams in the order their blocks are written");
+  }
+}
+
 uint64_t sum(const std::vector<uint64_t>& v) {
   uint64_t s = 0;
   for (uint64_t x : v) s += x;
@@ -642,22 +730,24 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
   if (mvm && main.empty()) fail(dp.loc, "a DP_MVMEXE datapath needs its MatMul block");
   if (bl.dpu.empty() && !bl.ifd[1].empty())
     fail(bl.ifd[1][0]->loc, "IFD(num=1) feeds the DPU, and this datapath has no DPU block");
-  const StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }};
-  // §8.3: one feeder delivers its blocks' streams one after the other, never interleaved; a DPU
-  // block popping two of them (interleaved or not) is refused at the pop of the second.
+  const StreamInfo si{[&](const StreamNode* s) { return side.count(s) > 0; }, {}};
+  // §8.3: one feeder delivers its blocks' streams one after the other, never interleaved: a DPU
+  // block pops them all of one, then all of the next (feeder_pops refuses the interleaved
+  // pattern), and they become the segments of the feeder in its task. The main stage's results
+  // are one stream.
+  std::vector<std::vector<PopRun>> runs[2];  // per DPU block: [0] its main input, [1] IFD(num=1)
   for (const StmtNode* b : bl.dpu) {
-    std::vector<std::pair<const StreamNode*, SourceLoc>> pops;
-    pops_of(b->body, pops);
-    for (std::size_t x = 0; x < pops.size(); ++x)
-      for (std::size_t y = 0; y < x; ++y)
-        if (si.is_side(pops[x].first) == si.is_side(pops[y].first))
-          fail(pops[x].second,
-               "this DPU block pops " + pops[x].first->name + " besides " + pops[y].first->name +
-                   ", two streams of one feeder (" + (si.is_side(pops[x].first) ? "IFD(num=1)" : "its main input") +
-                   "): the feeder delivers all of " + pops[y].first->name + ", then all of " + pops[x].first->name +
-                   ", never interleaved (§8.3), and here a DPU block reads the stream of one block",
-               "interleave the operands upstream, in memory, and drain a single stream (§8.3), or pop each stream "
-               "in a DPU block of its own");
+    runs[1].push_back(feeder_pops(*b, outer, si.is_side, "IFD(num=1)"));
+    runs[0].push_back(feeder_pops(
+        *b, outer, [&](const StreamNode* s) { return !si.is_side(s); },
+        main.empty() ? "IFD(num=0)" : "its main input"));
+    const std::vector<PopRun>& m = runs[0].back();
+    if (!main.empty() && m.size() > 1)
+      fail(m[1].at,
+           "this DPU block pops " + m[1].stream->name + " besides " + m[0].stream->name +
+               ", two streams of its main input: the " + to_string(bl.main[0]->unit) +
+               " block of its task pushes one stream",
+           "pop each main-stage stream in a DPU block of its own");
   }
   const spec::Dtype in0 = main.empty() ? ifd[0][0].walk.dtype : spec::Dtype::INT32;
   std::vector<DpuLowered> dpu;
@@ -727,8 +817,11 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
         f0 = main_in_at[j];
         f0n = main_pops[j];
       }
-      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", f0, f0n, b, "this DPU block's task takes");
-      g.ifd1 = part_of(bl.ifd[1], ifd_n[1], "IFD(num=1)", ps, dpu_side[k], b, "this DPU block pops");
+      if (main.empty())  // the DPU pops IFD(num=0): its blocks' streams are segments of the task (§8.3)
+        g.ifd0 = parts_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", f0, f0n, b);
+      else
+        g.ifd0 = one(part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", f0, f0n, b, "this DPU block's task takes"));
+      g.ifd1 = parts_of(bl.ifd[1], ifd_n[1], "IFD(num=1)", ps, dpu_side[k], b);
       g.odr = part_of(bl.odr, odr_n, "DPU output", po, dpu_pushes[k], b, "the ODR stores this DPU block's");
       pm += dpu_pops[k];
       ps += dpu_side[k];
@@ -740,7 +833,7 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
       Segment g;
       g.by = bl.main[j];
       g.main = j;
-      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", main_in_at[j], main_pops[j], *g.by, "this block pops");
+      g.ifd0 = one(part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", main_in_at[j], main_pops[j], *g.by, "this block pops"));
       g.odr = part_of(bl.odr, odr_n, "main-stage output", main_out_at[j], main_outs[j], *g.by,
                       "the ODR stores this block's");
       segs.push_back(g);
@@ -752,7 +845,7 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
       const uint64_t a = *it, n = *std::next(it) - a;
       Segment g;
-      g.ifd0 = part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", a, n, *bl.odr[0], "the ODR stores");
+      g.ifd0 = one(part_of(bl.ifd[0], ifd_n[0], "IFD(num=0)", a, n, *bl.odr[0], "the ODR stores"));
       g.odr = part_of(bl.odr, odr_n, "IFD(num=0)", a, n, *bl.ifd[0][0], "the ODR stores");
       g.by = bl.odr[g.odr->block];
       segs.push_back(g);
@@ -761,7 +854,7 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
 
   std::vector<DatapathTask> tasks;
   for (const Segment& g : segs) {
-    if (!g.ifd0)
+    if (g.ifd0.empty())
       fail(g.by->loc,
            "this block's task would read nothing from IFD(num=0): every datapath task starts with its "
            "main feeder",
@@ -769,14 +862,21 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
     if (!g.odr)
       fail(g.by->loc, "this block's task would store nothing: every datapath task ends in an ODR",
            "push a result from every DPU block");
-    const IfdOut i0 = sliced(ifd[0], bl.ifd[0], *g.ifd0, "IFD(num=0)");
+    if (g.ifd0.size() + g.ifd1.size() > 2 + spec::param::ifd_seg_walks)
+      fail(g.by->loc,
+           "this DPU block's task reads " + std::to_string(g.ifd0.size()) + " segments from IFD(num=0) and " +
+               std::to_string(g.ifd1.size()) + " from IFD(num=1): a task's feeders run at most " +
+               std::to_string(spec::param::ifd_seg_walks) + " later segments between them (spec ifd_seg_walks)",
+           "pop fewer streams of one feeder in one DPU block (split it, §9.2), or lay the operands out in one buffer "
+           "and drain one stream (§8.3)");
+    const IfdOut i0 = feeder(ifd[0], bl.ifd[0], g.ifd0, "IFD(num=0)");
     std::optional<IfdOut> i1;
-    if (g.ifd1) i1 = sliced(ifd[1], bl.ifd[1], *g.ifd1, "IFD(num=1)");
+    if (!g.ifd1.empty()) i1 = feeder(ifd[1], bl.ifd[1], g.ifd1, "IFD(num=1)");
     const OdrOut o = sliced(odr, bl.odr, *g.odr, "ODR");
     const MainOut* mo = g.main ? &main[*g.main] : nullptr;
     if (mo && mo->in != i0.stream)
       fail(mo->block->loc, "the " + to_string(mo->block->unit) + " pops " + mo->in->name +
-                               ", which the IFD(num=0) block at " + line_of(bl.ifd[0][g.ifd0->block]) +
+                               ", which the IFD(num=0) block at " + line_of(bl.ifd[0][g.ifd0[0].block]) +
                                " feeding it does not push");
     if (!g.dpu) {
       const StreamNode* before = mo ? mo->out : i0.stream;
@@ -787,34 +887,33 @@ std::vector<DatapathTask> lower_multi(const StmtNode& dp, const Blocks& bl, cons
     std::optional<DpuLowered> dl;
     if (g.dpu) {
       const StmtNode& b = *bl.dpu[*g.dpu];
-      // The streams it pops are the ones the blocks feeding it in its task push.
-      std::vector<std::pair<const StreamNode*, SourceLoc>> pops;
-      pops_of(b.body, pops);
-      for (const auto& [st, at] : pops) {
-        const bool is_side = si.is_side(st);
-        const StreamNode* fed = is_side ? (i1 ? i1->stream : nullptr) : (mo ? mo->out : i0.stream);
-        if (fed && st != fed)
-          fail(at,
-               "this DPU block pops " + st->name + ", but the block feeding it in its task (" +
-                   line_of(is_side ? bl.ifd[1][g.ifd1->block]
-                           : mo    ? mo->block
-                                   : bl.ifd[0][g.ifd0->block]) +
-                   ") pushes " + fed->name + ": one feeder delivers its blocks' streams in the order written (§8.3)",
-               "pop the streams in the order their blocks are written");
+      // The streams it pops are the ones the blocks feeding it in its task push, in their order.
+      StreamInfo tsi = si;
+      matches(runs[1][*g.dpu], i1 ? &*i1 : nullptr, bl.ifd[1], g.ifd1, "IFD(num=1)", b, tsi);
+      if (mo) {
+        for (const PopRun& r : runs[0][*g.dpu])
+          if (r.stream != mo->out)
+            fail(r.at,
+                 "this DPU block pops " + r.stream->name + ", but the block feeding it in its task (" +
+                     line_of(mo->block) + ") pushes " + mo->out->name,
+                 "pop the streams in the order their blocks are written");
+      } else {
+        matches(runs[0][*g.dpu], &i0, bl.ifd[0], g.ifd0, "IFD(num=0)", b, tsi);
       }
-      dl = lower_dpu(b, outer, si, mo ? spec::Dtype::INT32 : i0.walk.dtype, i1 ? i1->walk.dtype : spec::Dtype::FLOAT32,
+      dl = lower_dpu(b, outer, tsi, mo ? spec::Dtype::INT32 : i0.walk.dtype, i1 ? i1->walk.dtype : spec::Dtype::FLOAT32,
                      region);
       if (dl->implicit_ifd1) {
         if (i1)
           fail(b.loc, "the DPU reads a buffer directly and its task also has A.IFD(num=1): the side input is taken",
                "stream every DPU operand through A.IFD(num=1)");
-        i1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements};
+        i1 = IfdOut{dl->ifd1, nullptr, dl->ifd1_elements, {}};
       }
     }
     DatapathTask dt{assemble(dp, mvm, i0, i1, mo && mo->mvm ? &*mo->mvm : nullptr, mo && mo->dw ? &*mo->dw : nullptr,
                              dl ? &*dl : nullptr, o),
-                    {bl.ifd[0][g.ifd0->block], bl.odr[g.odr->block]}};
-    if (g.ifd1) dt.blocks.push_back(bl.ifd[1][g.ifd1->block]);
+                    {bl.ifd[0][g.ifd0[0].block], bl.odr[g.odr->block]}};
+    for (std::size_t f = 1; f < g.ifd0.size(); ++f) dt.blocks.push_back(bl.ifd[0][g.ifd0[f].block]);
+    for (const Part& p : g.ifd1) dt.blocks.push_back(bl.ifd[1][p.block]);
     if (mo) dt.blocks.push_back(mo->block);
     if (g.dpu) dt.blocks.push_back(bl.dpu[*g.dpu]);
     tasks.push_back(std::move(dt));

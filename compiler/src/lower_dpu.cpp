@@ -242,9 +242,16 @@ class DpuCompiler {
         }
         if (x->kind == ExprKind::Pop) {
           const bool side = streams_.is_side(x->stream.get());
-          emit({DpuOp::POP, dst, 0, 0, 0, side ? 1u : 0u});
+          spec::DpuPop pop;
+          pop.stream = side ? 1u : 0u;
+          const auto own = streams_.own_dtype.find(x->stream.get());
+          if (own != streams_.own_dtype.end()) {  // a later segment of another dtype (§8.3)
+            pop.own_dtype = 1;
+            pop.dtype = own->second;
+          }
+          emit({DpuOp::POP, dst, 0, 0, 0, pop.encode_word()});
           (side ? pops_side : pops_main) += mult;
-          if (side) {
+          if (side && own == streams_.own_dtype.end()) {
             side_seen = true;
             in1_seen = x->stream->dtype.spec();
           }

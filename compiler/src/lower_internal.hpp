@@ -71,9 +71,25 @@ struct DpuLowered {
 };
 struct StreamInfo {
   std::function<bool(const StreamNode*)> is_side;  // pushed by IFD(num=1)
+  // A later segment of its feeder whose dtype differs from the first's: its POPs name their dtype
+  // (spec dpu_pop own_dtype). Empty: none.
+  std::map<const StreamNode*, spec::Dtype> own_dtype;
 };
 DpuLowered lower_dpu(const StmtNode& block, const std::vector<Loop>& outer, const StreamInfo& streams, spec::Dtype in0,
                      spec::Dtype in1, const RegionOf& region);
+
+// The streams of one feeder a DPU block pops, in the order it pops them over its task (A.init
+// once, then the body once per iteration of the datapath's sunk loops and its own), each a run
+// with its pop count and first pop (lower_feeder.cpp). A stream popped again after another of the
+// same feeder is the guide's interleaved hazard (§8.3): refused at that pop, `feeder` naming it.
+struct PopRun {
+  const StreamNode* stream = nullptr;
+  uint64_t count = 0;
+  SourceLoc at;
+};
+using FeederOf = std::function<bool(const StreamNode*)>;
+std::vector<PopRun> feeder_pops(const StmtNode& dpu, const std::vector<Loop>& outer, const FeederOf& on_feeder,
+                                const std::string& feeder);
 
 // A.SysDMA / A.CoreDMA blocks (lower_dma.cpp): one side of the copy.
 struct DmaSide {

@@ -247,6 +247,97 @@ A::Module two_dpu_blocks() {
   return mod;
 }
 
+A::Module feeder_segments() {
+  A::Module mod("FeederSegments");
+  A::Func f = mod.prim_func("main");
+  constexpr int64_t N = 4;
+  auto x = f.input("x", {N, 1}, "float32x64", A::DDR);
+  auto a = f.input("a", {N, 1}, "float32x64", A::DDR);
+  auto b = f.input("b", {N, 1}, "float32x64", A::DDR);
+  A::Script script(f);
+  auto out = A::alloc_buffer({N, 1}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {
+    auto s = A::decl_stream("float32x64");
+    auto sa = A::decl_stream("float32x64", "IFD_1_STREAM", "sa");  // two logical streams, one feeder
+    auto sb = A::decl_stream("float32x64", "IFD_1_STREAM", "sb");
+    auto d = A::decl_stream("float32x64");
+    A::IFD(0, [&] {
+      for (auto i : A::serial(N)) s.push(x(i, 0));
+    });
+    A::IFD(1, [&] {
+      for (auto i : A::serial(N)) sa.push(a(i, 0));  // all of sa,
+    });
+    A::IFD(1, [&] {
+      for (auto i : A::serial(N)) sb.push(b(i, 0));  // then all of sb (§8.3)
+    });
+    A::DPU([&] {
+      auto ra = A::array("float18x64", N, "ra");
+      auto r = A::array("float18x64", 2, "r");
+      for (auto i : A::serial(N)) ra[i] = A::cast(sa.pop(), "float18x64");  // sa first, whole
+      for (auto i : A::serial(N)) {
+        r[0] = A::cast(s.pop(), "float18x64");
+        r[0] = r[0] * ra[i];
+        r[1] = A::cast(sb.pop(), "float18x64");  // then sb
+        d.push(A::cast(r[0] + r[1], "float32x64"));
+      }
+    });
+    A::ODR([&] {
+      for (auto i : A::serial(N)) out(i, 0) = d.pop();
+    });
+  });
+  A::output(out);
+  return mod;
+}
+
+A::Module feeder_segments_mixed() {
+  A::Module mod("FeederSegmentsMixed");
+  A::Func f = mod.prim_func("main");
+  auto q = f.input("q", {4, 1}, "int8x64", A::DDR);
+  auto x = f.input("x", {2, 2}, "float32x64", A::DDR);
+  auto sc = f.input("s", {1, 1}, "float32x64", A::DDR);
+  auto g = f.input("g", {3, 4}, "int8x64", A::DDR);
+  A::Script script(f);
+  auto out = A::alloc_buffer({8, 1}, "float32x64", A::DDR, "out");
+  A::Datapath([&] {
+    auto m1 = A::decl_stream("int8x64", "", "m1");  // IFD0: int8, then float32
+    auto m2 = A::decl_stream("float32x64", "", "m2");
+    auto s1 = A::decl_stream("float32x64", "IFD_1_STREAM", "s1");  // IFD1: float32, then int8
+    auto s2 = A::decl_stream("int8x64", "IFD_1_STREAM", "s2");
+    auto d = A::decl_stream("float32x64");
+    A::IFD(0, [&] {
+      for (auto i : A::serial(4)) m1.push(q(i, 0));
+    });
+    A::IFD(0, [&] {
+      for (auto j : A::serial(2))
+        for (auto k : A::serial(2)) m2.push(x(j, k));
+    });
+    A::IFD(1, [&] { s1.push(sc(0, 0)); });
+    A::IFD(1, [&] {
+      for (auto j : A::serial(2))
+        for (auto k : A::serial(2)) s2.push(g(2 * j, k + 1));
+    });
+    A::DPU([&] {
+      auto scale = A::array("float18x64", 1, "scale");
+      auto r = A::array("float18x64", 2, "r");
+      scale[0] = A::cast(s1.pop(), "float18x64");
+      for ([[maybe_unused]] auto i : A::serial(4)) {
+        r[0] = A::cast(m1.pop(), "float18x64");
+        d.push(A::cast(r[0] * scale[0], "float32x64"));
+      }
+      for ([[maybe_unused]] auto n : A::serial(4)) {
+        r[0] = A::cast(m2.pop(), "float18x64");
+        r[1] = A::cast(s2.pop(), "float18x64");
+        d.push(A::cast(r[0] + r[1], "float32x64"));
+      }
+    });
+    A::ODR([&] {
+      for (auto n : A::serial(8)) out(n, 0) = d.pop();
+    });
+  });
+  A::output(out);
+  return mod;
+}
+
 A::Module two_matmul_blocks() {
   A::Module mod("TwoMatMulBlocks");
   A::Func f = mod.prim_func("main");

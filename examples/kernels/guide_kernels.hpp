@@ -100,6 +100,18 @@ A::Module two_dpu_blocks();
 // writes the copies), sunk over m: one task per DPU block, out (4, 2) float32x64 = inp @ weights.
 A::Module two_matmul_blocks();
 
+// §8.3 several streams on one feeder, the guide's legitimate sequential form: sa and sb both
+// A.IFD_1_STREAM, each fed by an A.IFD(num=1) block of its own; one DPU block pops all of sa (into
+// registers), then all of sb, so the feeder runs them as two segments of one task. x, a, b (4, 1)
+// float32x64; out (4, 1) = x * a + b (float18 each step).
+A::Module feeder_segments();
+
+// §8.3 with differently typed and shaped segments on both feeders of one task: IFD0 runs m1 (the
+// (4, 1) int8x64 q) then m2 (all of the (2, 2) float32x64 x); IFD1 runs s1 (the one element of the
+// (1, 1) float32x64 s) then s2 (int8x64 g[2j, k + 1] of a (3, 4) g over j, k < 2: a strided 2-D
+// walk). out (8, 1) float32x64 = q * s, then x + g[...] in that order.
+A::Module feeder_segments_mixed();
+
 // §5.1 memory scopes: an (8, 1) float32x64 input copied into `staged` (A.L2, the mem tile) by a
 // SysDMA, from there into `a` (A.L1) by a CoreDMA; mid = 2a (A.L2: the units write its L1 copy,
 // which the compiler copies to L2 before a SysDMA moves mid to the output `out`); small = 3 mid

@@ -48,6 +48,7 @@ module ax_cmdproc
   output walk_t                    dp_odr_o,
   output dp_header_t               dp_hdr_o,        // the unit set (has_ifd1, has_main, has_dpu)
   output walk_t                    dp_ifd1_o,
+  output walk_t [IFD_SEG_WALKS-1:0] dp_segs_o,       // the seg sections (the IFDs' later segments)
   output dpu_desc_t                dp_dpu_o,
   output logic                     dp_prog_wr_o,    // every fetched MVMEXE descriptor word
   output logic [15:0]              dp_prog_idx_o,
@@ -67,6 +68,7 @@ module ax_cmdproc
   output dp_header_t               dw_hdr_o,         // the unit set (has_ifd1, has_main, has_dpu)
   output walk_t                    dw_ifd0_o,
   output walk_t                    dw_ifd1_o,
+  output walk_t [IFD_SEG_WALKS-1:0] dw_segs_o,
   output dwpu_desc_t               dw_dwpu_o,
   output dpu_desc_t                dw_dpu_o,
   output walk_t                    dw_odr_o,
@@ -106,7 +108,8 @@ module ax_cmdproc
   output mon_task_t [CORE_QUEUES-1:0]  mon_o
 );
   localparam int unsigned NQ = CORE_QUEUES;
-  localparam int unsigned DpWords = DATAPATH_DESC_PROGRAM_WORD;   // fixed part: 92 words
+  localparam int unsigned DpWords = DATAPATH_DESC_PROGRAM_WORD;   // fixed part: 140 words
+  localparam int unsigned DpAw    = $clog2(DpWords);
   localparam int unsigned QCntW = $clog2(QUEUE_DEPTH + 1);
 
   typedef enum logic [2:0] {S_IDLE, S_FETCH, S_CHECK, S_RUN, S_TOKEN} state_e;
@@ -215,7 +218,7 @@ module ax_cmdproc
     if (f_rsp_q && f_rsp_idx_q == 16'(w)) return cmd_data_i;
     return (f_q_q == QUEUE_DWPU) ? dw_buf_q[f_slot_q][w] : dp_buf_q[f_slot_q][w];
   endfunction
-  logic [3:0][31:0]         nx_w0;   // header, ifd0, ifd1, odr word 0
+  logic [5:0][31:0]         nx_w0;   // header, ifd0, ifd1, odr, seg0, seg1 word 0
   logic [15:0]              nx_total;
   always_comb begin
     nx_total = f_total_q;   // a datapath's header.words from the cycle its header arrives
@@ -227,6 +230,8 @@ module ax_cmdproc
       nx_w0[1] = fetched_word(DATAPATH_DESC_IFD0_WORD);
       nx_w0[2] = fetched_word(DATAPATH_DESC_IFD1_WORD);
       nx_w0[3] = fetched_word(DATAPATH_DESC_ODR_WORD);
+      nx_w0[4] = fetched_word(DATAPATH_DESC_SEG0_WORD);
+      nx_w0[5] = fetched_word(DATAPATH_DESC_SEG1_WORD);
     end
   end
   ax_fetch_next u_fetch_next (
@@ -238,6 +243,7 @@ module ax_cmdproc
     .ifd0_w0_i(nx_w0[1]),
     .ifd1_w0_i(nx_w0[2]),
     .odr_w0_i (nx_w0[3]),
+    .seg_w0_i ({nx_w0[5], nx_w0[4]}),
     .next_o  (f_next)
   );
 
@@ -277,8 +283,8 @@ module ax_cmdproc
           QUEUE_LOADIMC: if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
           QUEUE_CTRL:    if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
           default: begin
-            if (f_q_q == QUEUE_MVMEXE && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
-            if (f_q_q == QUEUE_DWPU && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[6:0]] = cmd_data_i;
+            if (f_q_q == QUEUE_MVMEXE && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[DpAw-1:0]] = cmd_data_i;
+            if (f_q_q == QUEUE_DWPU && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[DpAw-1:0]] = cmd_data_i;
             // the header's length decides how many words follow (at least the header)
             if (f_rsp_idx_q == '0) f_total_d = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
           end
@@ -328,6 +334,7 @@ module ax_cmdproc
   // ---- descriptor views (the head task's slot) and checks ----
   dp_header_t    hdr;
   walk_t         w_ifd0, w_ifd1, w_odr;
+  walk_t [IFD_SEG_WALKS-1:0] w_segs, dw_segs;
   mvm_desc_t     mvm;
   dpu_desc_t     dpu;
   loadimc_desc_t li;
@@ -336,6 +343,9 @@ module ax_cmdproc
   assign w_ifd0 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
   assign w_ifd1 = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
   assign w_odr  = walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign w_segs = {walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_SEG1_WORD +: WALK_WORDS]),
+                   walk_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_SEG0_WORD +: WALK_WORDS])};
+  assign dp_segs_o = w_segs;
   assign dpu    = dpu_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
   assign mvm    = mvm_desc_t'(dp_buf_q[cur_q[QUEUE_MVMEXE]][DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS]);
   assign li     = loadimc_desc_t'(li_buf_q[cur_q[QUEUE_LOADIMC]]);
@@ -372,6 +382,9 @@ module ax_cmdproc
   assign dw_ifd0   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD0_WORD +: WALK_WORDS]);
   assign dw_ifd1   = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_IFD1_WORD +: WALK_WORDS]);
   assign dw_odr    = walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_ODR_WORD +: WALK_WORDS]);
+  assign dw_segs   = {walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_SEG1_WORD +: WALK_WORDS]),
+                      walk_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_SEG0_WORD +: WALK_WORDS])};
+  assign dw_segs_o = dw_segs;
   assign dwd       = dwpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DWPU_WORD +: DWPU_DESC_WORDS]);
   assign dw_dpu    = dpu_desc_t'(dw_buf_q[cur_q[QUEUE_DWPU]][DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS]);
   assign dw_hdr_o  = dw_hdr;
@@ -390,7 +403,7 @@ module ax_cmdproc
     bad = (w.ndims < 3'd1) || (w.ndims > 3'(WALK_DIMS)) ||  // nguards: 2 bits, always <= 3
          
           !dtype_is_memory(w.dtype) || !dtype_is_memory(w.cast_from) ||
-          (is_ifd && w.cast_from != w.dtype) || (is_ifd && w.transpose);
+          (is_ifd && w.cast_from != w.dtype) || (is_ifd && w.transpose) || (!is_ifd && w.segs != '0);
     for (int unsigned k = 0; k < WALK_DIMS; k++) if (k < 32'(w.ndims) && s[k] == '0) bad = 1'b1;
     return bad;
   endfunction
@@ -427,19 +440,30 @@ module ax_cmdproc
   // order (units; sections ifd0, ifd1, main unit, dpu, odr); the stream dtypes between the
   // units last (the TLM finds those when the element is popped). The main unit emits int32
   // from int8.
-  function automatic error_code_e dp_check(dp_header_t h, walk_t i0, walk_t i1, logic main_bad,
+  function automatic error_code_e dp_check(dp_header_t h, walk_t i0, walk_t i1,
+                                           walk_t [IFD_SEG_WALKS-1:0] sg, logic main_bad,
                                            dpu_desc_t d, error_code_e prog, walk_t o);
     dtype_e main_dt, odr_dt;
+    logic [2:0] taken;   // seg sections the feeders name (IFD0's first)
+    logic seg_bad, seg_dt_bad;
     main_dt = h.has_main ? DTYPE_INT32 : i0.dtype;   // what the DPU/ODR gets
     odr_dt  = h.has_dpu ? d.out_dtype : main_dt;
+    taken   = 3'(i0.segs) + (h.has_ifd1 ? 3'(i1.segs) : 3'd0);
+    seg_bad = 32'(taken) > IFD_SEG_WALKS;
+    seg_dt_bad = 1'b0;
+    for (int unsigned k = 0; k < IFD_SEG_WALKS; k++) begin
+      if (k < 32'(taken) && (walk_bad(sg[k], 1'b1) || sg[k].segs != '0)) seg_bad = 1'b1;
+      // IFD0's segments reach the main unit or the ODR as one dtype (the DPU's POPs name theirs)
+      if (k < 32'(i0.segs) && (h.has_main || !h.has_dpu) && sg[k].dtype != i0.dtype) seg_dt_bad = 1'b1;
+    end
     if (!h.has_ifd0 || !h.has_odr || (h.has_ifd1 && !h.has_dpu))          return ERROR_CODE_DESC_UNITS;
-    if (h.words < 16'(DpWords) || walk_bad(i0, 1'b1) || (h.has_ifd1 && walk_bad(i1, 1'b1)) ||
+    if (h.words < 16'(DpWords) || walk_bad(i0, 1'b1) || (h.has_ifd1 && walk_bad(i1, 1'b1)) || seg_bad ||
         (h.has_main && main_bad) ||
         (h.has_dpu && 32'(DpWords) + 32'd2 * (32'(d.init_len) + 32'(d.body_len)) > 32'(h.words)))
                                                                           return ERROR_CODE_DESC_RANGE;
     if (h.has_dpu && prog != ERROR_CODE_NONE)                             return prog;
     if (walk_bad(o, 1'b0) || trsp_bad(o, h.kind))                         return ERROR_CODE_DESC_RANGE;
-    if ((h.has_main && i0.dtype != DTYPE_INT8) || o.cast_from != odr_dt ||
+    if ((h.has_main && i0.dtype != DTYPE_INT8) || o.cast_from != odr_dt || seg_dt_bad ||
         (h.has_dpu && d.in0_dtype != main_dt) || (h.has_ifd1 && d.in1_dtype != i1.dtype))
                                                                           return ERROR_CODE_STREAM_DTYPE;
     return ERROR_CODE_NONE;
@@ -449,10 +473,10 @@ module ax_cmdproc
   error_code_e dp_code, dw_code, li_code, bar_code;
   always_comb begin
     if (hdr.magic != MAGIC_DATAPATH || hdr.kind != DP_KIND_MVMEXE) dp_code = ERROR_CODE_DESC_MAGIC;
-    else dp_code = dp_check(hdr, w_ifd0, w_ifd1, mvm_bad(mvm), dpu, dp_prog_code_i, w_odr);
+    else dp_code = dp_check(hdr, w_ifd0, w_ifd1, w_segs, mvm_bad(mvm), dpu, dp_prog_code_i, w_odr);
     // a descriptor of the other datapath kind: "descriptor magic does not match the queue" (TLM)
     if (dw_hdr.magic != MAGIC_DATAPATH || dw_hdr.kind != DP_KIND_DWPU) dw_code = ERROR_CODE_DESC_MAGIC;
-    else dw_code = dp_check(dw_hdr, dw_ifd0, dw_ifd1, dwpu_bad(dwd), dw_dpu, dw_prog_code_i, dw_odr);
+    else dw_code = dp_check(dw_hdr, dw_ifd0, dw_ifd1, dw_segs, dwpu_bad(dwd), dw_dpu, dw_prog_code_i, dw_odr);
     li_code = ERROR_CODE_NONE;
     if (li.magic != MAGIC_LOADIMC)                  li_code = ERROR_CODE_DESC_MAGIC;
     else if (li.d0_size == '0 || li.d1_size == '0)  li_code = ERROR_CODE_DESC_RANGE;

@@ -197,6 +197,7 @@ module ax_core_tile
 
   logic        dp_start, dp_abort, dp_done, dp_busy;
   walk_t       dp_ifd0, dp_ifd1, dp_odr;
+  walk_t [IFD_SEG_WALKS-1:0] dp_segs, dw_segs;   // the descriptors' seg sections
   mvm_desc_t   dp_mvm;
   dpu_desc_t   dp_dpu;
   dp_header_t  dp_hdr;
@@ -218,7 +219,7 @@ module ax_core_tile
   ax_datapath u_mvmexe (
     .clk_i (clk_mvm), .rst_ni (rst_ni), .start_i (dp_start), .abort_i (dp_abort),
     .has_main_i (dp_hdr.has_main), .has_dpu_i (dp_hdr.has_dpu), .has_ifd1_i (dp_hdr.has_ifd1),
-    .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
+    .ifd0_i (dp_ifd0), .ifd1_i (dp_ifd1), .segs_i (dp_segs), .mvm_i (dp_mvm), .dwpu_i ('0), .dpu_i (dp_dpu),
     .odr_i (dp_odr),
     .prog_wr_i (dp_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
     .prog_bank_i (dp_prog_bank), .prog_dpu_i (dp_prog_dpu), .prog_in1_i (dp_prog_in1),
@@ -253,7 +254,7 @@ module ax_core_tile
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dwpu (
     .clk_i (clk_dw), .rst_ni (rst_ni), .start_i (dw_start), .abort_i (dw_abort),
     .has_main_i (dw_hdr.has_main), .has_dpu_i (dw_hdr.has_dpu), .has_ifd1_i (dw_hdr.has_ifd1),
-    .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
+    .ifd0_i (dw_ifd0), .ifd1_i (dw_ifd1), .segs_i (dw_segs), .mvm_i ('0), .dwpu_i (dw_desc), .dpu_i (dw_dpu),
     .odr_i (dw_odr),
     .prog_wr_i (dw_prog_wr), .prog_idx_i (dp_prog_idx), .prog_data_i (dp_prog_data),
     .prog_bank_i (dp_prog_bank), .prog_dpu_i (dp_prog_dpu), .prog_in1_i (dp_prog_in1),
@@ -310,13 +311,13 @@ module ax_core_tile
     .cmd_rd_o (cmd_rd), .cmd_addr_o (cmd_addr), .cmd_data_i (cmd_data_q),
     .cmd_wr_i (wr && is_cmd), .cmd_wr_addr_i (cmd_off),
     .dp_start_o (dp_start), .dp_abort_o (dp_abort), .dp_ifd0_o (dp_ifd0), .dp_mvm_o (dp_mvm),
-    .dp_odr_o (dp_odr), .dp_hdr_o (dp_hdr), .dp_ifd1_o (dp_ifd1), .dp_dpu_o (dp_dpu),
+    .dp_odr_o (dp_odr), .dp_hdr_o (dp_hdr), .dp_ifd1_o (dp_ifd1), .dp_segs_o (dp_segs), .dp_dpu_o (dp_dpu),
     .dp_prog_wr_o (dp_prog_wr), .dp_prog_idx_o (dp_prog_idx), .dp_prog_data_o (dp_prog_data),
     .dp_prog_code_i (dp_prog_code), .dp_prog_bank_o (dp_prog_bank), .dp_prog_dpu_o (dp_prog_dpu),
     .dp_prog_in1_o (dp_prog_in1), .dp_run_bank_o (dp_run_bank), .dw_run_bank_o (dw_run_bank), .dp_done_i (dp_done), .dp_err_i (dp_err), .dp_bytes_i (dp_bytes),
     .wdog_fire_i (wdog_fire),
     .dw_start_o (dw_start), .dw_abort_o (dw_abort), .dw_hdr_o (dw_hdr), .dw_ifd0_o (dw_ifd0),
-    .dw_ifd1_o (dw_ifd1), .dw_dwpu_o (dw_desc), .dw_dpu_o (dw_dpu), .dw_odr_o (dw_odr),
+    .dw_ifd1_o (dw_ifd1), .dw_segs_o (dw_segs), .dw_dwpu_o (dw_desc), .dw_dpu_o (dw_dpu), .dw_odr_o (dw_odr),
     .dw_prog_wr_o (dw_prog_wr), .dw_prog_code_i (dw_prog_code), .dw_done_i (dw_done), .dw_err_i (dw_err),
     .dw_bytes_i (dw_bytes), .dw_wdog_fire_i (dw_wdog_fire),
     .li_start_o (li_start), .li_abort_o (li_abort), .li_desc_o (li_desc), .li_done_i (li_done),

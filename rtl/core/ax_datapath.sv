@@ -26,6 +26,7 @@ module ax_datapath
   input  logic        has_ifd1_i,
   input  walk_t       ifd0_i,
   input  walk_t       ifd1_i,
+  input  walk_t [IFD_SEG_WALKS-1:0] segs_i,  // the seg sections: IFD0's ifd0_i.segs, then IFD1's
   // verilator lint_off UNUSEDSIGNAL
   input  mvm_desc_t   mvm_i,        // MVMEXE only
   input  dwpu_desc_t  dwpu_i,       // DWPU only
@@ -85,8 +86,15 @@ module ax_datapath
   // consumer took must not reach the next task.
   assign kill = abort_i || err_o.valid || done_o;
 
+  // IFD1's later segments follow IFD0's in the seg sections
+  walk_t [IFD_SEG_WALKS-1:0] segs1;
+  always_comb begin
+    for (int unsigned k = 0; k < IFD_SEG_WALKS; k++)
+      segs1[k] = (32'(ifd0_i.segs) + k < IFD_SEG_WALKS) ? segs_i[32'(ifd0_i.segs) + k] : '0;
+  end
+
   ax_ifd u_ifd0 (
-    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (ifd0_i),
+    .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (kill), .walk_i (ifd0_i), .segs_i (segs_i),
     .busy_o (b_ifd), .done_o (), .err_o (e_ifd), .act_o (act_o[0]),
     .req_valid_o (ifd_req_valid_o), .req_o (ifd_req_o), .gnt_i (ifd_gnt_i),
     .rsp_valid_i (ifd_rsp_valid_i), .rdata_i (ifd_rdata_i),
@@ -94,7 +102,7 @@ module ax_datapath
   );
   ax_ifd u_ifd1 (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i && has_ifd1_i), .abort_i (kill),
-    .walk_i (ifd1_i), .busy_o (b_ifd1), .done_o (), .err_o (e_ifd1), .act_o (act_o[3]),
+    .walk_i (ifd1_i), .segs_i (segs1), .busy_o (b_ifd1), .done_o (), .err_o (e_ifd1), .act_o (act_o[3]),
     .req_valid_o (ifd1_req_valid_o), .req_o (ifd1_req_o), .gnt_i (ifd1_gnt_i),
     .rsp_valid_i (ifd1_rsp_valid_i), .rdata_i (ifd1_rdata_i),
     .out_valid_o (s_valid), .out_ready_i (s_ready), .out_data_o (s)

@@ -1,6 +1,6 @@
 // DPU (spec dpu_desc / dpu_instr, common/ref Dpu, docs/timing.md "DPU"): program memory and
 // validator (ax_dpu_prog), sequencer (ax_dpu_seq), register file + float18 execute
-// (ax_dpu_alu, which also casts: POP from in0_dtype / in1_dtype to float18, PUSH from float18 to
+// (ax_dpu_alu, which also casts: POP from in0_dtype / in1_dtype or its imm's dtype to float18, PUSH from float18 to
 // out_dtype, the ax_cast_pkg functions of ax_pword_cast). One instruction per cycle; a PUSH
 // enters the output stream (stream_depth, inside the unit) dpu_latency cycles after it issued
 // and issues only when a slot is reserved for it. Done once the program ran to its end and its
@@ -100,6 +100,15 @@ module ax_dpu
   assign in0_ready_o = pop && !pop_sel;
   assign in1_ready_o = pop && pop_sel;
 
+  // POP casts from its stream's dtype, or from the dtype its imm names (spec dpu_pop: a later
+  // segment of another dtype on the feeder, guide §8.3)
+  // verilator lint_off UNUSEDSIGNAL
+  dpu_pop_t pop_imm;   // its own_dtype and dtype
+  // verilator lint_on UNUSEDSIGNAL
+  dtype_e   pop_dt;
+  assign pop_imm = dpu_pop_t'(32'(instr.imm));
+  assign pop_dt  = pop_imm.own_dtype ? pop_imm.dtype : pop_sel ? desc_i.in1_dtype : desc_i.in0_dtype;
+
   elem_t push_cast;
   ax_dpu_alu u_alu (
     .clk_i     (clk_i),
@@ -113,7 +122,7 @@ module ax_dpu
     .c_i       (rc),
     .chain_i   (chain),
     .pop_i     (pop_sel ? in1_data_i.data : in0_data_i.data),
-    .pop_dt_i  (pop_sel ? desc_i.in1_dtype : desc_i.in0_dtype),
+    .pop_dt_i  (pop_dt),
     .push_dt_i (desc_i.out_dtype),
     .push_o    (push_cast)
   );

@@ -7,7 +7,7 @@
 // The checks of common/ref validate_dpu run as the instructions arrive, so code_o is final one
 // cycle after the last word: more than dpu_max_instructions -> DPU_ILLEGAL; a stream dtype that
 // is not INT8/INT32/FLOAT16/FLOAT32 -> STREAM_DTYPE; then bad opcode, operand bit 7, a loop
-// index deeper than the open loops, POP stream (> 1, or IFD1 absent), LUT chain (> lut_max_chain
+// index deeper than the open loops, POP imm (spec dpu_pop; IFD1 absent), LUT chain (> lut_max_chain
 // or tables leaving the file), LOOP count 0 or nesting > dpu_loop_depth, ENDLOOP without LOOP,
 // a section (init or body) ending inside a loop -> DPU_ILLEGAL.
 module ax_dpu_prog
@@ -55,6 +55,15 @@ module ax_dpu_prog
   assign n   = 9'(wr_desc_i.init_len) + 9'(wr_desc_i.body_len);
   assign in  = dpu_instr_t'({wr_data_i, lo_q});
 
+  // a POP's imm (spec dpu_pop): stream 0 or 1 (IFD1 only with it), and with own_dtype an L1
+  // dtype; nothing else set
+  function automatic logic pop_bad(logic [15:0] imm, logic in1);
+    dpu_pop_t p;
+    p = dpu_pop_t'(32'(imm));
+    return (p.own_dtype ? (p.rsv_5 != '0 || !dtype_is_memory(p.dtype)) : imm > 16'd1) ||
+           (p.stream && !in1);
+  endfunction
+
   function automatic logic op_bad(logic [7:0] operand, logic [1:0] depth);
     dpu_operand_t o;
     o = dpu_operand(operand);
@@ -78,7 +87,7 @@ module ax_dpu_prog
       if ((ud && op_bad(in.dst, dep_w)) || (ua && op_bad(in.a, dep_w)) ||
           (ub && op_bad(in.b, dep_w)) || (uc && op_bad(in.c, dep_w))) bad_d[wr_bank_i] = 1'b1;
       unique case (in.op)
-        DPU_OP_POP: if (in.imm > 16'd1 || (in.imm == 16'd1 && !wr_in1_i)) bad_d[wr_bank_i] = 1'b1;
+        DPU_OP_POP: if (pop_bad(in.imm, wr_in1_i)) bad_d[wr_bank_i] = 1'b1;
         DPU_OP_LUT: begin
           if (in.imm > 16'(LUT_MAX_CHAIN)) bad_d[wr_bank_i] = 1'b1;
           else if (tbl.index == DPU_INDEX_NONE && 32'(tbl.reg_f) + 32'(chain) > DPU_REGISTERS) bad_d[wr_bank_i] = 1'b1;

@@ -2,7 +2,8 @@
 // compiler's TXN use the same rule, common/txn read_words): the port reads only the words the
 // device uses, one a cycle, so a fetch takes as many cycles as its descriptor has such words.
 // Datapath queues: header words 0-1; each present walk's word 0, the sizes and strides of its
-// ndims dimensions (dimension 0 always), pad_value and its nguards guards; the main unit's fields (has_main); the DPU
+// ndims dimensions (dimension 0 always), pad_value and its nguards guards (and so for the seg
+// sections the present feeders' segs name, IFD0's first); the main unit's fields (has_main); the DPU
 // section's fields and every word from the program to header.words (has_dpu). LoadIMC and
 // barrier: the words that hold fields. The rule never looks at the magic.
 // The caller gives what it knows when it issues word idx_i: the header and each walk's word 0 as
@@ -22,6 +23,7 @@ module ax_fetch_next
   input  logic [31:0] ifd0_w0_i,  // word 0 of each walk
   input  logic [31:0] ifd1_w0_i,
   input  logic [31:0] odr_w0_i,
+  input  logic [IFD_SEG_WALKS-1:0][31:0] seg_w0_i,  // word 0 of each seg section
   output logic [15:0] next_o      // total_i when no word is left
 );
   // Per word of a section (its struct zero-extended to the widest, a walk): the word holds one of
@@ -112,12 +114,14 @@ module ax_fetch_next
     if (active_i) begin  // the wide views only here: the simulation builds them only in a fetch
       // verilator lint_off UNUSEDSIGNAL
       dp_header_t hdr;   // word 0 of each (the rest zero)
-      walk_t      ifd0, ifd1, odr;
+      walk_t      ifd0, ifd1, odr, seg;
+      logic [2:0] segs;  // seg sections the feeders name (IFD0's first)
       // verilator lint_on UNUSEDSIGNAL
       hdr    = dp_header_t'({{(32 * (DP_HEADER_WORDS - 1)){1'b0}}, hdr_w0_i});
       ifd0   = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, ifd0_w0_i});
       ifd1   = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, ifd1_w0_i});
       odr    = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, odr_w0_i});
+      segs   = (hdr.has_ifd0 ? 3'(ifd0.segs) : 3'd0) + (hdr.has_ifd1 ? 3'(ifd1.segs) : 3'd0);
       li_rd  = loadimc_reads();
       bar_rd = barrier_reads();
       unique case (queue_i)
@@ -132,6 +136,11 @@ module ax_fetch_next
             if (hdr.has_main) dp_rd[DATAPATH_DESC_MVM_WORD +: MVM_DESC_WORDS] = main_reads();
             if (hdr.has_dpu)  dp_rd[DATAPATH_DESC_DPU_WORD +: DPU_DESC_WORDS] = dpu_reads();
             if (hdr.has_odr)  dp_rd[DATAPATH_DESC_ODR_WORD +: WALK_WORDS] = walk_reads(odr.ndims, odr.nguards);
+            for (int unsigned k = 0; k < IFD_SEG_WALKS; k++) begin
+              seg = walk_t'({{(32 * (WALK_WORDS - 1)){1'b0}}, seg_w0_i[k]});
+              if (k < 32'(segs))
+                dp_rd[DATAPATH_DESC_SEG0_WORD + k * WALK_WORDS +: WALK_WORDS] = walk_reads(seg.ndims, seg.nguards);
+            end
             n = hdr.has_dpu ? 16'(DpWords) : total_i;
             for (int k = DpWords - 1; k >= 0; k--) if (dp_rd[k] && 16'(k) > idx_i) n = 16'(k);
           end

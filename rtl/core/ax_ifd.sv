@@ -1,4 +1,7 @@
-// IFD: walks L1 (ax_walk_gen) and pushes one stream element per walk step. An element of dtype
+// IFD: walks L1 (ax_walk_gen) and pushes one stream element per walk step: walk_i, then its
+// walk_i.segs later segments segs_i[0..] (spec walk.segs, guide §8.3), the first element of a
+// segment requested the cycle after the last row of the segment before (no bubble: the walk
+// counters rewind as that row is granted). An element of dtype
 // dt takes R(dt) consecutive row requests, one per cycle (a lost bank retries next cycle); a pad
 // element (a guard false) reads nothing but still takes R(dt) cycles and carries pad_value (its
 // low lane bits) in every lane with the pad flag. The element is pushed IFD_LATENCY cycles after
@@ -19,6 +22,7 @@ module ax_ifd
   input  logic      abort_i,     // drop everything (the datapath aborts)
   // verilator lint_off UNUSEDSIGNAL
   input  walk_t     walk_i,      // the walk fields are ax_walk_gen's; cast_from is unused here
+  input  walk_t [IFD_SEG_WALKS-1:0] segs_i,  // its later segments (walk_i.segs of them)
   // verilator lint_on UNUSEDSIGNAL
   output logic      busy_o,
   output logic      done_o,      // pulse: the last element was pushed
@@ -48,18 +52,30 @@ module ax_ifd
   logic [2:0]  nrows;
   logic        credit, drained, in_range, progress, complete;
 
+  // the segment being walked: 0 = walk_i, k = segs_i[k - 1]
+  localparam int unsigned SegW = $clog2(IFD_SEG_WALKS + 1);
+  logic [SegW-1:0] seg_q, seg_d;
+  walk_t           cur;
+  logic            more, seg_next;
+  function automatic walk_t seg_walk(walk_t first, walk_t [IFD_SEG_WALKS-1:0] segs, logic [SegW-1:0] k);
+    return (k == '0) ? first : segs[32'(k) - 1];
+  endfunction
+  assign cur      = seg_walk(walk_i, segs_i, seg_q);
+  assign more     = 32'(seg_q) < 32'(walk_i.segs);
+  assign seg_next = complete && last && more;
+
   ax_walk_gen u_walk (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
-    .walk_i  (walk_i),
-    .start_i (start_i),
+    .walk_i  (cur),
+    .start_i (start_i || seg_next),
     .next_i  (step_next),
     .row_o   (row),
     .pass_o  (pass),
     .last_o  (last)
   );
 
-  assign nrows    = rows_of(walk_i.dtype);
+  assign nrows    = rows_of(cur.dtype);
   assign in_range = (row >= 0) && (row + srow_t'(nrows) <= srow_t'(Rows));
   // A new element (beat 0) needs a reserved slot; a loaded one needs its row granted.
   logic working, need_credit;
@@ -86,13 +102,16 @@ module ax_ifd
     issued_d = issued_q;
     beat_d   = beat_q;
     if (progress) beat_d = complete ? '0 : beat_q + 2'd1;
-    if (complete && last) issued_d = 1'b1;
+    seg_d    = seg_q;
+    if (seg_next) seg_d = seg_q + 1'b1;
+    if (complete && last && !more) issued_d = 1'b1;
     if (range_fault) issued_d = 1'b1;
     if (active_q && issued_q && drained) active_d = 1'b0;
     if (start_i) begin
       active_d = 1'b1;
       issued_d = 1'b0;
       beat_d   = '0;
+      seg_d    = '0;
     end
     if (abort_i) begin
       active_d = 1'b0;
@@ -107,11 +126,13 @@ module ax_ifd
       active_q    <= 1'b0;
       issued_q    <= 1'b0;
       beat_q      <= '0;
+      seg_q       <= '0;
       range_hit_q <= 1'b0;
     end else begin
       active_q    <= active_d;
       issued_q    <= issued_d;
       beat_q      <= beat_d;
+      seg_q       <= seg_d;
       if (start_i || abort_i) range_hit_q <= 1'b0;
       else if (range_fault)   range_hit_q <= 1'b1;
     end
@@ -134,6 +155,7 @@ module ax_ifd
   // ---- data path: the granted row's beat, the completion marker, the assembly buffer ----
   logic [1:0] rsp_beat_q;
   logic       mark1_q, pad1_q, mark2_q, pad2_q;
+  logic [SegW-1:0] seg1_q, seg2_q;   // the segment of the element (its pad dtype and value)
   elem_t      asm_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -142,12 +164,16 @@ module ax_ifd
       pad1_q     <= 1'b0;
       mark2_q    <= 1'b0;
       pad2_q     <= 1'b0;
+      seg1_q     <= '0;
+      seg2_q     <= '0;
     end else begin
       rsp_beat_q <= beat_q;
       mark1_q    <= complete && !abort_i;
       pad1_q     <= !pass;
       mark2_q    <= mark1_q && !abort_i;
       pad2_q     <= pad1_q;
+      seg1_q     <= seg_q;
+      seg2_q     <= seg1_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -168,9 +194,13 @@ module ax_ifd
   endfunction
 
   strm_t elem2;
+  // verilator lint_off UNUSEDSIGNAL
+  walk_t seg2;   // its dtype and pad_value
+  // verilator lint_on UNUSEDSIGNAL
+  assign seg2 = seg_walk(walk_i, segs_i, seg2_q);
   always_comb begin
     elem2.pad  = pad2_q;
-    elem2.data = pad2_q ? splat(walk_i.dtype, walk_i.pad_value) : asm_q;
+    elem2.data = pad2_q ? splat(seg2.dtype, seg2.pad_value) : asm_q;
   end
 
   // result tail: an element reserves its slot with its first row request and enters the FIFO

@@ -437,12 +437,8 @@ ErrorCode CoreTile::prepare_datapath(Queue& q, std::span<const uint32_t> ws, uin
       ref::fail(ErrorCode::DESC_RANGE, "datapath descriptor shorter than its fixed part");
     // The generated decode(): every section as the device reads it (the checks below give the codes).
     const auto d = spec::DatapathDesc::decode(ws.first(words));
-    p.ifd0->walk = d.ifd0;
-    ref::validate_walk(p.ifd0->walk, ref::WalkRole::Ifd);
-    if (h.has_ifd1) {
-      p.ifd1->walk = d.ifd1;
-      ref::validate_walk(p.ifd1->walk, ref::WalkRole::Ifd);
-    }
+    p.ifd0->walks = ref::ifd_walks(d, 0, h.has_ifd1);  // validated, with their segments (§8.3)
+    if (h.has_ifd1) p.ifd1->walks = ref::ifd_walks(d, 1, true);
     if (h.has_main && mvm) {
       p.mvm->desc = *d.mvm;
       ref::validate_mvm(p.mvm->desc);

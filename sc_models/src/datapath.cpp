@@ -79,7 +79,8 @@ void IfdUnit::launch(Pipe& pipe, uint64_t t0) {
   t0_ = t0;
   t_ = t0 + 1;  // the first request the cycle after the task starts (counted busy, as the RTL's start cycle)
   if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
-  cursor_.emplace(walk, ref::WalkRole::Ifd);
+  seg_ = 0;
+  cursor_.emplace(walks.at(0), ref::WalkRole::Ifd);
   running_ = true;
   staged_ = blocked_ = false;
   out->set_producer(this);
@@ -92,11 +93,16 @@ void IfdUnit::refill() {
   if (!running_) return;
   Pipe& pipe = *pipe_;
   const uint32_t bit = second_ ? kIfd1Out : kIfd0Out;
-  const uint64_t rows = num::element_rows(walk.dtype);
   try {
     for (;;) {
+      const spec::Walk& walk = walks[seg_];
+      const uint64_t rows = num::element_rows(walk.dtype);
       if (!staged_) {  // the next element: its rows through the L1 banks, then the element
-        if (cursor_->done()) break;
+        if (cursor_->done()) {
+          if (seg_ + 1 == walks.size()) break;
+          cursor_.emplace(walks[++seg_], ref::WalkRole::Ifd);  // the next segment, no gap (timing.md)
+          continue;
+        }
         const ref::WalkStep& st = cursor_->step();
         if (st.guards_pass) t_ += l1_rows(st.row, rows, t_);  // a lost bank delays the element
         want_ = t_ + rows - 1 + ifd_latency;                  // ifd_latency after its last row (timing.md)

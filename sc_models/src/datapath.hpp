@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "axcore/device/device.hpp"
 #include "axcore/ref/dpu.hpp"
@@ -113,7 +114,7 @@ class ThreadUnit : public Unit {
 class IfdUnit : public Unit, public InlineProducer {
  public:
   IfdUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf, bool second) : Unit(n, env, perf), second_(second) {}
-  spec::Walk walk;
+  std::vector<spec::Walk> walks;  // its segments (ref::ifd_walks), run one after the other without a gap
   Stream* out = nullptr;
   void launch(Pipe& pipe, uint64_t t0) override;
   void refill() override;
@@ -123,6 +124,7 @@ class IfdUnit : public Unit, public InlineProducer {
   bool second_;
   Pipe* pipe_ = nullptr;
   std::optional<ref::WalkCursor> cursor_;
+  std::size_t seg_ = 0;  // the segment cursor_ walks
   uint64_t t0_ = 0, t_ = 0, want_ = 0;
   bool running_ = false, staged_ = false, blocked_ = false;
 };

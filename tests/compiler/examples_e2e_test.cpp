@@ -261,6 +261,35 @@ rt::Arrays two_dpu_blocks_ref(const ax::compiler::PrimFunc&, const rt::Arrays& i
   return {{"out", out}};
 }
 
+// §8.3 feeder_segments: out = x * a + b, each step rounded to float18 (hand-computed).
+rt::Arrays feeder_segments_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto &x = f32(in, "x"), &a = f32(in, "a"), &b = f32(in, "b");
+  NDArray<float> out({4, 64});
+  for (std::size_t e = 0; e < 4 * 64; ++e) {
+    const auto p = ax::num::f18_from_float(x.data()[e]) * ax::num::f18_from_float(a.data()[e]);
+    out.data()[e] = ax::num::to_float(p + ax::num::f18_from_float(b.data()[e]));
+  }
+  return {{"out", out}};
+}
+
+// §8.3 feeder_segments_mixed: out rows 0..3 = q * s, rows 4..7 = x[j, k] + g[2j, k + 1] (float18).
+rt::Arrays feeder_segments_mixed_ref(const ax::compiler::PrimFunc&, const rt::Arrays& in) {
+  const auto& q = i8(in, "q");
+  const auto &x = f32(in, "x"), &s = f32(in, "s");
+  const auto& g = i8(in, "g");
+  NDArray<float> out({8, 64});
+  for (std::size_t l = 0; l < 64; ++l) {
+    const auto sl = ax::num::f18_from_float(s({0, l}));
+    for (std::size_t i = 0; i < 4; ++i) out({i, l}) = ax::num::to_float(ax::num::f18_from_double(q({i, l})) * sl);
+    for (std::size_t n = 0; n < 4; ++n) {
+      const std::size_t j = n / 2, k = n % 2;
+      out({4 + n, l}) = ax::num::to_float(ax::num::f18_from_float(x({j, k * 64 + l})) +
+                                          ax::num::f18_from_double(g({2 * j, (k + 1) * 64 + l})));
+    }
+  }
+  return {{"out", out}};
+}
+
 // two_matmul_blocks: inp @ weights, K = 128, N = 128 (the DPU's cast through float18).
 rt::Arrays two_matmul_blocks_ref(const ax::compiler::PrimFunc& f, const rt::Arrays& in) {
   return {{"out", ax::ref::linear<float>(i8(in, "inp"), constant<int8_t>(f, "weights", {128, 128}), {})}};
@@ -311,6 +340,8 @@ const std::map<std::string, Reference>& references() {
       {"l2_spill", l2_spill_ref},
       {"two_dpu_blocks", two_dpu_blocks_ref},
       {"two_matmul_blocks", two_matmul_blocks_ref},
+      {"feeder_segments", feeder_segments_ref},
+      {"feeder_segments_mixed", feeder_segments_mixed_ref},
       {"stream_pins_bypass", stream_pins_bypass_ref},
       {"sync_signals", sync_signals_ref},
       {"dpu_ops", dpu_ops_ref},

@@ -597,6 +597,68 @@ const std::vector<Case>& cases() {
          A::output(out);
        },
        "in the order written (§8.3)"},
+      // §8.3: the guide's interleaved pops of two streams of one feeder, inside a DPU loop (unsunk).
+      {"FeederSegmentsPoppedInterleavedInsideADpuLoopAreRefused", "two streams of one feeder (IFD(num=1)), interleaved",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           auto sa = A::decl_stream("float32x64", "IFD_1_STREAM", "sa");
+           auto sb = A::decl_stream("float32x64", "IFD_1_STREAM", "sb");
+           auto d = A::decl_stream("float32x64");
+           A::IFD(0, [&] {
+             for (auto i : A::serial(4)) s.push(k.in(i, 0));
+           });
+           A::IFD(1, [&] {
+             for (auto i : A::serial(4)) sa.push(k.in(i, 0));
+           });
+           A::IFD(1, [&] {
+             for (auto i : A::serial(4)) sb.push(k.in(i, 1));
+           });
+           A::DPU([&] {
+             auto r = A::array("float18x64", 2, "r");
+             for ([[maybe_unused]] auto i : A::serial(4)) {
+               r[0] = A::cast(sa.pop(), "float18x64");
+               line = __LINE__ + 1;
+               r[1] = A::cast(sb.pop(), "float18x64");
+               r[0] = r[0] + r[1];
+               r[1] = A::cast(s.pop(), "float18x64");
+               d.push(A::cast(r[0] + r[1], "float32x64"));
+             }
+           });
+           A::ODR([&] {
+             for (auto i : A::serial(4)) out(i, 0) = d.pop();
+           });
+         });
+         A::output(out);
+       },
+       "it pops sa again after sb", "pop all of sa before the first sb.pop()"},
+      // §8.3: a task's feeders run at most ifd_seg_walks later segments between them.
+      {"MoreFeederSegmentsThanTheDescriptorHoldsAreRefused", "later segments between them (spec ifd_seg_walks)",
+       [](Kernel& k, int& line) {
+         auto out = A::alloc_buffer({4, 1}, "float32x64", A::DDR, "out");
+         A::Datapath([&] {
+           auto s = A::decl_stream("float32x64");
+           std::vector<A::StreamHandle> side;
+           for (int n = 0; n < 4; ++n) side.push_back(A::decl_stream("float32x64", "IFD_1_STREAM"));
+           auto d = A::decl_stream("float32x64");
+           A::IFD(0, [&] { s.push(k.in(0, 0)); });
+           for (int n = 0; n < 4; ++n) A::IFD(1, [&] { side[static_cast<std::size_t>(n)].push(k.in(n, 1)); });
+           line = __LINE__ + 1;
+           A::DPU([&] {
+             auto r = A::array("float18x64", 2, "r");
+             r[0] = A::cast(s.pop(), "float18x64");
+             for (auto& st : side) {
+               r[1] = A::cast(st.pop(), "float18x64");
+               r[0] = r[0] + r[1];
+             }
+             d.push(A::cast(r[0], "float32x64"));
+           });
+           A::ODR([&] { out(0, 0) = d.pop(); });
+         });
+         A::output(out);
+       },
+       "reads 1 segments from IFD(num=0) and 4 from IFD(num=1)", "(split it, §9.2)"},
       {"AnIfdBlockCutWhereItsWalkIsNotOneWalkIsRefused",
        "take its elements 3..7 in one task, and they are not one walk",
        [](Kernel& k, int& line) {

@@ -278,6 +278,59 @@ TEST(CompilerE2eFsim, TwoDpuBlocksRunAsTwoTasksInTheOrderWritten) {
   }
 }
 
+// §8.3 several streams on one feeder: feeder_segments_mixed is one task whose IFD0 runs m1 (int8)
+// then m2 (float32), and IFD1 s1 (float32) then s2 (int8): the later walks in the seg sections
+// (IFD0's first), each feeder's walk naming one, and the POPs of the later segments naming their
+// dtype (own_dtype); on fsim out = q * s, then x + g[2j, k + 1] (hand-computed in float18).
+TEST(CompilerE2eFsim, FeederSegmentsAreOneTaskWithTheLaterWalksInTheSegSections) {
+  const auto r = ax::compiler::compile(ax::examples::feeder_segments_mixed().ir().main());
+  std::vector<const ax::compiler::Task*> tasks;
+  for (const auto& st : r.program.steps)
+    if (const auto* t = std::get_if<ax::compiler::Task>(&st); t && t->queue == ax::spec::Queue::DWPU)
+      tasks.push_back(t);
+  ASSERT_EQ(tasks.size(), 1u);
+  const auto d = ax::spec::DatapathDesc::parse(tasks[0]->words);
+  EXPECT_EQ(d.ifd0.dtype, ax::spec::Dtype::INT8);
+  EXPECT_EQ(d.ifd0.segs, 1u);
+  EXPECT_EQ(d.seg0.dtype, ax::spec::Dtype::FLOAT32);
+  EXPECT_EQ(d.ifd1.dtype, ax::spec::Dtype::FLOAT32);
+  EXPECT_EQ(d.ifd1.segs, 1u);
+  EXPECT_EQ(d.seg1.dtype, ax::spec::Dtype::INT8);
+  EXPECT_EQ(d.seg1.ndims, 2u);  // g[2j, k + 1]: rows 8 apart, then 1
+  EXPECT_EQ(d.seg0.segs + d.seg1.segs + d.odr.segs, 0u);
+  EXPECT_EQ(d.dpu.in0_dtype, ax::spec::Dtype::INT8);
+  EXPECT_EQ(d.dpu.in1_dtype, ax::spec::Dtype::FLOAT32);
+  EXPECT_EQ(tasks[0]->ifd0_elems, 8u);
+  EXPECT_EQ(tasks[0]->ifd1_elems, 5u);
+  EXPECT_EQ(tasks[0]->ifd1_rows, 4u + 4u);                // one float32 element (4 rows), four int8 (1 row each)
+  std::vector<std::pair<uint32_t, ax::spec::Dtype>> own;  // (stream, dtype) of the POPs naming theirs
+  for (const auto& in : d.program)
+    if (in.op == ax::spec::DpuOp::POP) {
+      const auto p = ax::spec::DpuPop::decode_word(in.imm);
+      if (p.own_dtype) own.emplace_back(p.stream, p.dtype);
+    }
+  EXPECT_EQ(own, (std::vector<std::pair<uint32_t, ax::spec::Dtype>>{{0, ax::spec::Dtype::FLOAT32},
+                                                                    {1, ax::spec::Dtype::INT8}}));
+  auto q = pseudo<int8_t>({4, 64}, 21, -128, 127);
+  auto x = pseudo<float>({2, 128}, 22, -100, 100);
+  auto sc = pseudo<float>({1, 64}, 23, -4, 4);
+  auto g = pseudo<int8_t>({3, 256}, 24, -128, 127);
+  const auto res = ax::runtime::make_backend("fsim")->run(r.bundle, {{"q", q}, {"x", x}, {"s", sc}, {"g", g}}, {});
+  const auto& out = std::get<NDArray<float>>(res.outputs.at("out"));
+  ASSERT_EQ(out.shape(), (ax::ref::Shape{8, 64}));
+  for (std::size_t l = 0; l < 64; ++l) {
+    for (std::size_t i = 0; i < 4; ++i)
+      ASSERT_EQ(out({i, l}), ax::num::to_float(ax::num::mul(ax::num::f18_from_double(q({i, l})),
+                                                            ax::num::f18_from_float(sc({0, l})))))
+          << i << " " << l;
+    for (std::size_t n = 0; n < 4; ++n)
+      ASSERT_EQ(out({4 + n, l}),
+                ax::num::to_float(ax::num::add(ax::num::f18_from_float(x({n / 2, n % 2 * 64 + l})),
+                                               ax::num::f18_from_double(g({n / 2 * 2, (n % 2 + 1) * 64 + l})))))
+          << n << " " << l;
+  }
+}
+
 // The same with the main stage: one MVMEXE datapath over rows m, IFD -> MatMul (column block 0) ->
 // DPU -> IFD -> MatMul (column block 1) -> DPU -> ODR, is two tasks whose results equal the §6.2
 // matmul's, in stream order (every m of block 0, then every m of block 1).

@@ -71,7 +71,7 @@ TEST(FirmwareSpecHeader, IdentityParamsAndFields) {
   EXPECT_EQ(f(AXC_TOKEN_ERROR_LSB, AXC_TOKEN_ERROR_WIDTH), 1u);
   EXPECT_EQ(f(AXC_TOKEN_VALID_LSB, AXC_TOKEN_VALID_WIDTH), 1u);
   EXPECT_EQ(AXC_DMA_BD_WORDS, 16u);
-  EXPECT_EQ(AXC_DATAPATH_DESC_PROGRAM_WORD, 92u);
+  EXPECT_EQ(AXC_DATAPATH_DESC_PROGRAM_WORD, 140u);
 }
 
 // The C header's address decode (the TXN player's queue check uses it) agrees with spec.hpp's.

@@ -48,6 +48,7 @@ struct Dp {
   spec::Walk ifd0{}, ifd1{}, odr{};
   spec::MvmDesc mvm{};
   ref::DpuProgram dpu{};
+  spec::Walk seg0{}, seg1{};  // the IFDs' later segments (walk.segs)
 
   // Every section is written (the MVM's words too, zero on the DWPU queue).
   std::vector<uint32_t> words() const {
@@ -60,6 +61,8 @@ struct Dp {
     d.mvm = mvm;
     d.dpu = dpu.desc;
     d.odr = odr;
+    d.seg0 = seg0;
+    d.seg1 = seg1;
     d.program = dpu.code;
     return d.words();
   }
@@ -108,8 +111,10 @@ struct Bench {
   // The reference of a legal datapath, writing its result into `image`.
   void reference(const Dp& dp) {
     std::vector<ref::Element> xs, ws, ys, zs;
-    ref::run_ifd(dp.ifd0, image, [&](const ref::Element& e) { xs.push_back(e); });
-    if (dp.h.has_ifd1) ref::run_ifd(dp.ifd1, image, [&](const ref::Element& e) { ws.push_back(e); });
+    const auto desc = spec::DatapathDesc::decode(dp.words());  // each feeder with its segments
+    ref::run_ifd(ref::ifd_walks(desc, 0, dp.h.has_ifd1), image, [&](const ref::Element& e) { xs.push_back(e); });
+    if (dp.h.has_ifd1)
+      ref::run_ifd(ref::ifd_walks(desc, 1, true), image, [&](const ref::Element& e) { ws.push_back(e); });
     if (dp.h.has_main) {
       ref::VectorSource src(xs);
       ref::run_mvm(dp.mvm, imc, src.fn(), [&](const ref::Element& e) { ys.push_back(e); });
@@ -380,10 +385,11 @@ TEST(DatapathTest, QueuedDatapathsRunTheirOwnProgramsWithoutAFetchGap) {
 // a datapath pushed to an idle queue starts as many cycles after its push as its descriptor has
 // such words, plus the fixed overhead a LoadIMC (4 read words) shows; the other words hold
 // garbage here and the output still equals the reference. A guard that is always true adds its
-// 3 words. (tests/tlm cmdproc_test: the same case on the TLM.)
+// 3 words; IFD0 split into two segments (walk.segs, the seg0 section) the seg walk's 4. (tests/tlm
+// cmdproc_test: the same case on the TLM.)
 TEST(DatapathTest, FetchReadsOnlyTheWordsTheDeviceUses) {
   Tile t;
-  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600, kY = 1000, kYGuard = 2000;
+  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600, kDpSeg = 0x800, kY = 1000, kYGuard = 2000, kYSeg = 3000;
   std::vector<uint8_t> image(spec::param::l1_bytes, 0);
   const auto bytes = stim::f16_elements(n, 3);
   std::copy(bytes.begin(), bytes.end(), image.begin());
@@ -392,14 +398,20 @@ TEST(DatapathTest, FetchReadsOnlyTheWordsTheDeviceUses) {
   stim::Datapath guarded = dp;
   guarded.odr.base_row = kYGuard;
   guarded.odr.nguards = 1;
-  guarded.odr.g0_extent = 0xFFFF;  // 0 <= 0 < 65535: every element stored
+  guarded.odr.g0_extent = 0xFFFF;                          // 0 <= 0 < 65535: every element stored
+  stim::Datapath segmented = stim::split_ifd0(dp, n / 2);  // the same 64 elements as two segments
+  segmented.odr.base_row = kYSeg;
   stim::reference_datapath(dp, image, nullptr);
   stim::reference_datapath(guarded, image, nullptr);
+  stim::reference_datapath(segmented, image, nullptr);
   const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, spec::Queue::MVMEXE);
   const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, spec::Queue::MVMEXE);
+  const auto [w_seg, reads_seg] = stim::garble_unread_words(segmented, spec::Queue::MVMEXE);
   EXPECT_EQ(reads_guarded, reads_dp + 3);
+  EXPECT_EQ(reads_seg, reads_dp + 4);
   t.write_cmd(kDp, w_dp);
   t.write_cmd(kDpGuard, w_guarded);
+  t.write_cmd(kDpSeg, w_seg);
   t.write_cmd(kLiWord, rtlcore::tile_load(1, 0, 0).encode());
   // each pushed to its idle queue: TASK_START - push = overhead + words read
   auto latency = [&](unsigned q, uint32_t word, uint32_t tag) -> uint64_t {
@@ -414,8 +426,9 @@ TEST(DatapathTest, FetchReadsOnlyTheWordsTheDeviceUses) {
   const uint64_t li = latency(2, kLiWord, 1);
   EXPECT_EQ(latency(0, kDp, 2), li - 4 + reads_dp);
   EXPECT_EQ(latency(0, kDpGuard, 3), li - 4 + reads_guarded);
+  EXPECT_EQ(latency(0, kDpSeg, 4), li - 4 + reads_seg);
   for (const uint32_t tk : t.tokens) EXPECT_FALSE(token_of(tk).error) << spec::to_string(token_of(tk).code);
-  for (const uint32_t y : {kY, kYGuard}) {
+  for (const uint32_t y : {kY, kYGuard, kYSeg}) {
     const auto got = t.read_l1(uint64_t{y} * 64, std::size_t{n} * 128);
     EXPECT_TRUE(std::equal(got.begin(), got.end(), image.begin() + std::ptrdiff_t{y} * 64)) << "output at row " << y;
   }
@@ -560,6 +573,55 @@ TEST(DatapathTest, MovementOnlyDatapathCopiesWithACast) {
   const spec::Token bad = b.run(dp, 41);
   EXPECT_TRUE(bad.error);
   EXPECT_EQ(bad.code, ErrorCode::STREAM_DTYPE);
+}
+
+// §8.3 segments (spec walk.segs): IFD0 runs 5 float16 elements, then 3 more 50 rows on (seg0), into
+// an ODR that casts them to float32: equal to the reference, in exactly the cycles of one 2-D walk
+// over the same 8 elements (no bubble between the segments, docs/timing.md); more segments than
+// the seg sections, segs on a seg section or on the ODR walk: DESC_RANGE.
+TEST(DatapathTest, IfdSegmentsRunBackToBackWithoutABubble) {
+  Bench b;
+  std::mt19937 rng(48);
+  b.fill(rng, kX0, 80);
+  Dp dp;
+  dp.ifd0 = stim::linear_walk(kX0, 5, Dtype::FLOAT16, Dtype::FLOAT16);
+  dp.ifd0.segs = 1;
+  dp.seg0 = stim::linear_walk(kX0 + 50, 3, Dtype::FLOAT16, Dtype::FLOAT16);
+  dp.odr = stim::linear_walk(kY0, 8, Dtype::FLOAT32, Dtype::FLOAT16);
+  auto span_of_last = [&] {  // start to end of the last MVMEXE task, in cycles
+    const auto& cy = b.t.cmd_cycles[0];
+    EXPECT_GE(cy.size(), 2u);
+    return cy.size() >= 2 ? cy[cy.size() - 1] - cy[cy.size() - 2] : 0;
+  };
+  const spec::Token tk = b.run(dp, 50);
+  EXPECT_FALSE(tk.error) << spec::to_string(tk.code);
+  const uint64_t segmented = span_of_last();
+  b.reference(dp);
+  b.expect_output(std::size_t{8} * 256);
+  Dp one = dp;  // the same 8 elements as one walk (rows kX0 + 10.. hold seg0's; the same L1 banks)
+  one.ifd0 = stim::linear_walk(kX0, 8, Dtype::FLOAT16, Dtype::FLOAT16);
+  one.ifd0.segs = 0;
+  one.seg0 = {};
+  b.put(kX0 + 10, b.t.read_l1(uint64_t{kX0 + 50} * 64, std::size_t{6} * 64));
+  EXPECT_FALSE(b.run(one, 51).error);
+  const uint64_t whole = span_of_last();
+  EXPECT_EQ(segmented, whole);
+  std::printf("IFD0 segments 5 + 3 float16 -> ODR float32: %llu cycles start to token; one walk: %llu\n",
+              static_cast<unsigned long long>(segmented), static_cast<unsigned long long>(whole));
+  b.reference(one);
+  b.expect_output(std::size_t{8} * 256);
+  Dp bad = dp;
+  bad.ifd0.segs = 3;
+  EXPECT_EQ(b.run(bad, 52).code, ErrorCode::DESC_RANGE);
+  bad = dp;
+  bad.seg0.segs = 1;
+  EXPECT_EQ(b.run(bad, 53).code, ErrorCode::DESC_RANGE);
+  bad = dp;
+  bad.odr.segs = 1;
+  EXPECT_EQ(b.run(bad, 54).code, ErrorCode::DESC_RANGE);
+  bad = dp;
+  bad.seg0.dtype = bad.seg0.cast_from = Dtype::INT8;  // the ODR takes one stream dtype
+  EXPECT_EQ(b.run(bad, 55).code, ErrorCode::STREAM_DTYPE);
 }
 
 // The lane transpose in the tile: the DWPU queue's IFD0 -> ODR with walk transpose stores the

@@ -112,9 +112,9 @@ TEST(SpecConstants, LayoutsAndMagicsMatchYaml) {
   namespace dd = spec::layout::datapath_desc;
   ASSERT_EQ(yaml().layouts.size(), 1u) << "a new layout: add it here";
   const auto& y = yaml().layouts.at("datapath_desc");
-  const std::map<std::string, uint32_t> generated{{"header", dd::header}, {"ifd0", dd::ifd0},      {"ifd1", dd::ifd1},
-                                                  {"mvm", dd::mvm},       {"dwpu", dd::dwpu},      {"dpu", dd::dpu},
-                                                  {"odr", dd::odr},       {"program", dd::program}};
+  const std::map<std::string, uint32_t> generated{
+      {"header", dd::header}, {"ifd0", dd::ifd0}, {"ifd1", dd::ifd1}, {"mvm", dd::mvm},   {"dwpu", dd::dwpu},
+      {"dpu", dd::dpu},       {"odr", dd::odr},   {"seg0", dd::seg0}, {"seg1", dd::seg1}, {"program", dd::program}};
   EXPECT_EQ(generated, y);
   EXPECT_EQ(dd::program_count, spec::param::dpu_max_instructions);
   EXPECT_EQ(dd::max_words, dd::program + dd::program_count * spec::DpuInstr::kWords);
@@ -138,5 +138,7 @@ TEST(SpecConstants, AddressMapAndDerivedResets) {
   EXPECT_EQ(spec::shim::ID_RESET, spec::kIdMagic);
   EXPECT_EQ(spec::core::WDOG_LIMIT_RESET, spec::param::watchdog_default_cycles);
   EXPECT_EQ(spec::core::DMA_MM2S_QUEUE.at(1) - spec::core::DMA_S2MM_QUEUE.at(1), spec::param::dma_mm2s_delta);
-  EXPECT_EQ(spec::layout::datapath_desc::program, 92u);
+  EXPECT_EQ(spec::layout::datapath_desc::seg0, 92u);  // the IFDs' later segments (§8.3)
+  EXPECT_EQ(spec::layout::datapath_desc::seg1, 116u);
+  EXPECT_EQ(spec::layout::datapath_desc::program, 140u);
 }

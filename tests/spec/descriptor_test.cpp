@@ -121,12 +121,12 @@ TEST(DatapathDesc, ParseRefusesMalformedWords) {
     return error_of([&] { (void)spec::DatapathDesc::parse(w); });
   };
   EXPECT_EQ(parse_with([](auto&) {}), "(no error)");
-  EXPECT_EQ(parse_with([](auto& w) { w.resize(91); }), "datapath_desc: 91 words; its fixed part has 92");
+  EXPECT_EQ(parse_with([](auto& w) { w.resize(139); }), "datapath_desc: 139 words; its fixed part has 140");
   EXPECT_EQ(parse_with([](auto& w) { w[0] = (w[0] & ~0xFFu) | 0x1C; }), "datapath_desc: magic 0x1c, not 0xd9");
   EXPECT_EQ(parse_with([](auto& w) { w.pop_back(); }),
-            "datapath_desc: header.words = 98 with 97 words given (fixed part 92, at most 332)");
+            "datapath_desc: header.words = 146 with 145 words given (fixed part 140, at most 380)");
   EXPECT_EQ(parse_with([](auto& w) { w[0] += 1u << 16; }),
-            "datapath_desc: header.words = 99 with 98 words given (fixed part 92, at most 332)");
+            "datapath_desc: header.words = 147 with 146 words given (fixed part 140, at most 380)");
   EXPECT_EQ(parse_with([](auto& w) { w[0] |= 1u << 15; }), "dp_header: word 0 sets bits 0x8000 outside every field");
   EXPECT_EQ(parse_with([&](auto& w) { w[section("ifd1")] |= 7u << 16; }), "walk.dtype = 7 is no dtype value");
   EXPECT_EQ(parse_with([&](auto& w) { w[section("program")] |= 63u; }), "dpu_instr.op = 63 is no dpu_op value");
@@ -156,8 +156,8 @@ TEST(DatapathDesc, DecodeReadsWhatTheDeviceReadsAndRefusesNothing) {
   EXPECT_EQ(spec::DatapathDesc::decode(w).program.size(), 2u);
   w[0] += 8u << 16;  // past the words given: the entries that are there
   EXPECT_EQ(spec::DatapathDesc::decode(w).program.size(), 3u);
-  w.resize(91);
-  EXPECT_EQ(error_of([&] { (void)spec::DatapathDesc::decode(w); }), "datapath_desc: 91 words; its fixed part has 92");
+  w.resize(139);
+  EXPECT_EQ(error_of([&] { (void)spec::DatapathDesc::decode(w); }), "datapath_desc: 139 words; its fixed part has 140");
 }
 
 TEST(StructParse, RefusesStrayBitsBadEnumsAndWrongMagic) {

@@ -116,7 +116,7 @@ TEST(TlmCmdproc, FetchReadsOnlyTheWordsTheDeviceUses) {
   tlm::TlmDevice d;
   stim::TaskSpans rec;
   rec.attach(d, spec::core_row(0));
-  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600;
+  constexpr uint32_t n = 64, kDp = 0x400, kDpGuard = 0x600, kDpSeg = 0x800;
   auto l1 = d.l1(0);
   const auto bytes = stim::f16_elements(n, 3);
   std::copy(bytes.begin(), bytes.end(), l1.begin());
@@ -124,16 +124,22 @@ TEST(TlmCmdproc, FetchReadsOnlyTheWordsTheDeviceUses) {
   stim::Datapath guarded = dp;
   guarded.odr.base_row = 2000;
   guarded.odr.nguards = 1;
-  guarded.odr.g0_extent = 0xFFFF;  // 0 <= 0 < 65535: every element stored
+  guarded.odr.g0_extent = 0xFFFF;                          // 0 <= 0 < 65535: every element stored
+  stim::Datapath segmented = stim::split_ifd0(dp, n / 2);  // IFD0 as two segments (§8.3)
+  segmented.odr.base_row = 3000;
   std::vector<uint8_t> expect(l1.begin(), l1.end());
   stim::reference_datapath(dp, expect, nullptr);
   stim::reference_datapath(guarded, expect, nullptr);
+  stim::reference_datapath(segmented, expect, nullptr);
   const auto [w_dp, reads_dp] = stim::garble_unread_words(dp, Queue::MVMEXE);
   const auto [w_guarded, reads_guarded] = stim::garble_unread_words(guarded, Queue::MVMEXE);
+  const auto [w_seg, reads_seg] = stim::garble_unread_words(segmented, Queue::MVMEXE);
   EXPECT_EQ(reads_guarded, reads_dp + 3);
+  EXPECT_EQ(reads_seg, reads_dp + 4);  // the seg walk's word 0, sizes, stride and pad value
   EXPECT_LT(reads_dp, w_dp.size() / 2);
   stim::write_cmd(d, 0, kDp, w_dp);
   stim::write_cmd(d, 0, kDpGuard, w_guarded);
+  stim::write_cmd(d, 0, kDpSeg, w_seg);
   stim::write_cmd(d, 0, kLiA, loadimc_words(1, 0));
   // each pushed to its idle queue: TASK_START - push = overhead + words read
   auto latency = [&](Queue q, uint32_t word, uint32_t tag) {
@@ -145,7 +151,8 @@ TEST(TlmCmdproc, FetchReadsOnlyTheWordsTheDeviceUses) {
   const uint64_t li = latency(Queue::LOADIMC, kLiA, 1);
   EXPECT_EQ(latency(Queue::MVMEXE, kDp, 2), li - 4 + reads_dp);
   EXPECT_EQ(latency(Queue::MVMEXE, kDpGuard, 3), li - 4 + reads_guarded);
-  EXPECT_TRUE(std::equal(expect.begin() + std::ptrdiff_t{1000} * 64, expect.begin() + std::ptrdiff_t{2000 + 2 * n} * 64,
+  EXPECT_EQ(latency(Queue::MVMEXE, kDpSeg, 4), li - 4 + reads_seg);
+  EXPECT_TRUE(std::equal(expect.begin() + std::ptrdiff_t{1000} * 64, expect.begin() + std::ptrdiff_t{3000 + 2 * n} * 64,
                          l1.begin() + std::ptrdiff_t{1000} * 64))
       << "L1 differs from the reference";
 }

@@ -123,11 +123,15 @@ void validate_dpu(const DpuProgram& p, const DpuConfig& cfg) {
       }
     }
     switch (in.op) {
-      case DpuOp::POP:
-        if (in.imm > 1) fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "stream " + std::to_string(in.imm) + " (0 or 1)");
-        if (in.imm == 1 && !cfg.has_in1)
+      case DpuOp::POP: {
+        const spec::DpuPop pop = spec::DpuPop::decode_word(in.imm);
+        if (pop.own_dtype ? (pop.encode_word() != in.imm || !num::is_memory_dtype(pop.dtype)) : in.imm > 1)
+          fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "stream " + std::to_string(in.imm) +
+                                           " (0 or 1, or with own_dtype one of INT8, INT32, FLOAT16, FLOAT32)");
+        if (pop.stream == 1 && !cfg.has_in1)
           fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "pops IFD1, which this datapath lacks");
         break;
+      }
       case DpuOp::LUT: {
         if (in.imm > num::kLutMaxChain) {
           fail(ErrorCode::DPU_ILLEGAL, where(p, i) + "chains " + std::to_string(in.imm) + " tables (at most " +
@@ -214,8 +218,9 @@ void Dpu::execute(const spec::DpuInstr& in, const DpuIo& io) {
     case DpuOp::NOP: ++pc_; return;
     case DpuOp::POP: {
       const std::size_t d = resolve(in.dst);
-      const Element e = io.pop(in.imm);
-      const spec::Dtype want = in.imm == 0 ? p_.desc.in0_dtype : p_.desc.in1_dtype;
+      const spec::DpuPop pop = spec::DpuPop::decode_word(in.imm);
+      const Element e = io.pop(pop.stream);
+      const spec::Dtype want = pop.own_dtype ? pop.dtype : pop.stream == 0 ? p_.desc.in0_dtype : p_.desc.in1_dtype;
       if (e.value.dtype != want) {
         fail(ErrorCode::STREAM_DTYPE, where(p_, pc_) + "popped " + std::string(spec::to_string(e.value.dtype)) +
                                           ", the program declares " + std::string(spec::to_string(want)));

@@ -85,12 +85,33 @@ void validate_walk(const spec::Walk& w, WalkRole role) {
     fail(ErrorCode::DESC_RANGE, "ODR walk: cast_from " + std::to_string(static_cast<uint32_t>(w.cast_from)) +
                                     " is not a stream dtype (INT8, INT32, FLOAT16, FLOAT32)");
   }
+  if (w.segs != 0 && role == WalkRole::Odr)
+    fail(ErrorCode::DESC_RANGE, "ODR walk: segs = " + std::to_string(w.segs) + " (segments are an IFD's)");
   if (w.transpose && role == WalkRole::Ifd)
     fail(ErrorCode::DESC_RANGE, "IFD walk: transpose is set (the lane transpose is the DWPU ODR's)");
   if (w.transpose && walk_length(w) % kTransposeBlock != 0) {
     fail(ErrorCode::DESC_RANGE, "ODR walk: transpose needs a walk length that is a multiple of " +
                                     std::to_string(kTransposeBlock) + ", got " + std::to_string(walk_length(w)));
   }
+}
+
+std::vector<spec::Walk> ifd_walks(const spec::DatapathDesc& d, unsigned feeder, bool has_ifd1) {
+  const std::array<const spec::Walk*, spec::param::ifd_seg_walks> pool{&d.seg0, &d.seg1};
+  const uint32_t before = feeder == 0 ? 0 : d.ifd0.segs;
+  const spec::Walk& first = feeder == 0 ? d.ifd0 : d.ifd1;
+  const uint32_t taken = d.ifd0.segs + (has_ifd1 ? d.ifd1.segs : 0);
+  if (taken > pool.size())
+    fail(ErrorCode::DESC_RANGE, "IFD walks: " + std::to_string(taken) + " later segments (the descriptor has " +
+                                    std::to_string(pool.size()) + " seg sections)");
+  std::vector<spec::Walk> out{first};
+  for (uint32_t k = 0; k < first.segs; ++k) out.push_back(*pool[before + k]);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    validate_walk(out[k], WalkRole::Ifd);
+    if (k > 0 && out[k].segs != 0)
+      fail(ErrorCode::DESC_RANGE, "IFD walk: a seg section has segs = " + std::to_string(out[k].segs) +
+                                      " (only a feeder's own section names its segments)");
+  }
+  return out;
 }
 
 void validate_odr_kind(spec::DpKind kind, const spec::Walk& odr) {
@@ -170,6 +191,10 @@ void odr_store(const spec::Walk& w, const WalkStep& step, const num::AnyPword& v
 
 void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& push) {
   for (WalkCursor c(w, WalkRole::Ifd); !c.done(); c.advance()) push(ifd_element(w, c.step(), l1));
+}
+
+void run_ifd(std::span<const spec::Walk> segments, std::span<const uint8_t> l1, const PushFn& push) {
+  for (const spec::Walk& w : segments) run_ifd(w, l1, push);
 }
 
 void run_odr(const spec::Walk& w, std::span<uint8_t> l1, const PopFn& pop) {

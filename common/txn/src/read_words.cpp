@@ -1,6 +1,8 @@
 #include "axcore/txn/read_words.hpp"
 
+#include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace axcore::txn {
 namespace {
@@ -63,8 +65,17 @@ std::vector<bool> queue_read_words(spec::Queue q, std::span<const uint32_t> word
   }
   const auto h = decode_at<spec::DpHeader>(words, dd::header);
   mark_all<spec::DpHeader>(out, dd::header);
-  if (h.has_ifd0) mark_walk(out, dd::ifd0, decode_at<spec::Walk>(words, dd::ifd0));
-  if (h.has_ifd1) mark_walk(out, dd::ifd1, decode_at<spec::Walk>(words, dd::ifd1));
+  // each feeder's walk, then the seg sections its segs names (IFD0's first, then IFD1's)
+  uint32_t segs = 0;
+  for (const auto& [has, at] : {std::pair{h.has_ifd0, dd::ifd0}, std::pair{h.has_ifd1, dd::ifd1}}) {
+    if (!has) continue;
+    const auto w = decode_at<spec::Walk>(words, at);
+    mark_walk(out, at, w);
+    segs += w.segs;
+  }
+  const uint32_t seg_at[] = {dd::seg0, dd::seg1};
+  for (uint32_t k = 0; k < std::min<uint32_t>(segs, spec::param::ifd_seg_walks); ++k)
+    mark_walk(out, seg_at[k], decode_at<spec::Walk>(words, seg_at[k]));
   if (h.has_main) {
     mark_all<spec::MvmDesc>(out, dd::mvm);
     mark_all<spec::DwpuDesc>(out, dd::dwpu);

@@ -129,6 +129,17 @@ void TaskSpans::attach(device::Device& d, uint32_t row) {
   });
 }
 
+Datapath split_ifd0(Datapath dp, uint32_t first) {
+  if (dp.ifd0.ndims != 1 || first == 0 || first >= dp.ifd0.d0_size || dp.ifd0.segs != 0)
+    throw std::invalid_argument("split_ifd0: a 1-D IFD0 walk without segments, split inside it");
+  dp.seg0 = dp.ifd0;
+  dp.seg0.d0_size = dp.ifd0.d0_size - first;
+  dp.seg0.base_row = dp.ifd0.base_row + static_cast<uint32_t>(static_cast<int64_t>(first) * dp.ifd0.d0_stride);
+  dp.ifd0.d0_size = first;
+  dp.ifd0.segs = 1;
+  return dp;
+}
+
 GarbledWords garble_unread_words(const Datapath& dp, spec::Queue q) {
   GarbledWords g{dp.words(), 0};
   const std::vector<bool> read = txn::queue_read_words(q, g.words);
@@ -143,8 +154,8 @@ GarbledWords garble_unread_words(const Datapath& dp, spec::Queue q) {
 
 void reference_datapath(const Datapath& dp, std::span<uint8_t> l1, ref::Imc* imc) {
   ref::VectorSink s0, s1;
-  ref::run_ifd(dp.ifd0, l1, s0.fn());
-  if (dp.header.has_ifd1) ref::run_ifd(dp.ifd1, l1, s1.fn());
+  ref::run_ifd(ref::ifd_walks(dp, 0, dp.header.has_ifd1), l1, s0.fn());  // each feeder with its segments
+  if (dp.header.has_ifd1) ref::run_ifd(ref::ifd_walks(dp, 1, true), l1, s1.fn());
   std::vector<ref::Element> main = s0.elems;
   if (dp.header.has_main) {
     ref::VectorSource src(s0.elems);

@@ -55,8 +55,8 @@ void FsimDevice::run_task(unsigned core, unsigned queue, uint32_t start) {
   // a compiled descriptor is well formed: parse() refuses anything else with its reason
   const spec::DatapathDesc desc = spec::DatapathDesc::parse(d);
   ref::VectorSink ifd0, ifd1, main, dpu_out;
-  ref::run_ifd(desc.ifd0, l1, ifd0.fn());
-  if (h.has_ifd1) ref::run_ifd(desc.ifd1, l1, ifd1.fn());
+  ref::run_ifd(ref::ifd_walks(desc, 0, h.has_ifd1), l1, ifd0.fn());  // each feeder's segments in order (§8.3)
+  if (h.has_ifd1) ref::run_ifd(ref::ifd_walks(desc, 1, true), l1, ifd1.fn());
   std::vector<ref::Element> stage = ifd0.elems;
   if (h.has_main) {
     ref::VectorSource src(stage);

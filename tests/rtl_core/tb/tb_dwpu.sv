@@ -73,7 +73,7 @@ module tb_dwpu
   ax_datapath #(.Kind(DP_KIND_DWPU)) u_dp (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (start_i), .abort_i (1'b0),
     .has_main_i (has_main_i), .has_dpu_i (1'b0), .has_ifd1_i (1'b0), .ifd0_i (ifd_walk_i),
-    .ifd1_i ('0), .mvm_i ('0), .dwpu_i (dwpu_desc_i), .dpu_i ('0), .odr_i (odr_walk_i),
+    .ifd1_i ('0), .segs_i ('0), .mvm_i ('0), .dwpu_i (dwpu_desc_i), .dpu_i ('0), .odr_i (odr_walk_i),
     .prog_wr_i (1'b0), .prog_idx_i ('0), .prog_data_i ('0), .prog_bank_i (1'b0), .prog_dpu_i ('0),
     .prog_in1_i (1'b0), .run_bank_i (1'b0), .prog_code_o (),
     .busy_o (busy_o), .done_o (done_o), .err_o (err), .act_o (act), .waits_o (),

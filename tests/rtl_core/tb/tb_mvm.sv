@@ -94,7 +94,7 @@ module tb_mvm
   act_t  mvm_act;
   ax_ifd u_ifd (
     .clk_i (clk_i), .rst_ni (rst_ni), .start_i (run_start_i), .abort_i (1'b0),
-    .walk_i (ifd_walk_i), .busy_o (), .done_o (), .err_o (), .act_o (),
+    .walk_i (ifd_walk_i), .segs_i ('0), .busy_o (), .done_o (), .err_o (), .act_o (),
     .req_valid_o (ifd_rv), .req_o (ifd_r), .gnt_i (g[L1P_MVM_IFD0]),
     .rsp_valid_i (rv[L1P_MVM_IFD0]), .rdata_i (rd[L1P_MVM_IFD0]),
     .out_valid_o (x_valid), .out_ready_i (x_ready), .out_data_o (x)

@@ -87,6 +87,7 @@ module tb_walk
     .start_i     (start_i),
     .abort_i     (1'b0),
     .walk_i      (ifd_walk_i),
+    .segs_i      ('0),
     .busy_o      (ifd_busy_o),
     .done_o      (ifd_done_o),
     .err_o       (ifd_err_o),

@@ -5,7 +5,9 @@
 // preamble (instructions [0, init_len)) runs once, then the body ([init_len, init_len +
 // body_len)) runs `iterations` times. Each instruction is one op on whole registers, lane-wise
 // unless it is a reduction, every result rounded to float18 (num/float18.hpp).
-//   POP   dst = to_f18(pop(imm))          imm 0 = main input (in0_dtype), 1 = IFD1 (in1_dtype)
+//   POP   dst = to_f18(pop(imm))          imm 0 = main input (in0_dtype), 1 = IFD1 (in1_dtype); with
+//         spec dpu_pop own_dtype the element is of the imm's dtype instead (a later segment of
+//         another dtype on its feeder, guide §8.3)
 //   PUSH  push(cast(a, out_dtype))
 //   MOV dst = a;  ADD/SUB/MUL/MIN/MAX dst = a op b;  FMA dst = f18(f18(a*b) + c)
 //   PRELU dst = a >= 0 ? a : a*b;  LUT dst = lut(a, registers b .. b + max(imm,1) - 1)

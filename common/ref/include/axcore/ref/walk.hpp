@@ -37,6 +37,11 @@ inline constexpr std::size_t kTransposeBlock = spec::param::pword_lanes;
 void validate_walk(const spec::Walk& w, WalkRole role);
 // The datapath-level rule: transpose only on the ODR of a DWPU datapath (DESC_RANGE).
 void validate_odr_kind(spec::DpKind kind, const spec::Walk& odr);
+// The walks IFD `feeder` (0 or 1) runs in one task, in order: its section, then the walk.segs
+// seg sections after those of IFD0 (spec walk.segs, guide §8.3). DESC_RANGE when a seg section
+// has segs of its own or the feeders take more than ifd_seg_walks; every walk validated as an IFD
+// walk. `has_ifd1` false: IFD1's section is not looked at.
+std::vector<spec::Walk> ifd_walks(const spec::DatapathDesc& d, unsigned feeder, bool has_ifd1);
 // Elements the walk visits (product of the used sizes).
 uint64_t walk_length(const spec::Walk& w);
 
@@ -75,6 +80,7 @@ std::vector<Element> transpose_block(const spec::Walk& w, std::span<const Elemen
 
 // Whole walks.
 void run_ifd(const spec::Walk& w, std::span<const uint8_t> l1, const PushFn& push);
+void run_ifd(std::span<const spec::Walk> segments, std::span<const uint8_t> l1, const PushFn& push);
 void run_odr(const spec::Walk& w, std::span<uint8_t> l1, const PopFn& pop);
 
 }  // namespace axcore::ref

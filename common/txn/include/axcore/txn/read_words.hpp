@@ -20,7 +20,8 @@ std::vector<bool> walk_read_words(const spec::Walk& w);
 // header.words, LoadIMC and CTRL their struct's words): read by the device. The rule looks at
 // the words alone (header flags, walk word 0, never the magic), so a refused descriptor is
 // fetched by it too. Datapath: header words 0-1; each present walk's word 0, its used
-// dimensions' sizes and strides (dimension 0 always), pad_value and its used guards; the main unit's fields
+// dimensions' sizes and strides (dimension 0 always), pad_value and its used guards (and so
+// for the seg sections the feeders' segs name, IFD0's first, at most ifd_seg_walks); the main unit's fields
 // (has_main); the DPU section's fields and the program up to header.words (has_dpu). LoadIMC and
 // barrier: the words that hold fields.
 std::vector<bool> queue_read_words(spec::Queue q, std::span<const uint32_t> words);

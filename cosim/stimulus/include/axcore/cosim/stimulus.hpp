@@ -38,6 +38,9 @@ spec::Walk linear_walk(uint32_t base_row, uint32_t n, spec::Dtype dt, spec::Dtyp
 // IFD0 (n float16 elements from row x) -> DPU -> ODR (float16 at row y), no main unit, on the
 // queue of `kind`; `square` picks the program: x * x (3 instructions) or (x + x) * x - x (5).
 Datapath dpu_f16(spec::DpKind kind, uint32_t n, uint32_t x, uint32_t y, bool square);
+// `dp` with its 1-D IFD0 walk run as two segments (guide §8.3, spec walk.segs): its first `first`
+// elements, then the rest in the seg0 section; the same elements in the same order.
+Datapath split_ifd0(Datapath dp, uint32_t first);
 // IFD0 -> DWPU -> ODR: 2x2 max pooling, stride 2, over a 6x6 image of int8x64 pixels at row x
 // (36 rows, row-major); the 9 int32 outputs at row y.
 Datapath dwpu_max_pool_2x2(uint32_t x, uint32_t y);
