@@ -159,10 +159,10 @@ module ax_cmdproc
   logic [1:0]         f_q_q, f_q_d;
   logic [15:0]        f_start_q, f_start_d;
   logic [15:0]        f_idx_q, f_idx_d, f_total_q, f_total_d, f_rsp_idx_q, f_next;
-  logic [1:0][DpWords-1:0][31:0] dp_buf_q, dp_buf_d;
-  logic [1:0][DpWords-1:0][31:0] dw_buf_q, dw_buf_d;   // the DWPU queue's descriptors
-  logic [1:0][7:0][31:0] li_buf_q, li_buf_d;
-  logic [1:0][3:0][31:0] bar_buf_q, bar_buf_d;
+  logic [1:0][DpWords-1:0][31:0] dp_buf_q;
+  logic [1:0][DpWords-1:0][31:0] dw_buf_q;   // the DWPU queue's descriptors
+  logic [1:0][7:0][31:0] li_buf_q;
+  logic [1:0][3:0][31:0] bar_buf_q;
   logic [NQ-1:0]      f_done;      // the queue's last word arrived this cycle (a clean fetch)
   logic [NQ-1:0]      f_range;     // descriptor runs past CMD_MEM
   logic [NQ-1:0]      f_end;       // the engine ended the queue's fetch (clean, range or dropped)
@@ -255,10 +255,6 @@ module ax_cmdproc
     f_dirty_d = f_dirty_q || f_hit;
     f_idx_d   = f_idx_q;
     f_total_d = f_total_q;
-    dp_buf_d  = dp_buf_q;
-    dw_buf_d  = dw_buf_q;
-    li_buf_d  = li_buf_q;
-    bar_buf_d = bar_buf_q;
     f_done    = '0;
     f_range   = '0;
     f_end     = '0;
@@ -279,16 +275,10 @@ module ax_cmdproc
         f_end[f_q_q]   = 1'b1;
         f_busy_d       = 1'b0;
       end else if (f_rsp_q) begin
-        unique case (f_q_q)
-          QUEUE_LOADIMC: if (f_rsp_idx_q < 16'd8) li_buf_d[f_slot_q][f_rsp_idx_q[2:0]] = cmd_data_i;
-          QUEUE_CTRL:    if (f_rsp_idx_q < 16'd4) bar_buf_d[f_slot_q][f_rsp_idx_q[1:0]] = cmd_data_i;
-          default: begin
-            if (f_q_q == QUEUE_MVMEXE && f_rsp_idx_q < 16'(DpWords)) dp_buf_d[f_slot_q][f_rsp_idx_q[DpAw-1:0]] = cmd_data_i;
-            if (f_q_q == QUEUE_DWPU && f_rsp_idx_q < 16'(DpWords)) dw_buf_d[f_slot_q][f_rsp_idx_q[DpAw-1:0]] = cmd_data_i;
-            // the header's length decides how many words follow (at least the header)
-            if (f_rsp_idx_q == '0) f_total_d = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
-          end
-        endcase
+        // the word itself goes into its slot in the register below (f_store)
+        // the header's length decides how many words follow (at least the header)
+        if (f_q_q != QUEUE_LOADIMC && f_q_q != QUEUE_CTRL && f_rsp_idx_q == '0)
+          f_total_d = (rsp_hdr.words == '0) ? 16'd1 : rsp_hdr.words;
         if (f_idx_q >= f_total_d && !(f_rsp_idx_q == '0 && f_q_q != QUEUE_LOADIMC &&
             f_q_q != QUEUE_CTRL && f_start + 32'(f_total_d) > 32'(CMD_WORDS))) begin
           f_done[f_q_q] = !f_dirty_d;   // a fetch a host write overtook is dropped (and asked again)
@@ -324,11 +314,20 @@ module ax_cmdproc
       f_rsp_idx_q <= f_idx_q;
     end
   end
+  // The arriving word into its descriptor slot, written in the register itself: the fetch's
+  // next-state logic reads the host's register writes (f_hit), which change in cycles the tile
+  // is idle, so the descriptor buffers stay out of it (docs/rtl.md).
+  logic f_store;
+  assign f_store = f_busy_q && f_rsp_q && !(f_start + 32'(f_total_q) > 32'(CMD_WORDS));
   always_ff @(posedge clk_i) begin
-    dp_buf_q  <= dp_buf_d;
-    dw_buf_q  <= dw_buf_d;
-    li_buf_q  <= li_buf_d;
-    bar_buf_q <= bar_buf_d;
+    if (f_store) begin
+      unique case (f_q_q)
+        QUEUE_LOADIMC: if (f_rsp_idx_q < 16'd8) li_buf_q[f_slot_q][f_rsp_idx_q[2:0]] <= cmd_data_i;
+        QUEUE_CTRL:    if (f_rsp_idx_q < 16'd4) bar_buf_q[f_slot_q][f_rsp_idx_q[1:0]] <= cmd_data_i;
+        QUEUE_MVMEXE:  if (f_rsp_idx_q < 16'(DpWords)) dp_buf_q[f_slot_q][f_rsp_idx_q[DpAw-1:0]] <= cmd_data_i;
+        default:       if (f_rsp_idx_q < 16'(DpWords)) dw_buf_q[f_slot_q][f_rsp_idx_q[DpAw-1:0]] <= cmd_data_i;
+      endcase
+    end
   end
 
   // ---- descriptor views (the head task's slot) and checks ----

@@ -36,14 +36,19 @@ module ax_l1
   output logic                       dbg_rsp_valid_o,
   output word_t                      dbg_rdata_o
 );
-  localparam int unsigned NP = L1P_UNITS + 1;
+  localparam int unsigned NU       = L1P_UNITS;
+  localparam int unsigned Banks    = L1_BANKS;  // a power of two (spec)
+  localparam int unsigned BankW    = (Banks > 1) ? $clog2(Banks) : 1;
+  localparam int unsigned SelW     = (Banks > 1) ? $clog2(Banks) : 0;
+  localparam int unsigned BankRows = Rows / Banks;
 
-  logic     [NP-1:0] m_valid, m_gnt, m_rsp;
-  mem_req_t [NP-1:0] m_req;
-  row_t     [NP-1:0] m_rdata;
+  function automatic logic [BankW-1:0] bank_of(logic [BankW-1:0] row_lo);  // the row's low bits
+    return (Banks > 1) ? row_lo : '0;
+  endfunction
 
   logic     wp_valid, wp_gnt;
   mem_req_t wp_req;
+  row_t     w_rdata;
   ax_word_port #(.NI(NI)) u_word (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -56,12 +61,35 @@ module ax_l1
     .m_req_valid_o (wp_valid),
     .m_req_o       (wp_req),
     .m_gnt_i       (wp_gnt),
-    .m_rdata_i     (m_rdata[L1P_WORD])
+    .m_rdata_i     (w_rdata)
   );
 
-  // Debug access: only when the fabric does not ask this cycle.
-  mem_req_t dbg_req;
-  logic     dbg_rd_q;
+  // Unit ports: fixed priority, lowest index first, from the units' requests alone (the word
+  // slot has the lowest priority, so it never changes a unit's grant): this logic and every
+  // unit's logic that reads its grant run in the tile's clock cycles only.
+  logic [NU-1:0][BankW-1:0] u_bank, u_rsp_bank_q;
+  logic [NU-1:0]            u_rsp_q;
+  logic [Banks-1:0]         u_busy;
+  mem_req_t [Banks-1:0]     u_sel;
+  always_comb begin
+    u_busy = '0;
+    u_sel  = '0;
+    gnt_o  = '0;
+    for (int unsigned p = 0; p < NU; p++) begin
+      u_bank[p] = bank_of(req_i[p].row[BankW-1:0]);
+      if (req_valid_i[p] && !u_busy[u_bank[p]]) begin
+        gnt_o[p]          = 1'b1;
+        u_busy[u_bank[p]] = 1'b1;
+        u_sel[u_bank[p]]  = req_i[p];
+      end
+    end
+  end
+
+  // The word slot: the fabric's word port, or the host's debug access when the fabric does not
+  // ask this cycle; granted when no unit port wants its bank.
+  mem_req_t   dbg_req, w_sel;
+  logic       w_valid, w_gnt, dbg_rd_q;
+  logic [BankW-1:0] w_bank, w_rsp_bank_q;
   logic [3:0] dbg_word_q;
   always_comb begin
     dbg_req       = '0;
@@ -69,47 +97,47 @@ module ax_l1
     dbg_req.row   = MEM_ROW_AW'(dbg_addr_i >> $clog2(ROW_BYTES));
     dbg_req.be    = row_be_t'(64'hF) << (4 * dbg_addr_i[5:2]);
     dbg_req.wdata = {(ROW_BITS / 32){dbg_wdata_i}};
+    w_sel         = wp_valid ? wp_req : dbg_req;
+  end
+  assign w_valid   = wp_valid || dbg_valid_i;
+  assign w_bank    = bank_of(w_sel.row[BankW-1:0]);
+  assign w_gnt     = w_valid && !u_busy[w_bank];
+  assign wp_gnt    = w_gnt && wp_valid;
+  assign dbg_gnt_o = w_gnt && !wp_valid && dbg_valid_i;
+
+  row_t [Banks-1:0] bank_rdata;
+  for (genvar b = 0; b < Banks; b++) begin : g_bank
+    ax_l1_bank #(.Depth(BankRows), .SelW(SelW)) u_mem (
+      .clk_i   (clk_i),
+      .u_req_i (u_busy[b]),
+      .u_i     (u_sel[b]),
+      .w_req_i (w_gnt && w_bank == BankW'(b)),
+      .w_i     (w_sel),
+      .rdata_o (bank_rdata[b])
+    );
   end
 
-  always_comb begin
-    m_valid                = {1'b0, req_valid_i};
-    m_req                  = {dbg_req, req_i};
-    m_valid[L1P_WORD]      = wp_valid || dbg_valid_i;
-    if (wp_valid) m_req[L1P_WORD] = wp_req;
-  end
-  assign wp_gnt    = m_gnt[L1P_WORD] && wp_valid;
-  assign dbg_gnt_o = m_gnt[L1P_WORD] && !wp_valid && dbg_valid_i;
-
+  // Read data in the cycle after the grant, from the bank the port asked.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      dbg_rd_q   <= 1'b0;
-      dbg_word_q <= '0;
+      u_rsp_q      <= '0;
+      u_rsp_bank_q <= '0;
+      w_rsp_bank_q <= '0;
+      dbg_rd_q     <= 1'b0;
+      dbg_word_q   <= '0;
     end else begin
-      dbg_rd_q   <= dbg_gnt_o && !dbg_we_i;
-      dbg_word_q <= dbg_addr_i[5:2];
+      for (int unsigned p = 0; p < NU; p++) u_rsp_q[p] <= gnt_o[p] && !req_i[p].we;
+      u_rsp_bank_q <= u_bank;
+      w_rsp_bank_q <= w_bank;
+      dbg_rd_q     <= dbg_gnt_o && !dbg_we_i;
+      dbg_word_q   <= dbg_addr_i[5:2];
     end
   end
+  assign rsp_valid_o = u_rsp_q;
+  always_comb begin
+    for (int unsigned p = 0; p < NU; p++) rdata_o[p] = bank_rdata[u_rsp_bank_q[p]];
+  end
+  assign w_rdata         = bank_rdata[w_rsp_bank_q];
   assign dbg_rsp_valid_o = dbg_rd_q;
-  assign dbg_rdata_o     = m_rdata[L1P_WORD][32*dbg_word_q +: 32];
-
-  ax_banked_mem #(
-    .NP    (NP),
-    .Banks (L1_BANKS),
-    .Rows  (Rows)
-  ) u_mem (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .req_valid_i (m_valid),
-    .req_i       (m_req),
-    .gnt_o       (m_gnt),
-    .rsp_valid_o (m_rsp),
-    .rdata_o     (m_rdata)
-  );
-
-  assign gnt_o       = m_gnt[L1P_UNITS-1:0];
-  assign rsp_valid_o = m_rsp[L1P_UNITS-1:0];
-  assign rdata_o     = m_rdata[L1P_UNITS-1:0];
-
-  logic unused;
-  assign unused = m_rsp[L1P_WORD];
+  assign dbg_rdata_o     = w_rdata[32*dbg_word_q +: 32];
 endmodule

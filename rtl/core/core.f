@@ -9,6 +9,7 @@ rtl/prim/ax_clk_gate.sv
 rtl/core/ax_lane_cast.sv
 rtl/core/ax_pword_cast.sv
 rtl/core/ax_walk_gen.sv
+rtl/core/ax_l1_bank.sv
 rtl/core/ax_l1.sv
 rtl/core/ax_ifd.sv
 rtl/core/ax_odr_trsp.sv

@@ -92,9 +92,9 @@ module ax_dma_chan
   logic                quiet_q, quiet_d;       // failed by a channel reset: no token
   logic                last_err_q;
   logic [15:0]         done_q;
-  logic [31:0]         bytes_q, bytes_d;
-  logic [31:0]         task_bytes_q, task_bytes_d;  // bytes written by this task (S2MM)
-  logic                cls_ddr_q, cls_ddr_d;   // class of the outstanding requests
+  logic [31:0]         bytes_q;
+  logic [31:0]         task_bytes_q;           // bytes written by this task (S2MM)
+  logic                cls_ddr_q;              // class of the outstanding requests
   logic [8:0]          outst;                  // requests without a response
 
   // ---- task queue (the running task stays at the head until it completes) ----
@@ -261,9 +261,9 @@ module ax_dma_chan
       logic [10:0] nw;
     } grp_t;
     row_t                rob_q [RobDepth];
-    logic [RobDepth-1:0] fill_q, fill_d;
-    logic [RobW-1:0]     head_q, head_d, tail_q, tail_d;
-    logic [RobW:0]       cnt_q, cnt_d, need;
+    logic [RobDepth-1:0] fill_q;
+    logic [RobW-1:0]     head_q, tail_q;
+    logic [RobW:0]       cnt_q, need;
     logic                rob_space, mq_ready, mq_valid, mq_push, mq_pop, gq_ready, gq_valid, gq_pop;
     mq_t                 mq_head, unused_mq_next;
     grp_t                gq_head, unused_gq_next;
@@ -332,28 +332,9 @@ module ax_dma_chan
     );
     logic [RobW:0] unused_gq_count;
 
-    always_comb begin
-      fill_d = fill_q;
-      head_d = head_q;
-      tail_d = tail_q;
-      if (alloc) begin
-        if (w_pad) fill_d[tail_q] = 1'b1;
-        tail_d = tail_q + RobW'(need);
-      end
-      if (rsp_ok && state_q != S_ABORT) fill_d[RobW'(mq_head.slot + RobW'(rcnt_q))] = 1'b1;
-      if (drain) begin
-        fill_d[head_q] = 1'b0;
-        head_d = head_q + 1'b1;
-      end
-      cnt_d = cnt_q + (alloc ? need : '0) - (RobW + 1)'(drain);
-      if (clear) begin
-        fill_d = '0;
-        head_d = '0;
-        tail_d = '0;
-        cnt_d  = '0;
-      end
-    end
-
+    // The ROB's state changes in the register itself (no next-state copy): alloc and rsp_ok
+    // come from the fabric, and logic that reads them is evaluated in every cycle the fabric's
+    // arbitration changes, so it stays as small as this (docs/rtl.md).
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         fill_q <= '0;
@@ -363,10 +344,23 @@ module ax_dma_chan
         rcnt_q <= '0;
         gw_q   <= '0;
       end else begin
-        fill_q <= fill_d;
-        head_q <= head_d;
-        tail_q <= tail_d;
-        cnt_q  <= cnt_d;
+        if (clear) begin
+          fill_q <= '0;
+          head_q <= '0;
+          tail_q <= '0;
+          cnt_q  <= '0;
+        end else begin
+          if (alloc) begin
+            if (w_pad) fill_q[tail_q] <= 1'b1;
+            tail_q <= tail_q + RobW'(need);
+          end
+          if (rsp_ok && state_q != S_ABORT) fill_q[RobW'(mq_head.slot + RobW'(rcnt_q))] <= 1'b1;
+          if (drain) begin
+            fill_q[head_q] <= 1'b0;
+            head_q         <= head_q + 1'b1;
+          end
+          cnt_q <= cnt_q + (alloc ? need : '0) - (RobW + 1)'(drain);
+        end
         if (rsp_ok) rcnt_q <= mq_pop ? '0 : rcnt_q + 7'd1;
         if (clear) gw_q <= '0;
         else if (drain) gw_q <= gq_pop ? '0 : gw_q + 11'(d_n);
@@ -428,115 +422,167 @@ module ax_dma_chan
   // ---- task state machine ----
   logic fail_now;  // this channel's own failure this cycle (at BD load or chain)
   error_code_e fail_now_code;
+  // The state machine in two parts that read the channel's state alone — the step of every state
+  // but the end of a BD (_n), and the end of the running BD (e_) — and a small choice between
+  // them on the fabric's grant (issue), so neither part is evaluated in the cycles the fabric's
+  // arbitration changes while the channel's clock does not run (docs/rtl.md).
+  state_e      state_n, e_state;
+  logic [7:0]  runs_n, chain_n, e_runs, e_chain;
+  logic [15:0] bd_n, e_bd;
+  logic        err_n, fail_n, wb_valid_n, e_err, e_fail, e_wb_valid, run_end;
+  error_code_e code_n, fail_code_n, e_code, e_fail_code;
+  logic [11:0] wb_iter_n, e_wb_iter;
 
   always_comb begin
-    state_d       = state_q;
-    runs_d        = runs_q;
-    bd_d          = bd_q;
-    chain_d       = chain_q;
-    err_d         = err_q;
-    code_d        = code_q;
+    state_n       = state_q;
+    runs_n        = runs_q;
+    bd_n          = bd_q;
+    chain_n       = chain_q;
+    err_n         = err_q;
+    code_n        = code_q;
     quiet_d       = quiet_q;
-    cls_ddr_d     = cls_ddr_q;
-    bytes_d       = bytes_q + (issue && !(IsMm2s && w_pad) ? 32'(w_step_n) << 2 : 32'd0);
-    task_bytes_d  = task_bytes_q + ((!IsMm2s && issue) ? 32'(w_step_n) << 2 : 32'd0);
     q_pop         = 1'b0;
     q_clr         = 1'b0;
     w_load        = 1'b0;
-    wb_valid_o    = 1'b0;
+    wb_valid_n    = 1'b0;
     wb_idx_o      = BdW'(bd_q);
-    wb_iter_o     = '0;
-    fail_now      = 1'b0;
-    fail_now_code = chk_code;
-
-    if (issue) cls_ddr_d = (bd_run_q.mem == MEM_SEL_DDR);
+    wb_iter_n     = '0;
+    fail_n        = 1'b0;
+    fail_code_n   = chk_code;
 
     unique case (state_q)
       S_IDLE: begin
         if (q_valid) begin
-          bd_d         = q_head.start;
-          runs_d       = q_head.repeat_f;
-          chain_d      = 8'd1;
-          err_d        = 1'b0;
-          code_d       = ERROR_CODE_NONE;
+          bd_n         = q_head.start;
+          runs_n       = q_head.repeat_f;
+          chain_n      = 8'd1;
+          err_n        = 1'b0;
+          code_n       = ERROR_CODE_NONE;
           quiet_d      = 1'b0;
-          task_bytes_d = '0;
-          state_d      = S_LOAD;
+          state_n      = S_LOAD;
         end
       end
       S_LOAD: begin
         if (chk_code != ERROR_CODE_NONE) begin
-          fail_now = 1'b1;
-          err_d    = 1'b1;
-          code_d   = chk_code;
-          state_d  = S_ABORT;
+          fail_n  = 1'b1;
+          err_n   = 1'b1;
+          code_n  = chk_code;
+          state_n = S_ABORT;
         end else if (class_ok) begin
           w_load  = 1'b1;
-          state_d = S_RUN;
+          state_n = S_RUN;
         end
       end
       S_RUN: begin
-        // The BD's last word: write its iteration back and decide the next step in the same
-        // cycle, so a chain or a repeat costs one cycle (S_LOAD) between BDs.
-        if (issue && w_last) begin
-          if (bd_run_q.iter_size > 12'd1) begin
-            wb_valid_o = 1'b1;
-            wb_iter_o  = ((bd_run_q.iter_current % bd_run_q.iter_size) == bd_run_q.iter_size - 1'b1)
-                         ? 12'd0 : (bd_run_q.iter_current % bd_run_q.iter_size) + 1'b1;
-          end
-          if (bd_run_q.use_next) begin
-            if (chain_q >= 8'(Bds) && 32'(bd_run_q.next_bd) < Bds) begin
-              fail_now      = 1'b1;
-              fail_now_code = ERROR_CODE_BD_CHAIN_LOOP;
-              err_d         = 1'b1;
-              code_d        = ERROR_CODE_BD_CHAIN_LOOP;
-              state_d       = S_ABORT;
-            end else begin
-              bd_d    = 16'(bd_run_q.next_bd);  // a missing BD fails in S_LOAD (BD_INVALID)
-              chain_d = chain_q + 1'b1;
-              state_d = S_LOAD;
-            end
-          end else if (runs_q != 8'd0) begin
-            runs_d  = runs_q - 1'b1;
-            bd_d    = task_q.start;
-            chain_d = 8'd1;
-            state_d = S_LOAD;
-          end else begin
-            state_d = S_DRAIN;
-          end
-        end
+        // the BD's last beat: the e_ block below
       end
       S_DRAIN: begin
-        if (rob_idle) state_d = S_FINISH;
+        if (rob_idle) state_n = S_FINISH;
       end
       S_ABORT: begin
-        if (outst == '0) state_d = S_FINISH;
+        if (outst == '0) state_n = S_FINISH;
       end
       S_FINISH: begin
         q_pop   = 1'b1;
-        state_d = (task_q.token && !quiet_q) ? S_TOKEN : S_IDLE;
+        state_n = (task_q.token && !quiet_q) ? S_TOKEN : S_IDLE;
       end
       S_TOKEN: begin
-        if (tok_ready_i) state_d = S_IDLE;
+        if (tok_ready_i) state_n = S_IDLE;
       end
-      default: state_d = S_IDLE;
+      default: state_n = S_IDLE;
     endcase
 
     // The partner failed: end the running task with its code.
-    if (partner_fail_i && state_q inside {S_LOAD, S_RUN, S_DRAIN} && !fail_now) begin
-      err_d   = 1'b1;
-      code_d  = partner_code_i;
-      state_d = S_ABORT;
+    if (partner_fail_i && state_q inside {S_LOAD, S_RUN, S_DRAIN} && !fail_n) begin
+      err_n   = 1'b1;
+      code_n  = partner_code_i;
+      state_n = S_ABORT;
     end
     // Channel reset: drop every queued task, end the running one without a token.
     if (ctl_reset_i) begin
       q_clr = 1'b1;
       if (state_q inside {S_LOAD, S_RUN, S_DRAIN, S_ABORT}) begin
-        err_d   = 1'b1;
+        err_n   = 1'b1;
         quiet_d = 1'b1;
-        state_d = S_ABORT;
+        state_n = S_ABORT;
       end else if (state_q inside {S_FINISH, S_TOKEN}) begin
-        state_d = S_IDLE;
+        state_n = S_IDLE;
+      end
+    end
+  end
+
+  // S_RUN, the BD's last beat issued: write its iteration back and decide the next step in the
+  // same cycle, so a chain or a repeat costs one cycle (S_LOAD) between BDs.
+  always_comb begin
+    e_state     = S_DRAIN;
+    e_runs      = runs_q;
+    e_bd        = bd_q;
+    e_chain     = chain_q;
+    e_err       = err_q;
+    e_code      = code_q;
+    e_wb_valid  = 1'b0;
+    e_wb_iter   = '0;
+    e_fail      = 1'b0;
+    e_fail_code = chk_code;
+    if (bd_run_q.iter_size > 12'd1) begin
+      e_wb_valid = 1'b1;
+      e_wb_iter  = ((bd_run_q.iter_current % bd_run_q.iter_size) == bd_run_q.iter_size - 1'b1)
+                   ? 12'd0 : (bd_run_q.iter_current % bd_run_q.iter_size) + 1'b1;
+    end
+    if (bd_run_q.use_next) begin
+      if (chain_q >= 8'(Bds) && 32'(bd_run_q.next_bd) < Bds) begin
+        e_fail      = 1'b1;
+        e_fail_code = ERROR_CODE_BD_CHAIN_LOOP;
+        e_err       = 1'b1;
+        e_code      = ERROR_CODE_BD_CHAIN_LOOP;
+        e_state     = S_ABORT;
+      end else begin
+        e_bd    = 16'(bd_run_q.next_bd);  // a missing BD fails in S_LOAD (BD_INVALID)
+        e_chain = chain_q + 1'b1;
+        e_state = S_LOAD;
+      end
+    end else if (runs_q != 8'd0) begin
+      e_runs  = runs_q - 1'b1;
+      e_bd    = task_q.start;
+      e_chain = 8'd1;
+      e_state = S_LOAD;
+    end else begin
+      e_state = S_DRAIN;
+    end
+  end
+
+  assign run_end = (state_q == S_RUN) && issue && w_last;
+  always_comb begin
+    state_d       = state_n;
+    runs_d        = runs_n;
+    bd_d          = bd_n;
+    chain_d       = chain_n;
+    err_d         = err_n;
+    code_d        = code_n;
+    wb_valid_o    = wb_valid_n;
+    wb_iter_o     = wb_iter_n;
+    fail_now      = fail_n;
+    fail_now_code = fail_code_n;
+    if (run_end) begin
+      state_d       = e_state;
+      runs_d        = e_runs;
+      bd_d          = e_bd;
+      chain_d       = e_chain;
+      err_d         = e_err;
+      code_d        = e_code;
+      wb_valid_o    = e_wb_valid;
+      wb_iter_o     = e_wb_iter;
+      fail_now      = e_fail;
+      fail_now_code = e_fail_code;
+      // the partner's failure and a channel reset override it as in the other states
+      if (partner_fail_i && !e_fail) begin
+        err_d   = 1'b1;
+        code_d  = partner_code_i;
+        state_d = S_ABORT;
+      end
+      if (ctl_reset_i) begin
+        err_d   = 1'b1;
+        state_d = S_ABORT;
       end
     end
   end
@@ -565,9 +611,12 @@ module ax_dma_chan
       err_q        <= err_d;
       code_q       <= code_d;
       quiet_q      <= quiet_d;
-      bytes_q      <= bytes_d;
-      task_bytes_q <= task_bytes_d;
-      cls_ddr_q    <= cls_ddr_d;
+      if (issue) begin
+        bytes_q   <= bytes_q + (!(IsMm2s && w_pad) ? 32'(w_step_n) << 2 : 32'd0);
+        cls_ddr_q <= (bd_run_q.mem == MEM_SEL_DDR);
+      end
+      if (state_q == S_IDLE && q_valid) task_bytes_q <= '0;
+      else if (!IsMm2s && issue)         task_bytes_q <= task_bytes_q + (32'(w_step_n) << 2);
       if (state_q == S_IDLE && q_valid) task_q <= q_head;
       if (w_load) bd_run_q <= bd;
       if (state_q == S_FINISH) begin
@@ -621,12 +670,15 @@ module ax_dma_chan
       mon_task_o.bytes = task_bytes_q;
       mon_task_o.word  = task_q.token ? tok_o : '0;
     end
-    mon_write_o        = '0;
-    mon_write_o.valid  = !IsMm2s && issue;
+  end
+  // The write beat's record from the channel's state; only its valid bit reads the fabric's
+  // grant (issue), so the beat's data is not rebuilt in every cycle the fabric changes.
+  always_comb begin
     mon_write_o.first  = w_first;
     mon_write_o.last   = w_rlast;
     mon_write_o.addr   = w_addr;
     mon_write_o.nbytes = 8'(w_n) << 2;
     mon_write_o.data   = s_data_i & ~(ROW_BITS'('1) << (32 * int'(w_n)));
   end
+  assign mon_write_o.valid = !IsMm2s && issue;
 endmodule

@@ -47,6 +47,9 @@ module ax_dma_walk
   logic [PW-1:0] p0_next;
   assign p0_next = p_q[0] + PW'(step_n_i);
 
+  // The next position of a consumed beat, from the walk's state alone: step_i (the fabric's
+  // grant) only picks it in the register below, so the walk's logic is evaluated in the cycles
+  // its own clock runs, not in every cycle the fabric's arbitration changes (docs/rtl.md).
   always_comb begin
     logic carry;
     for (int unsigned k = 0; k < 4; k++) wrap[k] = (p_q[k] == ext_q[k] - 1'b1);
@@ -54,28 +57,22 @@ module ax_dma_walk
     p_d      = p_q;
     active_d = active_q;
     carry    = 1'b1;
-    if (step_i && active_q) begin
-      if (&wrap) begin
-        active_d = 1'b0;
-      end else if (!wrap[0]) begin
-        p_d[0] = p0_next;
-      end else begin
-        // Increment the lowest dimension that does not wrap; reset the ones below it.
-        for (int unsigned k = 0; k < 4; k++) begin
-          if (carry) begin
-            if (wrap[k]) begin
-              p_d[k] = '0;
-            end else begin
-              p_d[k] = p_q[k] + 1'b1;
-              carry  = 1'b0;
-            end
+    if (&wrap) begin
+      active_d = 1'b0;
+    end else if (!wrap[0]) begin
+      p_d[0] = p0_next;
+    end else begin
+      // Increment the lowest dimension that does not wrap; reset the ones below it.
+      for (int unsigned k = 0; k < 4; k++) begin
+        if (carry) begin
+          if (wrap[k]) begin
+            p_d[k] = '0;
+          end else begin
+            p_d[k] = p_q[k] + 1'b1;
+            carry  = 1'b0;
           end
         end
       end
-    end
-    if (load_i) begin
-      p_d      = '0;
-      active_d = 1'b1;
     end
   end
 
@@ -89,8 +86,13 @@ module ax_dma_walk
       stride_q <= '0;
       base_q   <= '0;
     end else begin
-      p_q      <= p_d;
-      active_q <= active_d;
+      if (load_i) begin
+        p_q      <= '0;
+        active_q <= 1'b1;
+      end else if (step_i && active_q) begin
+        p_q      <= p_d;
+        active_q <= active_d;
+      end
       if (load_i) begin
         size_q   <= {unit(bd_i.d3_size), unit(bd_i.d2_size), unit(bd_i.d1_size), unit(bd_i.d0_size)};
         bef_q    <= {PW'(bd_i.d3_pad_before), PW'(bd_i.d2_pad_before), PW'(bd_i.d1_pad_before),

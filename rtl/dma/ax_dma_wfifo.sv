@@ -25,15 +25,11 @@ module ax_dma_wfifo
     assert ((Depth & (Depth - 1)) == 0 && Depth >= 32) else $fatal(1, "ax_dma_wfifo: Depth must be a power of two >= 32");
   end
 `endif
-  logic [Depth-1:0][31:0] buf_q, buf_d;
+  logic [Depth-1:0][31:0] buf_q;
   logic [PtrW-1:0]        rd_q, wr_q;
   logic [CntW-1:0]        cnt_q;
 
   always_comb begin
-    buf_d = buf_q;
-    for (int unsigned k = 0; k < 16; k++) begin
-      if (push_i && 5'(k) < push_n_i) buf_d[PtrW'(wr_q + PtrW'(k))] = in_data_i[32*k +: 32];
-    end
     for (int unsigned k = 0; k < 16; k++) out_data_o[32*k +: 32] = buf_q[PtrW'(rd_q + PtrW'(k))];
   end
 
@@ -53,7 +49,13 @@ module ax_dma_wfifo
     end
   end
 
-  always_ff @(posedge clk_i) buf_q <= buf_d;
+  // Pushed words go into the buffer in the register itself (no copy of the whole buffer
+  // through a next-state variable in every evaluation).
+  always_ff @(posedge clk_i) begin
+    for (int unsigned k = 0; k < 16; k++) begin
+      if (push_i && 5'(k) < push_n_i) buf_q[PtrW'(wr_q + PtrW'(k))] <= in_data_i[32*k +: 32];
+    end
+  end
 
   assign count_o = cnt_q;
 endmodule

@@ -91,7 +91,7 @@ RtlDevice::~RtlDevice() {
   model_->finish();
 }
 
-void RtlDevice::tick() {
+void RtlDevice::tick(HostSample* host) {
   Pins& p = *&model_->pins;
   // DDR responses due this cycle.
   constexpr unsigned kAxiWords = P::axi_data_bytes / 4;
@@ -110,6 +110,10 @@ void RtlDevice::tick() {
   *p.clk = 0;
   model_->eval();
   dump(0);
+  if (host) {  // a register access samples its handshakes here: no extra evaluation per cycle
+    *host = HostSample{*p.s_awready != 0, *p.s_wready != 0, *p.s_bvalid != 0, *p.s_arready != 0,
+                       *p.s_rvalid != 0,  *p.s_bresp,       *p.s_rresp,       *p.s_rdata};
+  }
   const bool r_taken = r && *p.m_rready;
   const bool b_taken = b && *p.m_bready;
   try {
@@ -160,13 +164,12 @@ void RtlDevice::write32(uint64_t addr, uint32_t value) {
   *p.s_wstrb = 0xF;
   const uint64_t start = cycle_;
   for (;;) {
-    // Sample the handshakes of this cycle before its edge (tick settles first).
-    *p.clk = 0;
-    model_->eval();
-    const bool accepted = *p.s_awready && *p.s_wready;
-    const bool done = *p.s_bvalid;
-    const unsigned resp = *p.s_bresp;
-    tick();
+    // The handshakes of this cycle before its edge (tick settles, samples, then clocks).
+    HostSample h;
+    tick(&h);
+    const bool accepted = h.awready && h.wready;
+    const bool done = h.bvalid;
+    const unsigned resp = h.bresp;
     if (accepted) *p.s_awvalid = *p.s_wvalid = 0;
     if (done) {
       if (resp != 0) bus_error("write32", addr, resp);
@@ -194,13 +197,12 @@ uint32_t RtlDevice::read32(uint64_t addr) {
   *p.s_araddr = static_cast<uint32_t>(addr);
   const uint64_t start = cycle_;
   for (;;) {
-    *p.clk = 0;
-    model_->eval();
-    const bool accepted = *p.s_arready;
-    const bool done = *p.s_rvalid;
-    const unsigned resp = *p.s_rresp;
-    const uint32_t data = *p.s_rdata;
-    tick();
+    HostSample h;
+    tick(&h);
+    const bool accepted = h.arready;
+    const bool done = h.rvalid;
+    const unsigned resp = h.rresp;
+    const uint32_t data = h.rdata;
     if (accepted) *p.s_arvalid = 0;
     if (done) {
       if (resp != 0) bus_error("read32", addr, resp);

@@ -67,7 +67,14 @@ class RtlDevice final : public device::Device {
   void on_token(uint32_t word);
 
  private:
-  void tick();               // one clock cycle: settle, sample the AXI sides, rising edge
+  // The host port's outputs as they are before a cycle's edge (sampled by tick()).
+  struct HostSample {
+    bool awready = false, wready = false, bvalid = false, arready = false, rvalid = false;
+    unsigned bresp = 0, rresp = 0;
+    uint32_t rdata = 0;
+  };
+  // One clock cycle: settle, sample the AXI sides (and the host port into `host`), rising edge.
+  void tick(HostSample* host = nullptr);
   void dump(unsigned half);  // the FST sample of this half cycle (0 low, 1 high), in the window
   void emit(trace::Record r);
   [[noreturn]] void bus_error(const char* what, uint64_t addr, unsigned resp);
