@@ -1,8 +1,10 @@
 #include "axcore/regress/process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +92,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   ProcessResult r;
   int status = 0;
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start); };
+  // Wait on a pidfd (Linux 5.3): poll returns the moment the command exits, so the job's seconds
+  // are its own, not rounded up to the next sleep of a polling loop (2, 4, ... 64 ms steps made
+  // every short RTL job read 126.6 ms in the report). Without pidfds: the polling loop.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   auto sleep_step = std::chrono::milliseconds(2);
   for (;;) {
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
@@ -106,9 +112,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
       ::waitpid(pid, &status, 0);
       break;
     }
+    if (pidfd >= 0) {
+      pollfd pfd{pidfd, POLLIN, 0};
+      ::poll(&pfd, 1, 50);  // the stop flag and the timeout are looked at every 50 ms
+      continue;
+    }
     std::this_thread::sleep_for(sleep_step);
     if (sleep_step < std::chrono::milliseconds(50)) sleep_step *= 2;
   }
+  if (pidfd >= 0) ::close(pidfd);
   ::kill(-pid, SIGKILL);  // children the command left behind
   r.seconds = elapsed().count();
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
