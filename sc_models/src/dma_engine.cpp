@@ -123,18 +123,24 @@ MemWindow DmaEngine::window(const spec::DmaBd& bd) {
   return {dmi.get_dmi_ptr(), dmi.get_end_address() - dmi.get_start_address() + 1};
 }
 
-void DmaEngine::check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id) {
+void DmaEngine::check_range(const spec::DmaBd& bd, const ref::DmaRuns& walk, uint32_t bd_id) {
   // The RTL checks the whole walk when it loads the BD, before moving a word.
   if (bd.mem == spec::MemSel::L1 && bd.core >= ctx_.cores) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
-  // ERROR_ADDR (docs/rtl.md): the last byte past the end, or the first byte below 0.
+  // ERROR_ADDR (docs/rtl.md): the last byte past the end, or the first byte below 0 (dma_runs
+  // refused any data word below 0). A run whose highest word ends inside is checked at once.
   const uint64_t limit = mem_bytes(bd.mem);
   bool bad = false;
   uint64_t last = 0;
-  for (const auto& w : walk) {
-    if (w.pad || w.byte_addr + 3 < limit) continue;
-    if (w.byte_addr >= (uint64_t{1} << 63)) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr};
-    bad = true;
-    last = std::max(last, w.byte_addr + 3);
+  for (std::size_t r = 0; r < walk.base.size(); ++r) {
+    if (walk.base[r] == ref::DmaRuns::kPadRun) continue;
+    if (static_cast<uint64_t>(std::max(walk.first(r), walk.last(r))) + 3 < limit) continue;
+    for (uint32_t j0 = 0; j0 < walk.s0; ++j0) {
+      const auto a = static_cast<uint64_t>(walk.first(r) + 4 * int64_t{j0} * walk.stride0);
+      if (a + 3 < limit) continue;
+      if (a >= (uint64_t{1} << 63)) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, a};
+      bad = true;
+      last = std::max(last, a + 3);
+    }
   }
   if (bad) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, last};
 }
@@ -142,27 +148,29 @@ void DmaEngine::check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWor
 void DmaEngine::move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes,
                         uint32_t epoch) {
   const auto dir = ch.mm2s ? ref::DmaDir::MM2S : ref::DmaDir::S2MM;
-  std::vector<ref::DmaWord> walk;
+  ref::DmaRuns walk;
   try {
-    walk = ref::dma_walk(bd, eng_, dir, 0);  // iter_current is written back per run (RTL)
+    walk = ref::dma_runs(bd, eng_, dir, 0);  // iter_current is written back per run (RTL)
   } catch (const ref::RefError& e) { throw DmaFault{e.code(), bd_id, bd.addr_lo}; }
   check_range(bd, walk, bd_id);
   const MemWindow mem = window(bd);
   if (mem.size < mem_bytes(bd.mem) && bd.mem != spec::MemSel::DDR)
     throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, bd.addr_lo};
-  for (const auto& w : walk)
-    if (!w.pad && w.byte_addr + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, w.byte_addr + 3};
+  for (std::size_t r = 0; r < walk.base.size(); ++r) {  // the first data word past the window
+    if (walk.base[r] == ref::DmaRuns::kPadRun) continue;
+    if (static_cast<uint64_t>(std::max(walk.first(r), walk.last(r))) + 4 <= mem.size) continue;
+    for (uint32_t j0 = 0; j0 < walk.s0; ++j0) {
+      const auto a = static_cast<uint64_t>(walk.first(r) + 4 * int64_t{j0} * walk.stride0);
+      if (a + 4 > mem.size) throw DmaFault{ErrorCode::ADDR_RANGE, bd_id, a + 3};
+    }
+  }
   WordFabric::Walk w;
-  w.words = std::move(walk);
+  w.runs = std::move(walk);
   w.mem = mem;
   w.sel = bd.mem;
   w.core = bd.core;
   w.pad_value = bd.pad_value;
   w.run = bd.d0_size <= 1 ? 1 : bd.d0_size;
-  w.s0 = w.run;
-  w.b0 = bd.d0_pad_before;
-  w.e0 = w.b0 + w.s0 + bd.d0_pad_after;
-  w.stride1 = bd.d0_stride == 1;
   w.task_bytes = &task_bytes;
   if (ch.epoch != epoch) throw Reset{};
   ctx_.fabric->walk(port(ch), std::move(w), t);

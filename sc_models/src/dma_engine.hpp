@@ -68,7 +68,7 @@ class DmaEngine : public sc_core::sc_module {
   // Runs one task; returns the error code (NONE on success) and adds written bytes.
   spec::ErrorCode run_task(Channel& ch, const Task& task, uint64_t& t, uint32_t& task_bytes, ErrorReport& err);
   void move_bd(Channel& ch, const spec::DmaBd& bd, uint32_t bd_id, uint64_t& t, uint32_t& task_bytes, uint32_t epoch);
-  void check_range(const spec::DmaBd& bd, const std::vector<ref::DmaWord>& walk, uint32_t bd_id);
+  void check_range(const spec::DmaBd& bd, const ref::DmaRuns& walk, uint32_t bd_id);
   MemWindow window(const spec::DmaBd& bd);
   uint32_t status_word(const Channel& ch) const;
 

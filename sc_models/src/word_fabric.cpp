@@ -25,8 +25,9 @@ constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ULL;
 // Words [k, k + n) of the walk are data at consecutive addresses (copied in one memcpy): with
 // d0 stride 1 a beat or burst never leaves its d0 run, so both ends are data n - 1 words apart.
 bool contiguous(const WordFabric::Walk& w, std::size_t k, std::size_t n) {
-  const ref::DmaWord &a = w.words[k], &b = w.words[k + n - 1];
-  return w.stride1 && !a.pad && !b.pad && b.byte_addr == a.byte_addr + 4 * (n - 1);
+  if (!w.stride1()) return false;
+  const ref::DmaWord a = w.runs.at(k), b = w.runs.at(k + n - 1);
+  return !a.pad && !b.pad && b.byte_addr == a.byte_addr + 4 * (n - 1);
 }
 }  // namespace
 
@@ -66,7 +67,7 @@ bool WordFabric::l1_contended(uint64_t c) const {
 unsigned WordFabric::target(const Port& p) const {
   switch (p.w.sel) {
     case spec::MemSel::DDR: return 0;
-    case spec::MemSel::L2: return 1 + static_cast<unsigned>(p.w.words[p.next].byte_addr / kL2RowBytes % P::l2_banks);
+    case spec::MemSel::L2: return 1 + static_cast<unsigned>(p.w.runs.at(p.next).byte_addr / kL2RowBytes % P::l2_banks);
     default: return 1 + P::l2_banks + std::min(p.w.core, cores_ - 1);
   }
 }
@@ -76,15 +77,16 @@ unsigned WordFabric::target(const Port& p) const {
 // (else one word), pads up to 16; the DDR burst up to the next 4 KiB boundary.
 WordFabric::Beat WordFabric::beat(const Port& p) const {
   const Walk& w = p.w;
-  const ref::DmaWord& wd = w.words[p.next];
-  const uint32_t p0 = static_cast<uint32_t>(p.next % w.e0);
-  const uint32_t seg = p0 < w.b0 ? w.b0 - p0 : p0 < w.b0 + w.s0 ? w.b0 + w.s0 - p0 : w.e0 - p0;
+  const ref::DmaWord wd = w.runs.at(p.next);
+  const uint32_t e0 = w.runs.e0, b0 = w.runs.b0, s0 = w.runs.s0;
+  const uint32_t p0 = static_cast<uint32_t>(p.next % e0);
+  const uint32_t seg = p0 < b0 ? b0 - p0 : p0 < b0 + s0 ? b0 + s0 - p0 : e0 - p0;
   Beat b{wd.pad, 1, 1, 1};
   if (wd.pad) {
     b.n = b.bn = std::min(seg, kRowWords);
     return b;
   }
-  if (!w.stride1) return b;
+  if (!w.stride1()) return b;
   const uint32_t off = static_cast<uint32_t>(wd.byte_addr / 4 % kRowWords);
   b.n = std::min(seg, kRowWords - off);
   b.bn = std::min<uint32_t>(seg,
@@ -97,7 +99,7 @@ void WordFabric::walk(unsigned id, Walk w, uint64_t& t) {
   Port& p = ports_[id];
   Pair& q = pair_of(p);
   if (q.failed) throw StreamFailed{q.code};
-  if (w.words.empty()) return;
+  if (w.runs.size() == 0) return;
   p.w = std::move(w);
   p.next = 0;
   p.phase = Phase::Load;
@@ -290,7 +292,7 @@ uint64_t WordFabric::step(uint64_t c) {
   auto issued = [&](Port& p, uint32_t words) {
     p.cls_ddr = p.w.sel == spec::MemSel::DDR;
     p.next += words;
-    if (p.next == p.w.words.size()) finish(p, c + 1);
+    if (p.next == p.w.runs.size()) finish(p, c + 1);
     soon(c + 1);
   };
   // Slots of `words` walk words from p.next, the first at row offset `off`.
@@ -301,11 +303,11 @@ uint64_t WordFabric::step(uint64_t c) {
       Slot sl{};
       sl.n = static_cast<unsigned>(std::min<std::size_t>(kRowWords - off, end - k));
       if (contiguous(p.w, k, sl.n)) {  // one run of data words: one copy
-        std::memcpy(sl.words, p.w.mem.ptr + p.w.words[k].byte_addr, 4 * std::size_t{sl.n});
+        std::memcpy(sl.words, p.w.mem.ptr + p.w.runs.at(k).byte_addr, 4 * std::size_t{sl.n});
         k += sl.n;
       } else {
         for (unsigned j = 0; j < sl.n; ++j, ++k) {
-          const ref::DmaWord& wd = p.w.words[k];
+          const ref::DmaWord wd = p.w.runs.at(k);
           if (wd.pad)
             sl.words[j] = p.w.pad_value;
           else
@@ -329,7 +331,7 @@ uint64_t WordFabric::step(uint64_t c) {
       if ((id + n - rr_[t]) % n < (win + n - rr_[t]) % n) win = id;
     Port& p = ports_[win];
     const Beat b = beat(p);
-    const ref::DmaWord& wd = p.w.words[p.next];
+    const ref::DmaWord wd = p.w.runs.at(p.next);
     const bool ddr = t == 0;
     if (ddr) {  // the bridge's ready: outstanding slots, the write path
       const bool ok = p.mm2s ? rd_done_.size() < P::axi_max_reads
@@ -415,7 +417,7 @@ uint64_t WordFabric::step(uint64_t c) {
         std::memcpy(p.w.mem.ptr + wd.byte_addr, beat_words, 4 * std::size_t{b.n});
       } else {
         for (unsigned j = 0; j < b.n; ++j)
-          std::memcpy(p.w.mem.ptr + p.w.words[p.next + j].byte_addr, &beat_words[j], 4);
+          std::memcpy(p.w.mem.ptr + p.w.runs.at(p.next + j).byte_addr, &beat_words[j], 4);
       }
       p.hash = trace::fnv1a64({reinterpret_cast<const uint8_t*>(beat_words), 4 * std::size_t{b.n}}, p.hash);
       *p.w.task_bytes += 4 * b.n;

@@ -39,16 +39,14 @@ class WordFabric : public sc_core::sc_module {
 
   // One BD's walk for a channel.
   struct Walk {
-    std::vector<ref::DmaWord> words;
+    ref::DmaRuns runs;  // the walk's words by d0 runs (e0, b0, s0, stride0: the beat rule's d0)
     MemWindow mem;
     spec::MemSel sel = spec::MemSel::L2;
     unsigned core = 0;
     uint32_t pad_value = 0;
     uint32_t run = 1;  // S2MM: words per MEM_WRITE record (the d0 run)
-    // d0 of the padded walk (beat rule): extent, pad before, size, stride 1
-    uint32_t e0 = 1, b0 = 0, s0 = 1;
-    bool stride1 = true;
     uint32_t* task_bytes = nullptr;
+    bool stride1() const { return runs.stride0 == 1; }
   };
 
   WordFabric(sc_core::sc_module_name n, unsigned cores, Tracer& tracer);

@@ -1,5 +1,6 @@
 #include "axcore/ref/dma.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -81,7 +82,7 @@ void validate_bd(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir) {
   }
 }
 
-std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir, uint32_t run) {
+DmaRuns dma_runs(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir, uint32_t run) {
   validate_bd(bd, eng, dir);
   const Dims d = dims_of(bd);
   std::array<uint32_t, 4> ext{};
@@ -94,11 +95,12 @@ std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDi
   const auto iter = static_cast<int64_t>((uint64_t{bd.iter_current} + run) % iters);
   const int64_t iter_offset = iter * bd.iter_stride;
   const int64_t base = static_cast<int64_t>(bd_byte_address(bd)) + 4 * iter_offset;
-  std::vector<DmaWord> out;
-  out.reserve(total);
-  // d0 in an inner loop (the TLM walks every BD's words through here): the outer dimensions'
-  // part of the address and data flag once per d0 run.
-  const uint32_t b0 = d.before[0], e0 = b0 + unit(d.size[0]);
+  DmaRuns out;
+  out.e0 = ext[0];
+  out.b0 = d.before[0];
+  out.s0 = unit(d.size[0]);
+  out.stride0 = d.stride[0];
+  out.base.reserve(total / ext[0]);
   std::array<uint32_t, 4> j{};
   for (uint64_t n = 0; n < total; n += ext[0]) {
     bool outer_data = true;
@@ -107,20 +109,30 @@ std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDi
       if (j[k] < d.before[k] || j[k] >= d.before[k] + unit(d.size[k])) outer_data = false;
       outer_words += (int64_t{j[k]} - d.before[k]) * d.stride[k];
     }
-    for (uint32_t j0 = 0; j0 < ext[0]; ++j0) {
-      const bool data = outer_data && j0 >= b0 && j0 < e0;
-      const int64_t addr = base + 4 * (outer_words + (int64_t{j0} - b0) * d.stride[0]);
-      if (data && addr < 0) {
-        fail(ErrorCode::ADDR_RANGE,
-             std::string(eng.name) + " BD: walk reaches negative address " + std::to_string(addr));
+    out.base.push_back(outer_data ? base + 4 * outer_words : DmaRuns::kPadRun);
+    if (outer_data) {  // a data word below address 0: the first in walk order
+      const std::size_t r = out.base.size() - 1;
+      for (uint32_t j0 = 0; std::min(out.first(r), out.last(r)) < 0 && j0 < out.s0; ++j0) {
+        const int64_t addr = out.first(r) + 4 * int64_t{j0} * out.stride0;
+        if (addr < 0) {
+          fail(ErrorCode::ADDR_RANGE,
+               std::string(eng.name) + " BD: walk reaches negative address " + std::to_string(addr));
+        }
       }
-      out.push_back(data ? DmaWord{false, static_cast<uint64_t>(addr)} : DmaWord{true, 0});
     }
     for (std::size_t k = 1; k < 4; ++k) {
       if (++j[k] < ext[k]) break;
       j[k] = 0;
     }
   }
+  return out;
+}
+
+std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir, uint32_t run) {
+  const DmaRuns runs = dma_runs(bd, eng, dir, run);
+  std::vector<DmaWord> out;
+  out.reserve(runs.size());
+  for (uint64_t k = 0; k < runs.size(); ++k) out.push_back(runs.at(k));
   return out;
 }
 

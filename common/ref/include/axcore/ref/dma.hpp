@@ -39,6 +39,27 @@ struct DmaWord {
 
 void validate_bd(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir);
 uint64_t bd_byte_address(const spec::DmaBd& bd);
+// The same walk as its d0 runs, without a list of words (the TLM's DMA walks every BD through
+// this): stream position k is position j0 = k mod e0 of d0 run k / e0; it is data when the run
+// is (every outer dimension's index inside its data) and b0 <= j0 < b0 + s0, at byte address
+// base[k / e0] + 4 * (j0 - b0) * stride0.
+struct DmaRuns {
+  static constexpr int64_t kPadRun = INT64_MIN;  // a run of pads (an outer dimension's padding)
+  uint32_t e0 = 1, b0 = 0, s0 = 1;               // d0: padded extent, pad before, size
+  int32_t stride0 = 1;
+  std::vector<int64_t> base;  // per d0 run: the byte address of its first data word, or kPadRun
+  uint64_t size() const { return base.size() * e0; }
+  DmaWord at(uint64_t k) const {
+    const int64_t b = base[k / e0];
+    const auto j0 = static_cast<uint32_t>(k % e0);
+    if (b == kPadRun || j0 < b0 || j0 - b0 >= s0) return {true, 0};
+    return {false, static_cast<uint64_t>(b + 4 * (int64_t{j0} - b0) * stride0)};
+  }
+  // The byte addresses of run r's first and last data word (not a pad run).
+  int64_t first(std::size_t r) const { return base[r]; }
+  int64_t last(std::size_t r) const { return base[r] + 4 * int64_t{s0 - 1} * stride0; }
+};
+DmaRuns dma_runs(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir, uint32_t run = 0);
 // The words one run of a BD moves, in stream order (padding included for MM2S).
 std::vector<DmaWord> dma_walk(const spec::DmaBd& bd, const DmaEngine& eng, DmaDir dir, uint32_t run = 0);
 // The BD ids a task starting at `start` runs, following use_next / next_bd.
