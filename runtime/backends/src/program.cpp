@@ -145,15 +145,15 @@ std::vector<ArgBinding> bind_arguments(const Bundle& b, uint64_t ddr_base, const
 uint64_t write_buffer_images(device::Device& dev, const Bundle& b, const Arrays& inputs, const BufferAddrs& at) {
   uint64_t bytes = 0;
   for (const auto& buf : b.buffers) {
-    std::vector<uint8_t> img;
+    if (buf.role != BufferRole::INPUT && buf.role != BufferRole::CONSTANT) continue;
+    const uint64_t base = at.at(buf.name);
+    // straight into DDR, the packed array's bytes and then the zeros (no image copy)
+    auto write = [&](uint64_t offset, std::span<const uint8_t> piece) { dev.ddr_write(base + offset, piece); };
     if (buf.role == BufferRole::INPUT)
-      img = to_device_image(buf, inputs.find(buf.name)->second);
-    else if (buf.role == BufferRole::CONSTANT)
-      img = to_device_image(buf, constant_array(b, buf));
+      write_device_image(buf, inputs.find(buf.name)->second, write);
     else
-      continue;
-    dev.ddr_write(at.at(buf.name), img);
-    bytes += img.size();
+      write_device_image(buf, constant_array(b, buf), write);
+    bytes += device_bytes(buf);
   }
   return bytes;
 }

@@ -1,5 +1,6 @@
 #include "axcore/runtime/buffer_image.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -88,17 +89,35 @@ ref::AnyArray array_from_bytes(spec::Dtype d, std::span<const uint64_t> shape, s
   return with_dtype(d, [&](auto tag) -> ref::AnyArray { return raw_array<decltype(tag)>(to_shape(shape), bytes); });
 }
 
-std::vector<uint8_t> to_device_image(const BufferDesc& b, const ref::AnyArray& a) {
+void write_device_image(const BufferDesc& b, const ref::AnyArray& a, const ImageSink& write) {
   if (auto m = mismatch(b, a); !m.empty()) throw BundleError(m);
-  std::vector<uint8_t> img = std::visit(
+  const uint64_t total = device_bytes(b);
+  uint64_t at = 0;
+  auto put = [&](std::span<const uint8_t> bytes) {  // the image's next bytes, cut at device_bytes
+    const uint64_t n = std::min<uint64_t>(bytes.size(), total - at);
+    if (n) write(at, bytes.first(static_cast<std::size_t>(n)));
+    at += n;
+  };
+  std::visit(
       [&](const auto& x) {
         using T = typename std::decay_t<decltype(x)>::value_type;
+        auto bytes_of = [](const auto& arr) {
+          return std::span(reinterpret_cast<const uint8_t*>(arr.data().data()), arr.size() * sizeof(T));
+        };
         if (b.layout.kind == LayoutKind::PWORDS)
-          return raw_bytes(ref::pack_pwords(x, b.layout.axis, pad_value<T>(b.layout.pad_bits)));
-        return raw_bytes(x);
+          put(bytes_of(ref::pack_pwords(x, b.layout.axis, pad_value<T>(b.layout.pad_bits))));
+        else
+          put(bytes_of(x));
       },
       a);
-  img.resize(device_bytes(b), 0);
+  if (at < total) put(std::vector<uint8_t>(static_cast<std::size_t>(total - at)));  // the zeros, one piece
+}
+
+std::vector<uint8_t> to_device_image(const BufferDesc& b, const ref::AnyArray& a) {
+  std::vector<uint8_t> img;
+  img.reserve(device_bytes(b));
+  write_device_image(
+      b, a, [&](uint64_t, std::span<const uint8_t> bytes) { img.insert(img.end(), bytes.begin(), bytes.end()); });
   return img;
 }
 

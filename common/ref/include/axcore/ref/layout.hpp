@@ -6,6 +6,8 @@
 // (..., C // 64) x64" buffer as emulate() sees it (the lane axis last). unpack_pwords inverts it.
 #pragma once
 
+#include <algorithm>
+
 #include "axcore/num/pword.hpp"
 #include "axcore/ref/ndarray.hpp"
 
@@ -27,8 +29,29 @@ inline AxisSplit split_at(const Shape& shape, std::size_t ax) {
 }
 }  // namespace detail
 
-// Both directions walk the flat data in order (one pass, no per-element index arithmetic):
-// out[o, b, i, l] = a[o, b * 64 + l, i], flat ((o * blocks + b) * inner + i) * 64 + l.
+// out[o, b, i, l] = a[o, b * 64 + l, i], flat ((o * blocks + b) * inner + i) * 64 + l: written into
+// `dst` (every element, pad lanes included) from the C-order `src` of `shape`. Each block moves in
+// 64 x 64 tiles (64 source rows of up to 64 elements into 64 lanes), so a wide inner extent does
+// not scatter every write over a new cache line.
+template <class T>
+void pack_pwords_into(const T* src, const Shape& shape, std::size_t ax, T pad, T* dst) {
+  const auto [outer, n, inner] = detail::split_at(shape, ax);
+  const std::size_t blocks = pword_blocks(n);
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t lanes = std::min(kPwordLanes, n - b * kPwordLanes);
+      T* blk = dst + (o * blocks + b) * inner * kPwordLanes;
+      const T* rows = src + (o * n + b * kPwordLanes) * inner;
+      for (std::size_t i0 = 0; i0 < inner; i0 += kPwordLanes) {
+        const std::size_t i1 = std::min(inner, i0 + kPwordLanes);
+        for (std::size_t l = 0; l < lanes; ++l)
+          for (std::size_t i = i0; i < i1; ++i) blk[i * kPwordLanes + l] = rows[l * inner + i];
+      }
+      for (std::size_t i = 0; lanes < kPwordLanes && i < inner; ++i)
+        for (std::size_t l = lanes; l < kPwordLanes; ++l) blk[i * kPwordLanes + l] = pad;
+    }
+}
+
 template <class T>
 NDArray<T> pack_pwords(const NDArray<T>& a, int axis = -1, T pad = T{}) {
   const std::size_t ax = norm_axis(axis, a.rank());
@@ -36,20 +59,11 @@ NDArray<T> pack_pwords(const NDArray<T>& a, int axis = -1, T pad = T{}) {
   out_shape[ax] = pword_blocks(a.dim(ax));
   out_shape.push_back(kPwordLanes);
   NDArray<T> out(out_shape, pad);
-  if (a.size() == 0) return out;
-  const auto [outer, n, inner] = detail::split_at(a.shape(), ax);
-  const std::size_t blocks = out_shape[ax];
-  const T* src = a.data().data();
-  T* dst = out.data().data();
-  for (std::size_t o = 0; o < outer; ++o)
-    for (std::size_t j = 0; j < n; ++j) {
-      T* row = dst + ((o * blocks + j / kPwordLanes) * inner) * kPwordLanes + j % kPwordLanes;
-      const T* in = src + (o * n + j) * inner;
-      for (std::size_t i = 0; i < inner; ++i) row[i * kPwordLanes] = in[i];
-    }
+  if (a.size() != 0) pack_pwords_into(a.data().data(), a.shape(), ax, pad, out.data().data());
   return out;
 }
 
+// unpack_pwords walks the flat data in order (one pass, no per-element index arithmetic).
 // Inverse of pack_pwords: `n` is the logical extent of `axis` (<= blocks * 64).
 template <class T>
 NDArray<T> unpack_pwords(const NDArray<T>& p, int axis, std::size_t n) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -24,6 +25,10 @@ std::string mismatch(const BufferDesc& b, const ref::AnyArray& a);
 // The device image (device_bytes(b) long; bytes past the layout's image are 0). Throws
 // BundleError with mismatch()'s message when `a` does not fit the buffer.
 std::vector<uint8_t> to_device_image(const BufferDesc& b, const ref::AnyArray& a);
+// The same image handed to `write` in pieces (offset in the image, bytes), in order, without
+// building it: the packed array's bytes, then the zeros up to device_bytes(b).
+using ImageSink = std::function<void(uint64_t offset, std::span<const uint8_t> bytes)>;
+void write_device_image(const BufferDesc& b, const ref::AnyArray& a, const ImageSink& write);
 // The logical array back from a device image of at least layout_image_bytes(b) bytes.
 ref::AnyArray from_device_image(const BufferDesc& b, std::span<const uint8_t> image);
 // The logical array of a CONSTANT buffer (its blob, C order).
