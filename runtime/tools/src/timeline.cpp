@@ -12,11 +12,14 @@ namespace axcore::runtime {
 namespace {
 
 // printf's "%.3f" of the microseconds (to_chars with a precision prints as printf does).
+char* ts_chars(char (&b)[48], uint64_t cycle) {
+  return std::to_chars(b, b + sizeof b, static_cast<double>(cycle) / spec::param::clock_mhz, std::chars_format::fixed,
+                       3)
+      .ptr;
+}
 std::string ts(uint64_t cycle) {
   char b[48];
-  const auto r =
-      std::to_chars(b, b + sizeof b, static_cast<double>(cycle) / spec::param::clock_mhz, std::chars_format::fixed, 3);
-  return std::string(b, r.ptr);
+  return std::string(b, ts_chars(b, cycle));
 }
 using text::hex;
 std::string json_string(const std::string& s) {
@@ -81,11 +84,16 @@ TimelineOptions timeline_options(const std::string& steps) {
 }
 
 void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, const TimelineOptions& opt) {
-  // The whole file in one string, written at once.
+  // Built in one string, handed to `out` every 64 KiB (the buffer's pages stay the same ones).
+  constexpr std::size_t kChunk = 64 * 1024;
   std::string text = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  text.reserve(160 * recs.size() + 4096);
+  text.reserve(kChunk + 4096);
   bool first = true;
   auto next = [&] {  // the separator before an event
+    if (text.size() >= kChunk) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
     if (!first) text += ",\n";
     first = false;
   };
@@ -102,7 +110,10 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
     text += "0x";
     text.append(b, std::to_chars(b, b + sizeof b, v, 16).ptr);
   };
-  auto put_ts = [&](uint64_t cycle) { text += ts(cycle); };
+  auto put_ts = [&](uint64_t cycle) {
+    char b[48];
+    text.append(b, ts_chars(b, cycle));
+  };
   Namer namer(opt);
   struct Open {
     uint64_t start;
@@ -115,6 +126,12 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
     const unsigned pid = unsigned(r.col) * 32 + r.row, tid = static_cast<unsigned>(r.unit);
     tracks.insert({pid, tid});
     auto where = [&] { return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid); };
+    auto put_where = [&] {  // where(), appended in place
+      text += ",\"pid\":";
+      put(pid);
+      text += ",\"tid\":";
+      put(tid);
+    };
     switch (r.kind) {
       case trace::Kind::TASK_START: {
         auto [name, step] = namer.name(pid, r);
@@ -148,10 +165,7 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
         put(r.bytes);
         text += " B\",\"cat\":\"mem\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
         put_ts(r.cycle);
-        text += ",\"pid\":";
-        put(pid);
-        text += ",\"tid\":";
-        put(tid);
+        put_where();
         text += ",\"args\":{\"addr\":\"";
         put_hex(r.addr);
         text += "\",\"bytes\":";
@@ -160,13 +174,25 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
         put_hex(r.data_hash);
         text += "\"}}";
         break;
-      case trace::Kind::TOKEN:
-        emit("{\"name\":\"token " + hex(r.token) +
-             "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) + "," + where() + "}");
+      case trace::Kind::TOKEN:  // the instants appended in place, as MEM_WRITE
+        next();
+        text += "{\"name\":\"token ";
+        put_hex(r.token);
+        text += "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
+        put_ts(r.cycle);
+        put_where();
+        text += "}";
         break;
       case trace::Kind::REG_WRITE:
-        emit("{\"name\":\"reg " + hex(r.addr) + "\",\"cat\":\"reg\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" + ts(r.cycle) +
-             "," + where() + ",\"args\":{\"value\":\"" + hex(r.data_hash) + "\"}}");
+        next();
+        text += "{\"name\":\"reg ";
+        put_hex(r.addr);
+        text += "\",\"cat\":\"reg\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
+        put_ts(r.cycle);
+        put_where();
+        text += ",\"args\":{\"value\":\"";
+        put_hex(r.data_hash);
+        text += "\"}}";
         break;
     }
   }
