@@ -42,6 +42,11 @@ void pack_pwords_into(const T* src, const Shape& shape, std::size_t ax, T pad, T
       const std::size_t lanes = std::min(kPwordLanes, n - b * kPwordLanes);
       T* blk = dst + (o * blocks + b) * inner * kPwordLanes;
       const T* rows = src + (o * n + b * kPwordLanes) * inner;
+      if (inner == 1) {  // the packed axis is the last: each block is a copy
+        std::copy(rows, rows + lanes, blk);
+        std::fill(blk + lanes, blk + kPwordLanes, pad);
+        continue;
+      }
       for (std::size_t i0 = 0; i0 < inner; i0 += kPwordLanes) {
         const std::size_t i1 = std::min(inner, i0 + kPwordLanes);
         for (std::size_t l = 0; l < lanes; ++l)
