@@ -322,7 +322,7 @@ uint64_t WordFabric::step(uint64_t c) {
   };
   // One grant per target, round-robin from the target's pointer.
   const unsigned n = static_cast<unsigned>(ports_.size());
-  std::vector<uint64_t> rows_ready;
+  std::vector<uint64_t>& rows_ready = rows_ready_;
   for (unsigned t = 0; t < req_.size(); ++t) {
     const auto& r = req_[t];
     if (r.empty()) continue;

@@ -149,6 +149,7 @@ class WordFabric : public sc_core::sc_module {
   std::vector<std::vector<unsigned>> req_;
   std::vector<unsigned> pads_;
   std::vector<std::size_t> fsize_;
+  std::vector<uint64_t> rows_ready_;  // a DDR read burst's rows: the cycle each slot fills
 };
 
 }  // namespace axcore::tlm
