@@ -152,7 +152,7 @@ uint64_t write_buffer_images(device::Device& dev, const Bundle& b, const Arrays&
     if (buf.role == BufferRole::INPUT)
       write_device_image(buf, inputs.find(buf.name)->second, write);
     else
-      write_device_image(buf, constant_array(b, buf), write);
+      write_constant_image(b, buf, write);
     bytes += device_bytes(buf);
   }
   return bytes;

@@ -89,28 +89,52 @@ ref::AnyArray array_from_bytes(spec::Dtype d, std::span<const uint64_t> shape, s
   return with_dtype(d, [&](auto tag) -> ref::AnyArray { return raw_array<decltype(tag)>(to_shape(shape), bytes); });
 }
 
+namespace {
+// The image from the layout's bytes: cut at device_bytes(b), then its zeros (one piece).
+void put_image(const BufferDesc& b, std::span<const uint8_t> bytes, const ImageSink& write) {
+  const uint64_t total = device_bytes(b);
+  const uint64_t n = std::min<uint64_t>(bytes.size(), total);
+  if (n) write(0, bytes.first(static_cast<std::size_t>(n)));
+  if (n < total) write(n, std::vector<uint8_t>(static_cast<std::size_t>(total - n)));
+}
+template <class T>
+std::span<const uint8_t> bytes_of(const ref::NDArray<T>& a) {
+  return {reinterpret_cast<const uint8_t*>(a.data().data()), a.size() * sizeof(T)};
+}
+}  // namespace
+
 void write_device_image(const BufferDesc& b, const ref::AnyArray& a, const ImageSink& write) {
   if (auto m = mismatch(b, a); !m.empty()) throw BundleError(m);
-  const uint64_t total = device_bytes(b);
-  uint64_t at = 0;
-  auto put = [&](std::span<const uint8_t> bytes) {  // the image's next bytes, cut at device_bytes
-    const uint64_t n = std::min<uint64_t>(bytes.size(), total - at);
-    if (n) write(at, bytes.first(static_cast<std::size_t>(n)));
-    at += n;
-  };
   std::visit(
       [&](const auto& x) {
         using T = typename std::decay_t<decltype(x)>::value_type;
-        auto bytes_of = [](const auto& arr) {
-          return std::span(reinterpret_cast<const uint8_t*>(arr.data().data()), arr.size() * sizeof(T));
-        };
         if (b.layout.kind == LayoutKind::PWORDS)
-          put(bytes_of(ref::pack_pwords(x, b.layout.axis, pad_value<T>(b.layout.pad_bits))));
+          put_image(b, bytes_of(ref::pack_pwords(x, b.layout.axis, pad_value<T>(b.layout.pad_bits))), write);
         else
-          put(bytes_of(x));
+          put_image(b, bytes_of(x), write);
       },
       a);
-  if (at < total) put(std::vector<uint8_t>(static_cast<std::size_t>(total - at)));  // the zeros, one piece
+}
+
+void write_constant_image(const Bundle& bundle, const BufferDesc& b, const ImageSink& write) {
+  if (b.dtype != spec::Dtype::INT8) return write_device_image(b, constant_array(bundle, b), write);
+  // int8: packed straight from the blob (no array copy of it first)
+  if (!b.constant || *b.constant >= bundle.constants.size())
+    throw BundleError("buffer '" + b.name + "' has no constant blob");
+  const std::span<const uint8_t> blob = bundle.constants[*b.constant].bytes;
+  const ref::Shape shape = to_shape(b.shape);
+  const std::size_t n = ref::shape_numel(shape);
+  if (blob.size() < n)
+    throw BundleError("buffer image: " + std::to_string(blob.size()) + " bytes, the array needs " + std::to_string(n));
+  if (b.layout.kind != LayoutKind::PWORDS) return put_image(b, blob.first(n), write);
+  const std::size_t ax = ref::norm_axis(b.layout.axis, shape.size());
+  ref::Shape packed = shape;
+  packed[ax] = ref::pword_blocks(shape[ax]);
+  packed.push_back(ref::kPwordLanes);
+  const auto pad = pad_value<int8_t>(b.layout.pad_bits);
+  ref::NDArray<int8_t> out(packed, pad);
+  if (n) ref::pack_pwords_into(reinterpret_cast<const int8_t*>(blob.data()), shape, ax, pad, out.data().data());
+  put_image(b, bytes_of(out), write);
 }
 
 std::vector<uint8_t> to_device_image(const BufferDesc& b, const ref::AnyArray& a) {

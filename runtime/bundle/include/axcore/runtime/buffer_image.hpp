@@ -33,6 +33,8 @@ void write_device_image(const BufferDesc& b, const ref::AnyArray& a, const Image
 ref::AnyArray from_device_image(const BufferDesc& b, std::span<const uint8_t> image);
 // The logical array of a CONSTANT buffer (its blob, C order).
 ref::AnyArray constant_array(const Bundle& bundle, const BufferDesc& b);
+// write_device_image of constant_array(bundle, b) (an int8 blob packed straight from its bytes).
+void write_constant_image(const Bundle& bundle, const BufferDesc& b, const ImageSink& write);
 // Logical C-order bytes of an array / an array from them (the blob encoding).
 std::vector<uint8_t> array_bytes(const ref::AnyArray& a);
 ref::AnyArray array_from_bytes(spec::Dtype d, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
