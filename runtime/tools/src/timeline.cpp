@@ -126,7 +126,17 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
     const unsigned pid = unsigned(r.col) * 32 + r.row, tid = static_cast<unsigned>(r.unit);
     tracks.insert({pid, tid});
     auto where = [&] { return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid); };
-    auto put_where = [&] {  // where(), appended in place
+    // An instant event appended in place, up to its args: {"name":"<head><name>","cat":"<cat>",
+    // "ph":"i","s":"t","ts":...,"pid":...,"tid":...
+    auto instant = [&](const char* head, auto put_name, const char* cat) {
+      next();
+      text += "{\"name\":\"";
+      text += head;
+      put_name();
+      text += "\",\"cat\":\"";
+      text += cat;
+      text += "\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
+      put_ts(r.cycle);
       text += ",\"pid\":";
       put(pid);
       text += ",\"tid\":";
@@ -158,14 +168,15 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
              (o.step >= 0 ? ",\"step\":" + std::to_string(o.step) : "") + ",\"token\":\"" + hex(r.token) + "\"}}");
         break;
       }
-      // An instant: the cycle the burst's last word landed. The most frequent event: appended in place.
+      // An instant: the cycle the burst's last word landed. The most frequent event.
       case trace::Kind::MEM_WRITE:
-        next();
-        text += "{\"name\":\"write ";
-        put(r.bytes);
-        text += " B\",\"cat\":\"mem\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
-        put_ts(r.cycle);
-        put_where();
+        instant(
+            "write ",
+            [&] {
+              put(r.bytes);
+              text += " B";
+            },
+            "mem");
         text += ",\"args\":{\"addr\":\"";
         put_hex(r.addr);
         text += "\",\"bytes\":";
@@ -174,22 +185,14 @@ void write_timeline(std::ostream& out, const std::vector<trace::Record>& recs, c
         put_hex(r.data_hash);
         text += "\"}}";
         break;
-      case trace::Kind::TOKEN:  // the instants appended in place, as MEM_WRITE
-        next();
-        text += "{\"name\":\"token ";
-        put_hex(r.token);
-        text += "\",\"cat\":\"token\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
-        put_ts(r.cycle);
-        put_where();
+      case trace::Kind::TOKEN:
+        instant(
+            "token ", [&] { put_hex(r.token); }, "token");
         text += "}";
         break;
       case trace::Kind::REG_WRITE:
-        next();
-        text += "{\"name\":\"reg ";
-        put_hex(r.addr);
-        text += "\",\"cat\":\"reg\",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
-        put_ts(r.cycle);
-        put_where();
+        instant(
+            "reg ", [&] { put_hex(r.addr); }, "reg");
         text += ",\"args\":{\"value\":\"";
         put_hex(r.data_hash);
         text += "\"}}";
