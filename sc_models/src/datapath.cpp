@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <new>
 #include <span>
 #include <vector>
@@ -81,6 +82,7 @@ void IfdUnit::launch(Pipe& pipe, uint64_t t0) {
   if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
   seg_ = 0;
   cursor_.emplace(walks.at(0), ref::WalkRole::Ifd);
+  ahead_.reset();
   running_ = true;
   staged_ = blocked_ = false;
   out->set_producer(this);
@@ -138,6 +140,37 @@ void IfdUnit::refill() {
   }
 }
 
+bool IfdUnit::fetch(uint64_t i, num::PwordI8& x) {
+  if (!ahead_) {
+    if (walks.empty()) return false;
+    ahead_.emplace(walks[0], ref::WalkRole::Ifd);
+    ahead_seg_ = 0;
+    ahead_index_ = 0;
+  }
+  if (i < ahead_index_) return false;
+  while (ahead_index_ < i || ahead_->done()) {
+    if (!ahead_->done()) {
+      ahead_->advance();
+      ++ahead_index_;
+    } else if (ahead_seg_ + 1 < walks.size()) {
+      ahead_.emplace(walks[++ahead_seg_], ref::WalkRole::Ifd);
+    } else {
+      return false;
+    }
+  }
+  const spec::Walk& w = walks[ahead_seg_];
+  if (w.dtype != spec::Dtype::INT8) return false;
+  const ref::WalkStep& st = ahead_->step();
+  if (!st.guards_pass) {
+    x = num::AnyPword::splat(w.dtype, w.pad_value).as_i8();
+    return true;
+  }
+  const std::size_t bytes = sizeof x;
+  if (st.row < 0 || (static_cast<uint64_t>(st.row) + 1) * spec::param::l1_row_bytes > env_.l1.size()) return false;
+  std::memcpy(x.data(), env_.l1.data() + static_cast<std::size_t>(st.row) * spec::param::l1_row_bytes, bytes);
+  return true;
+}
+
 void IfdUnit::abandon() {
   if (!running_) return;
   if (blocked_) pipe_->bt.unblock(second_ ? kIfd1Out : kIfd0Out);
@@ -156,7 +189,7 @@ void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
 template <>
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
   uint64_t ops = 0;
-  for (ref::MvmRun run(desc, *env_.imc); !run.done();) {  // ref::run_mvm, reading x in place
+  for (ref::MvmRun run(desc, *env_.imc, lookahead); !run.done();) {  // ref::run_mvm, reading x in place
     uint64_t at = 0;
     const ref::Element& x = pipe.ifd0.pop_ref(t, at, &pipe.bt, kMainIn);
     stall_in_ += at - t;

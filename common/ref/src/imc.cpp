@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "axcore/num/int_cast.hpp"
 #include "axcore/ref/error.hpp"
@@ -34,7 +35,26 @@ void Imc::begin_residency(uint32_t matrix_id) {
   matrix_id_ = matrix_id;
 }
 
+Imc& Imc::operator=(const Imc& o) {
+  if (this == &o) return *this;
+  if (watcher_)
+    for (std::size_t t = 0; t < tiles_.size(); ++t) watcher_->tile_changing(t);
+  tiles_ = o.tiles_;
+  valid_ = o.valid_;
+  matrix_id_ = o.matrix_id_;
+  stale_reads = o.stale_reads;
+  return *this;
+}
+
+bool Imc::watch(Watcher* w) {
+  if (w && watcher_ && watcher_ != w) return false;
+  watcher_ = w;
+  return true;
+}
+
 void Imc::reset() {
+  if (watcher_)
+    for (std::size_t t = 0; t < tiles_.size(); ++t) watcher_->tile_changing(t);
   for (auto& t : tiles_) t.fill(0);
   std::fill(valid_.begin(), valid_.end(), false);
   matrix_id_ = 0;
@@ -205,6 +225,55 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx51
     _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[i]));
   }
 }
+
+// The VNNI kernel for N elements against one tile: each 4-row group is loaded, flipped and
+// interleaved once, then feeds N chains of four sums (one set per element; N chains keep
+// vpdpbusd busy without the single kernel's second set). N <= 3 keeps every register live.
+template <std::size_t N>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx512_vnni_n(num::PwordI32* const* acc,
+                                                                                         const num::PwordI8* const* x,
+                                                                                         const Tile& tile) {
+  static_assert(num::kLanes == 64 && kTileRows % 4 == 0 && N >= 1 && N <= 3);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i s[N][4];
+  for (std::size_t i = 0; i < N; ++i) {
+    int32_t xsum = 0;
+    for (const int8_t v : *x[i]) xsum += v;
+    for (auto& v : s[i]) v = _mm512_set1_epi32(-128 * xsum);
+  }
+#pragma GCC unroll 16
+  for (std::size_t k = 0; k < kTileRows; k += 4) {
+    const int8_t* r = tile.data() + k * num::kLanes;
+    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
+    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
+    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
+    const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
+    const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+    const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+    const __m512i u[4] = {_mm512_unpacklo_epi16(ab_lo, cd_lo), _mm512_unpackhi_epi16(ab_lo, cd_lo),
+                          _mm512_unpacklo_epi16(ab_hi, cd_hi), _mm512_unpackhi_epi16(ab_hi, cd_hi)};
+#pragma GCC unroll 3
+    for (std::size_t i = 0; i < N; ++i) {
+      uint32_t quad;
+      std::memcpy(&quad, x[i]->data() + k, sizeof quad);
+      const __m512i xx = _mm512_set1_epi32(static_cast<int>(quad));
+      for (std::size_t g = 0; g < 4; ++g) s[i][g] = _mm512_dpbusd_epi32(s[i][g], u[g], xx);
+    }
+  }
+  for (std::size_t i = 0; i < N; ++i) {
+    const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][0], s[i][1], 0x44);
+    const __m512i t1 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][0], s[i][1], 0xEE);
+    const __m512i t2 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][2], s[i][3], 0x44);
+    const __m512i t3 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][2], s[i][3], 0xEE);
+    const __m512i out[4] = {
+        _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0xDD),
+        _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0xDD)};
+    for (std::size_t j = 0; j < 4; ++j) {
+      int32_t* p = acc[i]->data() + 16 * j;
+      _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[j]));
+    }
+  }
+}
 #endif
 
 KernelFn kernel_fn(MvmKernel k) {
@@ -302,6 +371,21 @@ void mvm_accumulate_with(MvmKernel k, num::PwordI32& acc, const num::PwordI8& x,
 
 void mvm_accumulate(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) { detail::chosen().fn(acc, x, tile); }
 
+void mvm_accumulate_each(std::span<num::PwordI32* const> acc, std::span<const num::PwordI8* const> x,
+                         const Tile& tile) {
+  if (acc.size() != x.size())
+    throw std::invalid_argument("mvm_accumulate_each: " + std::to_string(acc.size()) + " sums for " +
+                                std::to_string(x.size()) + " elements");
+  std::size_t i = 0;
+#if AXCORE_MVM_X86
+  if (detail::chosen().kernel == detail::MvmKernel::avx512_vnni) {
+    for (; i + 3 <= x.size(); i += 3) detail::mvm_accumulate_avx512_vnni_n<3>(&acc[i], &x[i], tile);
+    if (x.size() - i == 2) detail::mvm_accumulate_avx512_vnni_n<2>(&acc[i], &x[i], tile), i += 2;
+  }
+#endif
+  for (; i < x.size(); ++i) mvm_accumulate(*acc[i], *x[i], tile);
+}
+
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
                            std::size_t imc_tiles) {
   const int64_t t = int64_t{d.tile_base} + int64_t{kb} * d.k_stride + int64_t{o[0]} * d.o0_tstride +
@@ -309,9 +393,91 @@ std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>
   return checked_tile(t, imc_tiles, "MVM");
 }
 
-MvmRun::MvmRun(const spec::MvmDesc& d, Imc& imc) : d_(d), imc_(imc) {
+namespace {
+// acc -= x . tile (exact modulo 2^32, as every sum here)
+void mvm_subtract(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
+  num::PwordI32 p{};
+  mvm_accumulate(p, x, tile);
+  for (std::size_t n = 0; n < num::kLanes; ++n)
+    acc[n] = static_cast<int32_t>(static_cast<uint32_t>(acc[n]) - static_cast<uint32_t>(p[n]));
+}
+}  // namespace
+
+MvmRun::MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead) : d_(d), imc_(imc), ahead_(ahead) {
   validate_mvm(d);
   sizes_ = out_sizes(d);
+  const std::array<int32_t, 4> tstride{d.o0_tstride, d.o1_tstride, d.o2_tstride, d.o3_tstride};
+  uint64_t ops = d.k_blocks;
+  for (std::size_t k = 0; k < d.ndims; ++k) {
+    if (tstride[k] == 0 && sizes_[k] > 1) {
+      reuse_dim_ = k;
+      break;
+    }
+    ops *= sizes_[k];
+  }
+  row_ops_ = ops;
+  if (!ahead_ || reuse_dim_ == 4 || row_ops_ > kMaxRowOps || !imc_.watch(this)) ahead_ = nullptr;
+}
+
+MvmRun::~MvmRun() {
+  if (ahead_) imc_.watch(nullptr);
+}
+
+// At the first tile-op of a row of dimension j (x is its element): rows o_j .. o_j + rows - 1
+// read ahead and computed tile by tile.
+void MvmRun::begin_block(const num::PwordI8& x) {
+  const uint64_t rows = std::min<uint64_t>(kBlockRows, sizes_[reuse_dim_] - o_[reuse_dim_]);
+  const uint64_t outs = row_ops_ / d_.k_blocks;
+  blk_first_ = op_;
+  blk_x_.resize(rows * row_ops_);
+  blk_pre_.assign(rows * row_ops_, 0);
+  blk_tile_.resize(row_ops_);
+  blk_acc_.assign(rows * outs, num::PwordI32{});
+  std::vector<uint8_t> tile_ok(row_ops_, 0);
+  for (uint64_t q = 0; q < row_ops_; ++q) {  // tile-op q's tile: output q / k_blocks of the row, kb = q % k_blocks
+    std::array<uint32_t, 4> o = o_;
+    uint64_t rest = q / d_.k_blocks;
+    for (std::size_t k = 0; k < reuse_dim_; ++k) o[k] = static_cast<uint32_t>(rest % sizes_[k]), rest /= sizes_[k];
+    const int64_t t = int64_t{d_.tile_base} + int64_t{static_cast<uint32_t>(q % d_.k_blocks)} * d_.k_stride +
+                      int64_t{o[0]} * d_.o0_tstride + int64_t{o[1]} * d_.o1_tstride + int64_t{o[2]} * d_.o2_tstride +
+                      int64_t{o[3]} * d_.o3_tstride;
+    if (t < 0 || t >= static_cast<int64_t>(imc_.tiles())) continue;  // that tile-op faults when it comes
+    blk_tile_[q] = static_cast<std::size_t>(t);
+    tile_ok[q] = 1;
+  }
+  // The elements: this one, then the rest read ahead (in the order the run pops them).
+  bool more = true;
+  for (uint64_t p = 0; p < blk_x_.size(); ++p) {
+    if (p == 0)
+      blk_x_[0] = x;
+    else if (more)
+      more = ahead_->fetch(op_ + p, blk_x_[p]);
+    blk_pre_[p] = (p == 0 || more) && tile_ok[p % row_ops_];
+  }
+  std::array<num::PwordI32*, kBlockRows> acc{};
+  std::array<const num::PwordI8*, kBlockRows> xs{};
+  const Imc& imc = imc_;
+  for (uint64_t q = 0; q < row_ops_; ++q) {
+    std::size_t n = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint64_t p = r * row_ops_ + q;
+      if (!blk_pre_[p]) continue;
+      acc[n] = &blk_acc_[r * outs + q / d_.k_blocks];
+      xs[n++] = &blk_x_[p];
+    }
+    if (n) mvm_accumulate_each(std::span(acc).first(n), std::span(xs).first(n), imc.tile(blk_tile_[q]));
+  }
+  block_ops_ += blk_x_.size();
+}
+
+void MvmRun::tile_changing(std::size_t t) {
+  const uint64_t outs = row_ops_ / d_.k_blocks;
+  for (uint64_t p = op_ - blk_first_; p < blk_x_.size(); ++p) {  // the tile-ops not taken yet
+    const uint64_t q = p % row_ops_;
+    if (!blk_pre_[p] || blk_tile_[q] != t) continue;
+    mvm_subtract(blk_acc_[(p / row_ops_) * outs + q / d_.k_blocks], blk_x_[p], std::as_const(imc_).tile(t));
+    blk_pre_[p] = 0;
+  }
 }
 
 const Element* MvmRun::take(const Element& x) {
@@ -321,9 +487,27 @@ const Element* MvmRun::take(const Element& x) {
   }
   const std::size_t t = mvm_tile_index(d_, o_, kb_, imc_.tiles());
   if (imc_.matrix_id() != d_.matrix_id || !imc_.valid(t)) ++imc_.stale_reads;
-  mvm_accumulate(acc_, x.value.as_i8(), imc_.tile(t));
+  const num::PwordI8 xv = x.value.as_i8();
+  const Imc& imc = imc_;
+  num::PwordI32* acc = &acc_;
+  if (ahead_ && op_ - blk_first_ >= blk_x_.size() && kb_ == 0 && sizes_[reuse_dim_] - o_[reuse_dim_] >= 2 &&
+      std::all_of(o_.begin(), o_.begin() + static_cast<std::ptrdiff_t>(reuse_dim_), [](uint32_t v) { return v == 0; }))
+    begin_block(xv);
+  if (const uint64_t p = op_ - blk_first_; p < blk_x_.size()) {  // in the block
+    const uint64_t q = p % row_ops_;
+    acc = &blk_acc_[(p / row_ops_) * (row_ops_ / d_.k_blocks) + q / d_.k_blocks];
+    if (!blk_pre_[p]) {
+      mvm_accumulate(*acc, xv, imc.tile(t));
+    } else if (blk_tile_[q] != t || blk_x_[p] != xv) {  // not what was read ahead: take it out, add this one
+      mvm_subtract(*acc, blk_x_[p], imc.tile(blk_tile_[q]));
+      mvm_accumulate(*acc, xv, imc.tile(t));
+    }
+  } else {
+    mvm_accumulate(acc_, xv, imc.tile(t));
+  }
+  ++op_;
   if (++kb_ < d_.k_blocks) return nullptr;
-  out_ = Element{num::AnyPword::of(acc_), false};
+  out_ = Element{num::AnyPword::of(*acc), false};
   acc_ = {};
   kb_ = 0;
   // The next output: o0 fastest.
