@@ -1,6 +1,7 @@
 #include "axcore/ref/imc.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -401,21 +402,50 @@ void mvm_subtract(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
   for (std::size_t n = 0; n < num::kLanes; ++n)
     acc[n] = static_cast<int32_t>(static_cast<uint32_t>(acc[n]) - static_cast<uint32_t>(p[n]));
 }
+
+// v.as_i8() == x (the low byte of every lane), without building the PWORD.
+bool same_i8_portable(const num::AnyPword& v, const num::PwordI8& x) {
+  bool same = true;
+  for (std::size_t n = 0; n < num::kLanes; ++n) same &= static_cast<uint8_t>(v.lanes[n]) == static_cast<uint8_t>(x[n]);
+  return same;
+}
+#if AXCORE_MVM_X86
+__attribute__((target("avx512f,avx512bw"))) bool same_i8_avx512(const num::AnyPword& v, const num::PwordI8& x) {
+  static_assert(num::kLanes == 64);
+  const __m512i b = _mm512_loadu_si512(x.data());
+  __m512i lanes = _mm512_setzero_si512();  // the low bytes of the 64 lanes, in order
+  for (int i = 0; i < 4; ++i) {
+    const __m128i q =
+        _mm512_maskz_cvtepi32_epi8(0xFFFF, _mm512_loadu_si512(v.lanes.data() + 16 * i));  // (maskz: see above)
+    lanes = _mm512_maskz_inserti32x4(0xFFFF, lanes, q, i);
+  }
+  return _mm512_cmpneq_epi8_mask(lanes, b) == 0;
+}
+#endif
+bool same_i8(const num::AnyPword& v, const num::PwordI8& x) {
+#if AXCORE_MVM_X86
+  if (detail::mvm_kernel() == detail::MvmKernel::avx512_vnni) return same_i8_avx512(v, x);  // (avx512bw there)
+#endif
+  return same_i8_portable(v, x);
+}
+constexpr std::size_t kNoTile = SIZE_MAX;
+constexpr uint64_t kPrefetchOps = 4;
 }  // namespace
 
 MvmRun::MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead) : d_(d), imc_(imc), ahead_(ahead) {
   validate_mvm(d);
   sizes_ = out_sizes(d);
   const std::array<int32_t, 4> tstride{d.o0_tstride, d.o1_tstride, d.o2_tstride, d.o3_tstride};
-  uint64_t ops = d.k_blocks;
+  uint64_t outs = 1;
   for (std::size_t k = 0; k < d.ndims; ++k) {
     if (tstride[k] == 0 && sizes_[k] > 1) {
       reuse_dim_ = k;
       break;
     }
-    ops *= sizes_[k];
+    outs *= sizes_[k];
   }
-  row_ops_ = ops;
+  row_outs_ = outs;
+  row_ops_ = outs * d.k_blocks;
   if (!ahead_ || reuse_dim_ == 4 || row_ops_ > kMaxRowOps || !imc_.watch(this)) ahead_ = nullptr;
 }
 
@@ -427,55 +457,58 @@ MvmRun::~MvmRun() {
 // read ahead and computed tile by tile.
 void MvmRun::begin_block(const num::PwordI8& x) {
   const uint64_t rows = std::min<uint64_t>(kBlockRows, sizes_[reuse_dim_] - o_[reuse_dim_]);
-  const uint64_t outs = row_ops_ / d_.k_blocks;
   blk_first_ = op_;
+  blk_q_ = blk_out_ = 0;
   blk_x_.resize(rows * row_ops_);
-  blk_pre_.assign(rows * row_ops_, 0);
+  blk_pre_.resize(rows * row_ops_);
   blk_tile_.resize(row_ops_);
-  blk_acc_.assign(rows * outs, num::PwordI32{});
-  std::vector<uint8_t> tile_ok(row_ops_, 0);
-  for (uint64_t q = 0; q < row_ops_; ++q) {  // tile-op q's tile: output q / k_blocks of the row, kb = q % k_blocks
-    std::array<uint32_t, 4> o = o_;
-    uint64_t rest = q / d_.k_blocks;
-    for (std::size_t k = 0; k < reuse_dim_; ++k) o[k] = static_cast<uint32_t>(rest % sizes_[k]), rest /= sizes_[k];
-    const int64_t t = int64_t{d_.tile_base} + int64_t{static_cast<uint32_t>(q % d_.k_blocks)} * d_.k_stride +
-                      int64_t{o[0]} * d_.o0_tstride + int64_t{o[1]} * d_.o1_tstride + int64_t{o[2]} * d_.o2_tstride +
-                      int64_t{o[3]} * d_.o3_tstride;
-    if (t < 0 || t >= static_cast<int64_t>(imc_.tiles())) continue;  // that tile-op faults when it comes
-    blk_tile_[q] = static_cast<std::size_t>(t);
-    tile_ok[q] = 1;
+  blk_acc_.assign(rows * row_outs_, num::PwordI32{});
+  // Tile-op q's tile: the row's outputs from o_ (dims below j), kb fastest.
+  std::array<uint32_t, 4> o = o_;
+  uint32_t kb = 0;
+  for (uint64_t q = 0; q < row_ops_; ++q) {
+    const int64_t t = int64_t{d_.tile_base} + int64_t{kb} * d_.k_stride + int64_t{o[0]} * d_.o0_tstride +
+                      int64_t{o[1]} * d_.o1_tstride + int64_t{o[2]} * d_.o2_tstride + int64_t{o[3]} * d_.o3_tstride;
+    // (a tile outside the IMC: that tile-op faults when it comes)
+    blk_tile_[q] = t < 0 || t >= static_cast<int64_t>(imc_.tiles()) ? kNoTile : static_cast<std::size_t>(t);
+    if (++kb < d_.k_blocks) continue;
+    kb = 0;
+    for (std::size_t k = 0; k < reuse_dim_; ++k) {
+      if (++o[k] < sizes_[k]) break;
+      o[k] = 0;
+    }
   }
   // The elements: this one, then the rest read ahead (in the order the run pops them).
   bool more = true;
-  for (uint64_t p = 0; p < blk_x_.size(); ++p) {
+  for (uint64_t p = 0, q = 0; p < blk_x_.size(); ++p, q = q + 1 == row_ops_ ? 0 : q + 1) {
     if (p == 0)
       blk_x_[0] = x;
     else if (more)
       more = ahead_->fetch(op_ + p, blk_x_[p]);
-    blk_pre_[p] = (p == 0 || more) && tile_ok[p % row_ops_];
+    blk_pre_[p] = (p == 0 || more) && blk_tile_[q] != kNoTile;
   }
   std::array<num::PwordI32*, kBlockRows> acc{};
   std::array<const num::PwordI8*, kBlockRows> xs{};
   const Imc& imc = imc_;
-  for (uint64_t q = 0; q < row_ops_; ++q) {
+  for (uint64_t q = 0, out = 0, kbq = 0; q < row_ops_; ++q) {
     std::size_t n = 0;
     for (uint64_t r = 0; r < rows; ++r) {
       const uint64_t p = r * row_ops_ + q;
       if (!blk_pre_[p]) continue;
-      acc[n] = &blk_acc_[r * outs + q / d_.k_blocks];
+      acc[n] = &blk_acc_[r * row_outs_ + out];
       xs[n++] = &blk_x_[p];
     }
     if (n) mvm_accumulate_each(std::span(acc).first(n), std::span(xs).first(n), imc.tile(blk_tile_[q]));
+    if (++kbq == d_.k_blocks) kbq = 0, ++out;
   }
   block_ops_ += blk_x_.size();
 }
 
 void MvmRun::tile_changing(std::size_t t) {
-  const uint64_t outs = row_ops_ / d_.k_blocks;
   for (uint64_t p = op_ - blk_first_; p < blk_x_.size(); ++p) {  // the tile-ops not taken yet
     const uint64_t q = p % row_ops_;
     if (!blk_pre_[p] || blk_tile_[q] != t) continue;
-    mvm_subtract(blk_acc_[(p / row_ops_) * outs + q / d_.k_blocks], blk_x_[p], std::as_const(imc_).tile(t));
+    mvm_subtract(blk_acc_[(p / row_ops_) * row_outs_ + q / d_.k_blocks], blk_x_[p], std::as_const(imc_).tile(t));
     blk_pre_[p] = 0;
   }
 }
@@ -487,23 +520,26 @@ const Element* MvmRun::take(const Element& x) {
   }
   const std::size_t t = mvm_tile_index(d_, o_, kb_, imc_.tiles());
   if (imc_.matrix_id() != d_.matrix_id || !imc_.valid(t)) ++imc_.stale_reads;
-  const num::PwordI8 xv = x.value.as_i8();
   const Imc& imc = imc_;
   num::PwordI32* acc = &acc_;
   if (ahead_ && op_ - blk_first_ >= blk_x_.size() && kb_ == 0 && sizes_[reuse_dim_] - o_[reuse_dim_] >= 2 &&
       std::all_of(o_.begin(), o_.begin() + static_cast<std::ptrdiff_t>(reuse_dim_), [](uint32_t v) { return v == 0; }))
-    begin_block(xv);
+    begin_block(x.value.as_i8());
   if (const uint64_t p = op_ - blk_first_; p < blk_x_.size()) {  // in the block
-    const uint64_t q = p % row_ops_;
-    acc = &blk_acc_[(p / row_ops_) * (row_ops_ / d_.k_blocks) + q / d_.k_blocks];
+    const uint64_t q = blk_q_;
+    acc = &blk_acc_[blk_out_];
+    // (the block's elements were read ahead some hundred tiles ago: bring the next ones back in)
+    if (p + kPrefetchOps < blk_x_.size()) __builtin_prefetch(blk_x_[p + kPrefetchOps].data());
     if (!blk_pre_[p]) {
-      mvm_accumulate(*acc, xv, imc.tile(t));
-    } else if (blk_tile_[q] != t || blk_x_[p] != xv) {  // not what was read ahead: take it out, add this one
+      mvm_accumulate(*acc, x.value.as_i8(), imc.tile(t));
+    } else if (blk_tile_[q] != t || !same_i8(x.value, blk_x_[p])) {  // not what was read ahead: out, and x in
       mvm_subtract(*acc, blk_x_[p], imc.tile(blk_tile_[q]));
-      mvm_accumulate(*acc, xv, imc.tile(t));
+      mvm_accumulate(*acc, x.value.as_i8(), imc.tile(t));
     }
+    blk_q_ = q + 1 == row_ops_ ? 0 : q + 1;
+    if (kb_ + 1 == d_.k_blocks) ++blk_out_;  // the outputs of a block's rows follow each other in blk_acc_
   } else {
-    mvm_accumulate(acc_, xv, imc.tile(t));
+    mvm_accumulate(acc_, x.value.as_i8(), imc.tile(t));
   }
   ++op_;
   if (++kb_ < d_.k_blocks) return nullptr;

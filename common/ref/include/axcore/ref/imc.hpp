@@ -148,13 +148,14 @@ class MvmRun : private Imc::Watcher {
   num::PwordI32 acc_{};
   Element out_;
   // The block: tile-ops [blk_first_, blk_first_ + blk_x_.size()) of the run, row r's tile-op q
-  // at r * row_ops_ + q.
+  // (output q / k_blocks of the row, kb = q % k_blocks) at r * row_ops_ + q.
   std::size_t reuse_dim_ = 4;  // j (4: none)
-  uint64_t row_ops_ = 0, op_ = 0, blk_first_ = 0, block_ops_ = 0;
+  uint64_t row_ops_ = 0, row_outs_ = 0, op_ = 0, blk_first_ = 0, block_ops_ = 0;
+  uint64_t blk_q_ = 0, blk_out_ = 0;    // the next tile-op's q and its output's index in blk_acc_
   std::vector<num::PwordI8> blk_x_;     // the elements read ahead
   std::vector<uint8_t> blk_pre_;        // their products are in blk_acc_
-  std::vector<std::size_t> blk_tile_;   // tile of tile-op q (every row's)
-  std::vector<num::PwordI32> blk_acc_;  // row r's output q / k_blocks at r * outputs of a row + q / k_blocks
+  std::vector<std::size_t> blk_tile_;   // tile of tile-op q (every row's); kNoTile: outside the IMC
+  std::vector<num::PwordI32> blk_acc_;  // row r's output i at r * row_outs_ + i
 };
 
 // The tiles an affine tile walk can touch, [lo, hi]: tile_base plus, per loop, min(0, (n-1)*step)
