@@ -127,7 +127,7 @@ class MvmLookahead {
 // its products taken out of the block first. The outputs are bit-identical to the plain loop's.
 class MvmRun : private Imc::Watcher {
  public:
-  static constexpr std::size_t kBlockRows = 3;
+  static constexpr std::size_t kBlockRows = 4;
   static constexpr uint64_t kMaxRowOps = 256;  // tile-ops of a row a block may hold
   MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead = nullptr);
   MvmRun(const MvmRun&) = delete;
