@@ -140,35 +140,39 @@ void IfdUnit::refill() {
   }
 }
 
-bool IfdUnit::fetch(uint64_t i, num::PwordI8& x) {
+uint64_t IfdUnit::fetch(uint64_t first, std::span<num::PwordI8> xs) {
+  static_assert(sizeof(num::PwordI8) == spec::param::l1_row_bytes);  // an INT8 element is one L1 row
   if (!ahead_) {
-    if (walks.empty()) return false;
+    if (walks.empty()) return 0;
     ahead_.emplace(walks[0], ref::WalkRole::Ifd);
     ahead_seg_ = 0;
     ahead_index_ = 0;
   }
-  if (i < ahead_index_) return false;
-  while (ahead_index_ < i || ahead_->done()) {
-    if (!ahead_->done()) {
-      ahead_->advance();
-      ++ahead_index_;
-    } else if (ahead_seg_ + 1 < walks.size()) {
+  if (first < ahead_index_) return 0;
+  uint64_t n = 0;
+  while (n < xs.size()) {
+    if (ahead_->done()) {  // the next segment, or the walk's end
+      if (ahead_seg_ + 1 == walks.size()) break;
       ahead_.emplace(walks[++ahead_seg_], ref::WalkRole::Ifd);
-    } else {
-      return false;
+      continue;
     }
+    if (ahead_index_ >= first) {  // element first + n: as ifd_element reads it, INT8 only
+      const spec::Walk& w = walks[ahead_seg_];
+      const ref::WalkStep& st = ahead_->step();
+      if (w.dtype != spec::Dtype::INT8) break;
+      if (!st.guards_pass) {
+        xs[n] = num::AnyPword::splat(w.dtype, w.pad_value).as_i8();
+      } else {
+        constexpr uint64_t kRow = spec::param::l1_row_bytes;
+        if (st.row < 0 || (static_cast<uint64_t>(st.row) + 1) * kRow > env_.l1.size()) break;
+        std::memcpy(xs[n].data(), env_.l1.data() + static_cast<uint64_t>(st.row) * kRow, sizeof xs[n]);
+      }
+      ++n;
+    }
+    ahead_->advance();
+    ++ahead_index_;
   }
-  const spec::Walk& w = walks[ahead_seg_];
-  if (w.dtype != spec::Dtype::INT8) return false;
-  const ref::WalkStep& st = ahead_->step();
-  if (!st.guards_pass) {
-    x = num::AnyPword::splat(w.dtype, w.pad_value).as_i8();
-    return true;
-  }
-  const std::size_t bytes = sizeof x;
-  if (st.row < 0 || (static_cast<uint64_t>(st.row) + 1) * spec::param::l1_row_bytes > env_.l1.size()) return false;
-  std::memcpy(x.data(), env_.l1.data() + static_cast<std::size_t>(st.row) * spec::param::l1_row_bytes, bytes);
-  return true;
+  return n;
 }
 
 void IfdUnit::abandon() {

@@ -112,7 +112,7 @@ class ThreadUnit : public Unit {
 // stream full waits, and the IFD counts as blocked on its output, until a pop makes room. It
 // ends with its walk, or when the datapath is aborted.
 //
-// It is also the MVM's lookahead (ref::MvmLookahead): fetch(i) reads element i of its walk from L1
+// It is also the MVM's lookahead (ref::MvmLookahead): fetch reads elements of its walk from L1
 // now, with a second cursor ahead of the first; what it reads decides nothing (the MVM checks it
 // against the element it pops), so the unit's timing and records do not depend on it.
 class IfdUnit : public Unit, public InlineProducer, public ref::MvmLookahead {
@@ -122,7 +122,7 @@ class IfdUnit : public Unit, public InlineProducer, public ref::MvmLookahead {
   Stream* out = nullptr;
   void launch(Pipe& pipe, uint64_t t0) override;
   void refill() override;
-  bool fetch(uint64_t i, num::PwordI8& x) override;
+  uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) override;
 
  private:
   void abandon();                         // the datapath was aborted: end now

@@ -235,11 +235,15 @@ TEST(Mvm, EachEqualsOneCallPerElement) {
 struct StreamAhead final : MvmLookahead {
   const std::vector<Element>* s = nullptr;
   uint64_t fail_from = UINT64_MAX, wrong_every = 0;
-  bool fetch(uint64_t i, num::PwordI8& x) override {
-    if (i >= s->size() || i >= fail_from) return false;
-    x = (*s)[i].value.as_i8();
-    if (wrong_every && i % wrong_every == 0) x[i % 64] = static_cast<int8_t>(x[i % 64] ^ 0x5A);
-    return true;
+  uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) override {
+    uint64_t n = 0;
+    for (; n < xs.size(); ++n) {
+      const uint64_t i = first + n;
+      if (i >= s->size() || i >= fail_from) break;
+      xs[n] = (*s)[i].value.as_i8();
+      if (wrong_every && i % wrong_every == 0) xs[n][i % 64] = static_cast<int8_t>(xs[n][i % 64] ^ 0x5A);
+    }
+    return n;
   }
 };
 

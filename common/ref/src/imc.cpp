@@ -479,14 +479,10 @@ void MvmRun::begin_block(const num::PwordI8& x) {
     }
   }
   // The elements: this one, then the rest read ahead (in the order the run pops them).
-  bool more = true;
-  for (uint64_t p = 0, q = 0; p < blk_x_.size(); ++p, q = q + 1 == row_ops_ ? 0 : q + 1) {
-    if (p == 0)
-      blk_x_[0] = x;
-    else if (more)
-      more = ahead_->fetch(op_ + p, blk_x_[p]);
-    blk_pre_[p] = (p == 0 || more) && blk_tile_[q] != kNoTile;
-  }
+  blk_x_[0] = x;
+  const uint64_t read = 1 + ahead_->fetch(op_ + 1, std::span(blk_x_).subspan(1));
+  for (uint64_t p = 0, q = 0; p < blk_x_.size(); ++p, q = q + 1 == row_ops_ ? 0 : q + 1)
+    blk_pre_[p] = p < read && blk_tile_[q] != kNoTile;
   std::array<num::PwordI32*, kBlockRows> acc{};
   std::array<const num::PwordI8*, kBlockRows> xs{};
   const Imc& imc = imc_;

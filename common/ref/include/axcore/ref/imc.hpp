@@ -100,12 +100,12 @@ std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>
                            std::size_t imc_tiles);
 void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push);
 // Input elements an MVM run will pop later, read ahead of their pops (the TLM's IFD reads them
-// from L1 ahead of its walk): fetch(i, x) gives element i of the run (0 = its first pop) as it
-// reads now, or false when it cannot (past the walk, not INT8, outside L1). Calls come with i
-// increasing.
+// from L1 ahead of its walk): fetch(first, xs) fills xs with elements first, first + 1, ... of
+// the run (0 = its first pop) as they read now and returns how many it read: it stops at one it
+// cannot read (past the walk, not INT8, outside L1). Calls come with `first` increasing.
 class MvmLookahead {
  public:
-  virtual bool fetch(uint64_t i, num::PwordI8& x) = 0;
+  virtual uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) = 0;
 
  protected:
   virtual ~MvmLookahead() = default;
@@ -127,7 +127,7 @@ class MvmLookahead {
 // its products taken out of the block first. The outputs are bit-identical to the plain loop's.
 class MvmRun : private Imc::Watcher {
  public:
-  static constexpr std::size_t kBlockRows = 4;
+  static constexpr std::size_t kBlockRows = 6;
   static constexpr uint64_t kMaxRowOps = 256;  // tile-ops of a row a block may hold
   MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead = nullptr);
   MvmRun(const MvmRun&) = delete;
