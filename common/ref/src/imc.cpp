@@ -450,7 +450,9 @@ MvmRun::MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead) : d_(d), i
 }
 
 MvmRun::~MvmRun() {
-  if (ahead_) imc_.watch(nullptr);
+  if (!ahead_) return;
+  imc_.watch(nullptr);
+  ahead_->release();
 }
 
 // At the first tile-op of a row of dimension j (x is its element): rows o_j .. o_j + rows - 1
@@ -518,6 +520,7 @@ const Element* MvmRun::take(const Element& x) {
   if (imc_.matrix_id() != d_.matrix_id || !imc_.valid(t)) ++imc_.stale_reads;
   const Imc& imc = imc_;
   num::PwordI32* acc = &acc_;
+  // (a block's first element is never marked built_as_fetched: the last fetch ended before it)
   if (ahead_ && op_ - blk_first_ >= blk_x_.size() && kb_ == 0 && sizes_[reuse_dim_] - o_[reuse_dim_] >= 2 &&
       std::all_of(o_.begin(), o_.begin() + static_cast<std::ptrdiff_t>(reuse_dim_), [](uint32_t v) { return v == 0; }))
     begin_block(x.value.as_i8());
@@ -526,11 +529,13 @@ const Element* MvmRun::take(const Element& x) {
     acc = &blk_acc_[blk_out_];
     // (the block's elements were read ahead some hundred tiles ago: bring the next ones back in)
     if (p + kPrefetchOps < blk_x_.size()) __builtin_prefetch(blk_x_[p + kPrefetchOps].data());
+    // (an element its producer found equal to the copy read ahead carries no lanes: the copy is x)
+    const bool as_read = ahead_->built_as_fetched(op_);
     if (!blk_pre_[p]) {
-      mvm_accumulate(*acc, x.value.as_i8(), imc.tile(t));
-    } else if (blk_tile_[q] != t || !same_i8(x.value, blk_x_[p])) {  // not what was read ahead: out, and x in
+      mvm_accumulate(*acc, as_read ? blk_x_[p] : x.value.as_i8(), imc.tile(t));
+    } else if (blk_tile_[q] != t || (!as_read && !same_i8(x.value, blk_x_[p]))) {  // not what was read ahead
       mvm_subtract(*acc, blk_x_[p], imc.tile(blk_tile_[q]));
-      mvm_accumulate(*acc, x.value.as_i8(), imc.tile(t));
+      mvm_accumulate(*acc, as_read ? blk_x_[p] : x.value.as_i8(), imc.tile(t));
     }
     blk_q_ = q + 1 == row_ops_ ? 0 : q + 1;
     if (kb_ + 1 == d_.k_blocks) ++blk_out_;  // the outputs of a block's rows follow each other in blk_acc_

@@ -103,12 +103,24 @@ void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& p
 // from L1 ahead of its walk): fetch(first, xs) fills xs with elements first, first + 1, ... of
 // the run (0 = its first pop) as they read now and returns how many it read: it stops at one it
 // cannot read (past the walk, not INT8, outside L1). Calls come with `first` increasing.
+//
+// The lookahead may also check the elements it builds later against xs (the MVM keeps xs until
+// its next fetch or release()): an element found equal to its read-ahead copy is marked
+// (built_as_fetched) and need not carry its lanes — the MVM takes the copy's.
 class MvmLookahead {
  public:
   virtual uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) = 0;
+  virtual void release() {}  // xs of the last fetch goes away
+  // Element i (popped last, or among the last kMarks built) was built equal to its copy.
+  bool built_as_fetched(uint64_t i) const { return marks_[i % kMarks] != 0; }
 
  protected:
   virtual ~MvmLookahead() = default;
+  static constexpr std::size_t kMarks = 64;  // more than a stream holds
+  void mark(uint64_t i, bool same) { marks_[i % kMarks] = same; }
+
+ private:
+  std::array<uint8_t, kMarks> marks_{};
 };
 
 // run_mvm one input element at a time, for a caller that owns its streams (the TLM's MVM unit
