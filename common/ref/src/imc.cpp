@@ -172,6 +172,40 @@ __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, con
   }
 }
 
+#define AXCORE_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+// Rows r .. r + 3 of a tile (r points at the first), sign bits flipped and interleaved into dwords
+// (t[k][n], t[k+1][n], t[k+2][n], t[k+3][n]): the vpdpbusd operands u[0..3] (see below).
+AXCORE_VNNI_TARGET inline void vnni_rows4(const int8_t* r, __m512i (&u)[4]) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
+  const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
+  const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
+  const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
+  const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+  const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+  u[0] = _mm512_unpacklo_epi16(ab_lo, cd_lo);
+  u[1] = _mm512_unpackhi_epi16(ab_lo, cd_lo);
+  u[2] = _mm512_unpacklo_epi16(ab_hi, cd_hi);
+  u[3] = _mm512_unpackhi_epi16(ab_hi, cd_hi);
+}
+// The four sums of vnni_rows4's lane order put back in lane order (a 4 x 4 transpose of 128-bit
+// blocks) and added into acc (32-bit adds wrap: acc[n] = wrap_add(acc[n], sum[n])). (maskz with
+// every lane: gcc 12's plain _mm512_shuffle_i32x4 trips -Wuninitialized on its internal undefined
+// source)
+AXCORE_VNNI_TARGET inline void vnni_add_sums(num::PwordI32& acc, __m512i s0, __m512i s1, __m512i s2, __m512i s3) {
+  const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0x44);
+  const __m512i t1 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0xEE);
+  const __m512i t2 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0x44);
+  const __m512i t3 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0xEE);
+  const __m512i out[4] = {
+      _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0xDD),
+      _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0xDD)};
+  for (std::size_t i = 0; i < 4; ++i) {
+    int32_t* p = acc.data() + 16 * i;
+    _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[i]));
+  }
+}
+
 // AVX-512 VNNI: vpdpbusd adds four unsigned x signed byte products into each int32 lane. The
 // tile's bytes are made unsigned by flipping their sign bit (u = t + 128, 0..255) and x stays
 // signed, so a lane sums x[k] * (t[k][n] + 128) = x[k] * t[k][n] + 128 * x[k]; the sums start at
@@ -180,13 +214,10 @@ __attribute__((target("avx2"))) void mvm_accumulate_avx2(num::PwordI32& acc, con
 // interleaved byte-wise (unpack 8 then 16 bits, within each 128-bit block) into dwords
 // (t[k][n], t[k+1][n], t[k+2][n], t[k+3][n]); the block-local unpacks leave lane n = 16 b + 4 g + j
 // in sum register g at dword 4 b + j, which a 4 x 4 transpose of 128-bit blocks puts back.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx512_vnni(num::PwordI32& acc,
-                                                                                       const num::PwordI8& x,
-                                                                                       const Tile& tile) {
+AXCORE_VNNI_TARGET void mvm_accumulate_avx512_vnni(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile) {
   static_assert(num::kLanes == 64 && kTileRows % 4 == 0);
   int32_t xsum = 0;
   for (const int8_t v : x) xsum += v;
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   // Two sets of four sums (rows k..k+3 and k+4..k+7), added at the end: each dpbusd chain is half
   // as long, so the kernel is bound by dpbusd throughput, not by its latency.
   const __m512i start = _mm512_set1_epi32(-128 * xsum), zero = _mm512_setzero_si512();
@@ -196,46 +227,23 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx51
       uint32_t quad;
       std::memcpy(&quad, x.data() + k + 4 * h, sizeof quad);  // bytes x[k..k+3], little-endian as the rows' order
       const __m512i xx = _mm512_set1_epi32(static_cast<int>(quad));
-      const int8_t* r = tile.data() + (k + 4 * h) * num::kLanes;
-      const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
-      const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
-      const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
-      const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
-      const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
-      const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+      __m512i u[4];
+      vnni_rows4(tile.data() + (k + 4 * h) * num::kLanes, u);
       __m512i* q = s + 4 * h;
-      q[0] = _mm512_dpbusd_epi32(q[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), xx);
-      q[1] = _mm512_dpbusd_epi32(q[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), xx);
-      q[2] = _mm512_dpbusd_epi32(q[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), xx);
-      q[3] = _mm512_dpbusd_epi32(q[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), xx);
+      for (std::size_t g = 0; g < 4; ++g) q[g] = _mm512_dpbusd_epi32(q[g], u[g], xx);
     }
   }
-  const __m512i s0 = _mm512_add_epi32(s[0], s[4]), s1 = _mm512_add_epi32(s[1], s[5]);
-  const __m512i s2 = _mm512_add_epi32(s[2], s[6]), s3 = _mm512_add_epi32(s[3], s[7]);
-  // (maskz with every lane: gcc 12's plain _mm512_shuffle_i32x4 trips -Wuninitialized on its
-  // internal undefined source)
-  const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0x44);
-  const __m512i t1 = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s1, 0xEE);
-  const __m512i t2 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0x44);
-  const __m512i t3 = _mm512_maskz_shuffle_i32x4(0xFFFF, s2, s3, 0xEE);
-  const __m512i out[4] = {
-      _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0xDD),
-      _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0xDD)};
-  for (std::size_t i = 0; i < 4; ++i) {  // 32-bit adds wrap: acc[n] = wrap_add(acc[n], sum[n])
-    int32_t* p = acc.data() + 16 * i;
-    _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[i]));
-  }
+  vnni_add_sums(acc, _mm512_add_epi32(s[0], s[4]), _mm512_add_epi32(s[1], s[5]), _mm512_add_epi32(s[2], s[6]),
+                _mm512_add_epi32(s[3], s[7]));
 }
 
 // The VNNI kernel for N elements against one tile: each 4-row group is loaded, flipped and
 // interleaved once, then feeds N chains of four sums (one set per element; N chains keep
 // vpdpbusd busy without the single kernel's second set). N <= 3 keeps every register live.
 template <std::size_t N>
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx512_vnni_n(num::PwordI32* const* acc,
-                                                                                         const num::PwordI8* const* x,
-                                                                                         const Tile& tile) {
+AXCORE_VNNI_TARGET void mvm_accumulate_avx512_vnni_n(num::PwordI32* const* acc, const num::PwordI8* const* x,
+                                                     const Tile& tile) {
   static_assert(num::kLanes == 64 && kTileRows % 4 == 0 && N >= 1 && N <= 3);
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   __m512i s[N][4];
   for (std::size_t i = 0; i < N; ++i) {
     int32_t xsum = 0;
@@ -244,15 +252,8 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx51
   }
 #pragma GCC unroll 16
   for (std::size_t k = 0; k < kTileRows; k += 4) {
-    const int8_t* r = tile.data() + k * num::kLanes;
-    const __m512i r0 = _mm512_xor_si512(_mm512_loadu_si512(r), flip);
-    const __m512i r1 = _mm512_xor_si512(_mm512_loadu_si512(r + num::kLanes), flip);
-    const __m512i r2 = _mm512_xor_si512(_mm512_loadu_si512(r + 2 * num::kLanes), flip);
-    const __m512i r3 = _mm512_xor_si512(_mm512_loadu_si512(r + 3 * num::kLanes), flip);
-    const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
-    const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
-    const __m512i u[4] = {_mm512_unpacklo_epi16(ab_lo, cd_lo), _mm512_unpackhi_epi16(ab_lo, cd_lo),
-                          _mm512_unpacklo_epi16(ab_hi, cd_hi), _mm512_unpackhi_epi16(ab_hi, cd_hi)};
+    __m512i u[4];
+    vnni_rows4(tile.data() + k * num::kLanes, u);
 #pragma GCC unroll 3
     for (std::size_t i = 0; i < N; ++i) {
       uint32_t quad;
@@ -261,20 +262,9 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void mvm_accumulate_avx51
       for (std::size_t g = 0; g < 4; ++g) s[i][g] = _mm512_dpbusd_epi32(s[i][g], u[g], xx);
     }
   }
-  for (std::size_t i = 0; i < N; ++i) {
-    const __m512i t0 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][0], s[i][1], 0x44);
-    const __m512i t1 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][0], s[i][1], 0xEE);
-    const __m512i t2 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][2], s[i][3], 0x44);
-    const __m512i t3 = _mm512_maskz_shuffle_i32x4(0xFFFF, s[i][2], s[i][3], 0xEE);
-    const __m512i out[4] = {
-        _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t0, t2, 0xDD),
-        _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0x88), _mm512_maskz_shuffle_i32x4(0xFFFF, t1, t3, 0xDD)};
-    for (std::size_t j = 0; j < 4; ++j) {
-      int32_t* p = acc[i]->data() + 16 * j;
-      _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), out[j]));
-    }
-  }
+  for (std::size_t i = 0; i < N; ++i) vnni_add_sums(*acc[i], s[i][0], s[i][1], s[i][2], s[i][3]);
 }
+#undef AXCORE_VNNI_TARGET
 #endif
 
 KernelFn kernel_fn(MvmKernel k) {
