@@ -212,7 +212,8 @@ void IfdUnit::abandon() {
 template <class Desc>
 void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
   const uint64_t want = t - 1 + mvm_latency;
-  const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
+  out->staged() = e;  // (push(e) copied the 264-byte element twice: into its argument, then the slot)
+  const uint64_t enter = out->commit(want, &pipe.bt, kMainOut);
   stall_out_ += enter - want;
   t = std::max(t, enter + 1 - mvm_latency);
 }

@@ -535,7 +535,7 @@ const Element* MvmRun::take(const Element& x) {
   ++op_;
   if (++kb_ < d_.k_blocks) return nullptr;
   out_ = Element{num::AnyPword::of(*acc), false};
-  acc_ = {};
+  if (acc == &acc_) acc_ = {};  // (a block's sums are each used once)
   kb_ = 0;
   // The next output: o0 fastest.
   for (std::size_t k = 0; k < 4; ++k) {
