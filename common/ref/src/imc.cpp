@@ -506,7 +506,9 @@ const Element* MvmRun::take(const Element& x) {
     fail(ErrorCode::STREAM_DTYPE,
          std::string("MVM: input element is ") + std::string(spec::to_string(x.value.dtype)) + ", the MVM takes INT8");
   }
-  const std::size_t t = mvm_tile_index(d_, o_, kb_, imc_.tiles());
+  // (in a block, tile-op q's tile is the block's: the same sum, the rows' dimension adds 0)
+  const bool in_block = op_ - blk_first_ < blk_x_.size() && blk_tile_[blk_q_] != kNoTile;
+  const std::size_t t = in_block ? blk_tile_[blk_q_] : mvm_tile_index(d_, o_, kb_, imc_.tiles());
   if (imc_.matrix_id() != d_.matrix_id || !imc_.valid(t)) ++imc_.stale_reads;
   const Imc& imc = imc_;
   num::PwordI32* acc = &acc_;
