@@ -37,10 +37,12 @@ CoreTile::CoreTile(sc_core::sc_module_name n, unsigned core, Tracer& tr, uint32_
     const std::string p = k == 0 ? "mvm_" : "dw_";
     pipes_[k].ifd0 = std::make_unique<IfdUnit>((p + "ifd0").c_str(), env, base + 0, false);
     pipes_[k].ifd1 = std::make_unique<IfdUnit>((p + "ifd1").c_str(), env, base + 1, true);
-    if (k == 0)
+    if (k == 0) {
       pipes_[k].mvm = std::make_unique<MvmUnit>("mvm", env, base + 2);
-    else
+      pipes_[k].mvm->lookahead = pipes_[k].ifd0.get();  // the MVM pops IFD0's stream
+    } else {
       pipes_[k].dwpu = std::make_unique<DwpuUnit>("dwpu", env, base + 2);
+    }
     pipes_[k].dpu = std::make_unique<DpuUnit>((p + "dpu").c_str(), env, base + 3);
     pipes_[k].odr = std::make_unique<OdrUnit>((p + "odr").c_str(), env, base + 4);
   }

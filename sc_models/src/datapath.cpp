@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <new>
 #include <span>
 #include <vector>
@@ -81,6 +82,9 @@ void IfdUnit::launch(Pipe& pipe, uint64_t t0) {
   if (env_.banks && L1Banks::port_of(perf_) != L1Banks::kNoPort) env_.banks->take_debt(L1Banks::port_of(perf_));
   seg_ = 0;
   cursor_.emplace(walks.at(0), ref::WalkRole::Ifd);
+  ahead_.reset();
+  expect_ = {};
+  built_ = 0;
   running_ = true;
   staged_ = blocked_ = false;
   out->set_producer(this);
@@ -106,8 +110,10 @@ void IfdUnit::refill() {
         const ref::WalkStep& st = cursor_->step();
         if (st.guards_pass) t_ += l1_rows(st.row, rows, t_);  // a lost bank delays the element
         want_ = t_ + rows - 1 + ifd_latency;                  // ifd_latency after its last row (timing.md)
+        const bool as_fetched = build_as_fetched(walk, st);
+        mark(built_++, as_fetched);
         try {  // built in the stream's next slot (a 264-byte element is not copied)
-          ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, st, env_.l1));
+          if (!as_fetched) ::new (static_cast<void*>(&out->staged())) ref::Element(ref::ifd_element(walk, st, env_.l1));
         } catch (const ref::RefError&) {
           pipe.err_addr = static_cast<uint32_t>(st.row);
           throw;
@@ -138,6 +144,64 @@ void IfdUnit::refill() {
   }
 }
 
+// Element built_ of the run, if the last fetch read it ahead and L1 holds the same bytes now: the
+// staged slot says INT8, not padded, and keeps whatever lanes it had (the MVM reads the copy).
+bool IfdUnit::build_as_fetched(const spec::Walk& walk, const ref::WalkStep& st) {
+  const uint64_t k = built_ - expect_first_;
+  constexpr uint64_t kRow = spec::param::l1_row_bytes;
+  if (built_ < expect_first_ || k >= expect_.size() || walk.dtype != spec::Dtype::INT8 || !st.guards_pass ||
+      st.row < 0 || (static_cast<uint64_t>(st.row) + 1) * kRow > env_.l1.size())
+    return false;
+  std::array<uint64_t, kRow / 8> now, copy;
+  std::memcpy(now.data(), env_.l1.data() + static_cast<uint64_t>(st.row) * kRow, kRow);
+  std::memcpy(copy.data(), expect_[k].data(), kRow);
+  uint64_t diff = 0;
+  for (std::size_t w = 0; w < now.size(); ++w) diff |= now[w] ^ copy[w];
+  if (diff != 0) return false;
+  ref::Element& e = out->staged();
+  e.value.dtype = spec::Dtype::INT8;
+  e.pad = false;
+  return true;
+}
+
+uint64_t IfdUnit::fetch(uint64_t first, std::span<num::PwordI8> xs) {
+  static_assert(sizeof(num::PwordI8) == spec::param::l1_row_bytes);  // an INT8 element is one L1 row
+  expect_ = {};
+  if (!ahead_) {
+    if (walks.empty()) return 0;
+    ahead_.emplace(walks[0], ref::WalkRole::Ifd);
+    ahead_seg_ = 0;
+    ahead_index_ = 0;
+  }
+  if (first < ahead_index_) return 0;
+  uint64_t n = 0;
+  while (n < xs.size()) {
+    if (ahead_->done()) {  // the next segment, or the walk's end
+      if (ahead_seg_ + 1 == walks.size()) break;
+      ahead_.emplace(walks[++ahead_seg_], ref::WalkRole::Ifd);
+      continue;
+    }
+    if (ahead_index_ >= first) {  // element first + n: as ifd_element reads it, INT8 only
+      const spec::Walk& w = walks[ahead_seg_];
+      const ref::WalkStep& st = ahead_->step();
+      if (w.dtype != spec::Dtype::INT8) break;
+      if (!st.guards_pass) {
+        xs[n] = num::AnyPword::splat(w.dtype, w.pad_value).as_i8();
+      } else {
+        constexpr uint64_t kRow = spec::param::l1_row_bytes;
+        if (st.row < 0 || (static_cast<uint64_t>(st.row) + 1) * kRow > env_.l1.size()) break;
+        std::memcpy(xs[n].data(), env_.l1.data() + static_cast<uint64_t>(st.row) * kRow, sizeof xs[n]);
+      }
+      ++n;
+    }
+    ahead_->advance();
+    ++ahead_index_;
+  }
+  expect_ = xs.first(n);
+  expect_first_ = first;
+  return n;
+}
+
 void IfdUnit::abandon() {
   if (!running_) return;
   if (blocked_) pipe_->bt.unblock(second_ ? kIfd1Out : kIfd0Out);
@@ -148,7 +212,8 @@ void IfdUnit::abandon() {
 template <class Desc>
 void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
   const uint64_t want = t - 1 + mvm_latency;
-  const uint64_t enter = out->push(e, want, &pipe.bt, kMainOut);
+  out->staged() = e;  // (push(e) copied the 264-byte element twice: into its argument, then the slot)
+  const uint64_t enter = out->commit(want, &pipe.bt, kMainOut);
   stall_out_ += enter - want;
   t = std::max(t, enter + 1 - mvm_latency);
 }
@@ -156,7 +221,7 @@ void MainUnit<Desc>::push_out(Pipe& pipe, uint64_t& t, const ref::Element& e) {
 template <>
 void MvmUnit::body(Pipe& pipe, uint64_t& t) {
   uint64_t ops = 0;
-  for (ref::MvmRun run(desc, *env_.imc); !run.done();) {  // ref::run_mvm, reading x in place
+  for (ref::MvmRun run(desc, *env_.imc, lookahead); !run.done();) {  // ref::run_mvm, reading x in place
     uint64_t at = 0;
     const ref::Element& x = pipe.ifd0.pop_ref(t, at, &pipe.bt, kMainIn);
     stall_in_ += at - t;

@@ -111,16 +111,30 @@ class ThreadUnit : public Unit {
 // then the element) and pushes it while the stream has a slot; a built element that finds the
 // stream full waits, and the IFD counts as blocked on its output, until a pop makes room. It
 // ends with its walk, or when the datapath is aborted.
-class IfdUnit : public Unit, public InlineProducer {
+//
+// It is also the MVM's lookahead (ref::MvmLookahead): fetch reads elements of its walk from L1
+// now, with a second cursor ahead of the first. An INT8 element it then builds from L1 bytes equal
+// to their read-ahead copy is marked and left without its lanes (the MVM takes the copy's); every
+// other element is built as ever. What it reads ahead decides nothing (the MVM checks every
+// element against it, or the IFD does), so the unit's timing and records do not depend on it.
+class IfdUnit : public Unit, public InlineProducer, public ref::MvmLookahead {
  public:
   IfdUnit(sc_core::sc_module_name n, UnitEnv env, unsigned perf, bool second) : Unit(n, env, perf), second_(second) {}
   std::vector<spec::Walk> walks;  // its segments (ref::ifd_walks), run one after the other without a gap
   Stream* out = nullptr;
   void launch(Pipe& pipe, uint64_t t0) override;
   void refill() override;
+  uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) override;
+  void release() override { expect_ = {}; }
 
  private:
-  void abandon();  // the datapath was aborted: end now
+  void abandon();                         // the datapath was aborted: end now
+  std::optional<ref::WalkCursor> ahead_;  // fetch's cursor: element ahead_index_ of the run, in segment ahead_seg_
+  std::size_t ahead_seg_ = 0;
+  uint64_t ahead_index_ = 0;
+  bool build_as_fetched(const spec::Walk& walk, const ref::WalkStep& st);  // the element marked, or false
+  std::span<const num::PwordI8> expect_;   // the last fetch's copies: elements expect_first_ ...
+  uint64_t expect_first_ = 0, built_ = 0;  // built_: the elements built this run
   bool second_;
   Pipe* pipe_ = nullptr;
   std::optional<ref::WalkCursor> cursor_;
@@ -137,6 +151,7 @@ class MainUnit : public ThreadUnit {
   using ThreadUnit::ThreadUnit;
   Desc desc;
   Stream* out = nullptr;
+  ref::MvmLookahead* lookahead = nullptr;  // the MVM's: its IFD0 (reads x ahead for ref::MvmRun's blocks)
 
  private:
   void body(Pipe& pipe, uint64_t& t) override;

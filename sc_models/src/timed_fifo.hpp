@@ -102,10 +102,13 @@ class Ring {
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   S& front() { return v_[head_]; }
-  S& back() { return v_[(head_ + n_) % v_.size()]; }
+  S& back() {  // (no division: a 64-bit div per element was a tenth of a stream's push)
+    const std::size_t i = head_ + n_;
+    return v_[i >= v_.size() ? i - v_.size() : i];
+  }
   void push_back() { ++n_; }  // back() becomes the last element
   void pop_front() {
-    head_ = (head_ + 1) % v_.size();
+    head_ = head_ + 1 == v_.size() ? 0 : head_ + 1;
     --n_;
   }
   void clear() { head_ = n_ = 0; }
@@ -158,10 +161,11 @@ class TimedFifo {
     }
     if (failed_) throw StreamFailed{code_};
     uint64_t enter = t;
-    if (pushes_ >= depth_) enter = std::max(enter, pop_at_[pushes_ % depth_] + 1);
+    if (pushes_ >= depth_) enter = std::max(enter, pop_at_[push_slot_] + 1);
     q_.back().ready = enter + 1;
     q_.push_back();
     ++pushes_;
+    push_slot_ = push_slot_ + 1 == depth_ ? 0 : push_slot_ + 1;
     // An inline producer pushes from its consumer's pops (or before the consumer started): a
     // consumer waits for data only after the producer ended, so only a waiting one is notified.
     const bool notify = !producer_ || waiter_ != nullptr;
@@ -181,7 +185,7 @@ class TimedFifo {
       sc_core::wait(space_fail_);
     }
     if (failed_) throw StreamFailed{code_};
-    return pushes_ >= depth_ ? std::max(t, pop_at_[pushes_ % depth_] + 1) : t;
+    return pushes_ >= depth_ ? std::max(t, pop_at_[push_slot_] + 1) : t;
   }
   // The first cycle >= t at which the head element can be popped (waits while the FIFO is
   // empty), without popping: a consumer that takes the head only when something else grants it
@@ -222,8 +226,9 @@ class TimedFifo {
     auto& s = q_.front();
     at = std::max(t, s.ready);
     q_.pop_front();
-    pop_at_[pops_ % depth_] = at;
+    pop_at_[pop_slot_] = at;
     ++pops_;
+    pop_slot_ = pop_slot_ + 1 == depth_ ? 0 : pop_slot_ + 1;
     if (!producer_) {  // (an inline producer has no thread that waits for room)
       release_waiter();
       space_.notify(sc_core::SC_ZERO_TIME);
@@ -239,6 +244,7 @@ class TimedFifo {
     q_.clear();
     failed_ = false;
     pushes_ = pops_ = 0;
+    push_slot_ = pop_slot_ = 0;
     std::fill(pop_at_.begin(), pop_at_.end(), 0);
   }
   bool failed() const { return failed_; }
@@ -279,6 +285,7 @@ class TimedFifo {
   Ring<Slot> q_;
   std::vector<uint64_t> pop_at_;
   uint64_t pushes_ = 0, pops_ = 0;
+  std::size_t push_slot_ = 0, pop_slot_ = 0;  // pushes_ % depth_, pops_ % depth_
   bool failed_ = false;
   spec::ErrorCode code_ = spec::ErrorCode::NONE;
   sc_core::sc_event data_, space_, fail_ev_;

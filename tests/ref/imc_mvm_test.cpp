@@ -196,6 +196,140 @@ TEST(Mvm, EveryKernelEqualsThePlainSum) {
   }
 }
 
+// mvm_accumulate_each (one tile, several elements: the VNNI kernel's 3- and 2-element forms and
+// the one-element rest) gives every element the sums of its own call, with every kernel.
+TEST(Mvm, EachEqualsOneCallPerElement) {
+  using detail::MvmKernel;
+  const MvmKernel start = detail::mvm_kernel();
+  std::mt19937 rng(9);
+  for (const MvmKernel k : {MvmKernel::portable, MvmKernel::avx2, MvmKernel::avx512_vnni}) {
+    if (!detail::mvm_kernel_supported(k)) continue;
+    detail::set_mvm_kernel(k);
+    for (std::size_t n = 1; n <= 7; ++n)
+      for (int round = 0; round < 20; ++round) {
+        Tile t;
+        for (auto& v : t) v = round % 4 == 0 ? int8_t{-128} : static_cast<int8_t>(rng());
+        std::vector<num::PwordI8> x(n);
+        std::vector<num::PwordI32> acc(n), want(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          for (auto& v : x[i]) v = round % 4 == 0 ? int8_t{-128} : static_cast<int8_t>(rng());
+          for (auto& v : acc[i]) v = round % 4 == 1 ? INT32_MAX - static_cast<int32_t>(rng() % 1000) : int32_t(rng());
+          want[i] = acc[i];
+          detail::mvm_accumulate_portable(want[i], x[i], t);
+        }
+        std::vector<num::PwordI32*> ap;
+        std::vector<const num::PwordI8*> xp;
+        for (std::size_t i = 0; i < n; ++i) ap.push_back(&acc[i]), xp.push_back(&x[i]);
+        mvm_accumulate_each(ap, xp, t);
+        ASSERT_EQ(acc, want) << detail::to_string(k) << ", " << n << " elements, round " << round;
+      }
+  }
+  detail::set_mvm_kernel(start);
+  std::vector<num::PwordI32*> one(1);
+  EXPECT_THROW(mvm_accumulate_each(one, {}, Tile{}), std::invalid_argument);
+}
+
+// MvmRun with a lookahead (blocks of rows computed ahead, checked against the popped elements)
+// gives the outputs of the plain run: read-ahead elements right, wrong (one byte off), missing,
+// and tiles changed in the middle of a block (as a host debug write or a LoadIMC would); each
+// also with the elements equal to their copies marked and stripped of their lanes (strip).
+// (strip: the producer marks an element equal to its read-ahead copy and hands it over without
+// its lanes, as the TLM's IFD does)
+struct StreamAhead final : MvmLookahead {
+  const std::vector<Element>* s = nullptr;
+  uint64_t fail_from = UINT64_MAX, wrong_every = 0;
+  bool strip = false;
+  std::vector<std::pair<uint64_t, num::PwordI8>> copies;  // the last fetch's
+  uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) override {
+    copies.clear();
+    uint64_t n = 0;
+    for (; n < xs.size(); ++n) {
+      const uint64_t i = first + n;
+      if (i >= s->size() || i >= fail_from) break;
+      xs[n] = (*s)[i].value.as_i8();
+      if (wrong_every && i % wrong_every == 0) xs[n][i % 64] = static_cast<int8_t>(xs[n][i % 64] ^ 0x5A);
+      copies.emplace_back(i, xs[n]);
+    }
+    return n;
+  }
+  void release() override { copies.clear(); }
+  // The element the run pops as i: marked and without lanes when it equals its copy.
+  Element build(uint64_t i) {
+    Element e = (*s)[i];
+    bool same = false;
+    for (const auto& [j, x] : copies) same = same || (j == i && x == e.value.as_i8());
+    mark(i, strip && same);
+    if (strip && same) e.value.lanes.fill(0xA5);
+    return e;
+  }
+};
+
+std::vector<Element> stepped_run(const spec::MvmDesc& d, Imc& imc, const std::vector<Element>& in, StreamAhead* ahead,
+                                 std::size_t change_at, uint64_t* block_ops) {
+  std::vector<Element> out;
+  MvmRun run(d, imc, ahead);
+  for (std::size_t i = 0; !run.done(); ++i) {
+    if (i == change_at || i == change_at + 7) {  // two changes: one tile, then another
+      Tile& t = imc.tile(i == change_at ? 1 : 2);
+      for (std::size_t b = 0; b < t.size(); b += 3) t[b] = static_cast<int8_t>(t[b] + 1 + i);
+    }
+    if (const Element* y = run.take(ahead ? ahead->build(i) : in.at(i))) out.push_back(*y);
+  }
+  *block_ops = run.block_ops();
+  return out;
+}
+
+TEST(Mvm, RunWithLookaheadEqualsThePlainRun) {
+  struct Case {
+    const char* what;
+    uint32_t kb, ndims;
+    int32_t k_stride;
+    std::array<uint32_t, 4> size;
+    std::array<int32_t, 4> tstride;
+    bool blocks;
+  };
+  const Case cases[] = {
+      {"matmul rows (dim 1)", 3, 2, 2, {2, 7, 1, 1}, {1, 0, 0, 0}, true},
+      {"dim 0", 2, 2, 1, {5, 3, 1, 1}, {0, 2, 0, 0}, true},
+      {"dim 2 of 4", 2, 4, 7, {2, 2, 4, 2}, {3, 1, 0, 6}, true},
+      {"no dim with tstride 0", 2, 2, 1, {3, 2, 1, 1}, {2, 7, 0, 0}, false},
+  };
+  std::mt19937 rng(5);
+  for (const Case& c : cases) {
+    spec::MvmDesc d{};
+    d.k_blocks = c.kb, d.ndims = c.ndims, d.k_stride = c.k_stride, d.matrix_id = 0;
+    d.o0_size = c.size[0], d.o1_size = c.size[1], d.o2_size = c.size[2], d.o3_size = c.size[3];
+    d.o0_tstride = c.tstride[0], d.o1_tstride = c.tstride[1], d.o2_tstride = c.tstride[2], d.o3_tstride = c.tstride[3];
+    Imc base(32);
+    for (std::size_t t = 0; t < 32; ++t)
+      for (auto& v : base.tile(t)) v = t == 3 ? int8_t{-128} : static_cast<int8_t>(rng());
+    std::vector<Element> in(mvm_outputs(d) * d.k_blocks);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      num::PwordI8 v;
+      for (auto& b : v) b = i % 5 == 0 ? int8_t{-128} : static_cast<int8_t>(rng());
+      in[i] = Element{num::AnyPword::of(v), false};
+    }
+    for (int variant = 0; variant < 8; ++variant) {
+      StreamAhead ahead;
+      ahead.s = &in;
+      ahead.strip = variant >= 4;
+      if (variant % 4 == 1) ahead.wrong_every = 5;
+      if (variant % 4 == 2) ahead.fail_from = in.size() / 2;
+      const std::size_t change_at = variant % 4 == 3 ? d.k_blocks + 1 : SIZE_MAX;  // inside the first block
+      Imc plain_imc = base, imc = base;
+      uint64_t plain_ops = 0, ops = 0;
+      const auto want = stepped_run(d, plain_imc, in, nullptr, change_at, &plain_ops);
+      const auto got = stepped_run(d, imc, in, &ahead, change_at, &ops);
+      ASSERT_EQ(got.size(), want.size()) << c.what;
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(got[i].value, want[i].value) << c.what << ", variant " << variant << ", output " << i;
+      EXPECT_EQ(plain_ops, 0u);
+      EXPECT_EQ(ops > 0, c.blocks) << c.what << ", variant " << variant;
+      EXPECT_EQ(imc.stale_reads, plain_imc.stale_reads);
+    }
+  }
+}
+
 // The kernel is chosen once; set_mvm_kernel switches it and mvm_accumulate follows. Without
 // AXCORE_MVM_KERNEL the choice is the fastest the CPU runs.
 TEST(Mvm, KernelChoice) {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
+#include <random>
+#include <tuple>
 #include <vector>
 
 #include "axcore/num/int_cast.hpp"
@@ -121,6 +124,65 @@ TEST(IfdWalk, TwoGuardsOverTwoDimensions) {
   for (uint32_t i1 = 0; i1 < 4; ++i1)
     for (uint32_t i0 = 0; i0 < 4; ++i0)
       EXPECT_EQ(e[i1 * 4 + i0].pad, !(i0 >= 1 && i0 < 3 && i1 >= 1 && i1 < 3)) << i0 << "," << i1;
+}
+
+// The cursor steps by carries; every step equals the walk's formula: row = base_row +
+// sum(ik * dk_stride), guard g passes when 0 <= g_offset + sum(g_coefk * ik) < g_extent
+// (random walks of 1..6 dims, negative strides and coefficients, 0..3 guards).
+TEST(WalkCursor, EveryStepEqualsTheFormula) {
+  std::mt19937 rng(3);
+  auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<unsigned>(hi - lo + 1)); };
+  for (int round = 0; round < 300; ++round) {
+    spec::Walk w{};
+    w.dtype = w.cast_from = Dtype::INT8;
+    w.base_row = static_cast<uint32_t>(pick(0, 1000));
+    w.ndims = static_cast<uint32_t>(pick(1, 6));
+    w.nguards = static_cast<uint32_t>(pick(0, 3));
+    std::array<uint32_t, 6> size{1, 1, 1, 1, 1, 1};
+    std::array<int32_t, 6> stride{};
+    for (uint32_t k = 0; k < w.ndims; ++k) size[k] = static_cast<uint32_t>(pick(1, 4)), stride[k] = pick(-40, 40);
+    std::tie(w.d0_size, w.d1_size, w.d2_size, w.d3_size, w.d4_size, w.d5_size) =
+        std::tuple(size[0], size[1], size[2], size[3], size[4], size[5]);
+    std::tie(w.d0_stride, w.d1_stride, w.d2_stride, w.d3_stride, w.d4_stride, w.d5_stride) =
+        std::tuple(stride[0], stride[1], stride[2], stride[3], stride[4], stride[5]);
+    std::array<std::array<int32_t, 6>, 3> coef{};
+    std::array<int32_t, 3> off{};
+    std::array<uint32_t, 3> ext{};
+    for (uint32_t g = 0; g < w.nguards; ++g) {
+      off[g] = pick(-3, 3), ext[g] = static_cast<uint32_t>(pick(1, 6));
+      for (auto& c : coef[g]) c = pick(-2, 2);
+    }
+    std::tie(w.g0_offset, w.g0_extent, w.g1_offset, w.g1_extent, w.g2_offset, w.g2_extent) =
+        std::tuple(off[0], ext[0], off[1], ext[1], off[2], ext[2]);
+    std::tie(w.g0_coef0, w.g0_coef1, w.g0_coef2, w.g0_coef3, w.g0_coef4, w.g0_coef5) =
+        std::tuple(coef[0][0], coef[0][1], coef[0][2], coef[0][3], coef[0][4], coef[0][5]);
+    std::tie(w.g1_coef0, w.g1_coef1, w.g1_coef2, w.g1_coef3, w.g1_coef4, w.g1_coef5) =
+        std::tuple(coef[1][0], coef[1][1], coef[1][2], coef[1][3], coef[1][4], coef[1][5]);
+    std::tie(w.g2_coef0, w.g2_coef1, w.g2_coef2, w.g2_coef3, w.g2_coef4, w.g2_coef5) =
+        std::tuple(coef[2][0], coef[2][1], coef[2][2], coef[2][3], coef[2][4], coef[2][5]);
+    WalkCursor c(w, WalkRole::Ifd);
+    std::array<uint32_t, 6> idx{};
+    for (uint64_t n = 0; n < walk_length(w); ++n, c.advance()) {
+      ASSERT_FALSE(c.done());
+      EXPECT_EQ(c.index(), n);
+      int64_t row = w.base_row;
+      bool pass = true;
+      for (std::size_t k = 0; k < 6; ++k) row += int64_t{idx[k]} * stride[k];
+      for (uint32_t g = 0; g < w.nguards; ++g) {
+        int64_t v = off[g];
+        for (std::size_t k = 0; k < 6; ++k) v += int64_t{coef[g][k]} * idx[k];
+        pass = pass && v >= 0 && v < int64_t{ext[g]};
+      }
+      ASSERT_EQ(c.step().idx, idx) << "round " << round << ", step " << n;
+      ASSERT_EQ(c.step().row, row) << "round " << round << ", step " << n;
+      ASSERT_EQ(c.step().guards_pass, pass) << "round " << round << ", step " << n;
+      for (std::size_t k = 0; k < w.ndims; ++k) {
+        if (++idx[k] < size[k]) break;
+        idx[k] = 0;
+      }
+    }
+    EXPECT_TRUE(c.done());
+  }
 }
 
 TEST(IfdWalk, DescriptorFaults) {

@@ -141,30 +141,42 @@ uint64_t walk_length(const spec::Walk& w) {
   return n;
 }
 
-WalkCursor::WalkCursor(const spec::Walk& w, WalkRole role) : w_(w) {
+WalkCursor::WalkCursor(const spec::Walk& w, WalkRole role) {
   validate_walk(w, role);
-  evaluate();
-}
-
-void WalkCursor::evaluate() {
-  int64_t row = w_.base_row;
-  for (std::size_t k = 0; k < w_.ndims; ++k) row += int64_t{step_.idx[k]} * dim_stride(w_, k);
-  step_.row = row;
-  step_.guards_pass = true;
-  for (std::size_t g = 0; g < w_.nguards; ++g) {
-    const Guard gd = guard(w_, g);
-    int64_t v = gd.offset;
-    for (std::size_t k = 0; k < kWalkDims; ++k) v += int64_t{gd.coef[k]} * step_.idx[k];
-    if (v < 0 || v >= int64_t{gd.extent}) step_.guards_pass = false;
+  ndims_ = w.ndims;
+  nguards_ = w.nguards;
+  int64_t below = 0;  // what the counters below k add at their last value
+  std::array<int64_t, kWalkGuards> gbelow{};
+  for (std::size_t k = 0; k < ndims_; ++k) {
+    size_[k] = dim_size(w, k);
+    carry_row_[k] = dim_stride(w, k) - below;
+    below += int64_t{size_[k] - 1} * dim_stride(w, k);
+    for (std::size_t g = 0; g < nguards_; ++g) {
+      const int32_t c = guard(w, g).coef[k];
+      carry_guard_[g][k] = c - gbelow[g];
+      gbelow[g] += int64_t{size_[k] - 1} * c;
+    }
+  }
+  step_.row = w.base_row;  // every counter 0
+  for (std::size_t g = 0; g < nguards_; ++g) {
+    const Guard gd = guard(w, g);
+    guard_sum_[g] = gd.offset;
+    extent_[g] = gd.extent;
+    if (guard_sum_[g] < 0 || guard_sum_[g] >= int64_t{extent_[g]}) step_.guards_pass = false;
   }
 }
 
 void WalkCursor::advance() {
   if (done_) return;
   ++index_;
-  for (std::size_t k = 0; k < w_.ndims; ++k) {
-    if (++step_.idx[k] < dim_size(w_, k)) {
-      evaluate();
+  for (std::size_t k = 0; k < ndims_; ++k) {
+    if (++step_.idx[k] < size_[k]) {
+      step_.row += carry_row_[k];
+      step_.guards_pass = true;
+      for (std::size_t g = 0; g < nguards_; ++g) {
+        guard_sum_[g] += carry_guard_[g][k];
+        if (guard_sum_[g] < 0 || guard_sum_[g] >= int64_t{extent_[g]}) step_.guards_pass = false;
+      }
       return;
     }
     step_.idx[k] = 0;

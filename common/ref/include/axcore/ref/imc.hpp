@@ -31,13 +31,30 @@ using Tile = std::array<int8_t, kTileRows * num::kLanes>;  // [k * 64 + n]
 
 class Imc {
  public:
+  // A reader that computed with tiles ahead of its tile-ops (MvmRun's blocks) is told before a
+  // tile may change (the writable tile() access, reset) and takes the tile's products back out.
+  class Watcher {
+   public:
+    virtual void tile_changing(std::size_t t) = 0;
+
+   protected:
+    virtual ~Watcher() = default;
+  };
   explicit Imc(std::size_t tiles = spec::param::imc_tiles);
+  // A copy has no watcher (the reader watches the original).
+  Imc(const Imc& o) : stale_reads(o.stale_reads), tiles_(o.tiles_), valid_(o.valid_), matrix_id_(o.matrix_id_) {}
+  Imc& operator=(const Imc& o);
   std::size_t tiles() const { return tiles_.size(); }
   uint32_t matrix_id() const { return matrix_id_; }
   bool valid(std::size_t t) const { return valid_.at(t); }
   std::size_t valid_tiles() const;
   const Tile& tile(std::size_t t) const { return tiles_.at(t); }
-  Tile& tile(std::size_t t) { return tiles_.at(t); }
+  Tile& tile(std::size_t t) {
+    if (watcher_) watcher_->tile_changing(t);
+    return tiles_.at(t);
+  }
+  // At most one at a time (false if another is set); nullptr clears.
+  bool watch(Watcher* w);
   // A matrix_id other than the current one invalidates every tile (data stays).
   void begin_residency(uint32_t matrix_id);
   void set_valid(std::size_t t) { valid_.at(t) = true; }
@@ -49,6 +66,7 @@ class Imc {
   std::vector<Tile> tiles_;
   std::vector<bool> valid_;
   uint32_t matrix_id_ = 0;
+  Watcher* watcher_ = nullptr;
 };
 
 // LoadIMC (loadimc_desc): for t1 < d1_size, t0 < d0_size (t0 inner): tile = tile_base +
@@ -75,27 +93,81 @@ void set_mvm_kernel(MvmKernel k);        // from now on; std::invalid_argument i
 void mvm_accumulate_with(MvmKernel k, num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
 void mvm_accumulate_portable(num::PwordI32& acc, const num::PwordI8& x, const Tile& tile);
 }  // namespace detail
+// acc[i] += x[i] . tile for every i (the sums of mvm_accumulate), the tile read once for all.
+void mvm_accumulate_each(std::span<num::PwordI32* const> acc, std::span<const num::PwordI8* const> x, const Tile& tile);
 // The IMC tile of output `o` (o0..o3) and reduction step kb; IMC_RANGE if outside.
 std::size_t mvm_tile_index(const spec::MvmDesc& d, const std::array<uint32_t, 4>& o, uint32_t kb,
                            std::size_t imc_tiles);
 void run_mvm(const spec::MvmDesc& d, Imc& imc, const PopFn& pop, const PushFn& push);
+// Input elements an MVM run will pop later, read ahead of their pops (the TLM's IFD reads them
+// from L1 ahead of its walk): fetch(first, xs) fills xs with elements first, first + 1, ... of
+// the run (0 = its first pop) as they read now and returns how many it read: it stops at one it
+// cannot read (past the walk, not INT8, outside L1). Calls come with `first` increasing.
+//
+// The lookahead may also check the elements it builds later against xs (the MVM keeps xs until
+// its next fetch or release()): an element found equal to its read-ahead copy is marked
+// (built_as_fetched) and need not carry its lanes — the MVM takes the copy's.
+class MvmLookahead {
+ public:
+  virtual uint64_t fetch(uint64_t first, std::span<num::PwordI8> xs) = 0;
+  virtual void release() {}  // xs of the last fetch goes away
+  // Element i (popped last, or among the last kMarks built) was built equal to its copy.
+  bool built_as_fetched(uint64_t i) const { return marks_[i % kMarks] != 0; }
+
+ protected:
+  virtual ~MvmLookahead() = default;
+  static constexpr std::size_t kMarks = 64;  // more than a stream holds
+  void mark(uint64_t i, bool same) { marks_[i % kMarks] = same; }
+
+ private:
+  std::array<uint8_t, kMarks> marks_{};
+};
+
 // run_mvm one input element at a time, for a caller that owns its streams (the TLM's MVM unit
 // reads each element in place in its stream): validates at construction; take() does one
 // tile-op and returns the output when x was the last of its K chain (valid until the next take),
 // else nullptr. run_mvm is this loop.
-class MvmRun {
+//
+// With a lookahead, a run whose outputs repeat their tiles along an output dimension j (the lowest
+// used one with tstride 0, e.g. the rows of a matmul: every row's outputs read the same tiles)
+// computes a block of kBlockRows such rows at the first tile-op of the block: each tile is read
+// once for all of them (a tile-op of a lone row is bound by reading its 4 KiB tile, one of a
+// block shares it). Every later tile-op of the block checks the element it pops against the one
+// read ahead and its tile against the block's: equal, its products are in its output's sum
+// already; else they are taken out and the popped element's added (the sums are exact integers
+// modulo 2^32, so the order does not matter). A tile that may change meanwhile (Imc::Watcher) has
+// its products taken out of the block first. The outputs are bit-identical to the plain loop's.
+class MvmRun : private Imc::Watcher {
  public:
-  MvmRun(const spec::MvmDesc& d, Imc& imc);
+  static constexpr std::size_t kBlockRows = 6;
+  static constexpr uint64_t kMaxRowOps = 256;  // tile-ops of a row a block may hold
+  MvmRun(const spec::MvmDesc& d, Imc& imc, MvmLookahead* ahead = nullptr);
+  MvmRun(const MvmRun&) = delete;
+  MvmRun& operator=(const MvmRun&) = delete;
+  ~MvmRun();
   bool done() const { return o_[3] == sizes_[3]; }
   const Element* take(const Element& x);
+  uint64_t block_ops() const { return block_ops_; }  // tile-ops a block computed ahead (tests)
 
  private:
+  void tile_changing(std::size_t t) override;
+  void begin_block(const num::PwordI8& x);
   const spec::MvmDesc& d_;
   Imc& imc_;
+  MvmLookahead* ahead_;
   std::array<uint32_t, 4> sizes_{}, o_{};
   uint32_t kb_ = 0;
   num::PwordI32 acc_{};
   Element out_;
+  // The block: tile-ops [blk_first_, blk_first_ + blk_x_.size()) of the run, row r's tile-op q
+  // (output q / k_blocks of the row, kb = q % k_blocks) at r * row_ops_ + q.
+  std::size_t reuse_dim_ = 4;  // j (4: none)
+  uint64_t row_ops_ = 0, row_outs_ = 0, op_ = 0, blk_first_ = 0, block_ops_ = 0;
+  uint64_t blk_q_ = 0, blk_out_ = 0;    // the next tile-op's q and its output's index in blk_acc_
+  std::vector<num::PwordI8> blk_x_;     // the elements read ahead
+  std::vector<uint8_t> blk_pre_;        // their products are in blk_acc_
+  std::vector<std::size_t> blk_tile_;   // tile of tile-op q (every row's); kNoTile: outside the IMC
+  std::vector<num::PwordI32> blk_acc_;  // row r's output i at r * row_outs_ + i
 };
 
 // The tiles an affine tile walk can touch, [lo, hi]: tile_base plus, per loop, min(0, (n-1)*step)

@@ -51,7 +51,8 @@ struct WalkStep {
   bool guards_pass = true;
 };
 
-// Steps through a validated walk in hardware order.
+// Steps through a validated walk in hardware order. A step adds to the row and the guard sums
+// what the counter that moves adds, less what the counters below it (back to 0) took away.
 class WalkCursor {
  public:
   explicit WalkCursor(const spec::Walk& w, WalkRole role);
@@ -61,8 +62,12 @@ class WalkCursor {
   uint64_t index() const { return index_; }
 
  private:
-  void evaluate();
-  spec::Walk w_;
+  std::size_t ndims_ = 0, nguards_ = 0;
+  std::array<uint32_t, kWalkDims> size_{};
+  std::array<int64_t, kWalkDims> carry_row_{};                             // row change when counter k moves
+  std::array<std::array<int64_t, kWalkDims>, kWalkGuards> carry_guard_{};  // guard g's sum change
+  std::array<int64_t, kWalkGuards> guard_sum_{};
+  std::array<uint32_t, kWalkGuards> extent_{};
   WalkStep step_;
   bool done_ = false;
   uint64_t index_ = 0;
