@@ -3,7 +3,8 @@
 // (on chip 64 B/cycle a channel, DDR min(axi_data_bytes, ddr_bytes_per_cycle); docs/timing.md).
 // Prints figures (docs/rtl.md). With cores > 1 also the MVM busy on every core at once and the
 // 1-core model's MVM-busy figure in the same run, and the ratios of both to it.
-//   axcore_rtl_bench [cores] [mvm]     cores: 0 = system test top (default), 1, 4; mvm: MVM figures only
+//   axcore_rtl_bench [cores] [mvm|mvm1]  cores: 0 = system test top (default), 1, 4; mvm: MVM figures
+//   only; mvm1: only the one-core-busy figures (a profile or callgrind run of that phase alone)
 #include <algorithm>
 #include <axcore/rtl/mm_layout.hpp>
 #include <axcore/rtl/rtl_device.hpp>
@@ -182,7 +183,8 @@ int main(int argc, char** argv) {
   RtlOptions opt;
   opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
   // `axcore_rtl_bench 1 mvm`: the MVM-busy figure only (for a profile of that part)
-  const bool mvm_only = argc > 2 && std::string(argv[2]) == "mvm";
+  const bool one_only = argc > 2 && std::string(argv[2]) == "mvm1";
+  const bool mvm_only = one_only || (argc > 2 && std::string(argv[2]) == "mvm");
   if (!RtlDevice::has_config(opt.cores)) {
     std::fprintf(stderr, "axcore_rtl_bench: no model for cores = %u in this build\n", opt.cores);
     return 2;
@@ -204,7 +206,12 @@ int main(int argc, char** argv) {
   if (opt.cores >= 1) {
     const MvmRun one = mvm_busy(dev, kMvmRuns - 1);
     print_mvm("MVM busy (core 0):", one, 1);
-    if (opt.cores > 1) {
+    if (opt.cores > 1 && one_only) {
+      if (ref) {
+        std::printf("%u-core model / 1-core model, cycles per CPU second: one core busy %.3f (wall: %.3f)\n", opt.cores,
+                    one.cycles / one.cpu / (ref->cycles / ref->cpu), one.cycles / one.wall / (ref->cycles / ref->wall));
+      }
+    } else if (opt.cores > 1) {
       // Every core busy: four times the work per cycle. Then the 1-core model in the same run,
       // the reference of the issue 27 ratios (per CPU second: the machine is shared).
       const MvmRun all = mvm_busy(dev, kMvmRuns - 1, opt.cores);
