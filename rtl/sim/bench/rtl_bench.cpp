@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -158,9 +159,10 @@ void idle_and_dma(RtlDevice& dev) {
     push(dev, P::mem_row, true, 1, 2);
     dev.run_until_idle(100'000'000);
     const uint64_t c = dev.cycle() - c0;
+    const uint32_t words = n + n / 2;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("2 x MemDMA L2->L2:      %10.0f cycles/s; %u words in %lu cycles = %.2f B/cycle\n", c / s, n + n / 2,
-                static_cast<unsigned long>(c), 4.0 * (n + n / 2) / c);
+    std::printf("2 x MemDMA L2->L2:      %10.0f cycles/s; %u words in %lu cycles = %.2f B/cycle\n", c / s, words,
+                static_cast<unsigned long>(c), 4.0 * words / c);
   }
   if (dev.cores() >= 1) {
     const uint32_t m = 1u << 16;  // 256 KiB
@@ -177,9 +179,7 @@ void idle_and_dma(RtlDevice& dev) {
   std::printf("SysDMA L2->DDR 1 MiB:   %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound %.0f)\n", cyc / wall,
               static_cast<unsigned long>(cyc), 4.0 * n / cyc, ddr_peak);
 }
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   RtlOptions opt;
   opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
   // `axcore_rtl_bench 1 mvm`: the MVM-busy figure only (for a profile of that part)
@@ -227,4 +227,14 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) { std::fprintf(stderr, "axcore_rtl_bench: %s\n", e.what()); } catch (...) {
+    std::fprintf(stderr, "axcore_rtl_bench: unknown exception\n");
+  }
+  return 1;
 }
