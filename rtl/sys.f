@@ -4,6 +4,7 @@ rtl/prim/ax_stream_check.sv
 rtl/prim/ax_fifo.sv
 rtl/prim/ax_spill_reg.sv
 rtl/prim/ax_rr_arb.sv
+rtl/prim/ax_clk_gate.sv
 rtl/mem/ax_sram.sv
 rtl/mem/ax_banked_mem.sv
 rtl/mem/ax_word_port.sv

@@ -1,11 +1,10 @@
 // The AI core tile (rtl/core), in compile order. Needs the two packages, rtl/prim, rtl/mem,
-// rtl/dma and rtl/top/ax_err_rec.sv before it; the primitives only the core uses (the units'
-// rtl/prim/ax_result_tail.sv, the tile's rtl/prim/ax_clk_gate.sv) are listed here.
+// rtl/dma and rtl/top/ax_err_rec.sv before it (rtl/prim/ax_clk_gate.sv, which the uncore gates too,
+// is in rtl/sys.f); the primitive only the core uses (the units' rtl/prim/ax_result_tail.sv) is listed here.
 rtl/core/ax_core_pkg.sv
 rtl/core/ax_f18_pkg.sv
 rtl/core/ax_cast_pkg.sv
 rtl/prim/ax_result_tail.sv
-rtl/prim/ax_clk_gate.sv
 rtl/core/ax_lane_cast.sv
 rtl/core/ax_pword_cast.sv
 rtl/core/ax_walk_gen.sv

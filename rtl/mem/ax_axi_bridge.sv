@@ -74,8 +74,15 @@ module ax_axi_bridge
     return 8'(32'(rows) * K - 1);
   endfunction
 
+  // Gated clock: on while a request comes from the fabric, an AR/AW/W is pending or an R/B beat
+  // arrives; nothing of the bridge changes otherwise (its state, its FIFOs, the write lock).
+  logic clk, ar_q, aw_q, w_q;
+  ax_clk_gate u_cg (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (t_req_valid_i || ar_q || aw_q || w_q || rvalid_i || bvalid_i),
+    .clk_o (clk)
+  );
+
   // ---- read path ----
-  logic                     ar_q;
   logic [DDR_ADDR_BITS-1:0] ar_addr_q;
   logic [7:0]               ar_len_q;
   logic [IdW-1:0]           ar_id_q;
@@ -90,7 +97,7 @@ module ax_axi_bridge
   assign acc_rd = t_req_valid_i && !t_req_i.we && rd_ok;
 
   ax_fifo #(.T(burst_t), .Depth(AXI_MAX_READS)) u_rq (
-    .clk_i       (clk_i),
+    .clk_i       (clk),
     .rst_ni      (rst_ni),
     .clr_i       (1'b0),
     .in_valid_i  (acc_rd),
@@ -112,7 +119,7 @@ module ax_axi_bridge
   end
 
   // ---- write path ----
-  logic                     aw_q, w_q, wlast_row_q, lock_q, bq_ready, bq_valid, w_free, wr_ok, acc_wr;
+  logic                     wlast_row_q, lock_q, bq_ready, bq_valid, w_free, wr_ok, acc_wr;
   logic [DDR_ADDR_BITS-1:0] aw_addr_q;
   logic [7:0]               aw_len_q;
   logic [IdW-1:0]           aw_id_q, lock_id_q, bq_head, unused_bq_next;
@@ -125,7 +132,7 @@ module ax_axi_bridge
   assign acc_wr = t_req_valid_i && t_req_i.we && wr_ok;
 
   ax_fifo #(.T(logic [IdW-1:0]), .Depth(AXI_MAX_WRITES)) u_bq (
-    .clk_i       (clk_i),
+    .clk_i       (clk),
     .rst_ni      (rst_ni),
     .clr_i       (1'b0),
     .in_valid_i  (acc_wr && t_req_i.bfirst),
@@ -141,7 +148,7 @@ module ax_axi_bridge
 
   assign t_req_ready_o = t_req_i.we ? wr_ok : rd_ok;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk or negedge rst_ni) begin
     if (!rst_ni) begin
       ar_q        <= 1'b0;
       ar_addr_q   <= '0;

@@ -59,11 +59,16 @@ module ax_word_xbar
     end
   end
 
+  // The arbiters' pointers move only on a grant, so they run on a clock gated by the requests:
+  // with no request in flight the fabric's request side is not evaluated (docs/rtl.md).
+  logic clk_arb;
+  ax_clk_gate u_cg (.clk_i (clk_i), .rst_ni (rst_ni), .en_i (|i_req_valid_i), .clk_o (clk_arb));
+
   for (genvar t = 0; t < NT; t++) begin : g_tgt
     logic [IdW-1:0] idx;
     logic           any;
     ax_rr_arb #(.N(NI)) u_arb (
-      .clk_i   (clk_i),
+      .clk_i   (clk_arb),
       .rst_ni  (rst_ni),
       .req_i   (want[t]),
       .ack_i   (t_req_ready_i[t]),

@@ -90,7 +90,17 @@ module ax_host_axil
     endcase
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // The registers run on a gated clock (rtl/prim/ax_clk_gate), on while a transaction is in
+  // flight or one is offered: idle, nothing changes. So the request every tile decodes
+  // (reg_req_o, reg_valid_o) changes only in those cycles, and the tiles' register logic that
+  // reads it is evaluated only then in the Verilated model (docs/rtl.md).
+  logic clk_h;
+  ax_clk_gate u_cg (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i ((state_q != H_IDLE) || (awvalid_i && wvalid_i) || arvalid_i),
+    .clk_o (clk_h)
+  );
+
+  always_ff @(posedge clk_h or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q <= H_IDLE;
       req_q   <= '0;

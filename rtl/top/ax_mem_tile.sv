@@ -48,12 +48,19 @@ module ax_mem_tile
   mem_req_t [NB:0] m_req;
   row_t     [NB:0] m_rdata;
 
+  // The L2 and its fabric ports run on a gated clock: on while the fabric or the host asks a
+  // bank, and the gate's tail cycles after (the one-cycle answers complete and clear). The read
+  // data and response bits change only then; between requests nothing of the L2 is evaluated.
+  logic clk_l2;
+  ax_clk_gate u_cg_l2 (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i ((|l2_req_valid_i) || reg_valid_i), .clk_o (clk_l2)
+  );
   ax_banked_mem #(
     .NP    (NB + 1),
     .Banks (NB),
     .Rows  (L2_ROWS)
   ) u_l2 (
-    .clk_i       (clk_i),
+    .clk_i       (clk_l2),
     .rst_ni      (rst_ni),
     .req_valid_i (m_valid),
     .req_i       (m_req),
@@ -64,7 +71,7 @@ module ax_mem_tile
 
   for (genvar b = 0; b < NB; b++) begin : g_port
     ax_word_port #(.NI(FabricNI)) u_port (
-      .clk_i         (clk_i),
+      .clk_i         (clk_l2),
       .rst_ni        (rst_ni),
       .t_req_valid_i (l2_req_valid_i[b]),
       .t_req_i       (l2_req_i[b]),
@@ -114,8 +121,12 @@ module ax_mem_tile
     endcase
   end
 
+  // The register side (the response, DBG_MEM_ADDR, the error registers) runs on a gated clock,
+  // on while the host accesses the tile or MemDMA reports an error.
+  logic clk_reg, dma_err_valid;
+  ax_clk_gate u_cg_reg (.clk_i (clk_i), .rst_ni (rst_ni), .en_i (reg_valid_i || dma_err_valid), .clk_o (clk_reg));
   ax_reg_resp u_resp (
-    .clk_i       (clk_i),
+    .clk_i       (clk_reg),
     .rst_ni      (rst_ni),
     .reg_valid_i (reg_valid_i),
     .reg_req_i   (reg_req_i),
@@ -140,7 +151,7 @@ module ax_mem_tile
   end
   assign dbg_word = m_rdata[0][32*dbg_sel_q +: 32];
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_reg or negedge rst_ni) begin
     if (!rst_ni) begin
       dbg_addr_q <= '0;
       dbg_sel_q  <= '0;
@@ -155,13 +166,21 @@ module ax_mem_tile
   assign err_clr = wr && off == MEM_ERROR_STATUS_OFFSET;
 
   // ---- MemDMA ----
-  logic        dma_err_valid, dma_err_dir;
+  logic        dma_err_dir;
   error_code_e dma_err_code;
   logic [4:0]  dma_err_channel;
   logic [15:0] dma_err_detail;
   logic [31:0] dma_err_addr;
   logic [NI-1:0] dma_tok_src;
 
+  // MemDMA's clock (as CoreDMA's in the core tile): on while a channel is busy or a task queued,
+  // a token or request waits, a response arrives or a register access comes.
+  logic clk_dma;
+  ax_clk_gate u_cg_dma (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .en_i  (dma_busy || tok_valid_o || (|dma_req_valid_o) || (|dma_rsp_valid_i) || reg_valid_i),
+    .clk_o (clk_dma)
+  );
   ax_dma #(
     .Bds          (MEMDMA_BDS),
     .Dims         (MEMDMA_DIMS),
@@ -171,7 +190,7 @@ module ax_mem_tile
     .Cores        (Cores),
     .Row          (MEM_ROW)
   ) u_memdma (
-    .clk_i         (clk_i),
+    .clk_i         (clk_dma),
     .rst_ni        (rst_ni),
     .reg_valid_i   (act),
     .reg_req_i     (reg_req_i),
@@ -199,7 +218,7 @@ module ax_mem_tile
   assign busy_o = dma_busy;
 
   ax_err_rec u_err (
-    .clk_i         (clk_i),
+    .clk_i         (clk_reg),
     .rst_ni        (rst_ni),
     .err_valid_i   (dma_err_valid),
     .err_code_i    (dma_err_code),

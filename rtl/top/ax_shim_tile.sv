@@ -103,8 +103,16 @@ module ax_shim_tile
     endcase
   end
 
+  // The register side (the response, CTRL.soft_reset, SCRATCH, the CYCLE_HI latch, the error
+  // registers) runs on a gated clock, on while the host accesses the tile, a soft reset pulses
+  // or an error is reported: the tiles' logic that reads soft_reset_o is evaluated only then.
+  // The cycle counter stays on clk_i.
+  logic clk_reg, tok_drop, dma_err_valid;
+  ax_clk_gate u_cg_reg (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (reg_valid_i || soft_q || dma_err_valid || tok_drop), .clk_o (clk_reg)
+  );
   ax_reg_resp u_resp (
-    .clk_i       (clk_i),
+    .clk_i       (clk_reg),
     .rst_ni      (rst_ni),
     .reg_valid_i (reg_valid_i),
     .reg_req_i   (reg_req_i),
@@ -121,23 +129,25 @@ module ax_shim_tile
   assign rd_pop  = rd && off == SHIM_TOKEN_POP_OFFSET;
   assign err_clr = wr && off == SHIM_ERROR_STATUS_OFFSET;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_reg or negedge rst_ni) begin
     if (!rst_ni) begin
       soft_q    <= 1'b0;
-      cycle_q   <= '0;
       cyc_hi_q  <= '0;
       scratch_q <= '0;
     end else begin
       soft_q  <= wr && off == SHIM_CTRL_OFFSET && ctrl_w.soft_reset;
-      cycle_q <= cycle_q + 64'd1;
       if (rd && off == SHIM_CYCLE_LO_OFFSET) cyc_hi_q <= cycle_q[63:32];
       if (wr && off == SHIM_SCRATCH_OFFSET) scratch_q <= reg_req_i.wdata;
     end
   end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) cycle_q <= '0;
+    else         cycle_q <= cycle_q + 64'd1;
+  end
   assign cycle_o = cycle_q;
 
   // ---- SysDMA ----
-  logic        dma_tok_valid, dma_tok_ready, dma_err_valid, dma_err_dir;
+  logic        dma_tok_valid, dma_tok_ready, dma_err_dir;
   token_t      dma_tok;
   error_code_e dma_err_code;
   logic [4:0]  dma_err_channel;
@@ -145,6 +155,14 @@ module ax_shim_tile
   logic [31:0] dma_err_addr;
   logic [NI-1:0] dma_tok_src;
 
+  // SysDMA's clock (as CoreDMA's in the core tile): on while a channel is busy or a task queued,
+  // a token or request waits, a response arrives, a register access or a soft reset comes.
+  logic clk_dma;
+  ax_clk_gate u_cg_dma (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .en_i  (sys_busy || dma_tok_valid || (|dma_req_valid_o) || (|dma_rsp_valid_i) || reg_valid_i || soft_q),
+    .clk_o (clk_dma)
+  );
   ax_dma #(
     .Bds          (SYSDMA_BDS),
     .Dims         (SYSDMA_DIMS),
@@ -154,7 +172,7 @@ module ax_shim_tile
     .Cores        (Cores),
     .Row          (SHIM_ROW)
   ) u_sysdma (
-    .clk_i         (clk_i),
+    .clk_i         (clk_dma),
     .rst_ni        (trst_n),
     .reg_valid_i   (act),
     .reg_req_i     (reg_req_i),
@@ -182,7 +200,6 @@ module ax_shim_tile
 
   // ---- token unit: SysDMA first, then the other tiles ----
   logic [NTokSrc:0] tu_ready;
-  logic             tok_drop;
   ax_token_unit #(.N(NTokSrc + 1)) u_tokens (
     .clk_i       (clk_i),
     .rst_ni      (trst_n),
@@ -202,7 +219,7 @@ module ax_shim_tile
 
   // ---- error registers: a SysDMA error wins over a token overflow in the same cycle ----
   ax_err_rec u_err (
-    .clk_i         (clk_i),
+    .clk_i         (clk_reg),
     .rst_ni        (trst_n),
     .err_valid_i   (dma_err_valid || tok_drop),
     .err_code_i    (dma_err_valid ? dma_err_code : ERROR_CODE_TOKEN_OVERFLOW),

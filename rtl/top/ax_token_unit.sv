@@ -26,8 +26,13 @@ module ax_token_unit
   token_t                head, unused_next;
   word_t                 dropped_q;
 
+  // Gated clock: on while a token is offered or popped (nothing else changes the arbiter, the
+  // FIFO or the drop count), so the cores' token handshakes are evaluated only in those cycles.
+  logic clk;
+  ax_clk_gate u_cg (.clk_i (clk_i), .rst_ni (rst_ni), .en_i ((|tok_valid_i) || pop_i), .clk_o (clk));
+
   ax_rr_arb #(.N(N)) u_arb (
-    .clk_i   (clk_i),
+    .clk_i   (clk),
     .rst_ni  (rst_ni),
     .req_i   (tok_valid_i),
     .ack_i   (1'b1),
@@ -38,7 +43,7 @@ module ax_token_unit
   assign tok_ready_o = gnt;
 
   ax_fifo #(.T(token_t), .Depth(TOKEN_FIFO_DEPTH), .CheckIn(1'b0)) u_fifo (  // full: dropped
-    .clk_i       (clk_i),
+    .clk_i       (clk),
     .rst_ni      (rst_ni),
     .clr_i       (1'b0),
     .in_valid_i  (any),
@@ -56,7 +61,7 @@ module ax_token_unit
   assign mon_valid_o = any && fifo_ready;
   assign mon_token_o = tok_i[idx];
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk or negedge rst_ni) begin
     if (!rst_ni)     dropped_q <= '0;
     else if (drop_o) dropped_q <= dropped_q + 1'b1;
   end

@@ -82,7 +82,11 @@ module axcore_top
       bar_release[c] = all_in && !rel_q[c];
     end
   end
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // rel_q changes only while a core waits at a barrier (or right after): a gated clock, so the
+  // command processors' logic that reads bar_release runs only then (docs/rtl.md)
+  logic clk_bar;
+  ax_clk_gate u_cg_bar (.clk_i (clk_i), .rst_ni (rst_ni), .en_i ((|bar_arrive) || (|rel_q)), .clk_o (clk_bar));
+  always_ff @(posedge clk_bar or negedge rst_ni) begin
     if (!rst_ni) rel_q <= '0;
     else         rel_q <= bar_release;
   end

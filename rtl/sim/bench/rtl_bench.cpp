@@ -3,7 +3,8 @@
 // (on chip 64 B/cycle a channel, DDR min(axi_data_bytes, ddr_bytes_per_cycle); docs/timing.md).
 // Prints figures (docs/rtl.md). With cores > 1 also the MVM busy on every core at once and the
 // 1-core model's MVM-busy figure in the same run, and the ratios of both to it.
-//   axcore_rtl_bench [cores] [mvm]     cores: 0 = system test top (default), 1, 4; mvm: MVM figures only
+//   axcore_rtl_bench [cores] [mvm|mvm1]  cores: 0 = system test top (default), 1, 4; mvm: MVM figures
+//   only; mvm1: only the one-core-busy figures (a profile or callgrind run of that phase alone)
 #include <algorithm>
 #include <axcore/rtl/mm_layout.hpp>
 #include <axcore/rtl/rtl_device.hpp>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -157,9 +159,10 @@ void idle_and_dma(RtlDevice& dev) {
     push(dev, P::mem_row, true, 1, 2);
     dev.run_until_idle(100'000'000);
     const uint64_t c = dev.cycle() - c0;
+    const uint32_t words = n + n / 2;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::printf("2 x MemDMA L2->L2:      %10.0f cycles/s; %u words in %lu cycles = %.2f B/cycle\n", c / s, n + n / 2,
-                static_cast<unsigned long>(c), 4.0 * (n + n / 2) / c);
+    std::printf("2 x MemDMA L2->L2:      %10.0f cycles/s; %u words in %lu cycles = %.2f B/cycle\n", c / s, words,
+                static_cast<unsigned long>(c), 4.0 * words / c);
   }
   if (dev.cores() >= 1) {
     const uint32_t m = 1u << 16;  // 256 KiB
@@ -176,13 +179,12 @@ void idle_and_dma(RtlDevice& dev) {
   std::printf("SysDMA L2->DDR 1 MiB:   %10.0f cycles/s; %lu cycles = %.2f B/cycle (bound %.0f)\n", cyc / wall,
               static_cast<unsigned long>(cyc), 4.0 * n / cyc, ddr_peak);
 }
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   RtlOptions opt;
   opt.cores = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 0;
   // `axcore_rtl_bench 1 mvm`: the MVM-busy figure only (for a profile of that part)
-  const bool mvm_only = argc > 2 && std::string(argv[2]) == "mvm";
+  const bool one_only = argc > 2 && std::string(argv[2]) == "mvm1";
+  const bool mvm_only = one_only || (argc > 2 && std::string(argv[2]) == "mvm");
   if (!RtlDevice::has_config(opt.cores)) {
     std::fprintf(stderr, "axcore_rtl_bench: no model for cores = %u in this build\n", opt.cores);
     return 2;
@@ -204,7 +206,12 @@ int main(int argc, char** argv) {
   if (opt.cores >= 1) {
     const MvmRun one = mvm_busy(dev, kMvmRuns - 1);
     print_mvm("MVM busy (core 0):", one, 1);
-    if (opt.cores > 1) {
+    if (opt.cores > 1 && one_only) {
+      if (ref) {
+        std::printf("%u-core model / 1-core model, cycles per CPU second: one core busy %.3f (wall: %.3f)\n", opt.cores,
+                    one.cycles / one.cpu / (ref->cycles / ref->cpu), one.cycles / one.wall / (ref->cycles / ref->wall));
+      }
+    } else if (opt.cores > 1) {
       // Every core busy: four times the work per cycle. Then the 1-core model in the same run,
       // the reference of the issue 27 ratios (per CPU second: the machine is shared).
       const MvmRun all = mvm_busy(dev, kMvmRuns - 1, opt.cores);
@@ -220,4 +227,14 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) { std::fprintf(stderr, "axcore_rtl_bench: %s\n", e.what()); } catch (...) {
+    std::fprintf(stderr, "axcore_rtl_bench: unknown exception\n");
+  }
+  return 1;
 }
