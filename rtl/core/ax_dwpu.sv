@@ -62,10 +62,13 @@ module ax_dwpu
   // weight group of an output: sum(ok * ok_wstride)
   logic [3:0][7:0] ws;
   assign ws = {desc_i.o3_wstride, desc_i.o2_wstride, desc_i.o1_wstride, desc_i.o0_wstride};
-  function automatic logic signed [31:0] group_of(logic [3:0][7:0] s, logic [3:0][15:0] o);
+  // (argument and loop names unlike any of ax_datapath's: Verilator 5.006's VARHIDDEN looks
+  // through the inlined instance in the 4-core model)
+  function automatic logic signed [31:0] group_of(logic [3:0][7:0] strides, logic [3:0][15:0] outs);
     logic signed [31:0] g;
     g = '0;
-    for (int unsigned k = 0; k < 4; k++) g = g + 32'($signed(s[k])) * $signed({16'b0, o[k]});
+    for (int unsigned dim = 0; dim < 4; dim++)
+      g = g + 32'($signed(strides[dim])) * $signed({16'b0, outs[dim]});
     return g;
   endfunction
 
