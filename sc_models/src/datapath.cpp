@@ -396,19 +396,21 @@ spec::ErrorCode LoadImcUnit::run(const spec::LoadimcDesc& d, uint64_t& t, uint32
     env_.banks->chain_begin(L1Banks::kLoadimc, kRowCycles);
   }
   constexpr uint32_t kTileBytes = spec::param::imc_tile_rows * spec::param::l1_row_bytes;
-  // MEM_WRITE per tile, hashed four tiles at a time (trace::fnv1a64_each: a 4 KiB tile's serial
-  // hash was 20 % of a matmul's TLM time) and emitted in order before anything else can run; a
-  // tile written again is hashed before it changes.
+  // MEM_WRITE per tile, hashed up to 32 tiles at a time (trace::fnv1a64_each: a 4 KiB tile's serial
+  // hash was 20 % of a matmul's TLM time; 32 side by side take AVX-512's path where the host has
+  // it) and emitted in order before anything else can run; a tile written again is hashed before
+  // it changes.
   struct Written {
     uint64_t cycle;
     std::size_t tile;
   };
-  std::array<Written, 4> pending{};
+  constexpr std::size_t kHashTiles = 32;
+  std::array<Written, kHashTiles> pending{};
   std::size_t npending = 0;
   auto flush = [&] {
     if (!env_.tracer->on()) return void(npending = 0);
-    std::array<std::span<const uint8_t>, 4> data;
-    std::array<uint64_t, 4> hash{};
+    std::array<std::span<const uint8_t>, kHashTiles> data;
+    std::array<uint64_t, kHashTiles> hash{};
     for (std::size_t i = 0; i < npending; ++i) {
       const auto& tile = env_.imc->tile(pending[i].tile);
       data[i] = {reinterpret_cast<const uint8_t*>(tile.data()), tile.size()};

@@ -87,3 +87,23 @@ TEST(TraceRecord, Fnv1aEachEqualsOneCallPerBuffer) {
   std::vector<uint64_t> one(1);
   EXPECT_THROW(fnv1a64_each({}, one), std::invalid_argument);
 }
+
+// The same with groups of 32 and more (the AVX-512 path, where the host has it: 32 chains side by
+// side over the shortest buffer's whole 8-byte words, then each tail alone): lengths that differ
+// by a few bytes, a short one inside a group, buffers that overlap and bytes of every value.
+TEST(TraceRecord, Fnv1aEachInGroupsOf32EqualsOneCallPerBuffer) {
+  std::vector<uint8_t> pool(80 * 4096);
+  uint32_t x = 7;
+  for (auto& b : pool) b = static_cast<uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+  std::vector<std::span<const uint8_t>> all;
+  for (std::size_t i = 0; i < 75; ++i) {
+    const std::size_t len = i == 40 ? 13 : 4096 - (i * 5) % 17;
+    all.push_back(std::span<const uint8_t>(pool).subspan(i * 4093, len));
+  }
+  for (std::size_t count : {31u, 32u, 33u, 64u, 70u, 75u}) {
+    const auto bufs = std::span(all).first(count);
+    std::vector<uint64_t> got(count);
+    fnv1a64_each(bufs, got);
+    for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(got[i], fnv1a64(bufs[i])) << count << " buffers, #" << i;
+  }
+}

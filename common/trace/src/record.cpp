@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -10,6 +11,13 @@
 #include <string>
 
 #include "axcore/text/hex.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AXCORE_TRACE_X86 1
+#else
+#define AXCORE_TRACE_X86 0
+#endif
 
 namespace axcore::trace {
 namespace {
@@ -62,13 +70,66 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
   return h;
 }
 
+namespace {
+constexpr uint64_t kFnvPrime = 0x100000001b3ULL, kFnvBasis = 0xcbf29ce484222325ULL;
+#if AXCORE_TRACE_X86
+// AVX-512: kVecLanes chains, one 64-bit lane each, kVecs vectors side by side (vpmullq's latency
+// is 15 cycles: four vectors in flight run 32 chains at about twice the scalar multiplier's rate).
+constexpr std::size_t kVecs = 4, kVecLanes = kVecs * 8;
+bool vector_fnv() {
+  static const bool ok = __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512dq") != 0;
+  return ok;
+}
+// The first n bytes of bufs[0 .. kVecLanes) hashed into h (each buffer at least n bytes), eight at a
+// time. (The masked forms: GCC 12 warns of the plain ones' undefined source operand.)
+__attribute__((target("avx512f,avx512dq"))) void fnv1a64_lanes(const std::span<const uint8_t>* bufs, std::size_t n,
+                                                               uint64_t* h) {
+  const auto* base = reinterpret_cast<const long long*>(bufs[0].data());
+  const auto at = [&](std::size_t i) {
+    return static_cast<long long>(reinterpret_cast<std::intptr_t>(bufs[i].data()) -
+                                  reinterpret_cast<std::intptr_t>(base));
+  };
+  __m512i off[kVecs], acc[kVecs];
+  for (std::size_t v = 0; v < kVecs; ++v) {
+    off[v] = _mm512_set_epi64(at(8 * v + 7), at(8 * v + 6), at(8 * v + 5), at(8 * v + 4), at(8 * v + 3), at(8 * v + 2),
+                              at(8 * v + 1), at(8 * v));
+    acc[v] = _mm512_set1_epi64(static_cast<long long>(kFnvBasis));
+  }
+  const __m512i prime = _mm512_set1_epi64(static_cast<long long>(kFnvPrime)), byte = _mm512_set1_epi64(0xFF);
+  for (std::size_t k = 0; k + 8 <= n; k += 8) {  // eight bytes of each buffer (little-endian: byte j is bits 8j..)
+    __m512i w[kVecs];
+    for (std::size_t v = 0; v < kVecs; ++v)
+      w[v] =
+          _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), 0xFF,
+                                      _mm512_add_epi64(off[v], _mm512_set1_epi64(static_cast<long long>(k))), base, 1);
+    for (unsigned j = 0; j < 8; ++j)
+      for (std::size_t v = 0; v < kVecs; ++v)
+        acc[v] = _mm512_mullo_epi64(
+            _mm512_xor_si512(acc[v], _mm512_and_si512(_mm512_maskz_srli_epi64(0xFF, w[v], 8 * j), byte)), prime);
+  }
+  for (std::size_t v = 0; v < kVecs; ++v) _mm512_storeu_si512(h + 8 * v, acc[v]);
+}
+#endif
+}  // namespace
+
 void fnv1a64_each(std::span<const std::span<const uint8_t>> bufs, std::span<uint64_t> out) {
   if (out.size() != bufs.size())
     throw std::invalid_argument("fnv1a64_each: " + std::to_string(bufs.size()) + " buffers, " +
                                 std::to_string(out.size()) + " results");
-  constexpr uint64_t kPrime = 0x100000001b3ULL, kBasis = 0xcbf29ce484222325ULL;
+  constexpr uint64_t kPrime = kFnvPrime, kBasis = kFnvBasis;
   constexpr std::size_t kWays = 4;  // independent multiply chains in flight
   std::size_t i = 0;
+#if AXCORE_TRACE_X86
+  if (vector_fnv())
+    for (; i + kVecLanes <= bufs.size(); i += kVecLanes) {
+      std::size_t n = bufs[i].size();
+      for (std::size_t w = 1; w < kVecLanes; ++w) n = std::min(n, bufs[i + w].size());
+      n &= ~std::size_t{7};
+      std::array<uint64_t, kVecLanes> h{};
+      fnv1a64_lanes(&bufs[i], n, h.data());
+      for (std::size_t w = 0; w < kVecLanes; ++w) out[i + w] = fnv1a64(bufs[i + w].subspan(n), h[w]);
+    }
+#endif
   for (; i + kWays <= bufs.size(); i += kWays) {
     std::size_t n = bufs[i].size();
     for (std::size_t w = 1; w < kWays; ++w) n = std::min(n, bufs[i + w].size());
