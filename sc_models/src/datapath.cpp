@@ -292,9 +292,8 @@ uint64_t OdrUnit::store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword
   const uint64_t late = l1_rows(st.row, rows, c + odr_latency);
   const uint64_t written = c + odr_latency + rows - 1 + late;
   const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
-  if (env_.tracer->on())  // (no hash without a trace)
-    env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
-                      trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
+  // (hashed with the next ones, side by side; no hash without a trace)
+  env_.tracer->emit_hashed(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, env_.l1.subspan(addr, bytes));
   pipe.bytes += static_cast<uint32_t>(bytes);
   pipe.end = written;
   return written;
