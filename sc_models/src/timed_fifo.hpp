@@ -236,7 +236,8 @@ class TimedFifo final : public Handoff {
   bool empty() const { return q_.empty(); }
   const T& front() { return q_.front().value; }
   // pop_ref for an InlineConsumer's take_inline (the stream not empty): the same pop, without the
-  // space notification (no process waits on it: the producer's thread is the one running).
+  // space notification (no process waits on it: the producer's thread is the one running). (Also
+  // pop_ref's pop.)
   const T& pop_inline(uint64_t t, uint64_t& at) {
     auto& s = q_.front();
     at = std::max(t, s.ready);
@@ -354,17 +355,12 @@ class TimedFifo final : public Handoff {
         if (bt->aborted()) throw Aborted{};
       }
     }
-    auto& s = q_.front();
-    at = std::max(t, s.ready);
-    q_.pop_front();
-    pop_at_[pop_slot_] = at;
-    ++pops_;
-    pop_slot_ = pop_slot_ + 1 == depth_ ? 0 : pop_slot_ + 1;
+    const T& v = pop_inline(t, at);
     if (!producer_) {  // (an inline producer has no thread that waits for room)
       release_waiter();
       space_.notify(sc_core::SC_ZERO_TIME);
     }
-    return s.value;
+    return v;
   }
   void fail(spec::ErrorCode c) {
     failed_ = true;
