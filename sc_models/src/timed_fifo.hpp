@@ -35,9 +35,9 @@ class InlineProducer {
 class InlineConsumer {
  public:
   // Takes the queued elements as its thread would when woken and, the stream empty, waits again
-  // (in the tracker; its thread stays where it waits). False, having taken nothing, when its
-  // thread has to run instead: the queue holds the last element of its run (the thread takes it
-  // and ends the run) or one that fails (the thread reports the error).
+  // (in the tracker; its thread stays where it waits). False when its thread has to go on from an
+  // element (those before it taken as the thread would have): the last element of its run (the
+  // thread takes it and ends the run) or one that fails (the thread reports the error).
   virtual bool take_inline() = 0;
 
  protected:
@@ -74,7 +74,8 @@ class BlockTracker {
     waits_ &= ~bit;
     progress_ev.notify(sc_core::SC_ZERO_TIME);
   }
-  // unblock() without progress_ev (a stood-in consumer's: see TimedFifo::push_virtual).
+  // unblock() without progress_ev, which no process waits on then (a stood-in consumer's:
+  // TimedFifo::yield_point).
   void unblock_quiet(uint32_t bit) {
     --blocked_;
     waits_ &= ~bit;
@@ -209,7 +210,7 @@ class TimedFifo final : public Handoff {
     q_.push_back();
     ++pushes_;
     push_slot_ = push_slot_ + 1 == depth_ ? 0 : push_slot_ + 1;
-    if (virtual_) {  // the consumer's wake-up as the producer's thread keeps it (push_virtual)
+    if (virtual_) {  // the consumer's wake-up is kept by the producer's thread (yield_point)
       if (waiter_) {
         waiter_->unblock_quiet(waiter_bit_);
         waiter_ = nullptr;
@@ -294,7 +295,9 @@ class TimedFifo final : public Handoff {
     }
     due_ = pushed_;  // C is triggered in the next delta by this delta's pushes
     pushed_ = false;
-    return false;
+    // (an IFD that C's turn ran failed and aborted the datapath, which handed C back: P yields,
+    // as it did before C's turn, and then sees the abort)
+    return or_bt_->aborted();
   }
   void hand_over() override {
     if (!virtual_) return;
