@@ -13,59 +13,11 @@
 #include <vector>
 
 #include "axcore/cosim/agree.hpp"
-#include "axcore/cosim/stimulus.hpp"
-#include "axcore/rtl/mm_layout.hpp"
 #include "axcore/tlm/tlm_device.hpp"
 #include "datapath.hpp"
 
 namespace axcore {
 namespace {
-
-// A 64 x 1152 x 256 matmul (the stand-in takes the ODR's turns) whose IFD walk (x from `x_row`) or
-// ODR walk (y from `y_row`) runs past the end of L1 half-way: the datapath ends with L1_RANGE, an
-// error token, the error registers and perf counters as they are read back.
-agree::Program matmul_out_of_l1(const std::string& name, uint32_t x_row, uint32_t y_row) {
-  rtlcore::Matmul mm{64, 18, 4};
-  mm.out = spec::Dtype::INT8;
-  mm.x_row = x_row;
-  mm.y_row = y_row;
-  agree::Program p;
-  p.name = name;
-  p.setup = [mm](device::Device& d) {
-    auto l1 = dynamic_cast<tlm::TlmDevice&>(d).l1(0);
-    for (std::size_t i = 0; i < l1.size(); ++i) l1[i] = static_cast<uint8_t>(i * 7 + (i >> 9));
-    stim::write_cmd(d, 0, 0x10, mm.load().encode());
-    stim::Datapath dp;
-    dp.header.kind = spec::DpKind::MVMEXE;
-    dp.header.has_ifd0 = dp.header.has_main = dp.header.has_odr = 1;
-    dp.ifd0 = mm.ifd();
-    dp.mvm = mm.mvm();
-    dp.odr = mm.odr();
-    stim::write_cmd(d, 0, 0x100, dp.words());
-  };
-  p.timed = [](device::Device& d) {
-    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(0x10, 1));
-    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(0x100, 2));
-    stim::wait_queue_token(d, 0, spec::Queue::LOADIMC);
-    stim::wait_queue_token(d, 0, spec::Queue::MVMEXE);
-  };
-  p.readback = [](device::Device& d) {
-    std::vector<uint8_t> out;
-    auto read = [&](uint32_t offset) {
-      const uint32_t v = d.read32(spec::tile_addr(0, spec::param::first_core_row, offset));
-      for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
-    };
-    for (const spec::Reg* r : {&spec::core::ERROR_STATUS, &spec::core::ERROR_INFO, &spec::core::ERROR_ADDR})
-      read(r->offset);
-    for (uint32_t u = 0; u < spec::param::perf_units; ++u)
-      for (const spec::Reg* r :
-           {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
-        read(r->at(u));
-    d.write32(spec::tile_addr(0, spec::param::first_core_row, spec::core::ERROR_STATUS.offset), 0xFFFFFFFF);
-    return out;
-  };
-  return p;
-}
 
 std::vector<agree::Program> programs() {
   return {agree::matmul(64, 18, 4),  // K = 1152: tile-ops between outputs, the threads stand in for the ODR
@@ -81,8 +33,8 @@ std::vector<agree::Program> programs() {
           agree::barrier_after_matmul(),
           agree::loadimc_beside_matmul(8, 1, true),
           agree::lane_transpose(1, spec::Dtype::INT8, spec::Dtype::INT8),
-          matmul_out_of_l1("matmul_ifd_out_of_l1", spec::param::l1_bytes / 64 - 576, rtlcore::kY0),
-          matmul_out_of_l1("matmul_odr_out_of_l1", rtlcore::kX0, spec::param::l1_bytes / 64 - 128),
+          agree::matmul_leaving_l1(true),  // L1_RANGE half-way, with the ODR's turns taken until then
+          agree::matmul_leaving_l1(false),
           agree::deadlock()};  // (the watchdog fires: last, it leaves the core in its error state)
 }
 
