@@ -478,6 +478,7 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_
     p.dpu->in0 = main_out;
     p.ifd1->out = &pipe.ifd1;
     p.odr->in = h.has_dpu ? &pipe.dpu : main_out;
+    p.odr->inline_ok = h.has_main && !h.has_dpu;  // behind the MVM / DWPU's thread (OdrUnit)
     p.ifd0->launch(pipe, t);
     if (h.has_ifd1) p.ifd1->launch(pipe, t);
     if (h.has_main) (mvm ? static_cast<Unit*>(p.mvm.get()) : static_cast<Unit*>(p.dwpu.get()))->launch(pipe, t);
@@ -496,7 +497,9 @@ ErrorCode CoreTile::run_datapath(Queue& q, uint32_t repeat, uint64_t& t, uint32_
       }
       const uint64_t fire_at = pipe.bt.last_progress() + limit, now = now_cycles();
       if (fire_at > now) {
+        pipe.bt.watching = true;  // (every unblock notifies progress_ev now: BlockTracker::settle)
         sc_core::wait(static_cast<double>(fire_at - now), sc_core::SC_NS, pipe.bt.progress_ev | pipe.bt.done_ev);
+        pipe.bt.watching = false;
         if (now_cycles() < fire_at) continue;  // woken by progress: not a deadlock
       }
       if (!pipe.bt.deadlocked()) continue;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "axcore/ref/dwpu.hpp"
@@ -60,6 +62,7 @@ void ThreadUnit::serve() {
       pipe.bt.abort();
     }
     pipe.bt.run_inline();  // this unit stops popping: an IFD with room runs now, as its thread would
+    pipe.bt.hand_over();   // (a consumer this thread stood in for runs as its own thread again)
     end_run(pipe, t0_, t);
   }
 }
@@ -292,9 +295,8 @@ uint64_t OdrUnit::store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword
   const uint64_t late = l1_rows(st.row, rows, c + odr_latency);
   const uint64_t written = c + odr_latency + rows - 1 + late;
   const uint64_t addr = static_cast<uint64_t>(st.row) * spec::param::l1_row_bytes;
-  if (env_.tracer->on())  // (no hash without a trace)
-    env_.tracer->emit(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, static_cast<uint32_t>(bytes),
-                      trace::fnv1a64(env_.l1.subspan(addr, bytes)), 0);
+  // (hashed with the next ones, side by side; no hash without a trace)
+  env_.tracer->emit_hashed(written, env_.row, trace_unit(), trace::Kind::MEM_WRITE, addr, env_.l1.subspan(addr, bytes));
   pipe.bytes += static_cast<uint32_t>(bytes);
   pipe.end = written;
   return written;
@@ -334,28 +336,80 @@ void OdrUnit::body_transpose(Pipe& pipe, uint64_t& t) {
   t = std::max(t, pipe.end + 1);  // busy through the last write
 }
 
-void OdrUnit::body(Pipe& pipe, uint64_t& t) {
-  if (walk.transpose) return body_transpose(pipe, t);
-  bool writing = false;  // the previous element's last row write is in cycle t (busy, not a stall)
-  for (ref::WalkCursor c(walk, ref::WalkRole::Odr); !c.done(); c.advance()) {
-    uint64_t at = 0;
-    const ref::Element& e = in->pop_ref(t, at, &pipe.bt, kOdrIn);
-    stall_in_ += at - t - std::min<uint64_t>(at - t, writing ? 1 : 0);
-    const auto& st = c.step();
-    if (!st.guards_pass) {
-      t = at + 1;
-      pipe.end = t - 1;
-      writing = false;
-      continue;
-    }
+bool& odr_inline() {
+  static bool on = [] {
+    const char* e = std::getenv("AXCORE_TLM_ODR_INLINE");
+    return !e || std::string_view(e) != "0";
+  }();
+  return on;
+}
+
+uint64_t& odr_inline_turns() {
+  static uint64_t n = 0;
+  return n;
+}
+
+void OdrUnit::take(Pipe& pipe, const ref::Element& e, uint64_t at) {
+  stall_in_ += at - t_ - std::min<uint64_t>(at - t_, writing_ ? 1 : 0);
+  const auto& st = cursor_->step();
+  if (!st.guards_pass) {
+    t_ = at + 1;
+    pipe.end = t_ - 1;
+    writing_ = false;
+  } else {
     if (e.value.dtype != walk.cast_from)
       ref::fail(spec::ErrorCode::STREAM_DTYPE,
                 std::string("ODR: popped ") + std::string(spec::to_string(e.value.dtype)) + ", the walk casts from " +
                     std::string(spec::to_string(walk.cast_from)));
-    t = store(pipe, st, num::convert(e.value, walk.dtype), at);
-    writing = true;
+    t_ = store(pipe, st, num::convert(e.value, walk.dtype), at);
+    writing_ = true;
   }
-  t = std::max(t, pipe.end + 1);  // busy through the last write
+  cursor_->advance();
+  --left_;
+}
+
+bool OdrUnit::take_inline() {
+  Pipe& pipe = *pipe_;
+  in->wake_inline();  // (from here on the thread, woken, would continue in the same state)
+  while (!in->empty()) {
+    if (left_ <= 1) return false;  // the run's last element: the thread takes it and ends the run
+    const ref::WalkStep& st = cursor_->step();
+    if (st.guards_pass) {  // an element that fails (its dtype, its rows outside L1): the thread reports it
+      const auto bytes = static_cast<int64_t>(num::element_bytes(walk.dtype));
+      if (in->front().value.dtype != walk.cast_from || st.row < 0 ||
+          st.row * static_cast<int64_t>(spec::param::l1_row_bytes) + bytes > static_cast<int64_t>(env_.l1.size()))
+        return false;
+    }
+    uint64_t at = 0;
+    const ref::Element& e = in->pop_inline(t_, at);
+    take(pipe, e, at);
+  }
+  pipe.bt.run_inline();  // as the thread's pop on the empty stream, then it waits again
+  if (!in->empty()) return false;
+  in->block_inline(&pipe.bt, kOdrIn, t_);
+  ++odr_inline_turns();
+  return true;
+}
+
+void OdrUnit::body(Pipe& pipe, uint64_t& t) {
+  if (walk.transpose) return body_transpose(pipe, t);
+  pipe_ = &pipe;
+  cursor_.emplace(walk, ref::WalkRole::Odr);
+  t_ = t;
+  writing_ = false;  // the previous element's last row write is in cycle t (busy, not a stall)
+  left_ = ref::walk_length(walk);
+  struct Detach {  // (also when the run ends by an error or an abort)
+    Stream* s;
+    BlockTracker* bt;
+    ~Detach() { s->set_consumer(nullptr, bt); }
+  } detach{in, &pipe.bt};
+  if (inline_ok && odr_inline()) in->set_consumer(this, &pipe.bt);
+  while (!cursor_->done()) {
+    uint64_t at = 0;
+    const ref::Element& e = in->pop_ref(t_, at, &pipe.bt, kOdrIn);
+    take(pipe, e, at);
+  }
+  t = std::max(t_, pipe.end + 1);  // busy through the last write
 }
 
 std::string watchdog_diagnostic(bool mvmexe, uint32_t waits, uint64_t cycle) {

@@ -175,16 +175,35 @@ class DpuUnit : public ThreadUnit {
   void body(Pipe& pipe, uint64_t& t) override;
 };
 
-class OdrUnit : public ThreadUnit {
+// Whether the MVM's or DWPU's thread may stand in for the ODR's behind it (no DPU; TimedFifo's
+// virtual consumer): on unless AXCORE_TLM_ODR_INLINE=0 (read once; tests compare both).
+bool& odr_inline();
+// The ODR turns those threads took (take_inline), for tests.
+uint64_t& odr_inline_turns();
+
+// The ODR. Behind an MVM or DWPU it is its stream's InlineConsumer: where only the two threads
+// would run, the main unit's thread takes the ODR's turns (take_inline) itself — the ODR's stores,
+// bank claims, trace records and counters as its thread's, in the same order — and neither
+// switches SystemC processes per element (TimedFifo::yield_point).
+class OdrUnit : public ThreadUnit, public InlineConsumer {
  public:
   using ThreadUnit::ThreadUnit;
   spec::Walk walk;
   Stream* in = nullptr;
+  bool inline_ok = false;  // in is the main unit's stream (set per run)
+  bool take_inline() override;
 
  private:
   void body(Pipe& pipe, uint64_t& t) override;
-  void body_transpose(Pipe& pipe, uint64_t& t);  // walk.transpose: 64 pops, then 64 stores
+  void body_transpose(Pipe& pipe, uint64_t& t);               // walk.transpose: 64 pops, then 64 stores
+  void take(Pipe& pipe, const ref::Element& e, uint64_t at);  // a popped element (plain walk)
   uint64_t store(Pipe& pipe, const ref::WalkStep& st, const num::AnyPword& v, uint64_t c);
+  // The plain walk's state (the thread's and take_inline's): the cursor, the cycle, whether the
+  // previous element's last row write is in cycle t_, the elements not popped yet.
+  std::optional<ref::WalkCursor> cursor_;
+  uint64_t t_ = 0, left_ = 0;
+  bool writing_ = false;
+  Pipe* pipe_ = nullptr;
 };
 
 // LoadIMC: one 64-byte row per cycle, MEM_WRITE per tile (addr = tile * 4096).

@@ -6,9 +6,12 @@
 #include <systemc>
 
 #include <algorithm>
+#include <array>
 #include <axcore/spec.hpp>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "axcore/trace/record.hpp"
@@ -43,10 +46,17 @@ inline uint64_t host_horizon() {
 
 class Tracer {
  public:
-  void set_sink(std::function<void(const trace::Record&)> s) { sink_ = std::move(s); }
+  // Records whose hash waits (emit_hashed): at most kDeferRecords, each of at most kDeferBytes.
+  static constexpr std::size_t kDeferRecords = 32, kDeferBytes = 256;
+  // Changes the sink (the records still waiting go to the old one first).
+  void set_sink(std::function<void(const trace::Record&)> s) {
+    drain();
+    sink_ = std::move(s);
+  }
   bool on() const { return static_cast<bool>(sink_); }
   void emit(trace::Record r) {
     if (!sink_) return;
+    if (ndeferred_) drain();  // the waiting records come first, in their order
     r.seq = seq_++;
     sink_(r);
   }
@@ -55,10 +65,47 @@ class Tracer {
     if (!sink_) return;
     emit(trace::Record{0, cycle, 0, static_cast<uint8_t>(row), u, k, addr, bytes, hash, token});
   }
+  // The record emit() would make with data_hash = trace::fnv1a64(data), data.size() bytes: its
+  // bytes are copied now and hashed later, up to kDeferRecords at a time side by side
+  // (trace::fnv1a64_each: one serial FNV-1a chain per small MEM_WRITE, the ODR's 64-byte elements,
+  // ran at the multiplier's latency). The sink sees every record in the same order, with the same
+  // fields and seq, as with emit(): the waiting ones are emitted before any other record, when
+  // the sink changes, and by drain(), which the simulation's owner calls before it looks at what
+  // the sink collected (TlmDevice: at the end of each sc_start).
+  void emit_hashed(uint64_t cycle, uint32_t row, trace::Unit u, trace::Kind k, uint64_t addr,
+                   std::span<const uint8_t> data) {
+    if (!sink_) return;
+    if (data.size() > kDeferBytes) {
+      emit(cycle, row, u, k, addr, static_cast<uint32_t>(data.size()), trace::fnv1a64(data), 0);
+      return;
+    }
+    if (ndeferred_ == kDeferRecords) drain();
+    const std::size_t i = ndeferred_++;
+    deferred_[i] =
+        trace::Record{0, cycle, 0, static_cast<uint8_t>(row), u, k, addr, static_cast<uint32_t>(data.size()), 0, 0};
+    std::memcpy(deferred_bytes_[i].data(), data.data(), data.size());
+  }
+  // Emits the records emit_hashed keeps waiting (their hashes taken together).
+  void drain() {
+    if (!ndeferred_) return;
+    std::array<std::span<const uint8_t>, kDeferRecords> data;
+    std::array<uint64_t, kDeferRecords> hash{};
+    for (std::size_t i = 0; i < ndeferred_; ++i) data[i] = std::span(deferred_bytes_[i]).first(deferred_[i].bytes);
+    trace::fnv1a64_each(std::span(data).first(ndeferred_), std::span(hash).first(ndeferred_));
+    const std::size_t n = ndeferred_;
+    ndeferred_ = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      deferred_[i].data_hash = hash[i];
+      emit(deferred_[i]);
+    }
+  }
 
  private:
   std::function<void(const trace::Record&)> sink_;
   uint64_t seq_ = 0;
+  std::size_t ndeferred_ = 0;
+  std::array<trace::Record, kDeferRecords> deferred_{};
+  std::array<std::array<uint8_t, kDeferBytes>, kDeferRecords> deferred_bytes_{};
 };
 
 // Thrown inside a unit's thread when its datapath is aborted (watchdog, error elsewhere).

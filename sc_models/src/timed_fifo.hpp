@@ -12,6 +12,7 @@
 #include <axcore/spec.hpp>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "sim.hpp"
@@ -27,6 +28,30 @@ class InlineProducer {
 
  protected:
   ~InlineProducer() = default;
+};
+
+// A consumer with a thread whose runs its producer's thread may do itself (the ODR behind the MVM
+// or DWPU; TimedFifo's "virtual consumer", below).
+class InlineConsumer {
+ public:
+  // Takes the queued elements as its thread would when woken and, the stream empty, waits again
+  // (in the tracker; its thread stays where it waits). False when its thread has to go on from an
+  // element (those before it taken as the thread would have): the last element of its run (the
+  // thread takes it and ends the run) or one that fails (the thread reports the error).
+  virtual bool take_inline() = 0;
+
+ protected:
+  ~InlineConsumer() = default;
+};
+
+// A stream whose consumer's thread may be stood in for (TimedFifo with an InlineConsumer).
+class Handoff {
+ public:
+  virtual bool yield_point() = 0;  // BlockTracker::yield_point
+  virtual void hand_over() = 0;    // the consumer's thread runs again as it would have
+
+ protected:
+  ~Handoff() = default;
 };
 
 // Counts the units of one datapath that are running and blocked; all blocked = deadlock.
@@ -49,11 +74,29 @@ class BlockTracker {
     waits_ &= ~bit;
     progress_ev.notify(sc_core::SC_ZERO_TIME);
   }
+  // unblock() without progress_ev, which no process waits on then (a stood-in consumer's:
+  // TimedFifo::yield_point).
+  void unblock_quiet(uint32_t bit) {
+    --blocked_;
+    waits_ &= ~bit;
+  }
+  // The stream whose consumer the producer's thread stands in for (nullptr: none).
+  void set_handoff(Handoff* h) { handoff_ = h; }
+  // Where a unit's thread, its inline producers run, would yield if anything is pending at the
+  // current time; returns whether it yields (TimedFifo::yield_point when a consumer is stood in for).
+  bool yield_point() { return handoff_ ? handoff_->yield_point() : sc_core::sc_pending_activity_at_current_time(); }
+  // Before a unit's thread waits (or aborts): a stood-in consumer's thread takes over again.
+  void hand_over() {
+    if (handoff_) handoff_->hand_over();
+  }
+  // The datapath's watchdog waits on progress_ev (every unblock wakes it): no consumer is stood in for.
+  bool watching = false;
   bool deadlocked() const { return running_ > 0 && blocked_ == running_; }
   uint32_t waits() const { return waits_; }
   uint64_t last_progress() const { return last_; }
   int running() const { return running_; }
   void abort() {
+    hand_over();
     aborted_ = true;
     abort_ev.notify(sc_core::SC_ZERO_TIME);
     auto hooks = std::move(on_abort_);
@@ -87,6 +130,7 @@ class BlockTracker {
   bool aborted_ = false;
   std::vector<std::function<void()>> on_abort_;
   std::vector<InlineProducer*> inline_;
+  Handoff* handoff_ = nullptr;
 };
 
 // The slots of a bounded FIFO of `depth` elements: a fixed ring (a std::deque of 264-byte
@@ -124,7 +168,7 @@ struct StreamFailed {
 };
 
 template <class T>
-class TimedFifo {
+class TimedFifo final : public Handoff {
  public:
   struct Popped {
     T value;
@@ -166,6 +210,14 @@ class TimedFifo {
     q_.push_back();
     ++pushes_;
     push_slot_ = push_slot_ + 1 == depth_ ? 0 : push_slot_ + 1;
+    if (virtual_) {  // the consumer's wake-up is kept by the producer's thread (yield_point)
+      if (waiter_) {
+        waiter_->unblock_quiet(waiter_bit_);
+        waiter_ = nullptr;
+      }
+      pushed_ = true;
+      return enter;
+    }
     // An inline producer pushes from its consumer's pops (or before the consumer started): a
     // consumer waits for data only after the producer ended, so only a waiting one is notified.
     const bool notify = !producer_ || waiter_ != nullptr;
@@ -176,6 +228,88 @@ class TimedFifo {
   bool full() const { return q_.size() >= depth_; }
   // The stream's producer is inline (runs in its consumers' processes) from now on.
   void set_producer(InlineProducer* p) { producer_ = p; }
+  // The stream's consumer may be stood in for by its producer's thread (nullptr: no more).
+  void set_consumer(InlineConsumer* c, BlockTracker* bt) {
+    consumer_ = c;
+    virtual_ = false;
+    if (bt) bt->set_handoff(c ? this : nullptr);
+  }
+  bool empty() const { return q_.empty(); }
+  const T& front() { return q_.front().value; }
+  // pop_ref for an InlineConsumer's take_inline (the stream not empty): the same pop, without the
+  // space notification (no process waits on it: the producer's thread is the one running). (Also
+  // pop_ref's pop.)
+  const T& pop_inline(uint64_t t, uint64_t& at) {
+    auto& s = q_.front();
+    at = std::max(t, s.ready);
+    q_.pop_front();
+    pop_at_[pop_slot_] = at;
+    ++pops_;
+    pop_slot_ = pop_slot_ + 1 == depth_ ? 0 : pop_slot_ + 1;
+    return s.value;
+  }
+  // An InlineConsumer woken from its wait on data: released as its thread would release itself
+  // (without progress_ev, which no process waits on here).
+  void wake_inline() {
+    if (waiter_) {
+      waiter_->unblock_quiet(waiter_bit_);
+      waiter_ = nullptr;
+    }
+  }
+  // An InlineConsumer found the stream empty at cycle t: it waits for data again, as block_on
+  // records it (its thread still waits where it blocked).
+  void block_inline(BlockTracker* bt, uint32_t bit, uint64_t t) {
+    bt->block(bit, t);
+    waiter_ = bt;
+    waiter_bit_ = bit;
+  }
+
+  // The virtual consumer. A consumer thread C (the ODR) blocked on this stream and its producer's
+  // thread P (the MVM / DWPU), with the producer's inline IFDs, run in deltas at one SystemC time:
+  // P runs until a yield point (BlockTracker::yield_point: its input empty after its IFDs ran) at
+  // which something is pending, then C runs if a push notified it in the delta before (SystemC
+  // triggers a delta's events last-notified first: P's timeout before C's data), taking what is
+  // queued, running the IFDs, blocking again. When nothing else is pending, P does this itself:
+  // at each yield point at which it would yield (C triggered in this delta, or a push since its
+  // last yield), it takes C's turn (take_inline) if C's run is due, and moves C's wake-ups one
+  // delta on — the same work in the same order, without the two context switches. Anything else
+  // pending, any other wait of P, an abort, or a turn C's thread must take itself: hand_over().
+  bool yield_point() override {
+    if (!virtual_) {  // C blocked, nothing pending: neither triggered nor notified, P would not yield
+      if (consumer_ && waiter_ && waiter_ == or_bt_ && !or_bt_->watching &&
+          !sc_core::sc_pending_activity_at_current_time()) {
+        virtual_ = true;
+        due_ = pushed_ = false;
+        return false;
+      }
+      return sc_core::sc_pending_activity_at_current_time();
+    }
+    if (sc_core::sc_pending_activity_at_current_time()) {  // another process would run: as before
+      hand_over();
+      return true;
+    }
+    if (!due_ && !pushed_) return false;  // P would not yield here
+    if (due_ && !consumer_->take_inline()) {
+      hand_over();
+      return true;
+    }
+    due_ = pushed_;  // C is triggered in the next delta by this delta's pushes
+    pushed_ = false;
+    // (an IFD that C's turn ran failed and aborted the datapath, which handed C back: P yields,
+    // as it did before C's turn, and then sees the abort)
+    return or_bt_->aborted();
+  }
+  void hand_over() override {
+    if (!virtual_) return;
+    virtual_ = false;
+    if (due_) data_.notify();  // runnable now: C runs after P waits, as when triggered at this delta's start
+    if (pushed_) {
+      or_bt_->progress_ev.notify(sc_core::SC_ZERO_TIME);
+      data_.notify(sc_core::SC_ZERO_TIME);
+    }
+    due_ = pushed_ = false;
+  }
+
   // The first cycle >= t at which a push would find a free slot (waits while the FIFO is full),
   // without pushing: a producer that must reserve something else first (a fabric target) asks
   // this, then pushes at the cycle it got.
@@ -205,8 +339,9 @@ class TimedFifo {
     return Popped{v, at};
   }
   // Pops at or after cycle `t` (the cycle of the pop in `at`) and returns the element in place:
-  // it stays valid until this FIFO's next pop (the ring keeps the popped slot).
-  const T& pop_ref(uint64_t t, uint64_t& at, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
+  // it stays valid until this FIFO's next pop (the ring keeps the popped slot). (`t` is read again
+  // after a wait: an InlineConsumer's cycle moves while its thread waits here.)
+  const T& pop_ref(const uint64_t& t, uint64_t& at, BlockTracker* bt = nullptr, uint32_t wait_bit = 0) {
     while (q_.empty()) {
       if (failed_) throw StreamFailed{code_};
       if (!bt) {
@@ -217,23 +352,18 @@ class TimedFifo {
       bt->run_inline();
       if (q_.empty()) {
         block_on(data_, bt, wait_bit, t);
-      } else if (sc_core::sc_pending_activity_at_current_time()) {
+      } else if (bt->yield_point()) {
         // It had blocked until the producer's push: the processes that ran meanwhile run now.
         sc_core::wait(sc_core::SC_ZERO_TIME);
         if (bt->aborted()) throw Aborted{};
       }
     }
-    auto& s = q_.front();
-    at = std::max(t, s.ready);
-    q_.pop_front();
-    pop_at_[pop_slot_] = at;
-    ++pops_;
-    pop_slot_ = pop_slot_ + 1 == depth_ ? 0 : pop_slot_ + 1;
+    const T& v = pop_inline(t, at);
     if (!producer_) {  // (an inline producer has no thread that waits for room)
       release_waiter();
       space_.notify(sc_core::SC_ZERO_TIME);
     }
-    return s.value;
+    return v;
   }
   void fail(spec::ErrorCode c) {
     failed_ = true;
@@ -265,6 +395,7 @@ class TimedFifo {
       data_abort_.swap(da);
       or_bt_ = bt;
     }
+    bt->hand_over();  // (a consumer stood in for runs as its own thread again, before this process waits)
     bt->block(bit, t);
     waiter_ = bt;
     waiter_bit_ = bit;
@@ -294,6 +425,8 @@ class TimedFifo {
   BlockTracker* waiter_ = nullptr;
   uint32_t waiter_bit_ = 0;
   InlineProducer* producer_ = nullptr;
+  InlineConsumer* consumer_ = nullptr;
+  bool virtual_ = false, due_ = false, pushed_ = false;  // the virtual consumer (yield_point)
 };
 
 }  // namespace axcore::tlm

@@ -62,6 +62,7 @@ struct TlmDevice::Impl : sc_core::sc_module {
     host_window_ends().swap(pending);
     pending.clear();
     sc_core::sc_start(static_cast<double>(end - now), sc_core::SC_NS);
+    tracer.drain();  // the records that wait for their hashes (Tracer::emit_hashed), before the host looks
   }
   Impl(const TlmOptions& o)
       : sc_module(sc_core::sc_module_name("axcore")),

@@ -106,4 +106,14 @@ TEST(TraceRecord, Fnv1aEachInGroupsOf32EqualsOneCallPerBuffer) {
     fnv1a64_each(bufs, got);
     for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(got[i], fnv1a64(bufs[i])) << count << " buffers, #" << i;
   }
+  // Groups of 8 to 31 (their last vector's spare lanes unused), 4 KiB tiles side by side as LoadIMC
+  // hashes them (each 64-byte block staged before the gathers).
+  std::vector<std::span<const uint8_t>> tiles;
+  for (std::size_t i = 0; i < 72; ++i) tiles.push_back(std::span<const uint8_t>(pool).subspan(i * 4096, 4096));
+  for (std::size_t count : {8u, 9u, 17u, 24u, 40u, 72u}) {
+    const auto bufs = std::span(tiles).first(count);
+    std::vector<uint64_t> got(count);
+    fnv1a64_each(bufs, got);
+    for (std::size_t i = 0; i < count; ++i) EXPECT_EQ(got[i], fnv1a64(bufs[i])) << count << " tiles, #" << i;
+  }
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -73,41 +74,53 @@ uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h) {
 namespace {
 constexpr uint64_t kFnvPrime = 0x100000001b3ULL, kFnvBasis = 0xcbf29ce484222325ULL;
 #if AXCORE_TRACE_X86
-// AVX-512: kVecLanes chains, one 64-bit lane each, kVecs vectors side by side (vpmullq's latency
-// is 15 cycles: four vectors in flight run 32 chains at about twice the scalar multiplier's rate).
+// AVX-512: kVecs vectors of 8 chains side by side, one 64-bit lane a chain (vpmullq's latency is
+// 15 cycles: four vectors in flight run 32 chains at about twice the scalar multiplier's rate).
 constexpr std::size_t kVecs = 4, kVecLanes = kVecs * 8;
 bool vector_fnv() {
   static const bool ok = __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512dq") != 0;
   return ok;
 }
-// The first n bytes of bufs[0 .. kVecLanes) hashed into h (each buffer at least n bytes), eight at a
-// time. (The masked forms: GCC 12 warns of the plain ones' undefined source operand.)
+// The first n bytes (a multiple of 8) of bufs[0 .. 8 V) hashed into h (each buffer at least n bytes),
+// eight at a time. Each 64-byte block of every buffer is copied to a staging area first and
+// gathered from there: the buffers are often 4 KiB apart (LoadIMC's tiles), and gathers at the same
+// offset of 32 such buffers all hit one L1 set (12 ways), so each line was gone before its next 8
+// bytes were read (32 tiles: 26 µs gathered in place, 8 µs staged). (The masked forms: GCC 12
+// warns of the plain ones' undefined source operand.)
+template <std::size_t V>
 __attribute__((target("avx512f,avx512dq"))) void fnv1a64_lanes(const std::span<const uint8_t>* bufs, std::size_t n,
                                                                uint64_t* h) {
-  const auto* base = reinterpret_cast<const long long*>(bufs[0].data());
-  const auto at = [&](std::size_t i) {
-    return static_cast<long long>(reinterpret_cast<std::intptr_t>(bufs[i].data()) -
-                                  reinterpret_cast<std::intptr_t>(base));
-  };
-  __m512i off[kVecs], acc[kVecs];
-  for (std::size_t v = 0; v < kVecs; ++v) {
-    off[v] = _mm512_set_epi64(at(8 * v + 7), at(8 * v + 6), at(8 * v + 5), at(8 * v + 4), at(8 * v + 3), at(8 * v + 2),
-                              at(8 * v + 1), at(8 * v));
+  constexpr std::size_t kBlock = 64, kLanes = 8 * V;
+  alignas(64) std::array<uint8_t, kLanes * kBlock> stage;
+  const auto* base = reinterpret_cast<const long long*>(stage.data());
+  __m512i off[V], acc[V];
+  for (std::size_t v = 0; v < V; ++v) {
+    off[v] =
+        _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(static_cast<long long>(8 * v)));
+    off[v] = _mm512_slli_epi64(off[v], 6);  // lane * kBlock
     acc[v] = _mm512_set1_epi64(static_cast<long long>(kFnvBasis));
   }
   const __m512i prime = _mm512_set1_epi64(static_cast<long long>(kFnvPrime)), byte = _mm512_set1_epi64(0xFF);
-  for (std::size_t k = 0; k + 8 <= n; k += 8) {  // eight bytes of each buffer (little-endian: byte j is bits 8j..)
-    __m512i w[kVecs];
-    for (std::size_t v = 0; v < kVecs; ++v)
-      w[v] =
-          _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), 0xFF,
-                                      _mm512_add_epi64(off[v], _mm512_set1_epi64(static_cast<long long>(k))), base, 1);
-    for (unsigned j = 0; j < 8; ++j)
-      for (std::size_t v = 0; v < kVecs; ++v)
-        acc[v] = _mm512_mullo_epi64(
-            _mm512_xor_si512(acc[v], _mm512_and_si512(_mm512_maskz_srli_epi64(0xFF, w[v], 8 * j), byte)), prime);
+  for (std::size_t k = 0; k < n; k += kBlock) {
+    const std::size_t m = std::min(kBlock, n - k);
+    for (std::size_t i = 0; i < kLanes; ++i)
+      if (m == kBlock)
+        std::memcpy(stage.data() + i * kBlock, bufs[i].data() + k, kBlock);
+      else
+        std::memcpy(stage.data() + i * kBlock, bufs[i].data() + k, m);
+    for (std::size_t s = 0; s < m; s += 8) {  // eight bytes of each buffer (little-endian: byte j is bits 8j..)
+      __m512i w[V];
+      for (std::size_t v = 0; v < V; ++v)
+        w[v] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), 0xFF,
+                                           _mm512_add_epi64(off[v], _mm512_set1_epi64(static_cast<long long>(s))), base,
+                                           1);
+      for (unsigned j = 0; j < 8; ++j)
+        for (std::size_t v = 0; v < V; ++v)
+          acc[v] = _mm512_mullo_epi64(
+              _mm512_xor_si512(acc[v], _mm512_and_si512(_mm512_maskz_srli_epi64(0xFF, w[v], 8 * j), byte)), prime);
+    }
   }
-  for (std::size_t v = 0; v < kVecs; ++v) _mm512_storeu_si512(h + 8 * v, acc[v]);
+  for (std::size_t v = 0; v < V; ++v) _mm512_storeu_si512(h + 8 * v, acc[v]);
 }
 #endif
 }  // namespace
@@ -120,14 +133,27 @@ void fnv1a64_each(std::span<const std::span<const uint8_t>> bufs, std::span<uint
   constexpr std::size_t kWays = 4;  // independent multiply chains in flight
   std::size_t i = 0;
 #if AXCORE_TRACE_X86
+  // Groups of up to 32 buffers on the vectors (a group of 8 .. 31 on as many vectors as it fills,
+  // the last vector's spare lanes hashing the group's first buffer again, their sums unused).
   if (vector_fnv())
-    for (; i + kVecLanes <= bufs.size(); i += kVecLanes) {
+    while (bufs.size() - i >= 8) {
+      const std::size_t g = std::min(kVecLanes, bufs.size() - i), vecs = (g + 7) / 8;
+      std::array<std::span<const uint8_t>, kVecLanes> lane;
       std::size_t n = bufs[i].size();
-      for (std::size_t w = 1; w < kVecLanes; ++w) n = std::min(n, bufs[i + w].size());
+      for (std::size_t w = 0; w < 8 * vecs; ++w) {
+        lane[w] = bufs[i + (w < g ? w : 0)];
+        n = std::min(n, lane[w].size());
+      }
       n &= ~std::size_t{7};
       std::array<uint64_t, kVecLanes> h{};
-      fnv1a64_lanes(&bufs[i], n, h.data());
-      for (std::size_t w = 0; w < kVecLanes; ++w) out[i + w] = fnv1a64(bufs[i + w].subspan(n), h[w]);
+      switch (vecs) {
+        case 1: fnv1a64_lanes<1>(lane.data(), n, h.data()); break;
+        case 2: fnv1a64_lanes<2>(lane.data(), n, h.data()); break;
+        case 3: fnv1a64_lanes<3>(lane.data(), n, h.data()); break;
+        default: fnv1a64_lanes<4>(lane.data(), n, h.data()); break;
+      }
+      for (std::size_t w = 0; w < g; ++w) out[i + w] = fnv1a64(bufs[i + w].subspan(n), h[w]);
+      i += g;
     }
 #endif
   for (; i + kWays <= bufs.size(); i += kWays) {

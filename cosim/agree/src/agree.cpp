@@ -8,6 +8,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <span>
 
 #include "axcore/cosim/dwpu_case.hpp"
 #include "axcore/cosim/stimulus.hpp"
@@ -943,15 +944,55 @@ Program barrier_after_matmul() {
   return p;
 }
 
+namespace {
+// PERF_BUSY/STALL_IN/STALL_OUT/TASKS of every unit of core 0.
+void read_perf(device::Device& d, Regs& r) {
+  for (uint32_t u = 0; u < spec::param::perf_units; ++u)
+    for (const spec::Reg* reg :
+         {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
+      r.read(d, kCore0, reg->at(u));
+}
+}  // namespace
+
 Program perf_counters() {
   Program p = matmul(16, 4, 2);
   p.name = "perf_counters";
   p.readback = [](device::Device& d) {
     Regs r;
-    for (uint32_t u = 0; u < spec::param::perf_units; ++u)
-      for (const spec::Reg* reg :
-           {&spec::core::PERF_BUSY, &spec::core::PERF_STALL_IN, &spec::core::PERF_STALL_OUT, &spec::core::PERF_TASKS})
-        r.read(d, kCore0, reg->at(u));
+    read_perf(d, r);
+    return r.bytes;
+  };
+  return p;
+}
+
+Program matmul_leaving_l1(bool ifd) {
+  Program p;
+  p.name = ifd ? "matmul_ifd_leaving_l1" : "matmul_odr_leaving_l1";
+  rtlcore::Matmul mm{64, 18, 4};
+  mm.out = spec::Dtype::INT8;
+  constexpr uint32_t kL1Rows = spec::param::l1_bytes / spec::param::l1_row_bytes;
+  if (ifd)
+    mm.x_row = kL1Rows - mm.m * mm.kb / 2;  // (x itself stays where load_matmul_operands puts it)
+  else
+    mm.y_row = kL1Rows - mm.m * mm.nb / 2;
+  auto tokens = std::make_shared<std::array<uint32_t, 2>>();
+  p.setup = [mm](device::Device& d) {
+    load_matmul_operands(d, mm, 5);
+    write_matmul_descriptors(d, mm);
+  };
+  p.timed = [tokens](device::Device& d) {
+    stim::push_queue(d, 0, spec::Queue::LOADIMC, stim::push_word(kLoadimcWord, 1));
+    stim::push_queue(d, 0, spec::Queue::MVMEXE, stim::push_word(kDpWord, 2));
+    stim::wait_queue_token(d, 0, spec::Queue::LOADIMC).encode_to(std::span(*tokens).first(1));
+    stim::wait_queue_token(d, 0, spec::Queue::MVMEXE).encode_to(std::span(*tokens).last(1));
+  };
+  p.readback = [tokens](device::Device& d) {
+    Regs r;
+    for (const uint32_t t : *tokens) r.add(t);
+    for (uint32_t off : {spec::core::ERROR_STATUS.offset, spec::core::ERROR_INFO.offset, spec::core::ERROR_ADDR.offset})
+      r.read(d, kCore0, off);
+    read_perf(d, r);
+    d.write32(stim::addr(kCore0, spec::core::ERROR_STATUS.offset), 0xFFFFFFFF);  // (w1c: the next program starts clean)
     return r.bytes;
   };
   return p;

@@ -93,8 +93,8 @@ Unit dma_unit(bool mm2s, unsigned channel);  // DMA_MM2Sn / DMA_S2MMn; throws fo
 
 // FNV-1a 64, the data hash of MEM_WRITE records (and the spec hash).
 uint64_t fnv1a64(std::span<const uint8_t> bytes, uint64_t h = 0xcbf29ce484222325ULL);
-// out[i] = fnv1a64(bufs[i]), four buffers at a time (32, as AVX-512 lanes, where the host has
-// AVX-512F/DQ): the chains are independent, so interleaved they run at the multiplier's
+// out[i] = fnv1a64(bufs[i]), four buffers at a time (groups of 8 to 32 as AVX-512 lanes, where the
+// host has AVX-512F/DQ): the chains are independent, so interleaved they run at the multiplier's
 // throughput, not its latency (a serial byte chain: ~1 ns a byte).
 // std::invalid_argument if the sizes differ.
 void fnv1a64_each(std::span<const std::span<const uint8_t>> bufs, std::span<uint64_t> out);

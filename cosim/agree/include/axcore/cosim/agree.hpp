@@ -105,6 +105,9 @@ Program soft_reset();            // CTRL.soft_reset in the middle of a DDR read;
 Program dma_pause();             // MM2S paused mid-copy (no words move), resumed, completes
 Program barrier_after_matmul();  // LoadIMC + matmul, then a 1-core barrier: it starts when both queues are idle
 Program perf_counters();         // LoadIMC + matmul; readback = PERF_BUSY/STALL_IN/STALL_OUT/TASKS of every unit
+// A 64 x 1152 x 256 int8 matmul whose IFD walk (`ifd`) or ODR walk leaves L1 half-way: the MVMEXE task
+// ends with L1_RANGE. Readback: both tokens, ERROR_STATUS/INFO/ADDR (then cleared), every unit's counters.
+Program matmul_leaving_l1(bool ifd);
 
 // The common/ref result of whole_core's output (the bytes its readback returns).
 std::vector<uint8_t> whole_core_reference(uint32_t m, uint32_t kb, uint32_t nb);
