@@ -133,7 +133,8 @@ class L1Banks {
   // A slot: (taken cycle + 1) << kPortBits | the port (0: free). The table is cycle-major (the
   // banks of one cycle side by side), so units stepping through nearby cycles touch nearby memory
   // (bank-major, every request was a cache miss: 11 % of a matmul's TLM time). Zeroed at
-  // construction (calloc'd, its pages faulted in during the run, twice: read, then write).
+  // construction (a calloc'd table faulted each page in during the run twice, read then write; in
+  // an `axrun --serve` child a page a job writes is copied once instead).
   static constexpr unsigned kPortBits = 8;
   static constexpr uint64_t kPortMask = (uint64_t{1} << kPortBits) - 1;
   static constexpr uint64_t kWindow = 16384;  // cycles a bank remembers (units run at most this far apart)
