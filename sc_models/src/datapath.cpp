@@ -374,12 +374,10 @@ bool OdrUnit::take_inline() {
   while (!in->empty()) {
     if (left_ <= 1) return false;  // the run's last element: the thread takes it and ends the run
     const ref::WalkStep& st = cursor_->step();
-    if (st.guards_pass) {  // an element that fails (its dtype, its rows outside L1): the thread reports it
-      const auto bytes = static_cast<int64_t>(num::element_bytes(walk.dtype));
-      if (in->front().value.dtype != walk.cast_from || st.row < 0 ||
-          st.row * static_cast<int64_t>(spec::param::l1_row_bytes) + bytes > static_cast<int64_t>(env_.l1.size()))
-        return false;
-    }
+    // an element that fails (its dtype, its rows outside L1): the thread reports it
+    if (st.guards_pass &&
+        (in->front().value.dtype != walk.cast_from || !ref::element_in_l1(walk, st.row, env_.l1.size())))
+      return false;
     uint64_t at = 0;
     const ref::Element& e = in->pop_inline(t_, at);
     take(pipe, e, at);

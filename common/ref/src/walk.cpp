@@ -38,14 +38,12 @@ const char* role_name(WalkRole r) { return r == WalkRole::Ifd ? "IFD walk" : "OD
 
 // The L1 byte range of an element at `row`, checked.
 std::size_t element_offset(const spec::Walk& w, int64_t row, std::size_t l1_size, const char* who) {
-  const auto bytes = static_cast<int64_t>(num::element_bytes(w.dtype));
-  const int64_t off = row * static_cast<int64_t>(spec::param::l1_row_bytes);
-  if (row < 0 || off + bytes > static_cast<int64_t>(l1_size)) {
+  if (!element_in_l1(w, row, l1_size)) {
     fail(ErrorCode::L1_RANGE, std::string(who) + ": element at row " + std::to_string(row) + " (" +
-                                  std::to_string(bytes) + " bytes) is outside L1 of " + std::to_string(l1_size) +
-                                  " bytes");
+                                  std::to_string(num::element_bytes(w.dtype)) + " bytes) is outside L1 of " +
+                                  std::to_string(l1_size) + " bytes");
   }
-  return static_cast<std::size_t>(off);
+  return static_cast<std::size_t>(row) * spec::param::l1_row_bytes;
 }
 
 void check_popped(const spec::Walk& w, const Element& popped) {
@@ -57,6 +55,11 @@ void check_popped(const spec::Walk& w, const Element& popped) {
 }
 
 }  // namespace
+
+bool element_in_l1(const spec::Walk& w, int64_t row, std::size_t l1_size) {
+  const auto bytes = static_cast<int64_t>(num::element_bytes(w.dtype));
+  return row >= 0 && row * static_cast<int64_t>(spec::param::l1_row_bytes) + bytes <= static_cast<int64_t>(l1_size);
+}
 
 void validate_walk(const spec::Walk& w, WalkRole role) {
   const char* who = role_name(role);

@@ -77,6 +77,9 @@ class WalkCursor {
 Element ifd_element(const spec::Walk& w, const WalkStep& step, std::span<const uint8_t> l1);
 // Stores (or drops) one popped element at `step`.
 void odr_element(const spec::Walk& w, const WalkStep& step, const Element& popped, std::span<uint8_t> l1);
+// Whether an element of w.dtype at `row` lies inside an L1 of l1_size bytes (ifd_element and
+// odr_store fail with L1_RANGE where not).
+bool element_in_l1(const spec::Walk& w, int64_t row, std::size_t l1_size);
 // Stores (or drops) a value already of dtype w.dtype at `step` (a transposed element).
 void odr_store(const spec::Walk& w, const WalkStep& step, const num::AnyPword& value, std::span<uint8_t> l1);
 // The 64 elements a transpose block stores, from its 64 pops (each checked against cast_from,
